@@ -1,0 +1,38 @@
+/**
+ * Builds the REST API: the shared pipeline (reference/core/http.ts) plus one plugin per area.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AreaModule } from './areas/area.ts';
+import type { ReferenceContext } from './core/context.ts';
+import { ApiError } from './core/errors.ts';
+import { installPipeline } from './core/http.ts';
+
+export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaModule[]): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: ctx.options.bodyLimit,
+    // Object keys may be long and contain '/'; ids never are.
+    routerOptions: { maxParamLength: 2048 },
+    // The peer address is the socket's (ip_whitelist must not trust X-Forwarded-For).
+    trustProxy: false,
+    return503OnClosing: false,
+  });
+
+  // JSON is the default language of the API: every body that is not claimed by an area's own
+  // parser (object uploads, XML completion) is read as JSON whatever its Content-Type says.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: ctx.options.bodyLimit }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch {
+      done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  installPipeline(app, ctx);
+  for (const area of areas) area.setup?.(ctx);
+  for (const area of areas) await app.register(area.plugin, { prefix: '/v1', ctx });
+  return app;
+}

@@ -1,0 +1,15 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ReferenceContext } from '../core/context.ts';
+import type { FaultDefinition } from '../core/faults.ts';
+
+/**
+ * One area of the API as a Fastify plugin. The plugin is registered under the `/v1` prefix and
+ * receives the shared context; it registers its services in `setup` (before any plugin runs,
+ * so areas may look each other's services up lazily in handlers).
+ */
+export interface AreaModule {
+  name: string;
+  faults: FaultDefinition[];
+  setup?(ctx: ReferenceContext): void;
+  plugin: FastifyPluginAsync<{ ctx: ReferenceContext }>;
+}

@@ -1,0 +1,136 @@
+/**
+ * Events and webhook delivery. Handlers call `emit` and move on: delivery happens later on the
+ * clock, with retries and backoff, and never blocks a request. Payloads follow the
+ * specification ({event, timestamp, data}); the signature header is the convention of
+ * docs/conventions.md (the specification does not show one).
+ */
+import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
+import { request } from 'undici';
+import type { Clock } from './clock.ts';
+import { isoTimestamp } from './clock.ts';
+import { newId } from './ids.ts';
+
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string | null;
+  created_at: string;
+}
+
+export interface EventPayload {
+  event: string;
+  timestamp: string;
+  data?: Record<string, unknown>;
+}
+
+export interface DeliveryRecord {
+  url: string;
+  event: string;
+  attempt: number;
+  status: number | null;
+  error?: string;
+  at: string;
+}
+
+export interface EventOptions {
+  retryBaseMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  /** Off by default: the reference server only calls back to loopback addresses. */
+  allowRemote: boolean;
+  /** Fault hook: lets a fault bend the payload just before it is signed and sent. */
+  mutatePayload?: (payload: EventPayload) => EventPayload;
+}
+
+export function signatureHeader(secret: string, timestampSeconds: number, rawBody: string): string {
+  const mac = createHmac('sha256', secret).update(`${timestampSeconds}.${rawBody}`).digest('hex');
+  return `t=${timestampSeconds},v1=${mac}`;
+}
+
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (host === 'localhost') return true;
+    if (isIP(host) === 4) return host.startsWith('127.');
+    if (isIP(host) === 6) return host === '::1';
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+export class EventDispatcher {
+  private readonly subscriptions = new Map<string, WebhookSubscription[]>();
+  /** Recent delivery attempts, newest last (bounded), for tests and debugging. */
+  readonly deliveries: DeliveryRecord[] = [];
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly options: EventOptions,
+  ) {}
+
+  subscribe(accountId: string, fields: { url: string; events: string[]; secret?: string | null }): WebhookSubscription {
+    const subscription: WebhookSubscription = {
+      id: newId('wh'),
+      url: fields.url,
+      events: [...fields.events],
+      secret: fields.secret ?? null,
+      created_at: isoTimestamp(this.clock.now()),
+    };
+    const list = this.subscriptions.get(accountId) ?? [];
+    list.push(subscription);
+    this.subscriptions.set(accountId, list);
+    return subscription;
+  }
+
+  subscriptionsOf(accountId: string): WebhookSubscription[] {
+    return this.subscriptions.get(accountId) ?? [];
+  }
+
+  /**
+   * Sends `event` to every subscription of the account that asked for it, and to `extra`
+   * targets (a message's callback_url) regardless of subscriptions.
+   */
+  emit(accountId: string, event: string, data: Record<string, unknown>, extra: Array<{ url: string; secret?: string | null }> = []): EventPayload {
+    const payload: EventPayload = { event, timestamp: isoTimestamp(this.clock.now()), data };
+    const targets = this.subscriptionsOf(accountId)
+      .filter((s) => s.events.includes(event))
+      .map((s) => ({ url: s.url, secret: s.secret }));
+    for (const target of [...targets, ...extra]) this.deliver(target.url, target.secret ?? null, payload, 1);
+    return payload;
+  }
+
+  private deliver(url: string, secret: string | null, original: EventPayload, attempt: number): void {
+    if (!this.options.allowRemote && !isLoopbackUrl(url)) {
+      this.record({ url, event: original.event, attempt, status: null, error: 'not delivered: only loopback URLs are called', at: isoTimestamp(this.clock.now()) });
+      return;
+    }
+    const payload = this.options.mutatePayload ? this.options.mutatePayload(original) : original;
+    const body = JSON.stringify(payload);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'cloudcheck-reference/1' };
+    if (secret) headers['x-webhook-signature'] = signatureHeader(secret, Math.floor(this.clock.now() / 1000), body);
+    const retry = (status: number | null, error?: string): void => {
+      this.record({ url, event: original.event, attempt, status, error, at: isoTimestamp(this.clock.now()) });
+      if (attempt < this.options.maxAttempts) {
+        this.clock.schedule(this.options.retryBaseMs * 2 ** (attempt - 1), () => this.deliver(url, secret, original, attempt + 1));
+      }
+    };
+    request(url, { method: 'POST', headers, body, headersTimeout: this.options.timeoutMs, bodyTimeout: this.options.timeoutMs })
+      .then(async (response) => {
+        await response.body.dump();
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          this.record({ url, event: original.event, attempt, status: response.statusCode, at: isoTimestamp(this.clock.now()) });
+        } else {
+          retry(response.statusCode);
+        }
+      })
+      .catch((error: unknown) => retry(null, error instanceof Error ? error.message : String(error)));
+  }
+
+  private record(entry: DeliveryRecord): void {
+    this.deliveries.push(entry);
+    if (this.deliveries.length > 1000) this.deliveries.shift();
+  }
+}

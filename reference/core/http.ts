@@ -1,0 +1,226 @@
+/**
+ * The request pipeline every area shares: bearer auth, permissions, rate limits with their
+ * headers, the error envelope and the 404 for unknown routes. Areas only write handlers.
+ */
+import { BlockList, isIP } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Account, ApiKeyRecord } from './accounts.ts';
+import { type Area, areaOf, hasRateLimitHeaders } from './areas.ts';
+import { isoTimestamp } from './clock.ts';
+import type { ReferenceContext } from './context.ts';
+import { ApiError } from './errors.ts';
+import type { FaultDefinition } from './faults.ts';
+import { type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
+
+export interface AuthContext {
+  account: Account;
+  key: ApiKeyRecord;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+    area?: Area;
+    /** Windows this request counted against, so a later rejection can refund them. */
+    rateStates?: WindowState[];
+  }
+  interface FastifyContextConfig {
+    /** Route accepts a presigned `signature` query instead of a bearer key (objects). */
+    presignable?: boolean;
+  }
+}
+
+/** Faults of the shared pipeline. Requirement ids refer to spec/requirements.yaml. */
+export const CORE_FAULTS: FaultDefinition[] = [
+  { name: 'auth-ignored', requirement: 'AUTH-001', description: 'Requests without a valid key are served as the first account.' },
+  { name: 'auth-revoked-accepted', requirement: 'KEY-REVOKE-001', description: 'Revoked API keys keep working.' },
+  { name: 'auth-expired-accepted', requirement: 'KEY-EXPIRE-001', description: 'API keys past expires_at keep working.' },
+  { name: 'auth-ip-whitelist-ignored', requirement: 'KEY-IP-001', description: 'ip_whitelist is not enforced.' },
+  { name: 'errors-envelope-renamed', requirement: 'ERR-ENVELOPE-001', description: 'Errors come as {"err": {...}} instead of {"error": {...}}.' },
+  { name: 'ratelimit-no-429', requirement: 'RATE-BURST-001', description: 'Limits are counted but never enforced: no 429.' },
+  { name: 'ratelimit-headers-missing-compute', requirement: 'RATE-HEADERS-001', description: 'Compute responses carry no X-RateLimit-* headers.' },
+  { name: 'ratelimit-remaining-frozen', requirement: 'RATE-HEADERS-002', description: 'X-RateLimit-Remaining always equals the limit.' },
+  { name: 'ratelimit-non-atomic', requirement: 'RATE-BURST-001', description: 'The limiter reads and writes its count in two steps, so concurrent requests slip through.' },
+  { name: 'ratelimit-reset-millis', requirement: 'RATE-HEADERS-003', description: 'X-RateLimit-Reset is given in milliseconds.' },
+  { name: 'ratelimit-sms-volume-ignored', requirement: 'RATE-SMS-001', description: 'The 10000 SMS per hour limit is not enforced.' },
+];
+
+function parseBearer(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+function ipAllowed(whitelist: readonly string[], address: string): boolean {
+  if (whitelist.length === 0) return true;
+  const list = new BlockList();
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  for (const entry of whitelist) {
+    const [base = '', bits] = entry.split('/');
+    const type = isIP(base) === 6 ? 'ipv6' : 'ipv4';
+    if (bits !== undefined) list.addSubnet(base, Number(bits), type);
+    else list.addAddress(base, type);
+  }
+  // An IPv4 peer may arrive as an IPv4-mapped IPv6 address.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  return list.check(address, family) || (mapped !== undefined && list.check(mapped, 'ipv4'));
+}
+
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new ApiError('unauthorized');
+  return request.auth;
+}
+
+function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
+  const secret = parseBearer(request.headers.authorization);
+  const key = secret ? ctx.accounts.keyBySecret(secret) : undefined;
+  const now = ctx.clock.now();
+  let usable = key !== undefined;
+  if (key?.revoked && !ctx.faults.has('auth-revoked-accepted')) usable = false;
+  if (key?.expires_at && Date.parse(key.expires_at) <= now && !ctx.faults.has('auth-expired-accepted')) usable = false;
+  if (!key || !usable) {
+    if (ctx.faults.has('auth-ignored')) {
+      const first = ctx.accounts.allAccounts()[0];
+      const fallback = first ? ctx.accounts.keysOf(first.id).at(-1) : undefined;
+      if (first && fallback) {
+        request.auth = { account: first, key: fallback };
+        return;
+      }
+    }
+    throw new ApiError('unauthorized');
+  }
+  if (!ctx.faults.has('auth-ip-whitelist-ignored') && !ipAllowed(key.ip_whitelist, request.socket.remoteAddress ?? '')) {
+    throw new ApiError('forbidden', 'This API key may not be used from this address.');
+  }
+  const needed = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
+  if (!key.permissions.includes(needed)) throw new ApiError('forbidden', `This API key lacks the ${needed} permission.`);
+  const account = ctx.accounts.account(key.accountId);
+  if (!account) throw new ApiError('unauthorized');
+  key.last_used = isoTimestamp(now);
+  request.auth = { account, key };
+}
+
+/** Per-minute bursts are counted per area: messaging and compute each allow 100. */
+function scopeFor(area: Area) {
+  return (rule: WindowRule) => (rule === RULES.burst ? area : '');
+}
+
+async function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area): Promise<void> {
+  const auth = request.auth;
+  if (!auth || auth.key.unlimited) return;
+  const rules = requestRules(area);
+  const scope = scopeFor(area);
+  let result;
+  if (ctx.faults.has('ratelimit-non-atomic')) {
+    // Deliberately broken: read, yield to other requests, then write. Concurrent requests all
+    // read the same count, so more than the limit get through.
+    const before = rules.map((rule) => ctx.limiter.peek(auth.key.id, rule, scope(rule)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const blocking = before.find((s) => s.used + 1 > s.rule.limit);
+    if (!blocking) for (const s of before) ctx.limiter.write(auth.key.id, s.rule, s.used + 1, scope(s.rule));
+    const states = rules.map((rule) => ctx.limiter.peek(auth.key.id, rule, scope(rule)));
+    result = blocking ? { ok: false as const, blocking, states } : { ok: true as const, states };
+  } else {
+    result = ctx.limiter.take(auth.key.id, rules, 1, scope);
+  }
+  if (hasRateLimitHeaders(area)) setRateHeaders(ctx, reply, area, result.states);
+  if (area === 'messaging') setSmsHeaders(ctx, reply, auth.key.id);
+  if (!result.ok && !ctx.faults.has('ratelimit-no-429')) throw rateLimited(ctx, reply, result.blocking);
+  request.rateStates = result.ok ? result.states : undefined;
+}
+
+export function setRateHeaders(ctx: ReferenceContext, reply: FastifyReply, area: Area, states: WindowState[]): void {
+  if (area === 'compute' && ctx.faults.has('ratelimit-headers-missing-compute')) return;
+  const window = nearestExhaustion(states);
+  if (!window) return;
+  const remaining = ctx.faults.has('ratelimit-remaining-frozen') ? window.rule.limit : Math.max(0, window.remaining);
+  const reset = ctx.faults.has('ratelimit-reset-millis') ? window.resetAt : Math.ceil(window.resetAt / 1000);
+  reply.header('x-ratelimit-limit', String(window.rule.limit));
+  reply.header('x-ratelimit-remaining', String(remaining));
+  reply.header('x-ratelimit-reset', String(reset));
+}
+
+export function setSmsHeaders(ctx: ReferenceContext, reply: FastifyReply, keyId: string): void {
+  const window = ctx.limiter.peek(keyId, RULES.sms);
+  reply.header('x-sms-limit', String(window.rule.limit));
+  reply.header('x-sms-remaining', String(Math.max(0, window.remaining)));
+}
+
+export function rateLimited(ctx: ReferenceContext, reply: FastifyReply, blocking: WindowState): ApiError {
+  const resetSeconds = Math.ceil(blocking.resetAt / 1000);
+  reply.header('retry-after', String(Math.max(1, resetSeconds - Math.floor(ctx.clock.now() / 1000))));
+  return new ApiError('rate_limit_exceeded', `Rate limit ${blocking.rule.name} exceeded.`, {
+    limit: blocking.rule.limit,
+    window: blocking.rule.name,
+    reset: resetSeconds,
+  });
+}
+
+/**
+ * Counts SMS volume (one per recipient) for a send that passed validation. On rejection it gives
+ * back the request counts taken earlier, because a rejected request is not counted.
+ */
+export function takeSmsVolume(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, recipients: number): void {
+  const auth = authOf(request);
+  if (auth.key.unlimited) return;
+  const result = ctx.limiter.take(auth.key.id, [RULES.sms], recipients);
+  if (!result.ok && !ctx.faults.has('ratelimit-sms-volume-ignored')) {
+    if (request.rateStates) ctx.limiter.refund(auth.key.id, request.rateStates, 1, scopeFor('messaging'));
+    if (request.rateStates) setRateHeaders(ctx, reply, 'messaging', request.rateStates.map((s) => ctx.limiter.peek(auth.key.id, s.rule, scopeFor('messaging')(s.rule))));
+    setSmsHeaders(ctx, reply, auth.key.id);
+    throw rateLimited(ctx, reply, result.blocking);
+  }
+  setSmsHeaders(ctx, reply, auth.key.id);
+}
+
+/** Installs auth, rate limiting, the envelope and the 404 handler on the root instance. */
+export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.replace(/^\/v1(?=\/|$)/, '');
+    request.area = areaOf(path);
+    if (request.routeOptions.config?.presignable && hasSignatureQuery(request.url) && !request.headers.authorization) return;
+    authenticate(ctx, request);
+    if (request.area) await countRequest(ctx, request, reply, request.area);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    ctx.requestLog.push({
+      at: isoTimestamp(ctx.clock.now()),
+      method: request.method,
+      path: request.url,
+      status: reply.statusCode,
+      keyPrefix: request.auth?.key.prefix ?? null,
+      testMode: String(request.headers['x-test-mode'] ?? '').toLowerCase() === 'true',
+    });
+    if (ctx.requestLog.length > 20_000) ctx.requestLog.splice(0, 5_000);
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error(error);
+    void reply.status(apiError.status).type('application/json').send(apiError.toBody(ctx.faults.has('errors-envelope-renamed')));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+    void reply.status(404).type('application/json').send(error.toBody(ctx.faults.has('errors-envelope-renamed')));
+  });
+}
+
+function hasSignatureQuery(url: string): boolean {
+  return /[?&]signature=/.test(url);
+}
+
+/** Maps Fastify's own errors (bad JSON, body too large, ...) into the catalogue: never a 5xx for bad input. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  const code = fastifyError.code ?? '';
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fastifyError.statusCode === 413) return new ApiError('payload_too_large');
+  if (code.startsWith('FST_ERR_CTP_') || fastifyError instanceof SyntaxError || fastifyError.statusCode === 400) {
+    return new ApiError('invalid_json', 'The request body is not valid JSON.');
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new ApiError('validation_error', fastifyError.message ?? 'Bad request.', undefined, undefined, fastifyError.statusCode);
+  }
+  return new ApiError('internal_error');
+}

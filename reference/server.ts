@@ -1,0 +1,134 @@
+/**
+ * The embedded reference server: a small, stateful, in-memory implementation of the whole API
+ * (REST on one port, S3-compatible endpoint on another). `cloudcheck serve` runs it; `run` and
+ * `load` start it when no target is given; the project's own tests start it on port 0.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildRestApp } from './app.ts';
+import { AREAS } from './areas/index.ts';
+import { AccountStore } from './core/accounts.ts';
+import { SystemClock } from './core/clock.ts';
+import { type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
+import { EventDispatcher } from './core/events.ts';
+import { ActiveFaults, type FaultDefinition } from './core/faults.ts';
+import { CORE_FAULTS } from './core/http.ts';
+import { newSecret } from './core/ids.ts';
+import { SeededRandom } from './core/random.ts';
+import { FixedWindowLimiter } from './core/rate-limit.ts';
+import { ServiceRegistry } from './core/services.ts';
+import { S3_FAULTS, buildS3App } from './s3/app.ts';
+
+export interface ReferenceOptions {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  s3Port?: number;
+  apiKey?: string;
+  altApiKey?: string;
+  /** A key of the first account that is never rate limited (benchmarks only). */
+  unlimitedKey?: string;
+  faults?: readonly string[];
+  seed?: number;
+  testNumbers?: Partial<TestNumbers>;
+  delays?: Partial<Delays>;
+  dataDir?: string;
+  /** Call webhooks on non-loopback hosts too (off: the server only calls back to loopback). */
+  allowRemoteWebhooks?: boolean;
+}
+
+export interface RunningReference {
+  baseUrl: string;
+  s3Url: string;
+  apiKey: string;
+  altApiKey: string;
+  /** The live state, for the project's own tests (request log, deliveries, ...). */
+  context: ReferenceContext;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TEST_NUMBERS: TestNumbers = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' };
+
+/** Short enough for a test run, long enough that `creating` and `sent` are observable. */
+export const DEFAULT_DELAYS: Delays = { vpsBootMs: 300, smsDeliveryMs: 150, senderApprovalMs: 300, webhookRetryMs: 200 };
+
+export function listFaults(): FaultDefinition[] {
+  return [...CORE_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
+}
+
+export async function createReferenceContext(options: ReferenceOptions = {}): Promise<{ ctx: ReferenceContext; ownsDataDir: boolean }> {
+  const clock = new SystemClock();
+  const faults = new ActiveFaults(options.faults ?? [], listFaults());
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cloudcheck-reference-')));
+  const seed = options.seed ?? 1;
+  const ctx: ReferenceContext = {
+    options: {
+      seed,
+      delays: { ...DEFAULT_DELAYS, ...options.delays },
+      testNumbers: { ...DEFAULT_TEST_NUMBERS, ...options.testNumbers },
+      dataDir,
+      bodyLimit: 1024 * 1024,
+      objectLimit: 5 * 1024 * 1024 * 1024,
+      signingSecret: newSecret(32),
+    },
+    clock,
+    rng: new SeededRandom(seed),
+    faults,
+    accounts: new AccountStore(() => clock.now()),
+    limiter: new FixedWindowLimiter(() => clock.now()),
+    events: new EventDispatcher(clock, {
+      retryBaseMs: options.delays?.webhookRetryMs ?? DEFAULT_DELAYS.webhookRetryMs,
+      maxAttempts: 5,
+      timeoutMs: 5000,
+      allowRemote: options.allowRemoteWebhooks ?? false,
+    }),
+    services: new ServiceRegistry(),
+    requestLog: [],
+    ...createStateMaps(),
+  };
+  return { ctx, ownsDataDir };
+}
+
+export async function startReferenceServer(options: ReferenceOptions = {}): Promise<RunningReference> {
+  const host = options.host ?? '127.0.0.1';
+  const { ctx, ownsDataDir } = await createReferenceContext(options);
+
+  const primary = ctx.accounts.createAccount({ email: 'owner@example.com', name: 'Primary account', company: 'Example Corp' });
+  const secondary = ctx.accounts.createAccount({ email: 'other@example.org', name: 'Alternate account', company: null });
+  const everything = ['read', 'write'];
+  const apiKey = ctx.accounts.createKey(primary.id, { name: 'bootstrap', permissions: everything, key: options.apiKey }).key;
+  const altApiKey = ctx.accounts.createKey(secondary.id, { name: 'bootstrap', permissions: everything, key: options.altApiKey }).key;
+  if (options.unlimitedKey) ctx.accounts.createKey(primary.id, { name: 'bench', permissions: everything, key: options.unlimitedKey, unlimited: true });
+
+  const rest = await buildRestApp(ctx, AREAS);
+  const s3 = await buildS3App(ctx);
+  const apps: FastifyInstance[] = [rest, s3];
+  try {
+    await rest.listen({ host, port: options.port ?? 0 });
+    await s3.listen({ host, port: options.s3Port ?? 0 });
+  } catch (error) {
+    await Promise.allSettled(apps.map((app) => app.close()));
+    throw error;
+  }
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const portOf = (app: FastifyInstance): number => {
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('server has no port');
+    return address.port;
+  };
+  return {
+    baseUrl: `http://${urlHost}:${portOf(rest)}/v1`,
+    s3Url: `http://${urlHost}:${portOf(s3)}`,
+    apiKey,
+    altApiKey,
+    context: ctx,
+    async close() {
+      ctx.clock.cancelAll();
+      await Promise.allSettled(apps.map((app) => app.close()));
+      if (ownsDataDir) await rm(ctx.options.dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,339 @@
+/**
+ * The recording HTTP client every check uses (`api` in a check).
+ *
+ * - Records every exchange as an `Exchange` (src/model/finding.ts), redacted when recorded, with
+ *   a curl line in which the key is `$CLOUDCHECK_API_KEY` (or `$CLOUDCHECK_ALT_API_KEY`).
+ * - Picks the API key from the budget unless the check names one (`key`), and paces requests.
+ *   An unexpected 429 on a budget key is retried with another key, within a bound; after that
+ *   the check fails with BudgetExhaustedError (classified `environment`).
+ * - Safety: every SMS send carries `X-Test-Mode: true` unless the run has `--live-sms`; money-moving
+ *   operations are refused unless the run has `--allow-charges`.
+ * - Network failures become NetworkError (classified `environment`).
+ *
+ * undici rather than global fetch: it gives raw header access (fetch hides `set-cookie` and merges
+ * duplicates differently), its own connection pool per worker, and no CORS/forbidden-header rules.
+ */
+import { Agent, request as undiciRequest } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { Exchange } from '../model/finding.ts';
+import { areaOfPath } from './budget.ts';
+import type { Budget } from './budget.ts';
+import { EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
+import { addSecret, redact, redactString } from './redact.ts';
+
+export const BODY_LIMIT = 8 * 1024;
+
+/** Query values: arrays repeat the parameter; null/undefined are left out; `true` alone gives `?name`. */
+export type QueryValue = string | number | boolean | null | undefined | Array<string | number>;
+
+export interface RequestOptions {
+  method: string;
+  /** Path relative to the target (`/vps/vps_1`), or an absolute URL (presigned URLs: no key by default). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  headers?: Record<string, string>;
+  /** Sent as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  /** Sent as is (raw uploads, malformed JSON on purpose). */
+  body?: string | Uint8Array;
+  /**
+   * Which key to send. Absent: a key of the run's budget for `account`. `null`: no Authorization
+   * header. A string: exactly that key as `Bearer <key>` (no pacing, no retry on 429: the check
+   * wants to see what the target does).
+   */
+  key?: string | null;
+  /** Whose budget key to use when `key` is absent. */
+  account?: 'main' | 'alt';
+  /** Override the whole Authorization header value (malformed schemes on purpose). */
+  authorization?: string;
+  /** The check expects a 429 here: return it instead of retrying. */
+  expectRateLimit?: boolean;
+  timeoutMs?: number;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** Lowercased names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  text: string;
+  bytes: Buffer;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: unknown;
+  /** The parsed body typed as the caller says (throws if the body is not JSON). */
+  json<T = unknown>(): T;
+  exchange: Exchange;
+  durationMs: number;
+}
+
+export interface ClientSettings {
+  target: string;
+  keys: { main: string; alt: string | null };
+  liveSms: boolean;
+  allowCharges: boolean;
+  timeoutScale: number;
+}
+
+export interface ClientOptions {
+  settings: ClientSettings;
+  budgets: { main: Budget; alt?: Budget | null };
+  dispatcher?: Dispatcher;
+  /** Called with every recorded exchange (already redacted). */
+  record?: (exchange: Exchange) => void;
+  /** Unexpected 429s retried with another key before giving up. */
+  maxRateLimitRetries?: number;
+}
+
+const SMS_SENDS = /^\/sms\/(send|bulk|send-template)\/?$/;
+const CHARGING = [/^\/account\/wallets\/topup\/?$/, /^\/account\/payment-methods\/?$/];
+
+export function isTextContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  return /^(text\/|application\/(json|xml|problem\+json|x-www-form-urlencoded|javascript|yaml))|\+json|\+xml/i.test(contentType);
+}
+
+export function bodyForRecord(bytes: Uint8Array | undefined, contentType: string | undefined): string | undefined {
+  if (!bytes || bytes.byteLength === 0) return undefined;
+  const buf = Buffer.from(bytes);
+  let text: string | undefined;
+  if (isTextContentType(contentType)) text = buf.toString('utf8');
+  else {
+    const decoded = buf.toString('utf8');
+    // No declared type: keep it as text when it decodes cleanly and has no control characters.
+    if (!decoded.includes('\uFFFD') && !/[\x00-\x08\x0E-\x1F]/.test(decoded)) text = decoded;
+  }
+  if (text === undefined) return `<binary body, ${buf.byteLength} bytes${contentType ? `, ${contentType}` : ''}>`;
+  if (text.length > BODY_LIMIT) return `${text.slice(0, BODY_LIMIT)}… <truncated, ${buf.byteLength} bytes in all>`;
+  return text;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A curl line; the key is a shell variable so the line can be pasted and shared. */
+export function curlLine(method: string, url: string, headers: Record<string, string>, body: string | undefined, keyVar: string | null): string {
+  const parts = ['curl', '-sS', '-i', '-X', method, shellQuote(url)];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'authorization') {
+      if (keyVar) parts.push('-H', `"Authorization: Bearer $${keyVar}"`);
+      else parts.push('-H', shellQuote(`Authorization: ${value}`));
+      continue;
+    }
+    if (name.toLowerCase() === 'content-length') continue;
+    parts.push('-H', shellQuote(`${name}: ${value}`));
+  }
+  if (body !== undefined) {
+    if (body.startsWith('<binary body')) parts.push('--data-binary', '@FILE');
+    else parts.push('--data-raw', shellQuote(body));
+  }
+  return redactString(parts.join(' '));
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export function buildUrl(base: string, path: string, query?: Record<string, QueryValue>): URL {
+  const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  if (query) {
+    for (const [name, value] of Object.entries(query)) {
+      if (value === undefined || value === null || value === false) continue;
+      if (Array.isArray(value)) for (const v of value) url.searchParams.append(name, String(v));
+      else if (value === true) url.searchParams.append(name, '');
+      else url.searchParams.append(name, String(value));
+    }
+  }
+  // `?uploads` rather than `?uploads=` (S3 style, as the specification writes it).
+  if (url.search) url.search = url.search.replace(/=(?=&|$)/g, '');
+  return url;
+}
+
+let sharedAgent: Agent | null = null;
+/** One connection pool per process (a worker), closed by the worker fixture's teardown. */
+export function processAgent(): Agent {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 4_000, connections: 16 });
+  return sharedAgent;
+}
+export async function closeProcessAgent(): Promise<void> {
+  const agent = sharedAgent;
+  sharedAgent = null;
+  await agent?.close().catch(() => undefined);
+}
+
+export class ApiClient {
+  readonly settings: ClientSettings;
+  private readonly budgets: { main: Budget; alt?: Budget | null };
+  private readonly dispatcher: Dispatcher;
+  private readonly record?: (exchange: Exchange) => void;
+  private readonly maxRetries: number;
+
+  constructor(options: ClientOptions) {
+    this.settings = options.settings;
+    this.budgets = options.budgets;
+    this.dispatcher = options.dispatcher ?? processAgent();
+    this.record = options.record;
+    this.maxRetries = options.maxRateLimitRetries ?? 3;
+    addSecret(options.settings.keys.main);
+    addSecret(options.settings.keys.alt);
+  }
+
+  /** The same client, recording into another sink (one per check). */
+  withRecorder(record: (exchange: Exchange) => void): ApiClient {
+    return new ApiClient({ settings: this.settings, budgets: this.budgets, dispatcher: this.dispatcher, record, maxRateLimitRetries: this.maxRetries });
+  }
+
+  get(path: string, options: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<ApiResponse> {
+    return this.request({ ...options, method: 'GET', path });
+  }
+  post(path: string, json?: unknown, options: Omit<RequestOptions, 'method' | 'path' | 'json'> = {}): Promise<ApiResponse> {
+    return this.request({ ...options, method: 'POST', path, json });
+  }
+  put(path: string, json?: unknown, options: Omit<RequestOptions, 'method' | 'path' | 'json'> = {}): Promise<ApiResponse> {
+    return this.request({ ...options, method: 'PUT', path, json });
+  }
+  delete(path: string, options: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<ApiResponse> {
+    return this.request({ ...options, method: 'DELETE', path });
+  }
+
+  async request(options: RequestOptions): Promise<ApiResponse> {
+    const method = options.method.toUpperCase();
+    const absolute = /^https?:\/\//.test(options.path);
+    const relPath = absolute ? new URL(options.path).pathname : options.path.split('?')[0]!;
+    if (!absolute && method === 'POST' && CHARGING.some((re) => re.test(relPath)) && !this.settings.allowCharges) {
+      throw new PrerequisiteMissingError(`${method} ${relPath} moves money and the run does not have --allow-charges`);
+    }
+    const explicitKey = options.key !== undefined || options.authorization !== undefined || absolute;
+    const area = areaOfPath(relPath);
+    const budget = options.account === 'alt' ? this.budgets.alt : this.budgets.main;
+    if (options.account === 'alt' && !budget) throw new PrerequisiteMissingError('this check needs a second account: pass --alt-api-key');
+
+    let attempts = 0;
+    for (;;) {
+      let key: string | null;
+      if (options.key !== undefined) key = options.key;
+      else if (absolute) key = null;
+      else key = await budget!.acquire(area);
+      const response = await this.send(options, method, key);
+      if (!explicitKey && key) budget!.observe(key, area, response.status, response.headers);
+      if (response.status !== 429 || explicitKey || options.expectRateLimit) return response;
+      attempts++;
+      if (attempts > this.maxRetries) {
+        throw new EnvironmentError(`the target answered 429 to ${method} ${relPath} on ${attempts} keys of the run's own budget; the run exceeded its request budget (not a defect of the target)`);
+      }
+    }
+  }
+
+  /** The path below the target's base path (`/v1/sms/send` → `/sms/send`). */
+  private relative(pathname: string): string {
+    const base = new URL(this.settings.target).pathname.replace(/\/+$/, '');
+    return base && pathname.startsWith(base) ? pathname.slice(base.length) || '/' : pathname;
+  }
+
+  private async send(options: RequestOptions, method: string, key: string | null): Promise<ApiResponse> {
+    const url = buildUrl(this.settings.target, options.path, options.query);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'cloudcheck', ...lowerKeys(options.headers ?? {}) };
+    let payload: Uint8Array | undefined;
+    if (options.json !== undefined) {
+      payload = Buffer.from(JSON.stringify(options.json));
+      headers['content-type'] ??= 'application/json';
+    } else if (options.body !== undefined) {
+      payload = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
+    }
+    if (options.authorization !== undefined) headers.authorization = options.authorization;
+    else if (key) headers.authorization = `Bearer ${key}`;
+    if (method === 'POST' && SMS_SENDS.test(this.relative(url.pathname)) && !this.settings.liveSms) {
+      // Safety (design notes, section 1): never a real SMS unless the run says --live-sms.
+      headers['x-test-mode'] = 'true';
+    }
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const keyVar = key === null ? null : key === this.settings.keys.alt ? 'CLOUDCHECK_ALT_API_KEY' : 'CLOUDCHECK_API_KEY';
+    const requestBodyText = bodyForRecord(payload, headers['content-type']);
+    const exchangeBase = {
+      request: { method, url: url.toString(), headers: { ...headers }, ...(requestBodyText !== undefined ? { body: requestBodyText } : {}) },
+      started_at: startedAt.toISOString(),
+      curl: curlLine(method, url.toString(), headers, requestBodyText, options.authorization !== undefined ? null : keyVar),
+    };
+    const timeoutMs = options.timeoutMs ?? 30_000 * this.settings.timeoutScale;
+    let status: number;
+    let resHeaders: Record<string, string>;
+    let bytes: Buffer;
+    try {
+      const res = await undiciRequest(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: payload,
+        dispatcher: this.dispatcher,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = res.statusCode;
+      resHeaders = flattenHeaders(res.headers);
+      bytes = Buffer.from(await res.body.arrayBuffer());
+    } catch (error) {
+      const message = error instanceof Error ? `${error.name}: ${error.message}${causeText(error)}` : String(error);
+      const exchange = redact<Exchange>({ ...exchangeBase, error: message, duration_ms: Math.round(performance.now() - t0) });
+      this.record?.(exchange);
+      throw new NetworkError(`${method} ${url.pathname} failed without a response: ${redactString(message)}`, { cause: error });
+    }
+    const durationMs = Math.round(performance.now() - t0);
+    const text = bytes.toString('utf8');
+    let body: unknown;
+    if (text.length > 0 && /json/i.test(resHeaders['content-type'] ?? 'json')) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    }
+    learnSecrets(url.pathname, body);
+    const exchange = redact<Exchange>({
+      ...exchangeBase,
+      response: { status, headers: resHeaders, ...(bytes.byteLength ? { body: bodyForRecord(bytes, resHeaders['content-type']) } : {}) },
+      duration_ms: durationMs,
+    });
+    this.record?.(exchange);
+    return {
+      status,
+      headers: resHeaders,
+      text,
+      bytes,
+      body,
+      json<T>(): T {
+        if (body === undefined) throw new Error(`expected a JSON body from ${method} ${url.pathname}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`);
+        return body as T;
+      },
+      exchange,
+      durationMs,
+    };
+  }
+}
+
+function lowerKeys(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function causeText(error: Error): string {
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) return ` (${cause.message})`;
+  return '';
+}
+
+/** Secrets the API hands out (API keys, storage secret keys, webhook secrets) are registered for redaction as soon as they are seen. */
+function learnSecrets(path: string, body: unknown): void {
+  if (!body || typeof body !== 'object') return;
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 6 || !value || typeof value !== 'object') return;
+    for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof inner === 'string' && /secret|^key$|token|password/i.test(name) && /api-keys|access-keys|webhooks/.test(path)) addSecret(inner);
+      else if (typeof inner === 'object') visit(inner, depth + 1);
+    }
+  };
+  visit(body, 0);
+}

@@ -1,0 +1,39 @@
+/**
+ * Errors that say "not the target's fault". A check that fails with one of these is classified
+ * `environment` (design notes, section 1: Finding), never `defect`, so it can never fail the gate.
+ *
+ * The reporter runs in another process than the check, so the class cannot travel with the error;
+ * the check wrapper (check.ts) recognises these errors and adds a classification annotation.
+ * `name` is also set, so the message Playwright reports starts with `EnvironmentError:`.
+ */
+export class EnvironmentError extends Error {
+  override readonly name: string = 'EnvironmentError';
+  readonly environment = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The request could not be sent or no response came (connection refused, reset, DNS, timeout). */
+export class NetworkError extends EnvironmentError {
+  override readonly name: string = 'NetworkError';
+}
+
+/** The suite's own request budget ran out (429s the suite caused, not the ones a check provokes). */
+export class BudgetExhaustedError extends EnvironmentError {
+  override readonly name: string = 'BudgetExhaustedError';
+}
+
+/** A prerequisite the run does not have: no alt key, no webhook URL, charges not allowed... */
+export class PrerequisiteMissingError extends EnvironmentError {
+  override readonly name: string = 'PrerequisiteMissingError';
+}
+
+export function isEnvironmentError(error: unknown): boolean {
+  if (error instanceof EnvironmentError) return true;
+  // Instances created by another copy of this module (e.g. loaded through a different loader).
+  return typeof error === 'object' && error !== null && (error as { environment?: unknown }).environment === true;
+}
+
+/** Names the reporter recognises in an error message coming from a worker. */
+export const ENVIRONMENT_ERROR_NAMES = ['EnvironmentError', 'NetworkError', 'BudgetExhaustedError', 'PrerequisiteMissingError'];

@@ -1,0 +1,96 @@
+/**
+ * The settings of one run as the checks see them (`ctx` in a check).
+ *
+ * `cloudcheck run` resolves flags, environment and config file, then hands the result to the
+ * Playwright process through CLOUDCHECK_* environment variables (never on the command line, so
+ * keys do not show in `ps`). Workers read them here. When `npx playwright test` runs on its own,
+ * playwright.config.ts and the global setup fill the same variables.
+ */
+import { CONFORMANCE_CLASSES, isConformanceClass } from '../model/classes.ts';
+import type { ConformanceClass } from '../model/classes.ts';
+
+export const DEFAULT_TEST_NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' } as const;
+export const DEFAULT_SEED = 1;
+
+export interface RunSettings {
+  runId: string;
+  /** Every resource the run creates is named with this prefix: `cc-<runid>-`. */
+  runPrefix: string;
+  /** Base URL including `/v1`, without a trailing slash. */
+  target: string;
+  s3Url: string | null;
+  keys: { main: string; alt: string | null };
+  seed: number;
+  classes: ConformanceClass[];
+  testNumbers: { succeed: string; fail: string; random: string };
+  allowCharges: boolean;
+  liveSms: boolean;
+  strict: boolean;
+  /** Multiplies every polling wait and budget wait (slow targets, CI machines). */
+  timeoutScale: number;
+  webhook: { listen: string | null; url: string | null };
+  /** True when the target is the embedded reference server started for this run. */
+  embedded: boolean;
+  reportDir: string | null;
+  /** Directory shared by the workers and the reporter for per-worker files (leaks, ledger journal). */
+  runTmp: string | null;
+  /** API keys the budget may create per worker (0 disables creating keys). */
+  keysPerWorker: number;
+}
+
+export function parseBool(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return undefined;
+}
+
+export function parseClasses(value: string | undefined): ConformanceClass[] {
+  if (!value || value.trim() === '' || value.trim() === 'all') return [...CONFORMANCE_CLASSES];
+  return value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c): c is ConformanceClass => isConformanceClass(c));
+}
+
+/** Run ids are lowercase and short so the prefix fits bucket names (3..63 chars, DNS-like). */
+export function newRunId(date = new Date()): string {
+  const stamp = date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15).toLowerCase();
+  const rand = Math.random().toString(36).slice(2, 6).padEnd(4, '0');
+  return `${stamp}-${rand}`;
+}
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettings {
+  const target = env.CLOUDCHECK_TARGET?.replace(/\/+$/, '');
+  if (!target) {
+    throw new Error('CLOUDCHECK_TARGET is not set: run the suite through `cloudcheck run` or `npx playwright test` (whose global setup starts the reference server)');
+  }
+  const runId = env.CLOUDCHECK_RUN_ID || 'adhoc';
+  const seed = Number(env.CLOUDCHECK_SEED ?? DEFAULT_SEED);
+  const scale = Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1);
+  const keysPerWorker = Number(env.CLOUDCHECK_KEYS_PER_WORKER ?? 3);
+  return {
+    runId,
+    runPrefix: `cc-${runId}-`,
+    target,
+    s3Url: env.CLOUDCHECK_S3_URL?.replace(/\/+$/, '') || null,
+    keys: { main: env.CLOUDCHECK_API_KEY ?? '', alt: env.CLOUDCHECK_ALT_API_KEY || null },
+    seed: Number.isFinite(seed) ? seed : DEFAULT_SEED,
+    classes: parseClasses(env.CLOUDCHECK_CLASSES),
+    testNumbers: {
+      succeed: env.CLOUDCHECK_TEST_NUMBER_SUCCEED || DEFAULT_TEST_NUMBERS.succeed,
+      fail: env.CLOUDCHECK_TEST_NUMBER_FAIL || DEFAULT_TEST_NUMBERS.fail,
+      random: env.CLOUDCHECK_TEST_NUMBER_RANDOM || DEFAULT_TEST_NUMBERS.random,
+    },
+    allowCharges: parseBool(env.CLOUDCHECK_ALLOW_CHARGES) ?? false,
+    liveSms: parseBool(env.CLOUDCHECK_LIVE_SMS) ?? false,
+    strict: parseBool(env.CLOUDCHECK_STRICT) ?? false,
+    timeoutScale: Number.isFinite(scale) && scale > 0 ? scale : 1,
+    webhook: { listen: env.CLOUDCHECK_WEBHOOK_LISTEN || null, url: env.CLOUDCHECK_WEBHOOK_URL || null },
+    embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
+    reportDir: env.CLOUDCHECK_REPORT_DIR || null,
+    runTmp: env.CLOUDCHECK_RUN_TMP || null,
+    keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
+  };
+}

@@ -1,0 +1,49 @@
+import type { ConformanceClass, Level } from './classes.ts';
+
+/** Who is at fault when a check does not pass. Only defects can fail the gate. */
+export type Classification = 'defect' | 'spec-gap' | 'environment';
+
+export type CheckStatus = 'passed' | 'failed' | 'skipped';
+
+/** One HTTP request and its response as recorded by the harness, secrets already redacted. */
+export interface Exchange {
+  request: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    /** Text bodies as text (truncated past a limit), binary bodies as a note. */
+    body?: string;
+  };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body?: string;
+  };
+  /** Network-level failure instead of a response. */
+  error?: string;
+  started_at: string;
+  duration_ms: number;
+  /** A copy-pasteable curl line; the API key appears as `$CLOUDCHECK_API_KEY`. */
+  curl: string;
+}
+
+/** The outcome of one check, as report.json stores it (design notes, section 3). */
+export interface CheckResult {
+  id: string;
+  requirement: string;
+  level: Level;
+  class: ConformanceClass;
+  /** `METHOD /path` as the specification writes it, or null for checks not tied to one operation. */
+  operation: string | null;
+  title: string;
+  status: CheckStatus;
+  classification?: Classification;
+  message?: string;
+  /** What the check expected and what came, when it can say so in one line each. */
+  expected?: string;
+  actual?: string;
+  exchanges?: Exchange[];
+  duration_ms?: number;
+  /** Playwright's shard, file and line, for people who want to run one check alone. */
+  location?: string;
+}

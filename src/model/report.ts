@@ -1,0 +1,65 @@
+import type { CheckResult, CheckStatus } from './finding.ts';
+import type { ConformanceClass } from './classes.ts';
+
+export interface LevelCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** A resource the run created and could not delete. */
+export interface Leak {
+  kind: string;
+  id: string;
+  /** The operation that should have deleted it, e.g. `DELETE /vps/{vps_id}`. */
+  delete_operation: string | null;
+  reason: string;
+}
+
+export interface OperationCoverage {
+  operation: string;
+  checks: number;
+  statuses_seen: number[];
+  /** Statuses the OpenAPI document declares for the operation that no response of the run showed. */
+  statuses_unexercised?: string[];
+  passed?: number;
+  failed?: number;
+}
+
+/** report.json, schema_version 1. The fields of design notes section 3 are fixed; the rest are additions. */
+export interface ConformanceReport {
+  schema_version: 1;
+  run: {
+    id: string;
+    target: string;
+    s3_url?: string | null;
+    started_at: string;
+    finished_at: string;
+    seed: number;
+    classes: ConformanceClass[];
+    strict?: boolean;
+    shard?: string | null;
+    embedded?: boolean;
+    cloudcheck_version?: string;
+  };
+  summary: {
+    verdict: 'conformant' | 'non-conformant';
+    /** One line for people: "conformant (MUST), 3 SHOULD deviations". */
+    headline?: string;
+    passed: number;
+    failed: number;
+    skipped: number;
+    must: LevelCounts;
+    should: LevelCounts;
+    /** Failures classified as `environment` (not the target's fault; never fail the gate). */
+    environment?: number;
+    gate?: { passed: boolean; reason: string; baseline?: string | null; new_failures?: string[] };
+  };
+  checks: CheckResult[];
+  coverage: { operations: OperationCoverage[] };
+  leaks: Leak[];
+  /** Results of `cloudcheck load`, when a load stage wrote into the same report. */
+  load?: unknown;
+}
+
+export type { CheckResult, CheckStatus };
