@@ -32,7 +32,7 @@ declare module 'fastify' {
 
 /** Faults of the shared pipeline. Requirement ids refer to spec/requirements.yaml. */
 export const CORE_FAULTS: FaultDefinition[] = [
-  { name: 'auth-ignored', requirement: 'AUTH-001', description: 'Requests without a valid key are served as the first account.' },
+  { name: 'auth-ignored', requirement: 'AUTH-KEY-002', description: 'Requests without a valid key are served as the first account.' },
   { name: 'auth-revoked-accepted', requirement: 'KEY-REVOKE-001', description: 'Revoked API keys keep working.' },
   { name: 'auth-expired-accepted', requirement: 'KEY-EXPIRE-001', description: 'API keys past expires_at keep working.' },
   { name: 'auth-ip-whitelist-ignored', requirement: 'KEY-IP-001', description: 'ip_whitelist is not enforced.' },
