@@ -99,6 +99,7 @@ export function bodyForRecord(bytes: Uint8Array | undefined, contentType: string
   else {
     const decoded = buf.toString('utf8');
     // No declared type: keep it as text when it decodes cleanly and has no control characters.
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
     if (!decoded.includes('\uFFFD') && !/[\x00-\x08\x0E-\x1F]/.test(decoded)) text = decoded;
   }
   if (text === undefined) return `<binary body, ${buf.byteLength} bytes${contentType ? `, ${contentType}` : ''}>`;

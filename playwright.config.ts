@@ -1,0 +1,52 @@
+/**
+ * The conformance suite as a Playwright project set: one project per conformance class, each
+ * selecting its checks by tag (`@class:<name>`). `cloudcheck run` drives it (passing settings as
+ * CLOUDCHECK_* environment variables and `--project` per selected class); `npx playwright test`
+ * works on its own too: the global setup then starts the embedded reference server.
+ *
+ * This file is evaluated in the runner and again in every worker; values that must be the same
+ * everywhere (run id, report dir, temp dir) are put into process.env the first time, and workers
+ * inherit them.
+ */
+import { defineConfig } from '@playwright/test';
+import type { ReporterDescription } from '@playwright/test';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONFORMANCE_CLASSES } from './src/model/classes.ts';
+import { newRunId } from './src/harness/settings.ts';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const env = process.env;
+env.CLOUDCHECK_RUN_ID ||= newRunId();
+env.CLOUDCHECK_REPORT_DIR ||= resolve(root, 'reports', env.CLOUDCHECK_RUN_ID);
+env.CLOUDCHECK_RUN_TMP ||= join(tmpdir(), `cloudcheck-${env.CLOUDCHECK_RUN_ID}`);
+env.CLOUDCHECK_STARTED_AT ||= new Date().toISOString();
+
+/** `cloudcheck run` sets CLOUDCHECK_DRIVEN; a person running Playwright directly also gets the list reporter. */
+const driven = env.CLOUDCHECK_DRIVEN === '1';
+const reporter: ReporterDescription[] = [['./src/report/playwright-reporter.ts']];
+if (!driven) reporter.unshift(['list']);
+
+const workers = Number(env.CLOUDCHECK_WORKERS ?? 2);
+
+export default defineConfig({
+  testDir: 'suites',
+  testMatch: '**/*.spec.ts',
+  // Generous: flows wait for VPS boots and SMS deliveries; CLOUDCHECK_TIMEOUT_SCALE scales the
+  // polling waits inside checks, and this timeout with them.
+  timeout: 60_000 * Math.max(1, Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1) || 1),
+  expect: { timeout: 5_000 },
+  fullyParallel: true,
+  workers: Number.isFinite(workers) && workers > 0 ? workers : 2,
+  retries: 0,
+  forbidOnly: !!env.CI,
+  reporter,
+  outputDir: join(env.CLOUDCHECK_RUN_TMP, 'artifacts'),
+  globalSetup: './src/harness/global-setup.ts',
+  globalTeardown: './src/harness/global-teardown.ts',
+  projects: CONFORMANCE_CLASSES.map((name) => ({
+    name,
+    grep: new RegExp(`@class:${name.replace(/[-]/g, '\\-')}(?![\\w-])`),
+  })),
+});

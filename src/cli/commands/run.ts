@@ -1,0 +1,234 @@
+/**
+ * `cloudcheck run`: resolve options, start the embedded server when there is no target, probe the
+ * target, run the suite with Playwright (settings through CLOUDCHECK_* environment variables, never
+ * argv: keys must not show in `ps`), clean up what dead workers left, then gate on report.json.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import { startEmbedded } from '../../harness/embedded.ts';
+import type { EmbeddedTarget } from '../../harness/embedded.ts';
+import { addSecret } from '../../harness/redact.ts';
+import { recoverFromJournals } from '../../harness/recover.ts';
+import { newRunId } from '../../harness/settings.ts';
+import { CONFORMANCE_CLASSES } from '../../model/classes.ts';
+import type { ConformanceReport } from '../../model/report.ts';
+import { classificationOf, parseBaseline, summarize } from '../../report/gate.ts';
+import { writeReportFiles } from '../../report/writers.ts';
+import { err, out } from '../output.ts';
+import { probeTarget } from '../probe.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+const SYNOPSIS =
+  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--grep RE] [--shard I/N] [--baseline FILE] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
+
+export interface RunPlan {
+  runId: string;
+  reportDir: string;
+  runTmp: string;
+  env: Record<string, string>;
+  args: string[];
+}
+
+/** The Playwright command line and environment for resolved options (pure; tested). */
+export function planRun(
+  values: Record<string, unknown>,
+  target: { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null; embedded: boolean },
+  options: { runId: string; cwd: string; configPath: string },
+): RunPlan {
+  const reportDir = resolve(options.cwd, (values['report-dir'] as string | undefined) ?? join('reports', options.runId));
+  const runTmp = join(tmpdir(), `cloudcheck-${options.runId}`);
+  const classes = (values.classes as string[] | undefined) ?? [...CONFORMANCE_CLASSES];
+  const env: Record<string, string> = {
+    CLOUDCHECK_DRIVEN: '1',
+    CLOUDCHECK_PROGRESS: '1',
+    CLOUDCHECK_RUN_ID: options.runId,
+    CLOUDCHECK_RUN_TMP: runTmp,
+    CLOUDCHECK_REPORT_DIR: reportDir,
+    CLOUDCHECK_STARTED_AT: new Date().toISOString(),
+    CLOUDCHECK_TARGET: target.target,
+    CLOUDCHECK_API_KEY: target.apiKey,
+    CLOUDCHECK_EMBEDDED: target.embedded ? '1' : '0',
+    CLOUDCHECK_CLASSES: classes.join(','),
+    CLOUDCHECK_STRICT: values.strict ? '1' : '0',
+    CLOUDCHECK_SEED: String(values.seed ?? 1),
+    // The embedded server moves no real money, so charges are implied there.
+    CLOUDCHECK_ALLOW_CHARGES: values['allow-charges'] || target.embedded ? '1' : '0',
+    CLOUDCHECK_LIVE_SMS: values['live-sms'] ? '1' : '0',
+    CLOUDCHECK_TEST_NUMBER_SUCCEED: String(values['test-number-succeed']),
+    CLOUDCHECK_TEST_NUMBER_FAIL: String(values['test-number-fail']),
+    CLOUDCHECK_TEST_NUMBER_RANDOM: String(values['test-number-random']),
+  };
+  if (target.s3Url) env.CLOUDCHECK_S3_URL = target.s3Url;
+  if (target.altApiKey) env.CLOUDCHECK_ALT_API_KEY = target.altApiKey;
+  if (values.baseline) env.CLOUDCHECK_BASELINE = resolve(options.cwd, values.baseline as string);
+  if (values.shard) env.CLOUDCHECK_SHARD = values.shard as string;
+  if (values['webhook-listen']) env.CLOUDCHECK_WEBHOOK_LISTEN = values['webhook-listen'] as string;
+  if (values['webhook-url']) env.CLOUDCHECK_WEBHOOK_URL = values['webhook-url'] as string;
+  const args = ['test', '-c', options.configPath, ...classes.map((c) => `--project=${c}`)];
+  if (values.grep) args.push(`--grep=${values.grep as string}`);
+  if (values.shard) args.push(`--shard=${values.shard as string}`);
+  return { runId: options.runId, reportDir, runTmp, env, args };
+}
+
+function playwrightCli(): string {
+  return createRequire(import.meta.url).resolve('@playwright/test/cli');
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const resolved = resolveOptions('run', argv);
+  if (resolved.help) {
+    out(helpText('run', SYNOPSIS));
+    return 0;
+  }
+  if (resolved.positionals.length) throw new UsageError(`run takes no positional arguments (got "${resolved.positionals[0]}")`);
+  const v = resolved.values;
+  if (typeof v.baseline === 'string') {
+    const path = resolve(v.baseline);
+    if (!existsSync(path)) throw new UsageError(`baseline file ${v.baseline} does not exist`);
+    try {
+      parseBaseline(readFileSync(path, 'utf8'), v.baseline);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
+  addSecret(v['api-key'] as string | undefined);
+  addSecret(v['alt-api-key'] as string | undefined);
+
+  const runId = newRunId();
+  let embedded: EmbeddedTarget | null = null;
+  try {
+    let target: { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null; embedded: boolean };
+    if (v.target) {
+      target = {
+        target: (v.target as string).replace(/\/+$/, ''),
+        s3Url: (v['s3-url'] as string | undefined) ?? null,
+        apiKey: v['api-key'] as string,
+        altApiKey: (v['alt-api-key'] as string | undefined) ?? null,
+        embedded: false,
+      };
+    } else {
+      embedded = await startEmbedded({
+        seed: v.seed as number,
+        testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
+      });
+      addSecret(embedded.apiKey);
+      addSecret(embedded.altApiKey);
+      target = { target: embedded.target, s3Url: embedded.s3Url, apiKey: embedded.apiKey, altApiKey: embedded.altApiKey, embedded: true };
+      err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
+    }
+    await probeTarget(target.target, target.apiKey, 'the API key');
+    if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key');
+
+    const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts') });
+    rmSync(plan.runTmp, { recursive: true, force: true });
+    mkdirSync(plan.runTmp, { recursive: true });
+    err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${(v.classes as string[]).join(', ')})` : ''}`);
+
+    const exit = await spawnPlaywright(plan);
+    // Workers that died before their teardown leave journal entries: delete those resources now.
+    const recovered = await recoverFromJournals(plan.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey } }).catch(
+      (error: Error) => {
+        err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
+        return null;
+      },
+    );
+    if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
+
+    const reportPath = join(plan.reportDir, 'report.json');
+    if (!existsSync(reportPath)) {
+      err(`cloudcheck: the suite ended without writing a report (Playwright exit ${exit.code ?? exit.signal})`);
+      if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
+      return exit.interrupted ? 130 : 2;
+    }
+    let report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
+    const baseline = typeof v.baseline === 'string' ? parseBaseline(readFileSync(resolve(v.baseline), 'utf8'), v.baseline) : null;
+    report = { ...report, summary: summarize(report.checks, { strict: v.strict === true, baseline, baselineSource: (v.baseline as string | undefined) ?? null }) };
+    if (recovered) report.leaks = recovered.leaks;
+    if (exit.interrupted) report.summary.headline = `${report.summary.headline} (interrupted)`;
+    writeReportFiles(report, plan.reportDir);
+    printSummary(report, plan.reportDir);
+    // Journals and Playwright artifacts are only needed until the report is final.
+    rmSync(plan.runTmp, { recursive: true, force: true });
+    if (exit.interrupted) return 130;
+    return report.summary.gate?.passed ? 0 : 1;
+  } finally {
+    await embedded?.close().catch(() => undefined);
+  }
+}
+
+interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  interrupted: boolean;
+}
+
+function spawnPlaywright(plan: RunPlan): Promise<ExitInfo> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [playwrightCli(), ...plan.args], {
+      cwd: ROOT,
+      env: { ...process.env, ...plan.env, FORCE_COLOR: '0' },
+      // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
+      // progress lines go to stderr, straight through.
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.length > 200_000) output = output.slice(-100_000);
+    });
+    let interrupted = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (!interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);
+      else child.kill('SIGKILL');
+      interrupted = true;
+      // From a terminal the child got the signal too; from `kill` it did not. Playwright handles a
+      // second SIGINT as "stop now", so forward only once.
+      if (child.exitCode === null) child.kill('SIGINT');
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    child.on('error', (error) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      reject(error);
+    });
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolvePromise({ code, signal, output, interrupted });
+    });
+  });
+}
+
+function printSummary(report: ConformanceReport, reportDir: string): void {
+  const s = report.summary;
+  const failed = report.checks.filter((c) => c.status === 'failed');
+  out('');
+  if (failed.length) {
+    out('failures:');
+    const order = (c: (typeof failed)[number]): number => (c.level === 'MUST' ? 0 : 1) + (classificationOf(c) === 'environment' ? 2 : 0);
+    for (const c of [...failed].sort((a, b) => order(a) - order(b)).slice(0, 40)) {
+      const tag = classificationOf(c) === 'environment' ? 'ENV   ' : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
+      out(`  ${tag} [${c.requirement}] ${c.title}${c.message ? ` — ${c.message.replace(/^Error: /, '').split('\n')[0]!.slice(0, 160)}` : ''}`);
+    }
+    if (failed.length > 40) out(`  … and ${failed.length - 40} more (see the report)`);
+    out('');
+  }
+  if (report.checks.length === 0) out('warning: no checks ran (check --classes, --grep and --shard)');
+  out(`${s.headline ?? s.verdict}`);
+  out(
+    `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} passed/failed/skipped)${s.environment ? `, ${s.environment} environment problems` : ''}`,
+  );
+  if (report.leaks.length) out(`leaks: ${report.leaks.length} resources could not be deleted (listed in the report; \`cloudcheck sweep\` removes cc- leftovers)`);
+  out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})`);
+  const rel = relative(process.cwd(), join(reportDir, 'report.json'));
+  out(`report: ${rel.startsWith('..') ? join(reportDir, 'report.json') : rel}`);
+}

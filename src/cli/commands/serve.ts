@@ -1,0 +1,70 @@
+/**
+ * `cloudcheck serve`: the embedded reference server as a process. Prints one `name=value` line
+ * per fact once listening (base_url, s3_url, api_key, alt_api_key), so scripts can read them, and
+ * stops cleanly on SIGINT/SIGTERM.
+ */
+import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
+import { out, outUnredacted } from '../output.ts';
+
+const SYNOPSIS = 'cloudcheck serve [--host 127.0.0.1] [--port 8080] [--s3-port 8081] [--api-key KEY] [--alt-api-key KEY] [--fault NAME]... [--test-number-* N] [--list-faults]';
+
+export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
+  const resolved = resolveOptions('serve', argv);
+  if (resolved.help) {
+    out(helpText('serve', SYNOPSIS));
+    return 0;
+  }
+  if (resolved.positionals.length) throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);
+  const v = resolved.values;
+  const { listFaults, startReferenceServer } = await import('../../../reference/server.ts');
+  const faults = listFaults();
+  if (v['list-faults']) {
+    const width = Math.max(4, ...faults.map((f) => f.name.length));
+    for (const f of faults) out(`${f.name.padEnd(width)}  ${(f.requirement ?? '').padEnd(16)}  ${f.description}`);
+    return 0;
+  }
+  const names = faults.map((f) => f.name);
+  for (const fault of (v.fault as string[] | undefined) ?? []) {
+    if (!names.includes(fault)) {
+      const hint = suggest(fault, names);
+      throw new UsageError(`unknown fault "${fault}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-faults lists them)`);
+    }
+  }
+  let running: Awaited<ReturnType<typeof startReferenceServer>>;
+  try {
+    running = await startReferenceServer({
+      host: v.host as string,
+      port: v.port as number,
+      s3Port: v['s3-port'] as number,
+      apiKey: v['api-key'] as string | undefined,
+      altApiKey: v['alt-api-key'] as string | undefined,
+      faults: v.fault as string[] | undefined,
+      seed: v.seed as number | undefined,
+      testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
+    });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+      throw new UsageError(`cannot listen on ${v.host as string} (port ${v.port as number} / s3 port ${v['s3-port'] as number}): ${e.code}`);
+    }
+    throw error;
+  }
+  outUnredacted(`base_url=${running.baseUrl}`);
+  outUnredacted(`s3_url=${running.s3Url}`);
+  outUnredacted(`api_key=${running.apiKey}`);
+  outUnredacted(`alt_api_key=${running.altApiKey}`);
+  if (v.fault && (v.fault as string[]).length) out(`faults=${(v.fault as string[]).join(',')}`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    signal?.addEventListener('abort', stop);
+  });
+  await running.close();
+  return 0;
+}

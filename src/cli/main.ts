@@ -1,0 +1,72 @@
+/**
+ * `cloudcheck` command line (design notes, section 3). Exit codes: 0 gate passed, 1 gate failed,
+ * 2 usage error, bad config or unreachable target. Usage problems print one line, no stack.
+ */
+import { UsageError, suggest } from '../config/resolve.ts';
+import { redactString } from '../harness/redact.ts';
+import { err, out } from './output.ts';
+import { cloudcheckVersion } from './version.ts';
+
+const COMMANDS = ['run', 'serve', 'load', 'sweep', 'report'] as const;
+
+const OVERVIEW = `usage: cloudcheck <command> [options]
+
+commands:
+  run     check a target (default: the embedded reference server) and write a conformance report
+  serve   run the embedded reference server
+  load    run load profiles against a target
+  sweep   delete resources left behind by earlier runs (names starting with cc-)
+  report  merge or diff reports (not implemented yet)
+
+cloudcheck <command> --help shows the options of a command.`;
+
+/** `cloudcheck ... | head` closes the pipe early; that is not an error. */
+function ignoreBrokenPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  ignoreBrokenPipes();
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await (await import('./commands/run.ts')).runCommand(rest);
+      case 'serve':
+        return await (await import('./commands/serve.ts')).serveCommand(rest);
+      case 'load':
+        return await (await import('./commands/load.ts')).loadCommand(rest);
+      case 'sweep':
+        return await (await import('./commands/sweep.ts')).sweepCommand(rest);
+      case 'report':
+        return await (await import('./commands/report.ts')).reportCommand(rest);
+      case '--version':
+      case '-v':
+        out(cloudcheckVersion());
+        return 0;
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        out(OVERVIEW);
+        return command === undefined ? 2 : 0;
+      default: {
+        const hint = suggest(command, COMMANDS);
+        throw new UsageError(`unknown command "${command}"${hint ? `; did you mean "${hint}"?` : ''} (commands: ${COMMANDS.join(', ')})`);
+      }
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`cloudcheck: ${error.message}`);
+      return 2;
+    }
+    const e = error as Error;
+    err(`cloudcheck: internal error: ${e?.message ?? String(error)}`);
+    if (process.env.CLOUDCHECK_DEBUG) err(redactString(e?.stack ?? ''));
+    return 2;
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * Resolving a command's options from flags, environment, config file and defaults
+ * (precedence in that order), validated by the one JSON Schema of the config file.
+ *
+ * Flags are parsed with `node:util` parseArgs in strict mode: it is built into Node (no
+ * dependency to audit or update), rejects unknown flags and missing values instead of guessing,
+ * and is enough for a flat option set. Help text, suggestions and repeatable flags are our small
+ * layer on top.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { closest, distance } from 'fastest-levenshtein';
+import { parse as parseYaml } from 'yaml';
+import { CONFORMANCE_CLASSES } from '../model/classes.ts';
+import { CONFIG_FILE, DEFAULTS, configKey, envName, optionsFor } from './options.ts';
+import type { Command, OptionDef } from './options.ts';
+
+/** The one schema of the config file; flags and environment values are validated by it too. */
+export const CONFIG_SCHEMA = JSON.parse(readFileSync(new URL('./cloudcheck.config.schema.json', import.meta.url), 'utf8')) as {
+  properties: Record<string, unknown>;
+};
+const schema = CONFIG_SCHEMA;
+
+/** Bad usage or bad configuration: the CLI prints the message on one line and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export type Source = 'flag' | 'env' | 'config' | 'default';
+
+export interface ResolvedOptions {
+  /** Keyed by flag name (`api-key`); typed (boolean, number, string, string[]). */
+  values: Record<string, unknown>;
+  sources: Record<string, Source>;
+  positionals: string[];
+  configFile: string | null;
+  help: boolean;
+  version: boolean;
+}
+
+let validator: ValidateFunction | null = null;
+function validate(): ValidateFunction {
+  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema);
+  return validator;
+}
+
+/** "did you mean" only when the closest candidate is reasonably close. */
+export function suggest(word: string, candidates: readonly string[]): string | null {
+  if (candidates.length === 0) return null;
+  const best = closest(word, candidates);
+  return distance(word, best) <= Math.max(2, Math.floor(best.length / 3)) ? best : null;
+}
+
+function ajvMessage(error: ErrorObject, where: (key: string) => string): string {
+  const key = error.instancePath.replace(/^\//, '').split('/')[0] ?? '';
+  if (error.keyword === 'additionalProperties') {
+    const extra = String((error.params as { additionalProperty: string }).additionalProperty);
+    const valid = Object.keys(schema.properties);
+    const hint = suggest(extra, valid) ?? closest(extra, valid);
+    return `${where(extra)}: unknown key "${extra}"; the closest valid key is "${hint}"`;
+  }
+  if (error.keyword === 'enum') {
+    const allowed = (error.params as { allowedValues: string[] }).allowedValues;
+    const hint = typeof error.data === 'string' ? suggest(error.data, allowed) : null;
+    const value = typeof error.data === 'string' ? `unknown value "${error.data}"; ` : '';
+    return `${where(key)}: ${value}${hint ? `did you mean "${hint}"? ` : ''}(one of ${allowed.join(', ')})`;
+  }
+  if (error.keyword === 'pattern') return `${where(key)}: has the wrong format (${describePattern(key)})`;
+  return `${where(key)}: ${error.message ?? 'is invalid'}`;
+}
+
+function describePattern(key: string): string {
+  if (key === 'shard') return 'expected I/N, e.g. 1/4';
+  if (key.startsWith('test_number')) return 'expected an E.164 number, e.g. +15005550006';
+  if (key === 'webhook_listen') return 'expected HOST:PORT';
+  if (key.endsWith('url') || key === 'target') return 'expected an http:// or https:// URL';
+  return 'see cloudcheck.config.schema.json';
+}
+
+/** Validates an object of config keys; throws UsageError with the first problem (oneOf noise skipped). */
+function check(object: Record<string, unknown>, where: (key: string) => string): void {
+  const fn = validate();
+  if (fn(object)) return;
+  const errors = (fn.errors ?? []).filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'if');
+  // With oneOf, report the alternative that fits the value's JSON type.
+  const first = errors.find((e) => e.keyword !== 'type') ?? errors[0] ?? fn.errors?.[0];
+  if (first) throw new UsageError(ajvMessage(first, where));
+}
+
+/** Reads and validates a config file. Unknown keys name the file, the key and the closest valid key. */
+export function loadConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new UsageError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`${path}: expected a mapping of option names to values`);
+  const object = data as Record<string, unknown>;
+  check(object, (key) => `${path}: "${key}"`);
+  return object;
+}
+
+function convert(option: OptionDef, raw: string, where: string): unknown {
+  switch (option.type) {
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+      throw new UsageError(`${where}: expected true or false, got "${raw}"`);
+    }
+    case 'integer':
+      if (!/^-?\d+$/.test(raw.trim())) throw new UsageError(`${where}: expected an integer, got "${raw}"`);
+      return Number(raw.trim());
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    default:
+      return option.multiple ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw;
+  }
+}
+
+/** Extra checks the schema cannot say well: class names with suggestions, shard bounds, regexps. */
+function checkValues(values: Record<string, unknown>, sources: Record<string, Source>, describe: (name: string) => string): void {
+  const classes = values.classes;
+  if (Array.isArray(classes)) {
+    for (const c of classes as string[]) {
+      if (!(CONFORMANCE_CLASSES as readonly string[]).includes(c)) {
+        const hint = suggest(c, CONFORMANCE_CLASSES);
+        throw new UsageError(`${describe('classes')}: unknown class "${c}"${hint ? `; did you mean "${hint}"?` : ''} (classes: ${CONFORMANCE_CLASSES.join(', ')})`);
+      }
+    }
+  }
+  if (typeof values.shard === 'string') {
+    const [i, n] = values.shard.split('/').map(Number);
+    if (!i || !n || i > n) throw new UsageError(`${describe('shard')}: expected I/N with 1 <= I <= N, got "${values.shard}"`);
+  }
+  if (typeof values.grep === 'string') {
+    try {
+      new RegExp(values.grep);
+    } catch (error) {
+      throw new UsageError(`${describe('grep')}: not a valid regular expression: ${(error as Error).message}`);
+    }
+  }
+  void sources;
+}
+
+export function resolveOptions(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolvedOptions {
+  const defs = optionsFor(command);
+  const parseOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+  };
+  for (const d of defs) parseOptions[d.name] = { type: d.type === 'boolean' ? 'boolean' : 'string', ...(d.multiple ? { multiple: true } : {}) };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options: parseOptions, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(explainParseError(error as Error & { code?: string }, command, defs));
+  }
+  const flags = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, Source> = {};
+
+  // Config file: --config, then CLOUDCHECK_CONFIG, then ./cloudcheck.config.yaml if present.
+  let configFile: string | null = null;
+  let config: Record<string, unknown> = {};
+  const explicitConfig = (flags.config as string | undefined) ?? env.CLOUDCHECK_CONFIG;
+  if (explicitConfig) {
+    configFile = resolvePath(cwd, explicitConfig);
+    if (!existsSync(configFile)) throw new UsageError(`config file ${explicitConfig} does not exist`);
+  } else if (existsSync(resolvePath(cwd, CONFIG_FILE))) {
+    configFile = resolvePath(cwd, CONFIG_FILE);
+  }
+  if (configFile) config = loadConfigFile(configFile);
+
+  for (const d of defs) {
+    const flag = flags[d.name];
+    const envValue = env[envName(d)];
+    const key = configKey(d);
+    if (flag !== undefined && !(Array.isArray(flag) && flag.length === 0)) {
+      if (d.type === 'boolean') values[d.name] = flag;
+      else if (d.multiple) values[d.name] = (flag as string[]).flatMap((f) => f.split(',').map((s) => s.trim()).filter(Boolean));
+      else values[d.name] = convert(d, flag as string, `--${d.name}`);
+      sources[d.name] = 'flag';
+    } else if (envValue !== undefined && envValue !== '') {
+      values[d.name] = convert(d, envValue, envName(d));
+      sources[d.name] = 'env';
+    } else if (!d.noConfig && config[key] !== undefined) {
+      let v = config[key];
+      if ((d.type === 'list' || d.multiple) && typeof v === 'string') v = v.split(',').map((s) => s.trim()).filter(Boolean);
+      values[d.name] = v;
+      sources[d.name] = 'config';
+    } else if (DEFAULTS[d.name] !== undefined) {
+      values[d.name] = DEFAULTS[d.name];
+      sources[d.name] = 'default';
+    }
+  }
+  // Flags and environment go through the same schema as the file, naming where the value came from.
+  const describe = (name: string): string => {
+    const s = sources[name];
+    if (s === 'env') return envName(name);
+    if (s === 'config') return `${configFile}: "${configKey(name)}"`;
+    return `--${name}`;
+  };
+  for (const d of defs) {
+    if (d.noConfig || values[d.name] === undefined || sources[d.name] === 'config' || sources[d.name] === 'default') continue;
+    check({ [configKey(d)]: values[d.name] }, () => describe(d.name));
+  }
+  checkValues(values, sources, describe);
+  return {
+    values,
+    sources,
+    positionals: parsed.positionals,
+    configFile,
+    help: flags.help === true,
+    version: flags.version === true,
+  };
+}
+
+function explainParseError(error: Error & { code?: string }, command: Command, defs: OptionDef[]): string {
+  const names = defs.map((d) => d.name).concat(['help', 'version']);
+  const flag = /'(-{1,2}[^'\s]+)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+    const bare = flag.replace(/^-+/, '').split('=')[0]!;
+    const hint = suggest(bare, names);
+    return `unknown option ${flag} for "cloudcheck ${command}"${hint ? `; did you mean --${hint}?` : ''} (see cloudcheck ${command} --help)`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return `${error.message.split('\n')[0]} (see cloudcheck ${command} --help)`;
+  }
+  return `${error.message.split('\n')[0]} (see cloudcheck ${command} --help)`;
+}
+
+/** Help text of a command, generated from the option table. */
+export function helpText(command: Command, synopsis: string): string {
+  const defs = optionsFor(command);
+  const rows = defs.map((d) => {
+    const left = `--${d.name}${d.type === 'boolean' ? '' : ` ${d.placeholder ?? 'VALUE'}`}`;
+    const more = d.noConfig ? '' : ` [${envName(d)}]`;
+    return `  ${left.padEnd(30)} ${d.description}${d.multiple ? ' (repeatable)' : ''}${more}`;
+  });
+  return [
+    `usage: ${synopsis}`,
+    '',
+    'options (each also reads the variable in brackets and the key of the same name, with _ for -,',
+    `in ${CONFIG_FILE}; precedence: flag > environment > config file > default):`,
+    ...rows,
+    `  ${'--help'.padEnd(30)} this text`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,228 @@
+/**
+ * The check API. Every suite file uses only this module.
+ *
+ * ```ts
+ * import { defineCheck, defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+ *
+ * defineCheck({
+ *   id: 'contract.post-vps.positive',        // unique in the whole suite (duplicates throw)
+ *   requirement: 'VPS-CREATE-001',           // id in spec/requirements.yaml
+ *   level: 'MUST',                           // MUST → failure is a defect; SHOULD → a deviation (spec-gap)
+ *   class: 'compute',                        // conformance class; selects the Playwright project
+ *   operation: 'POST /vps',                  // `METHOD /path` as the spec writes it, or null
+ *   title: 'POST /vps answers 201 with a valid VPS',
+ * }, async ({ api, ledger, ctx }) => {
+ *   const res = await api.post('/vps', { name: ctx.name('vps'), region: 'nyc1', image: 'ubuntu-22-04', size: 's-1' });
+ *   expectStatus(res, 201);
+ *   ledger.track('vps', res.json<{ vps: { id: string } }>().vps.id);   // the moment it exists
+ *   expect(res.json<{ vps: { status: string } }>().vps.status).toBe('creating');
+ * });
+ *
+ * defineFlow<{ vpsId: string }>({ id: 'flow.vps-lifecycle', class: 'compute', title: 'VPS lifecycle' }, (step) => {
+ *   step({ id: 'flow.vps-lifecycle.create', requirement: 'VPS-CREATE-001', level: 'MUST', operation: 'POST /vps', title: '...' },
+ *     async ({ api, ledger, ctx, state }) => { ...; state.vpsId = id; });
+ *   step({ id: 'flow.vps-lifecycle.stop', ... }, async ({ api, state }) => { ... state.vpsId ... });
+ * });
+ * ```
+ *
+ * What a check gets:
+ * - `api`: recording client (client.ts). `api.request({ method, path, query, headers, json, body, key, account })`
+ *   plus `get/post/put/delete`. `key` absent → a key from the run's budget; `null` → no
+ *   Authorization header; a string → exactly that key (no retry on 429). `account: 'alt'` → the
+ *   second account. Responses: `{ status, headers, text, bytes, body, json<T>(), exchange }`.
+ * - `ledger`: `ledger.track(kind, id, { account? })` right after creating; `ledger.deleted(kind, id)`
+ *   when the check deletes it itself. Kinds: see KINDS in ledger.ts. Torn down after the check
+ *   (after the flow for flow steps), in reverse dependency order, also when the check failed.
+ * - `ctx`: settings (target, s3Url, keys.main/alt, seed, testNumbers, allowCharges, liveSms,
+ *   timeoutScale, runPrefix...) and helpers: `name(label)`, `faker` (seeded), `scaled(ms)`,
+ *   `poll(what, probe)`, `requireAlt()`, `requireCharges()`, `requireWebhook()`, `requireS3()`.
+ * - `state` (flows): one object shared by the steps of a flow.
+ * - second argument: Playwright's TestInfo.
+ *
+ * Failing: use `expect` (Playwright's) or `expectStatus`. Throw an EnvironmentError (errors.ts) for
+ * "cannot check here" situations that are not the target's fault; they are classified
+ * `environment`. Use `ctx.require*()` or `test.skip` to skip.
+ *
+ * Playwright mapping: a check is a `test()` titled `[REQ-ID] title`, tagged `@class:<class>` and
+ * `@must`/`@should`, annotated with `cc.id`, `cc.requirement`, `cc.level`, `cc.class`,
+ * `cc.operation`. A flow is a serial `describe` (a failed step skips the rest) of such tests.
+ */
+import type { TestInfo } from '@playwright/test';
+import { expect } from '@playwright/test';
+import type { ConformanceClass, Level } from '../model/classes.ts';
+import { isConformanceClass } from '../model/classes.ts';
+import type { ApiClient, ApiResponse } from './client.ts';
+import { isEnvironmentError } from './errors.ts';
+import { ANNOTATION, test } from './fixtures.ts';
+import type { CheckContext } from './fixtures.ts';
+import type { Ledger } from './ledger.ts';
+import { redactString } from './redact.ts';
+
+export interface CheckMeta {
+  id: string;
+  requirement: string;
+  level: Level;
+  class: ConformanceClass;
+  operation?: string | null;
+  title: string;
+  /** Extra tags (without `@`), e.g. `slow`. */
+  tags?: string[];
+}
+
+export interface CheckArgs<S = Record<string, unknown>> {
+  api: ApiClient;
+  ledger: Ledger;
+  ctx: CheckContext;
+  state: S;
+}
+
+export type CheckBody<S = Record<string, unknown>> = (args: CheckArgs<S>, testInfo: TestInfo) => Promise<void>;
+
+export interface FlowMeta {
+  id: string;
+  class: ConformanceClass;
+  title: string;
+  tags?: string[];
+}
+
+export type StepMeta = Omit<CheckMeta, 'class'> & { class?: ConformanceClass };
+export type StepFn<S> = (meta: StepMeta, body: CheckBody<S>) => void;
+
+/** id → where it was defined; the same file loaded again (per project) is not a duplicate. */
+const registry = new Map<string, string>();
+
+/** `suites/x.spec.ts:12` of the suite line that called defineCheck/step (Playwright's own location points into this file). */
+function callerLocation(): string {
+  const lines = (new Error().stack ?? '').split('\n').slice(1);
+  const outside = lines.find((l) => !l.includes('/src/harness/check.ts') && !l.includes('node:internal') && /\.[cm]?[jt]s:\d+/.test(l));
+  const m = outside ? /\(?((?:file:\/\/)?[^()\s]+?):(\d+):\d+\)?\s*$/.exec(outside.trim()) : null;
+  if (!m) return 'unknown';
+  const file = m[1]!.replace(/^file:\/\//, '');
+  const i = file.lastIndexOf('/suites/');
+  return `${i >= 0 ? file.slice(i + 1) : file}:${m[2]}`;
+}
+
+/** Registers a check id; throws when another place already uses it. Exported for tests and tools. */
+export function registerCheckId(id: string, location: string = callerLocation()): void {
+  if (!/^[a-z0-9][a-z0-9._:-]*$/i.test(id)) throw new Error(`check id "${id}" must be letters, digits, '.', '_', ':' or '-'`);
+  const existing = registry.get(id);
+  if (existing !== undefined && existing !== location) {
+    throw new Error(`duplicate check id "${id}": defined at ${existing} and at ${location}`);
+  }
+  registry.set(id, location);
+}
+
+export function registeredCheckIds(): string[] {
+  return [...registry.keys()];
+}
+
+function validateMeta(meta: CheckMeta): void {
+  if (!meta.requirement) throw new Error(`check ${meta.id}: requirement is required`);
+  if (meta.level !== 'MUST' && meta.level !== 'SHOULD') throw new Error(`check ${meta.id}: level must be MUST or SHOULD`);
+  if (!isConformanceClass(meta.class)) throw new Error(`check ${meta.id}: unknown class "${meta.class}"`);
+  if (meta.operation && !/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(meta.operation)) {
+    throw new Error(`check ${meta.id}: operation must be "METHOD /path", got "${meta.operation}"`);
+  }
+}
+
+function detailsOf(meta: CheckMeta, flowId?: string) {
+  const annotation = [
+    { type: ANNOTATION.location, description: callerLocation() },
+    { type: ANNOTATION.id, description: meta.id },
+    { type: ANNOTATION.requirement, description: meta.requirement },
+    { type: ANNOTATION.level, description: meta.level },
+    { type: ANNOTATION.class, description: meta.class },
+    ...(meta.operation ? [{ type: ANNOTATION.operation, description: meta.operation }] : []),
+    ...(flowId ? [{ type: ANNOTATION.flow, description: flowId }] : []),
+  ];
+  const tag = [`@class:${meta.class}`, meta.level === 'MUST' ? '@must' : '@should', ...(meta.tags ?? []).map((t) => `@${t}`)];
+  return { tag, annotation };
+}
+
+function wrap<S>(body: CheckBody<S>) {
+  return async (
+    { api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> },
+    testInfo: TestInfo,
+  ): Promise<void> => {
+    try {
+      await body({ api, ledger, ctx, state: flowState as S }, testInfo);
+    } catch (error) {
+      if (isEnvironmentError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
+      throw error;
+    }
+  };
+}
+
+/** Declares one check (a Playwright test). */
+export function defineCheck(meta: CheckMeta, body: CheckBody): void {
+  validateMeta(meta);
+  registerCheckId(meta.id);
+  test(`[${meta.requirement}] ${meta.title}`, detailsOf(meta), wrap(body));
+}
+
+/** Declares a flow: steps run in order in one worker, sharing `state` and the ledger; a failed step skips the rest. */
+export function defineFlow<S extends object = Record<string, unknown>>(meta: FlowMeta, build: (step: StepFn<S>) => void): void {
+  if (!isConformanceClass(meta.class)) throw new Error(`flow ${meta.id}: unknown class "${meta.class}"`);
+  registerCheckId(meta.id);
+  test.describe.serial(`[flow] ${meta.title}`, { tag: [`@class:${meta.class}`, ...(meta.tags ?? []).map((t) => `@${t}`)] }, () => {
+    build((stepMeta, body) => {
+      const full: CheckMeta = { ...stepMeta, class: stepMeta.class ?? meta.class };
+      validateMeta(full);
+      registerCheckId(full.id);
+      const details = detailsOf(full, meta.id);
+      // The flow's class tag (on the describe) selects the project for every step, so the flow
+      // stays in one worker; a step's own class, if different, is only reported.
+      test(`[${full.requirement}] ${full.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(body));
+    });
+    test.afterAll(async ({ harness }) => {
+      await harness.endFlow(meta.id);
+    });
+  });
+}
+
+/** Asserts the status, with the method, path and (redacted, shortened) body in the message. */
+export function expectStatus(res: ApiResponse, expected: number | number[], hint?: string): void {
+  const allowed = Array.isArray(expected) ? expected : [expected];
+  if (allowed.includes(res.status)) return;
+  const req = res.exchange.request;
+  const path = (() => {
+    try {
+      return new URL(req.url).pathname;
+    } catch {
+      return req.url;
+    }
+  })();
+  const body = res.text.length > 300 ? `${res.text.slice(0, 300)}…` : res.text;
+  throw new Error(
+    `${req.method} ${path}: expected status ${allowed.join(' or ')}, got ${res.status}${hint ? ` (${hint})` : ''}${body ? `: ${redactString(body)}` : ''}`,
+  );
+}
+
+/** The standard error envelope `{"error": {"code", "message"}}`, optionally with a given code. */
+export function expectErrorEnvelope(res: ApiResponse, code?: string): { code: string; message: string; details?: unknown; resource?: unknown } {
+  const body = res.body as { error?: { code?: unknown; message?: unknown } } | undefined;
+  expect(body, `${res.status} body should be a JSON error envelope`).toBeTruthy();
+  expect(typeof body?.error?.code, 'error.code should be a string').toBe('string');
+  expect(typeof body?.error?.message, 'error.message should be a string').toBe('string');
+  if (code !== undefined) expect(body?.error?.code, 'error.code').toBe(code);
+  return body!.error as { code: string; message: string };
+}
+
+/**
+ * Validates a value with a compiled schema validator (ajv's ValidateFunction shape, as
+ * spec/model.ts provides), failing with the validator's errors.
+ */
+export function expectSchema(
+  value: unknown,
+  validate: ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null },
+  what = 'response body',
+): void {
+  if (validate(value)) return;
+  const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`.trim());
+  throw new Error(`${what} does not match the schema: ${errors.join('; ')}`);
+}
+
+export { expect, test };
+export { EnvironmentError, PrerequisiteMissingError } from './errors.ts';
+export type { ApiResponse } from './client.ts';
+export type { CheckContext } from './fixtures.ts';

@@ -1,0 +1,34 @@
+/**
+ * Starting the embedded reference server for a run with no target (design notes, section 3):
+ * free loopback ports, fresh random keys. Used by `cloudcheck run`, `cloudcheck load` and the
+ * Playwright global setup.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface EmbeddedTarget {
+  target: string;
+  s3Url: string;
+  apiKey: string;
+  altApiKey: string;
+  close(): Promise<void>;
+}
+
+export function randomKey(label: string): string {
+  return `cc_${label}_${randomBytes(24).toString('base64url')}`;
+}
+
+export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string } } = {}): Promise<EmbeddedTarget> {
+  // Imported lazily: a run against a real target never loads the server (and its dependencies).
+  const { startReferenceServer } = await import('../../reference/server.ts');
+  const running = await startReferenceServer({
+    host: '127.0.0.1',
+    port: 0,
+    s3Port: 0,
+    apiKey: randomKey('main'),
+    altApiKey: randomKey('alt'),
+    seed: options.seed,
+    faults: options.faults,
+    testNumbers: options.testNumbers,
+  });
+  return { target: running.baseUrl, s3Url: running.s3Url, apiKey: running.apiKey, altApiKey: running.altApiKey, close: () => running.close() };
+}

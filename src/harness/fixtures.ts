@@ -1,0 +1,267 @@
+/**
+ * Playwright fixtures behind the check API (check.ts). Suites do not import this file directly:
+ * they use `defineCheck` / `defineFlow`, which hand the fixtures to the check body.
+ *
+ * Worker scope (`harness`): the run settings, the request budgets (main account: the run's key
+ * plus keys it creates, per worker; alt account: the alt key), one non-recording client used for
+ * key creation and teardown, the worker ledger (budget keys) and the flows' ledgers and state.
+ * Its teardown deletes what is left and revokes the keys it created.
+ *
+ * Test scope: `api` (recording client; exchanges attached to the test at its end), `ledger`
+ * (per check, torn down after the check even when it failed; a flow's steps share the flow's),
+ * `ctx` (settings and small helpers).
+ */
+import { test as base } from '@playwright/test';
+import type { TestInfo } from '@playwright/test';
+import { Faker, en, base as fakerBase } from '@faker-js/faker';
+import type { Exchange } from '../model/finding.ts';
+import { Budget } from './budget.ts';
+import { ApiClient, closeProcessAgent } from './client.ts';
+import { PrerequisiteMissingError } from './errors.ts';
+import { Ledger } from './ledger.ts';
+import { addSecret } from './redact.ts';
+import { settingsFromEnv } from './settings.ts';
+import type { RunSettings } from './settings.ts';
+
+export const ANNOTATION = {
+  id: 'cc.id',
+  requirement: 'cc.requirement',
+  level: 'cc.level',
+  class: 'cc.class',
+  operation: 'cc.operation',
+  flow: 'cc.flow',
+  classification: 'cc.classification',
+  location: 'cc.location',
+} as const;
+
+export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
+
+/** What `ctx` gives a check: the run's settings plus helpers that depend on the check. */
+export interface CheckContext extends RunSettings {
+  /** A unique name with the run prefix: `cc-<runid>-<label>-<n>`, lowercase, at most 63 chars (bucket-safe). */
+  name(label?: string): string;
+  /** Faker seeded from the run seed and the check id: same seed, same data. */
+  faker: Faker;
+  /** A duration multiplied by CLOUDCHECK_TIMEOUT_SCALE. */
+  scaled(ms: number): number;
+  /**
+   * Calls `probe` until it returns something other than undefined/false, every `intervalMs`, for
+   * at most `timeoutMs` (both scaled). Throws with `what` in the message when time runs out.
+   */
+  poll<T>(what: string, probe: () => Promise<T | undefined | false>, options?: { timeoutMs?: number; intervalMs?: number }): Promise<T>;
+  /** Skips the check (status skipped, not failed) unless the run has a second account key. */
+  requireAlt(): string;
+  /** Skips the check unless the run allows money-moving operations (--allow-charges). */
+  requireCharges(): void;
+  /** Skips the check unless the run has a webhook URL the target can reach. */
+  requireWebhook(): { listen: string | null; url: string };
+  /** Skips the check unless the run knows the S3-compatible endpoint. */
+  requireS3(): string;
+  testInfo: TestInfo;
+}
+
+interface FlowScope {
+  ledger: Ledger;
+  state: Record<string, unknown>;
+}
+
+/** Worker-scoped resources, one per Playwright worker process. */
+export class WorkerHarness {
+  readonly settings: RunSettings;
+  readonly budgets: { main: Budget; alt: Budget | null };
+  /** Non-recording client: key creation and teardown. */
+  readonly client: ApiClient;
+  readonly ledger: Ledger;
+  private readonly flows = new Map<string, FlowScope>();
+  private createdKeys = 0;
+
+  constructor(settings: RunSettings, workerIndex: number) {
+    this.settings = settings;
+    const journal = settings.runTmp;
+    this.ledger = new Ledger(`worker-${workerIndex}`, journal);
+    const maxWaitMs = 20_000 * settings.timeoutScale;
+    this.budgets = {
+      main: new Budget([settings.keys.main], {
+        maxWaitMs,
+        maxCreatedKeys: settings.keysPerWorker,
+        createKey: () => this.createKey(workerIndex),
+      }),
+      alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs }) : null,
+    };
+    this.client = new ApiClient({ settings, budgets: this.budgets });
+  }
+
+  /** One more API key for the budget: read+write, expiring on its own in 3 h in case revocation fails. */
+  private async createKey(workerIndex: number): Promise<string | null> {
+    const n = ++this.createdKeys;
+    try {
+      const res = await this.client.request({
+        method: 'POST',
+        path: '/account/api-keys',
+        key: this.settings.keys.main,
+        json: {
+          name: `${this.settings.runPrefix}w${workerIndex}-k${n}`,
+          permissions: ['read', 'write'],
+          expires_at: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+        },
+      });
+      if (res.status < 200 || res.status >= 300) return null;
+      const body = res.body as { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown } | undefined;
+      const record = body?.api_key ?? body;
+      if (typeof record?.id !== 'string' || typeof record.key !== 'string') return null;
+      addSecret(record.key);
+      this.ledger.track('api-key', record.id);
+      return record.key;
+    } catch {
+      return null;
+    }
+  }
+
+  clientFor = (account: 'main' | 'alt'): ApiClient | null => (account === 'alt' && !this.budgets.alt ? null : this.client);
+
+  flow(flowId: string): FlowScope {
+    let scope = this.flows.get(flowId);
+    if (!scope) {
+      scope = { ledger: new Ledger(`flow:${flowId}`, this.settings.runTmp), state: {} };
+      this.flows.set(flowId, scope);
+    }
+    return scope;
+  }
+
+  async endFlow(flowId: string): Promise<void> {
+    const scope = this.flows.get(flowId);
+    if (!scope) return;
+    this.flows.delete(flowId);
+    await scope.ledger.teardown(this.clientFor);
+  }
+
+  async close(): Promise<void> {
+    for (const flowId of [...this.flows.keys()]) await this.endFlow(flowId);
+    // Revoke the keys the budget created with the main key, not with themselves.
+    for (const key of this.budgets.main.pool.keys) if (key !== this.settings.keys.main) this.budgets.main.pool.remove(key);
+    await this.ledger.teardown(this.clientFor);
+    await closeProcessAgent();
+  }
+}
+
+function hashString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return h >>> 0;
+}
+
+function annotationValue(testInfo: TestInfo, type: string): string | undefined {
+  return testInfo.annotations.find((a) => a.type === type)?.description;
+}
+
+export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckContext {
+  const checkId = annotationValue(testInfo, ANNOTATION.id) ?? testInfo.titlePath.join(' ');
+  const faker = new Faker({ locale: [en, fakerBase] });
+  faker.seed(hashString(`${settings.seed}:${checkId}`));
+  let counter = 0;
+  const scaled = (ms: number): number => Math.round(ms * settings.timeoutScale);
+  return {
+    ...settings,
+    testInfo,
+    faker,
+    scaled,
+    name(label = 'r') {
+      counter++;
+      const tail = `${label}-${testInfo.workerIndex}${counter}${Math.random().toString(36).slice(2, 5)}`;
+      return `${settings.runPrefix}${tail}`
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-')
+        .slice(0, 63)
+        .replace(/-+$/, '');
+    },
+    async poll<T>(what: string, probe: () => Promise<T | undefined | false>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+      const deadline = Date.now() + scaled(options.timeoutMs ?? 15_000);
+      const interval = scaled(options.intervalMs ?? 250);
+      for (;;) {
+        const value = await probe();
+        if (value !== undefined && value !== false) return value;
+        if (Date.now() >= deadline) throw new Error(`timed out after ${scaled(options.timeoutMs ?? 15_000)} ms waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, interval));
+      }
+    },
+    requireAlt() {
+      testInfo.skip(!settings.keys.alt, 'needs a second account: pass --alt-api-key');
+      return settings.keys.alt!;
+    },
+    requireCharges() {
+      testInfo.skip(!settings.allowCharges, 'moves money: pass --allow-charges');
+    },
+    requireWebhook() {
+      testInfo.skip(!settings.webhook.url && !settings.webhook.listen, 'needs a webhook receiver: pass --webhook-listen or --webhook-url');
+      const url = settings.webhook.url ?? `http://${settings.webhook.listen}/`;
+      return { listen: settings.webhook.listen, url };
+    },
+    requireS3() {
+      testInfo.skip(!settings.s3Url, 'needs the S3-compatible endpoint: pass --s3-url');
+      return settings.s3Url!;
+    },
+  };
+}
+
+export interface TestFixtures {
+  api: ApiClient;
+  ledger: Ledger;
+  ctx: CheckContext;
+  /** The flow's shared state object (empty object outside flows). */
+  flowState: Record<string, unknown>;
+}
+
+export interface WorkerFixtures {
+  harness: WorkerHarness;
+}
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  harness: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
+    async ({}, use, workerInfo) => {
+      const harness = new WorkerHarness(settingsFromEnv(), workerInfo.workerIndex);
+      // Spread this worker's work over a key of its own from the start (quietly falls back to
+      // the run's key when the target refuses to create one).
+      await harness.budgets.main.warmUp();
+      try {
+        await use(harness);
+      } finally {
+        await harness.close();
+      }
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+  api: async ({ harness }, use, testInfo) => {
+    const exchanges: Exchange[] = [];
+    await use(harness.client.withRecorder((exchange) => exchanges.push(exchange)));
+    if (exchanges.length > 0) {
+      await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
+    }
+  },
+  ledger: async ({ harness }, use, testInfo) => {
+    const flowId = annotationValue(testInfo, ANNOTATION.flow);
+    if (flowId) {
+      await use(harness.flow(flowId).ledger);
+      return;
+    }
+    const ledger = new Ledger(`check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`, harness.settings.runTmp);
+    try {
+      await use(ledger);
+    } finally {
+      const leaks = await ledger.teardown(harness.clientFor);
+      for (const leak of leaks) testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
+    }
+  },
+  ctx: async ({ harness }, use, testInfo) => {
+    await use(makeContext(harness.settings, testInfo));
+  },
+  flowState: async ({ harness }, use, testInfo) => {
+    const flowId = annotationValue(testInfo, ANNOTATION.flow);
+    await use(flowId ? harness.flow(flowId).state : {});
+  },
+});
+
+export { PrerequisiteMissingError };

@@ -1,0 +1,235 @@
+/**
+ * The ledger: every resource the run creates, recorded the moment it is created, deleted in
+ * reverse dependency order at the end of its check (or flow, or worker), also after failures.
+ * What cannot be deleted is reported as a leak. The ledger never deletes anything it was not
+ * told about, so the suite never touches resources it did not create.
+ *
+ * Each entry is also appended to a journal file (one per worker, in the run's temp dir) so that
+ * `cloudcheck run` can clean up after a Ctrl-C that killed workers before their teardown, and
+ * the reporter can merge leaks into report.json.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Leak } from '../model/report.ts';
+import type { ApiClient } from './client.ts';
+
+export interface KindInfo {
+  /** Higher rank is deleted first (objects before their bucket, volumes before the VPS). */
+  rank: number;
+  /** Delete request path for an id; null when the API has no way to delete this kind. */
+  deletePath: ((id: string) => string) | null;
+  /** `METHOD /path` as the specification writes it, for the report. */
+  deleteOperation: string | null;
+}
+
+const enc = encodeURIComponent;
+/** Object ids are `<bucket>/<key>`; the key may itself contain `/`. */
+function objectPath(id: string): string {
+  const slash = id.indexOf('/');
+  const bucket = id.slice(0, slash);
+  const key = id.slice(slash + 1);
+  return `/storage/buckets/${enc(bucket)}/objects/${key.split('/').map(enc).join('/')}`;
+}
+
+/** Every kind of resource the suite creates. Kinds without a delete operation are tracked but never leak. */
+export const KINDS: Record<string, KindInfo> = {
+  object: { rank: 100, deletePath: objectPath, deleteOperation: 'DELETE /storage/buckets/{bucket_name}/objects/{object_key}' },
+  snapshot: { rank: 90, deletePath: (id) => `/snapshots/${enc(id)}`, deleteOperation: 'DELETE /snapshots/{snapshot_id}' },
+  volume: { rank: 80, deletePath: (id) => `/storage/volumes/${enc(id)}`, deleteOperation: 'DELETE /storage/volumes/{volume_id}' },
+  vps: { rank: 70, deletePath: (id) => `/vps/${enc(id)}`, deleteOperation: 'DELETE /vps/{vps_id}' },
+  bucket: { rank: 60, deletePath: (id) => `/storage/buckets/${enc(id)}`, deleteOperation: 'DELETE /storage/buckets/{bucket_name}' },
+  'payment-method': { rank: 50, deletePath: (id) => `/account/payment-methods/${enc(id)}`, deleteOperation: 'DELETE /account/payment-methods/{payment_method_id}' },
+  project: { rank: 40, deletePath: (id) => `/projects/${enc(id)}`, deleteOperation: 'DELETE /projects/{project_id}' },
+  'api-key': { rank: 10, deletePath: (id) => `/account/api-keys/${enc(id)}`, deleteOperation: 'DELETE /account/api-keys/{key_id}' },
+  // The specification has no delete operation for these; they are named with the run prefix so
+  // people can recognise them.
+  'ssh-key': { rank: 30, deletePath: null, deleteOperation: null },
+  'volume-snapshot': { rank: 85, deletePath: null, deleteOperation: null },
+  'access-key': { rank: 20, deletePath: null, deleteOperation: null },
+  template: { rank: 0, deletePath: null, deleteOperation: null },
+  'contact-list': { rank: 0, deletePath: null, deleteOperation: null },
+  'opt-out': { rank: 0, deletePath: null, deleteOperation: null },
+  webhook: { rank: 0, deletePath: null, deleteOperation: null },
+  'sender-id': { rank: 0, deletePath: null, deleteOperation: null },
+  alert: { rank: 0, deletePath: null, deleteOperation: null },
+  message: { rank: 0, deletePath: null, deleteOperation: null },
+  campaign: { rank: 0, deletePath: null, deleteOperation: null },
+};
+
+export interface LedgerEntry {
+  kind: string;
+  id: string;
+  /** Whose resource it is: deleted with a key of that account. */
+  account: 'main' | 'alt';
+  deletePath: string | null;
+  deleteOperation: string | null;
+  rank: number;
+  seq: number;
+  /** Set once deleted (by the check itself or by teardown). */
+  gone?: boolean;
+}
+
+export interface TrackOptions {
+  account?: 'main' | 'alt';
+  /** Override the kind's delete path (a resource only reachable some other way). */
+  deletePath?: string | null;
+  deleteOperation?: string | null;
+  /** Override the kind's rank. */
+  rank?: number;
+}
+
+let globalSeq = 0;
+
+export class Ledger {
+  private readonly entries: LedgerEntry[] = [];
+  readonly leaks: Leak[] = [];
+  private readonly journal: string | null;
+
+  /** `journalDir`: where to append the journal; null keeps it in memory only (unit tests). */
+  constructor(
+    readonly scope: string,
+    journalDir: string | null = null,
+  ) {
+    this.journal = journalDir ? join(journalDir, `ledger-${process.pid}.jsonl`) : null;
+    if (journalDir) mkdirSync(journalDir, { recursive: true });
+  }
+
+  /** Records a resource the moment it exists. Call it right after the creating response. Returns the id. */
+  track(kind: string, id: string, options: TrackOptions = {}): string {
+    const info = KINDS[kind] ?? { rank: 50, deletePath: null, deleteOperation: null };
+    const entry: LedgerEntry = {
+      kind,
+      id,
+      account: options.account ?? 'main',
+      deletePath: options.deletePath !== undefined ? options.deletePath : info.deletePath ? info.deletePath(id) : null,
+      deleteOperation: options.deleteOperation !== undefined ? options.deleteOperation : info.deleteOperation,
+      rank: options.rank ?? info.rank,
+      seq: ++globalSeq,
+    };
+    this.entries.push(entry);
+    this.write({ event: 'created', scope: this.scope, kind, id, account: entry.account, deletePath: entry.deletePath, deleteOperation: entry.deleteOperation, rank: entry.rank });
+    return id;
+  }
+
+  /** The check deleted it itself (e.g. a DELETE check): teardown must not try again. */
+  deleted(kind: string, id: string): void {
+    for (const entry of this.entries) if (entry.kind === kind && entry.id === id) entry.gone = true;
+    this.write({ event: 'deleted', scope: this.scope, kind, id });
+  }
+
+  /** Entries still alive, in the order teardown deletes them. */
+  pending(): LedgerEntry[] {
+    return teardownOrder(this.entries.filter((e) => !e.gone));
+  }
+
+  /**
+   * Deletes everything still alive, in order. A failure does not stop the rest. A 404 means it is
+   * already gone. A volume in use is detached first. Returns the leaks of this teardown.
+   */
+  async teardown(clientFor: (account: 'main' | 'alt') => ApiClient | null): Promise<Leak[]> {
+    const leaks: Leak[] = [];
+    for (const entry of this.pending()) {
+      if (!entry.deletePath) {
+        entry.gone = true;
+        continue;
+      }
+      const client = clientFor(entry.account);
+      if (!client) {
+        leaks.push(leakOf(entry, `no client for the ${entry.account} account at teardown`));
+        continue;
+      }
+      try {
+        let res = await client.request({ method: 'DELETE', path: entry.deletePath, account: entry.account });
+        if (res.status === 409 && entry.kind === 'volume') {
+          await client.request({ method: 'POST', path: `${entry.deletePath}/detach`, account: entry.account });
+          res = await client.request({ method: 'DELETE', path: entry.deletePath, account: entry.account });
+        }
+        if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
+          entry.gone = true;
+          this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });
+        } else {
+          leaks.push(leakOf(entry, `${entry.deleteOperation ?? 'DELETE'} answered ${res.status}`));
+        }
+      } catch (error) {
+        leaks.push(leakOf(entry, error instanceof Error ? error.message : String(error)));
+      }
+    }
+    for (const leak of leaks) {
+      const entry = this.entries.find((e) => e.kind === leak.kind && e.id === leak.id);
+      if (entry) entry.gone = true; // reported once, not retried by an outer ledger
+      this.write({ event: 'leaked', scope: this.scope, ...leak });
+    }
+    this.leaks.push(...leaks);
+    return leaks;
+  }
+
+  private write(record: Record<string, unknown>): void {
+    if (!this.journal) return;
+    try {
+      appendFileSync(this.journal, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`);
+    } catch {
+      // The journal is a safety net; a full disk must not fail the check.
+    }
+  }
+}
+
+/** Reverse dependency order: higher rank first, then newest first. */
+export function teardownOrder<T extends { rank: number; seq: number }>(entries: T[]): T[] {
+  return [...entries].sort((a, b) => b.rank - a.rank || b.seq - a.seq);
+}
+
+function leakOf(entry: LedgerEntry, reason: string): Leak {
+  return { kind: entry.kind, id: entry.id, delete_operation: entry.deleteOperation, reason };
+}
+
+export interface JournalRecord {
+  event: 'created' | 'deleted' | 'leaked';
+  scope: string;
+  kind: string;
+  id: string;
+  account?: 'main' | 'alt';
+  deletePath?: string | null;
+  deleteOperation?: string | null;
+  rank?: number;
+  reason?: string;
+  delete_operation?: string | null;
+}
+
+/**
+ * Folds journal lines into what is still alive and what leaked. Used by `cloudcheck run` after the
+ * workers ended (Ctrl-C, crash) and by the reporter.
+ */
+export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Leak[] } {
+  const alive = new Map<string, LedgerEntry>();
+  const leaks = new Map<string, Leak>();
+  let seq = 0;
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    let rec: JournalRecord;
+    try {
+      rec = JSON.parse(line) as JournalRecord;
+    } catch {
+      continue;
+    }
+    const k = `${rec.kind}\u0000${rec.id}`;
+    if (rec.event === 'created') {
+      alive.set(k, {
+        kind: rec.kind,
+        id: rec.id,
+        account: rec.account ?? 'main',
+        deletePath: rec.deletePath ?? null,
+        deleteOperation: rec.deleteOperation ?? null,
+        rank: rec.rank ?? 50,
+        seq: ++seq,
+      });
+      leaks.delete(k);
+    } else if (rec.event === 'deleted') {
+      alive.delete(k);
+      leaks.delete(k);
+    } else if (rec.event === 'leaked') {
+      alive.delete(k);
+      leaks.set(k, { kind: rec.kind, id: rec.id, delete_operation: rec.delete_operation ?? null, reason: rec.reason ?? 'not deleted' });
+    }
+  }
+  return { alive: teardownOrder([...alive.values()].filter((e) => e.deletePath)), leaks: [...leaks.values()] };
+}

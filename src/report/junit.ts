@@ -1,0 +1,105 @@
+/**
+ * junit.xml writer: one testsuite per conformance class, one testcase per check (CI systems show
+ * these natively). MUST failures are `<failure>`; SHOULD deviations are `<failure>` only in strict
+ * runs, otherwise a property plus system-out, so CI does not turn red for a convention;
+ * `environment` failures are `<error>` (the run, not the target) and skipped checks `<skipped>`.
+ * Pure; no runner imports.
+ */
+import { classificationOf } from '../report/gate.ts';
+import { redact } from '../harness/redact.ts';
+import type { CheckResult } from '../model/finding.ts';
+import type { ConformanceReport } from '../model/report.ts';
+
+export function xmlEscape(text: string): string {
+  return text
+    // XML 1.0 forbids most control characters even escaped.
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
+    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+function cdata(text: string): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  return `<![CDATA[${text.replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '').replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
+}
+
+function describe(check: CheckResult): string {
+  const lines = [`${check.level} ${check.requirement}: ${check.title}`];
+  if (check.operation) lines.push(`operation: ${check.operation}`);
+  if (check.message) lines.push(check.message);
+  if (check.expected !== undefined) lines.push(`expected: ${check.expected}`);
+  if (check.actual !== undefined) lines.push(`actual: ${check.actual}`);
+  const last = check.exchanges?.at(-1);
+  if (last) lines.push(`reproduce: ${last.curl}`);
+  return lines.join('\n');
+}
+
+export function writeJunit(input: ConformanceReport): string {
+  const report = redact(input);
+  const strict = report.run.strict ?? false;
+  const byClass = new Map<string, CheckResult[]>();
+  for (const check of report.checks) {
+    const list = byClass.get(check.class) ?? [];
+    list.push(check);
+    byClass.set(check.class, list);
+  }
+  const seconds = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
+  let totalFailures = 0;
+  let totalErrors = 0;
+  let totalSkipped = 0;
+  const suites: string[] = [];
+  for (const [cls, checks] of byClass) {
+    let failures = 0;
+    let errors = 0;
+    let skipped = 0;
+    let time = 0;
+    const cases: string[] = [];
+    for (const check of checks) {
+      time += check.duration_ms ?? 0;
+      const attrs = `name="${xmlEscape(`[${check.requirement}] ${check.title}`)}" classname="${xmlEscape(`cloudcheck.${cls}`)}" time="${seconds(check.duration_ms)}"`;
+      const props = [
+        ['check_id', check.id],
+        ['requirement', check.requirement],
+        ['level', check.level],
+        ['operation', check.operation ?? ''],
+        ...(check.status === 'failed' ? [['classification', classificationOf(check)]] : []),
+      ]
+        .map(([n, v]) => `        <property name="${xmlEscape(n!)}" value="${xmlEscape(v!)}"/>`)
+        .join('\n');
+      const inner: string[] = [`      <properties>\n${props}\n      </properties>`];
+      if (check.status === 'skipped') {
+        skipped++;
+        inner.push(`      <skipped${check.message ? ` message="${xmlEscape(check.message)}"` : ''}/>`);
+      } else if (check.status === 'failed') {
+        const c = classificationOf(check);
+        const message = xmlEscape((check.message ?? 'failed').split('\n')[0]!.slice(0, 500));
+        if (c === 'environment') {
+          errors++;
+          inner.push(`      <error message="${message}" type="environment">${cdata(describe(check))}</error>`);
+        } else if (check.level === 'MUST' || strict) {
+          failures++;
+          inner.push(`      <failure message="${message}" type="${c}">${cdata(describe(check))}</failure>`);
+        } else {
+          inner.push(`      <system-out>${cdata(`SHOULD deviation (not a failure without --strict)\n${describe(check)}`)}</system-out>`);
+        }
+      }
+      cases.push(`    <testcase ${attrs}>\n${inner.join('\n')}\n    </testcase>`);
+    }
+    totalFailures += failures;
+    totalErrors += errors;
+    totalSkipped += skipped;
+    suites.push(
+      `  <testsuite name="${xmlEscape(cls)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlEscape(report.run.started_at)}">\n${cases.join('\n')}\n  </testsuite>`,
+    );
+  }
+  const total = report.checks.length;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<testsuites name="${xmlEscape(`cloudcheck ${report.run.id}`)}" tests="${total}" failures="${totalFailures}" errors="${totalErrors}" skipped="${totalSkipped}">\n` +
+    `${suites.join('\n')}${suites.length ? '\n' : ''}</testsuites>\n`
+  );
+}

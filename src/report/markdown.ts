@@ -1,0 +1,56 @@
+/**
+ * summary.md writer: the verdict, counts per class, the failures with their requirement and a
+ * curl line, and the leaks. Suited to a CI job summary (e.g. $GITHUB_STEP_SUMMARY). Pure.
+ */
+import { classificationOf } from './gate.ts';
+import { redact } from '../harness/redact.ts';
+import type { CheckResult } from '../model/finding.ts';
+import type { ConformanceReport } from '../model/report.ts';
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function writeMarkdown(input: ConformanceReport): string {
+  const report = redact(input);
+  const s = report.summary;
+  const out: string[] = [];
+  out.push(`# cloudcheck: ${s.headline ?? s.verdict}`, '');
+  out.push(`- target: \`${report.run.target}\`${report.run.embedded ? ' (embedded reference server)' : ''}`);
+  out.push(`- run: \`${report.run.id}\`, seed ${report.run.seed}, ${report.run.started_at} → ${report.run.finished_at}`);
+  if (s.gate) out.push(`- gate: **${s.gate.passed ? 'passed' : 'failed'}** (${s.gate.reason})${report.run.strict ? ', strict' : ''}`);
+  out.push(`- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`);
+  out.push('');
+  out.push('| class | passed | failed | skipped |', '|---|---:|---:|---:|');
+  const classes = [...new Set(report.checks.map((c) => c.class))].sort();
+  for (const cls of classes) {
+    const list = report.checks.filter((c) => c.class === cls);
+    const n = (st: string): number => list.filter((c) => c.status === st).length;
+    out.push(`| ${cls} | ${n('passed')} | ${n('failed')} | ${n('skipped')} |`);
+  }
+  const section = (title: string, checks: CheckResult[]): void => {
+    if (checks.length === 0) return;
+    out.push('', `## ${title} (${checks.length})`, '');
+    for (const c of checks) {
+      out.push(`### [${c.requirement}] ${cell(c.title)}`, '');
+      out.push(`- check \`${c.id}\`, ${c.level}, class ${c.class}${c.operation ? `, \`${c.operation}\`` : ''}`);
+      if (c.message) out.push(`- ${cell(c.message.split('\n')[0]!.slice(0, 400))}`);
+      if (c.expected !== undefined) out.push(`- expected: \`${cell(c.expected)}\``);
+      if (c.actual !== undefined) out.push(`- actual: \`${cell(c.actual)}\``);
+      const last = c.exchanges?.at(-1);
+      if (last) out.push('', '```sh', last.curl, '```');
+      out.push('');
+    }
+  };
+  const failed = report.checks.filter((c) => c.status === 'failed');
+  section('MUST failures', failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'));
+  section('SHOULD deviations', failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) !== 'environment'));
+  section('Environment problems (not the target)', failed.filter((c) => classificationOf(c) === 'environment'));
+  if (report.leaks.length) {
+    out.push('', `## Leaked resources (${report.leaks.length})`, '', '| kind | id | reason |', '|---|---|---|');
+    for (const l of report.leaks) out.push(`| ${cell(l.kind)} | \`${cell(l.id)}\` | ${cell(l.reason)} |`);
+  }
+  const uncovered = report.coverage.operations.filter((o) => o.checks === 0);
+  if (uncovered.length) out.push('', `Operations without checks: ${uncovered.map((o) => `\`${o.operation}\``).join(', ')}`);
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
+}

@@ -1,0 +1,231 @@
+/**
+ * The Playwright reporter of the conformance suite: turns every test into a CheckResult (from the
+ * check's annotations, its exchanges attachment and its error), merges the ledger journals into
+ * leaks, computes summary, gate and coverage, and writes the report files (writers.ts).
+ *
+ * Under `cloudcheck run` (CLOUDCHECK_PROGRESS=1) it prints a line per finished class to stderr;
+ * the list reporter is not used then, so output stays short.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { isConformanceClass } from '../model/classes.ts';
+import type { ConformanceClass, Level } from '../model/classes.ts';
+import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
+import type { ConformanceReport, Leak } from '../model/report.ts';
+import { ENVIRONMENT_ERROR_NAMES } from '../harness/errors.ts';
+import { ANNOTATION, EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
+import { foldJournal } from '../harness/ledger.ts';
+import { addSecret, redact } from '../harness/redact.ts';
+import { parseBool, parseClasses } from '../harness/settings.ts';
+import { computeCoverage, loadInventory } from './coverage.ts';
+import { parseBaseline, summarize } from './gate.ts';
+import { writeReportFiles } from './writers.ts';
+
+/** Exchanges kept per failed check (the last ones: they are closest to the failure). */
+const MAX_EXCHANGES = 20;
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+function annotationsOf(test: TestCase, result: TestResult | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const a of [...test.annotations, ...(result?.annotations ?? [])]) {
+    if (a.description !== undefined) map.set(a.type, a.description);
+  }
+  return map;
+}
+
+function exchangesOf(result: TestResult | undefined): Exchange[] {
+  const attachment = result?.attachments.find((a) => a.name === EXCHANGES_ATTACHMENT);
+  if (!attachment) return [];
+  try {
+    const text = attachment.body ? attachment.body.toString('utf8') : attachment.path ? readFileSync(attachment.path, 'utf8') : '[]';
+    const parsed = JSON.parse(text) as Exchange[];
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Pulls "Expected: …" / "Received: …" out of an expect() message. */
+function expectedActual(message: string): { expected?: string; actual?: string } {
+  const expected = /^\s*Expected(?: [\w ]+)?:\s*(.+)$/m.exec(message)?.[1]?.trim();
+  const actual = /^\s*Received(?: [\w ]+)?:\s*(.+)$/m.exec(message)?.[1]?.trim();
+  return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
+}
+
+export function checkFromTest(test: TestCase, result: TestResult | undefined, projectName: string | undefined): CheckResult {
+  const ann = annotationsOf(test, result);
+  const rawClass = ann.get(ANNOTATION.class) ?? projectName ?? '';
+  const cls: ConformanceClass = isConformanceClass(rawClass) ? rawClass : 'errors';
+  const level: Level = ann.get(ANNOTATION.level) === 'SHOULD' ? 'SHOULD' : 'MUST';
+  const title = test.title.replace(/^\[[^\]]+\]\s*/, '');
+  let status: CheckResult['status'] = 'skipped';
+  let classification: Classification | undefined;
+  let message: string | undefined;
+  if (result) {
+    if (result.status === 'passed') status = 'passed';
+    else if (result.status === 'skipped') {
+      status = 'skipped';
+      message = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description;
+    } else status = 'failed';
+    if (status === 'failed') {
+      const error = result.errors[0] ?? result.error;
+      // Plain `Error: ` adds nothing; EnvironmentError-style names stay (the classification reads them).
+      message = (error?.message ?? error?.value ?? `test ${result.status}`).replace(ANSI, '').replace(/^Error: /, '');
+      if (result.status === 'timedOut') message = `timed out after ${result.duration} ms: ${message}`;
+      if (ann.get(ANNOTATION.classification) === 'environment') classification = 'environment';
+      else if (result.status === 'timedOut' || result.status === 'interrupted') classification = 'environment';
+      else if (ENVIRONMENT_ERROR_NAMES.some((name) => message!.startsWith(`${name}:`) || message!.includes(`\n${name}:`))) classification = 'environment';
+      else classification = level === 'MUST' ? 'defect' : 'spec-gap';
+    }
+  } else {
+    message = 'not run';
+  }
+  const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : [];
+  const check: CheckResult = {
+    id: ann.get(ANNOTATION.id) ?? test.titlePath().slice(1).join(' › '),
+    requirement: ann.get(ANNOTATION.requirement) ?? 'UNKNOWN',
+    level,
+    class: cls,
+    operation: ann.get(ANNOTATION.operation) ?? null,
+    title,
+    status,
+    ...(classification ? { classification } : {}),
+    ...(message ? { message } : {}),
+    ...(message && status === 'failed' ? expectedActual(message) : {}),
+    ...(exchanges.length ? { exchanges } : {}),
+    ...(result ? { duration_ms: result.duration } : {}),
+    location: ann.get(ANNOTATION.location) ?? `${test.location.file.replace(/^.*?\/suites\//, 'suites/')}:${test.location.line}`,
+  };
+  return check;
+}
+
+/** Statuses for coverage come from every check's exchanges, not only the failed ones kept in the report. */
+function statusesOnlyCheck(test: TestCase, result: TestResult | undefined): CheckResult {
+  return { ...checkFromTest(test, result, undefined), exchanges: exchangesOf(result) };
+}
+
+export function readJournals(dir: string | undefined | null): { leaks: Leak[] } {
+  if (!dir || !existsSync(dir)) return { leaks: [] };
+  const lines: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith('ledger-') && name.endsWith('.jsonl')) lines.push(...readFileSync(join(dir, name), 'utf8').split('\n'));
+  }
+  const { alive, leaks } = foldJournal(lines);
+  return {
+    leaks: [
+      ...leaks,
+      ...alive.map((e) => ({ kind: e.kind, id: e.id, delete_operation: e.deleteOperation, reason: 'not deleted: its worker ended before teardown' })),
+    ],
+  };
+}
+
+export default class CloudcheckReporter implements Reporter {
+  private rootSuite: Suite | undefined;
+  private readonly progress = parseBool(process.env.CLOUDCHECK_PROGRESS) ?? false;
+  private readonly remaining = new Map<string, number>();
+  private readonly counts = new Map<string, { passed: number; failed: number; skipped: number }>();
+  private config: FullConfig | undefined;
+  private finishedTests = 0;
+  private totalTests = 0;
+
+  onBegin(config: FullConfig, suite: Suite): void {
+    this.config = config;
+    this.rootSuite = suite;
+    for (const project of suite.suites) {
+      const n = project.allTests().length;
+      this.remaining.set(project.title, n);
+      this.counts.set(project.title, { passed: 0, failed: 0, skipped: 0 });
+      this.totalTests += n;
+    }
+    if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${suite.suites.filter((p) => p.allTests().length).length} classes\n`);
+  }
+
+  printsToStdio(): boolean {
+    return false;
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    this.finishedTests++;
+    const project = test.parent.project()?.name ?? '';
+    const c = this.counts.get(project);
+    if (c) {
+      if (result.status === 'passed') c.passed++;
+      else if (result.status === 'skipped') c.skipped++;
+      else c.failed++;
+    }
+    const left = (this.remaining.get(project) ?? 1) - 1;
+    this.remaining.set(project, left);
+    if (!this.progress) return;
+    if (left === 0 && c) {
+      const mark = c.failed ? '✗' : '✓';
+      process.stderr.write(`  ${mark} ${project.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`);
+    }
+  }
+
+  async onEnd(result: FullResult): Promise<void> {
+    const env = process.env;
+    addSecret(env.CLOUDCHECK_API_KEY);
+    addSecret(env.CLOUDCHECK_ALT_API_KEY);
+    const checks: CheckResult[] = [];
+    const forCoverage: CheckResult[] = [];
+    for (const project of this.rootSuite?.suites ?? []) {
+      for (const test of project.allTests()) {
+        const last = test.results.at(-1);
+        checks.push(checkFromTest(test, last, project.title));
+        forCoverage.push(statusesOnlyCheck(test, last));
+      }
+    }
+    const target = env.CLOUDCHECK_TARGET ?? 'unknown';
+    const inventory = await loadInventory(new URL('../../spec/endpoint-inventory.ts', import.meta.url));
+    const operations = computeCoverage(forCoverage, inventory, target);
+    const strict = parseBool(env.CLOUDCHECK_STRICT) ?? false;
+    let baseline: Set<string> | null = null;
+    if (env.CLOUDCHECK_BASELINE) {
+      try {
+        baseline = parseBaseline(readFileSync(env.CLOUDCHECK_BASELINE, 'utf8'), env.CLOUDCHECK_BASELINE);
+      } catch (error) {
+        process.stderr.write(`cloudcheck: baseline ignored: ${(error as Error).message}\n`);
+      }
+    }
+    const selected = this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? [];
+    const classes = env.CLOUDCHECK_CLASSES ? parseClasses(env.CLOUDCHECK_CLASSES) : selected;
+    const report: ConformanceReport = {
+      schema_version: 1,
+      run: {
+        id: env.CLOUDCHECK_RUN_ID ?? 'adhoc',
+        target,
+        s3_url: env.CLOUDCHECK_S3_URL ?? null,
+        started_at: env.CLOUDCHECK_STARTED_AT ?? new Date(Date.now() - result.duration).toISOString(),
+        finished_at: new Date().toISOString(),
+        seed: Number(env.CLOUDCHECK_SEED ?? 1),
+        classes,
+        strict,
+        shard: env.CLOUDCHECK_SHARD ?? (this.config?.shard ? `${this.config.shard.current}/${this.config.shard.total}` : null),
+        embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
+        cloudcheck_version: packageVersion(),
+      },
+      summary: summarize(checks, { strict, baseline, baselineSource: env.CLOUDCHECK_BASELINE ?? null }),
+      checks,
+      coverage: { operations },
+      leaks: readJournals(env.CLOUDCHECK_RUN_TMP).leaks,
+    };
+    if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;
+    const dir = env.CLOUDCHECK_REPORT_DIR ?? join(process.cwd(), 'reports', report.run.id);
+    const outcome = writeReportFiles(redact(report), dir);
+    for (const f of outcome.failed) process.stderr.write(`cloudcheck: could not write ${f.file}: ${f.error}\n`);
+    if (!parseBool(env.CLOUDCHECK_DRIVEN)) {
+      process.stdout.write(`\ncloudcheck: ${report.summary.headline}\ncloudcheck: report in ${dir}\n`);
+    }
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The report writers and how they are run. A writer is a pure `(report) => string` with its file
+ * name; an HTML writer plugs in by adding an entry here. Each writer runs in isolation: one that
+ * throws is reported and the others still write (as Playwright's reporter multiplexer does).
+ */
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { ConformanceReport } from '../model/report.ts';
+import { redact } from '../harness/redact.ts';
+import { writeJson } from './json.ts';
+import { writeJunit } from './junit.ts';
+import { writeMarkdown } from './markdown.ts';
+
+export interface ReportWriter {
+  file: string;
+  write(report: ConformanceReport): string;
+}
+
+export const WRITERS: ReportWriter[] = [
+  { file: 'report.json', write: writeJson },
+  { file: 'junit.xml', write: writeJunit },
+  { file: 'summary.md', write: writeMarkdown },
+];
+
+/** Lets later stages (an HTML writer) register themselves without editing callers. */
+export function registerWriter(writer: ReportWriter): void {
+  const i = WRITERS.findIndex((w) => w.file === writer.file);
+  if (i >= 0) WRITERS[i] = writer;
+  else WRITERS.push(writer);
+}
+
+export interface WriteOutcome {
+  written: string[];
+  failed: Array<{ file: string; error: string }>;
+  latest: string | null;
+}
+
+/**
+ * Writes every writer's file into `dir`, then mirrors the directory to `<parent>/latest` when the
+ * directory sits in a `reports` folder (the default layout `reports/<run-id>/`).
+ */
+export function writeReportFiles(report: ConformanceReport, dir: string, writers: ReportWriter[] = WRITERS): WriteOutcome {
+  mkdirSync(dir, { recursive: true });
+  // Redact once here too: every writer then starts from a clean copy, and redacts again itself.
+  const safe = redact(report);
+  const outcome: WriteOutcome = { written: [], failed: [], latest: null };
+  for (const writer of writers) {
+    try {
+      writeFileSync(join(dir, writer.file), writer.write(safe));
+      outcome.written.push(join(dir, writer.file));
+    } catch (error) {
+      outcome.failed.push({ file: writer.file, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  const parent = dirname(dir);
+  if (basename(parent) === 'reports' && basename(dir) !== 'latest') {
+    const latest = join(parent, 'latest');
+    try {
+      rmSync(latest, { recursive: true, force: true });
+      cpSync(dir, latest, { recursive: true });
+      outcome.latest = latest;
+    } catch (error) {
+      outcome.failed.push({ file: 'latest/', error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return outcome;
+}

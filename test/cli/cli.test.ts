@@ -1,0 +1,116 @@
+import { expect, test } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ConformanceReport } from '../../src/model/report.ts';
+import { json, tinyServer } from '../harness/helpers.ts';
+import type { TinyServer } from '../harness/helpers.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
+
+/** Runs the CLI asynchronously (a tiny server in this process must keep answering meanwhile). */
+function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, cwd: cwd ?? tmpdir() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let server: TinyServer | undefined;
+test.afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+test('usage errors exit 2 with one line and no stack trace', async () => {
+  for (const args of [['run', '--stirct'], ['nope'], ['run', '--shard', 'x'], ['run', '--target', 'http://127.0.0.1:1/v1']]) {
+    const r = await cli(args);
+    expect(r.code, args.join(' ')).toBe(2);
+    expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+    expect(r.stderr).not.toContain('    at ');
+  }
+});
+
+test('help and version exit 0', async () => {
+  const help = await cli(['run', '--help']);
+  expect(help.code).toBe(0);
+  expect(help.stdout).toContain('--baseline FILE');
+  expect(help.stdout).toContain('CLOUDCHECK_API_KEY');
+  expect((await cli(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+});
+
+test('unreachable target exits 2 with "cannot reach"', async () => {
+  server = await tinyServer((_req, _body, res) => json(res, 200, {}));
+  const url = server.url;
+  await server.close();
+  server = undefined;
+  const r = await cli(['run', '--target', `${url}/v1`], { CLOUDCHECK_API_KEY: 'cck_some_key_123456' });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(`cannot reach ${url}/v1`);
+});
+
+test('a rejected key exits 2, and the key is not printed', async () => {
+  server = await tinyServer((_req, _body, res) => json(res, 401, { error: { code: 'unauthorized', message: 'no' } }));
+  const r = await cli(['run', '--target', `${server.url}/v1`, '--api-key', 'cck_bad_key_987654321']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(`the API key was rejected by ${server.url}/v1`);
+  expect(r.stdout + r.stderr).not.toContain('cck_bad_key_987654321');
+  expect(server.requests[0]!.headers.authorization).toBe('Bearer cck_bad_key_987654321');
+});
+
+test('an unknown key in cloudcheck.config.yaml exits 2 naming file, key and closest key', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-cli-'));
+  try {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'cloudcheck.config.yaml'), 'api_kye: x\n');
+    const r = await cli(['run'], {}, dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cloudcheck.config.yaml');
+    expect(r.stderr).toContain('"api_kye"');
+    expect(r.stderr).toContain('"api_key"');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('report merge/diff are placeholders (exit 2)', async () => {
+  const r = await cli(['report', 'diff', 'a', 'b']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('not implemented yet');
+});
+
+test('end to end: cloudcheck run of the smoke checks against the embedded server writes report.json and gates on it', async () => {
+  test.setTimeout(180_000);
+  const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
+  try {
+    const reportDir = join(dir, 'out');
+    const r = await cli(['run', '--grep', 'smoke|\\[flow\\] project', '--report-dir', reportDir, '--seed', '7']);
+    expect([0, 1], r.stderr + r.stdout).toContain(r.code);
+    const reportPath = join(reportDir, 'report.json');
+    expect(existsSync(reportPath)).toBe(true);
+    for (const file of ['junit.xml', 'summary.md']) expect(existsSync(join(reportDir, file))).toBe(true);
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
+    expect(report.schema_version).toBe(1);
+    expect(report.run.seed).toBe(7);
+    expect(report.run.embedded).toBe(true);
+    expect(report.checks.length).toBeGreaterThanOrEqual(7);
+    expect(report.checks.every((c) => c.id.startsWith('smoke.'))).toBe(true);
+    expect(report.checks.find((c) => c.id === 'smoke.auth.no-key')?.status).toBe('passed');
+    expect(r.code).toBe(report.summary.gate?.passed ? 0 : 1);
+    expect(r.stdout).toContain('report: ');
+    expect(r.stdout).toContain(report.summary.headline!);
+    // Keys of the embedded server are fresh per run and must not appear anywhere.
+    const all = readFileSync(reportPath, 'utf8') + readFileSync(join(reportDir, 'junit.xml'), 'utf8') + r.stdout + r.stderr;
+    expect(all).not.toMatch(/cc_(main|alt)_[A-Za-z0-9_-]{20,}/);
+    expect(report.leaks).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

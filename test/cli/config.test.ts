@@ -1,0 +1,82 @@
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONFIG_SCHEMA, UsageError, resolveOptions } from '../../src/config/resolve.ts';
+import { OPTIONS, configKey } from '../../src/config/options.ts';
+
+let dir: string;
+test.beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cc-config-'));
+});
+test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function withConfig(text: string): string {
+  writeFileSync(join(dir, 'cloudcheck.config.yaml'), text);
+  return join(dir, 'cloudcheck.config.yaml');
+}
+
+function usageError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a UsageError');
+}
+
+test('the schema and the option table list the same keys', () => {
+  const fromTable = OPTIONS.filter((o) => !o.noConfig).map(configKey).sort();
+  expect(Object.keys(CONFIG_SCHEMA.properties).sort()).toEqual(fromTable);
+});
+
+test('an unknown key names the file, the key and the closest valid key', () => {
+  const file = withConfig('target: http://127.0.0.1:1/v1\nstirct: true\n');
+  const message = usageError(() => resolveOptions('run', [], {}, dir));
+  expect(message).toContain(file);
+  expect(message).toContain('"stirct"');
+  expect(message).toContain('"strict"');
+});
+
+test('bad types and formats are errors that name the key', () => {
+  withConfig('seed: many\n');
+  expect(usageError(() => resolveOptions('run', [], {}, dir))).toMatch(/"seed".*integer/);
+  withConfig('shard: 3\n');
+  expect(usageError(() => resolveOptions('run', [], {}, dir))).toContain('"shard"');
+  withConfig('classes: [messaging, comptue]\n');
+  expect(usageError(() => resolveOptions('run', [], {}, dir))).toContain('did you mean "compute"');
+  withConfig('- just a list\n');
+  expect(usageError(() => resolveOptions('run', [], {}, dir))).toContain('mapping');
+});
+
+test('environment and flag values are validated too, naming their source', () => {
+  expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_SEED: 'x' }, dir))).toContain('CLOUDCHECK_SEED');
+  expect(usageError(() => resolveOptions('run', ['--shard', '5/4'], {}, dir))).toContain('--shard');
+  expect(usageError(() => resolveOptions('run', ['--target', 'ftp://x'], {}, dir))).toContain('--target');
+  expect(usageError(() => resolveOptions('run', ['--stirct'], {}, dir))).toContain('did you mean --strict');
+});
+
+test('precedence: flag > env > file > default', () => {
+  withConfig('seed: 3\nclasses: [auth]\nreport_dir: from-file\n');
+  const env = { CLOUDCHECK_SEED: '2', CLOUDCHECK_CLASSES: 'messaging,compute' };
+  const r = resolveOptions('run', ['--seed', '1'], env, dir);
+  expect(r.values.seed).toBe(1);
+  expect(r.sources.seed).toBe('flag');
+  expect(r.values.classes).toEqual(['messaging', 'compute']);
+  expect(r.sources.classes).toBe('env');
+  expect(r.values['report-dir']).toBe('from-file');
+  expect(r.sources['report-dir']).toBe('config');
+  expect(r.values['test-number-succeed']).toBe('+15005550006');
+  expect(r.sources['test-number-succeed']).toBe('default');
+  const noFlag = resolveOptions('run', [], env, dir);
+  expect(noFlag.values.seed).toBe(2);
+});
+
+test('--config names another file; --fault is repeatable', () => {
+  writeFileSync(join(dir, 'other.yaml'), 'fault: [a]\nport: 0\n');
+  const r = resolveOptions('serve', ['--config', 'other.yaml', '--fault', 'x', '--fault', 'y'], {}, dir);
+  expect(r.values.fault).toEqual(['x', 'y']);
+  expect(r.values.port).toBe(0);
+  expect(usageError(() => resolveOptions('run', ['--config', 'missing.yaml'], {}, dir))).toContain('missing.yaml');
+});

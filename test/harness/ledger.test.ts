@@ -1,0 +1,90 @@
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ApiClient, RequestOptions } from '../../src/harness/client.ts';
+import { Ledger, foldJournal } from '../../src/harness/ledger.ts';
+
+/** A stand-in for ApiClient that records the requests and answers per path. */
+function fakeClient(answer: (opts: RequestOptions) => number = () => 204) {
+  const calls: string[] = [];
+  const client = {
+    async request(opts: RequestOptions) {
+      calls.push(`${opts.method} ${opts.path}`);
+      return { status: answer(opts) };
+    },
+  } as unknown as ApiClient;
+  return { client, calls };
+}
+
+test('teardown deletes in reverse dependency order: objects, then volumes, VPS, bucket, project, keys', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('api-key', 'key_1');
+  ledger.track('project', 'proj_1');
+  ledger.track('bucket', 'cc-b');
+  ledger.track('vps', 'vps_1');
+  ledger.track('vps', 'vps_2');
+  ledger.track('volume', 'vol_1');
+  ledger.track('object', 'cc-b/dir/a b.txt');
+  ledger.track('template', 'tpl_1'); // not deletable: never requested, never a leak
+  const { client, calls } = fakeClient();
+  const leaks = await ledger.teardown(() => client);
+  expect(leaks).toEqual([]);
+  expect(calls).toEqual([
+    'DELETE /storage/buckets/cc-b/objects/dir/a%20b.txt',
+    'DELETE /storage/volumes/vol_1',
+    'DELETE /vps/vps_2',
+    'DELETE /vps/vps_1',
+    'DELETE /storage/buckets/cc-b',
+    'DELETE /projects/proj_1',
+    'DELETE /account/api-keys/key_1',
+  ]);
+  expect(ledger.pending()).toEqual([]);
+});
+
+test('what the check deleted itself is not deleted again; 404 counts as gone; failures become leaks and do not stop the rest', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('vps', 'vps_gone');
+  ledger.track('vps', 'vps_404');
+  ledger.track('vps', 'vps_500');
+  ledger.track('project', 'proj_ok');
+  ledger.deleted('vps', 'vps_gone');
+  const { client, calls } = fakeClient((o) => (o.path.endsWith('404') ? 404 : o.path.endsWith('500') ? 500 : 204));
+  const leaks = await ledger.teardown(() => client);
+  expect(calls).not.toContain('DELETE /vps/vps_gone');
+  expect(calls).toContain('DELETE /projects/proj_ok');
+  expect(leaks).toEqual([{ kind: 'vps', id: 'vps_500', delete_operation: 'DELETE /vps/{vps_id}', reason: 'DELETE /vps/{vps_id} answered 500' }]);
+});
+
+test('a volume in use is detached, then deleted', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('volume', 'vol_1');
+  let deletes = 0;
+  const { client, calls } = fakeClient((o) => (o.method === 'DELETE' && deletes++ === 0 ? 409 : 204));
+  expect(await ledger.teardown(() => client)).toEqual([]);
+  expect(calls).toEqual(['DELETE /storage/volumes/vol_1', 'POST /storage/volumes/vol_1/detach', 'DELETE /storage/volumes/vol_1']);
+});
+
+test('alt-account resources are deleted with the alt client; without one they leak', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('project', 'proj_alt', { account: 'alt' });
+  const leaks = await ledger.teardown((account) => (account === 'alt' ? null : fakeClient().client));
+  expect(leaks.map((l) => l.id)).toEqual(['proj_alt']);
+});
+
+test('the journal lets another process find what is still alive', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-ledger-'));
+  try {
+    const ledger = new Ledger('t', dir);
+    ledger.track('vps', 'vps_1');
+    ledger.track('bucket', 'cc-b');
+    ledger.track('ssh-key', 'ssh_1');
+    ledger.deleted('bucket', 'cc-b');
+    const lines = readFileSync(join(dir, `ledger-${process.pid}.jsonl`), 'utf8').split('\n');
+    const { alive, leaks } = foldJournal(lines);
+    expect(alive.map((e) => `${e.kind} ${e.id} ${e.deletePath}`)).toEqual(['vps vps_1 /vps/vps_1']);
+    expect(leaks).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
