@@ -1,0 +1,557 @@
+/**
+ * Runs one load profile against a target: creates fresh keys, aligns to a fresh rate-limit window
+ * when asked, drives each phase with autocannon while recording EVERY response (status, headers,
+ * error code, timing), then judges the rate-limit invariants and the thresholds.
+ *
+ * How per-response data comes out of autocannon (v9, lib/httpClient.js): when a response
+ * completes, the client calls the request's `onResponse(status, body, context, headers)` and,
+ * synchronously right after, emits `response(status, bytes, durationMs)` on the client (which
+ * `setupClient` lets us subscribe to). Nothing can run between the two calls, so `onResponse`
+ * parks the observation in `pending` and the `response` listener completes it with autocannon's
+ * own latency measurement. The `context` of a request is the object `setupRequest` received when
+ * that request was built (one request in flight per connection: pipelining 1), which is how a
+ * response is tied to the key and template it was sent with.
+ *
+ * Side requests (key creation and revocation, window probes, recovery, side-effect probes) use
+ * undici: they are one-offs whose bodies we need, not load.
+ */
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { request as undiciRequest } from 'undici';
+import { LatencyHistograms } from './histograms.ts';
+import {
+  HeaderTracker,
+  WINDOW_SECONDS,
+  areaOfPath,
+  checkRateLimitSequence,
+  checkUntouchedKey,
+  serverSeconds,
+  type InvariantName,
+  type ObservedResponse,
+  type RateLimitExpectation,
+  type Violation,
+} from './invariants.ts';
+import type { LoadedProfile, RequestTemplate, ResolvedPhase } from './profile.ts';
+import { invariantLines, measuredThresholds, type ProfileResult, type TimelineBucket } from './result.ts';
+import { expandString, expandValue } from './template.ts';
+
+export interface RunContext {
+  /** Base URL including `/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  /** `cc-<runid>`: names of everything the run creates start with it. */
+  runPrefix?: string;
+  /** Longest total wait (ms) for a fresh window and for recovery in one profile. */
+  maxWaitMs?: number;
+  /** Progress lines (stderr in the CLI). */
+  progress?: (line: string, final?: boolean) => void;
+}
+
+/** Fewer observations than this are kept per key for the sequence checks (memory bound). */
+const MAX_KEPT_PER_KEY = 25_000;
+
+interface FreshKey {
+  id: string;
+  key: string;
+}
+
+interface HttpResult {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+async function http(url: string, method: string, apiKey: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const h: Record<string, string> = { accept: 'application/json', ...headers };
+  if (apiKey) h.authorization = `Bearer ${apiKey}`;
+  if (body !== undefined) h['content-type'] = 'application/json';
+  const res = await undiciRequest(url, {
+    method: method as 'GET',
+    headers: h,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  const text = await res.body.text();
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return { status: res.statusCode, headers: out, text };
+}
+
+function errorCodeOf(status: number, text: string): string | null {
+  if (status < 400 || !text.startsWith('{')) return null;
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: unknown } };
+    return typeof parsed.error?.code === 'string' ? parsed.error.code : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Checks that something answers HTTP at the base URL (any status). Throws when nothing does. */
+export async function probeTarget(baseUrl: string): Promise<void> {
+  await http(`${baseUrl}/regions`, 'GET', undefined);
+}
+
+/** Server clock in epoch ms, from an unauthenticated request's Date header (not counted). */
+async function serverNowMs(baseUrl: string): Promise<number> {
+  const before = Date.now();
+  const res = await http(`${baseUrl}/regions`, 'GET', undefined);
+  const d = Date.parse(res.headers.date ?? '');
+  if (!Number.isFinite(d)) return Date.now();
+  // Date is floored to the second; assume the middle of it, plus half the round trip.
+  return d + 500 + (Date.now() - before) / 2;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function unitsOf(t: RequestTemplate, body: unknown): number {
+  const area = areaOfPath(t.path);
+  if (area !== 'messaging' || t.method !== 'POST') return 0;
+  if (body && typeof body === 'object' && Array.isArray((body as { recipients?: unknown }).recipients)) {
+    return (body as { recipients: unknown[] }).recipients.length;
+  }
+  return /^\/sms\/(send|send-template)$/.test(t.path) ? 1 : 0;
+}
+
+interface Pending {
+  keyLabel: string;
+  index: number;
+  sentAt: number;
+  units: number;
+  operation: string;
+  path: string;
+  token: string;
+}
+
+interface KeyedObservation extends ObservedResponse {
+  token?: string;
+}
+
+class Collector {
+  readonly hist = new LatencyHistograms();
+  readonly byStatus: Record<string, number> = {};
+  readonly timeline = new Map<number, TimelineBucket>();
+  readonly kept = new Map<string, KeyedObservation[]>();
+  readonly perKeyIndex = new Map<string, number>();
+  sent = 0;
+  completed = 0;
+  networkErrors = 0;
+  readonly startedMs = Date.now();
+
+  constructor(
+    readonly tracker: HeaderTracker | undefined,
+    readonly keepKeys: Set<string>,
+  ) {}
+
+  nextIndex(keyLabel: string): number {
+    const i = this.perKeyIndex.get(keyLabel) ?? 0;
+    this.perKeyIndex.set(keyLabel, i + 1);
+    return i;
+  }
+
+  observe(p: Pending, obs: KeyedObservation, latencyMs: number, expectedIntervalMs?: number): void {
+    this.completed += 1;
+    this.byStatus[obs.status] = (this.byStatus[obs.status] ?? 0) + 1;
+    this.hist.record(obs.status, latencyMs, expectedIntervalMs);
+    if (obs.status >= 200 && obs.status < 400) {
+      const t = Math.floor((obs.receivedAt - this.startedMs) / 1000);
+      const b = this.timeline.get(t) ?? { t, count: 0, sum_ms: 0 };
+      b.count += 1;
+      b.sum_ms += latencyMs;
+      this.timeline.set(t, b);
+    }
+    this.tracker?.feed(p.keyLabel, p.path, obs);
+    if (this.keepKeys.has(p.keyLabel)) {
+      const list = this.kept.get(p.keyLabel) ?? [];
+      if (list.length < MAX_KEPT_PER_KEY) list.push(obs);
+      this.kept.set(p.keyLabel, list);
+    }
+  }
+}
+
+function keyLabel(ref: ResolvedPhase['key'], i: number, freshCount: number): string {
+  if (ref === 'main') return 'main';
+  if (ref === 'round-robin') return `fresh-${i % freshCount}`;
+  return `fresh-${ref}`;
+}
+
+const unknownFree = (s: string) => !s.includes('{{');
+
+interface ClientContext {
+  pending?: Pending;
+}
+
+/** Drives one phase with autocannon; resolves when it finished or hit its time cap. */
+async function runPhase(
+  phase: ResolvedPhase,
+  ctx: Required<Pick<RunContext, 'baseUrl' | 'apiKey' | 'runPrefix'>> & RunContext,
+  fresh: FreshKey[],
+  collector: Collector,
+  profileName: string,
+): Promise<string[]> {
+  const notes: string[] = [];
+  const url = new URL(ctx.baseUrl);
+  const basePath = url.pathname.replace(/\/$/, '');
+  let rr = 0;
+  const keyFor = (label: string) => (label === 'main' ? ctx.apiKey : (fresh[Number(label.slice('fresh-'.length))]?.key ?? ''));
+  // Rate-driven: each connection should send one request every connections/rate seconds.
+  const expectedIntervalMs = phase.rate ? (1000 * phase.connections) / phase.rate : undefined;
+  let pending: { p: Pending; obs: KeyedObservation } | undefined;
+
+  // Fast path: a template without placeholders or body, sent with one fixed key, needs no
+  // per-request rebuild (autocannon then reuses the prebuilt request buffer, as for wrk-style
+  // runs); its index is assigned when the response arrives, which for concurrent phases is
+  // arrival order, not send order (the concurrent checks never rely on the index order).
+  const isStatic = (t: RequestTemplate) =>
+    phase.key !== 'round-robin' && t.body === undefined && unknownFree(t.path) && Object.values(t.headers ?? {}).every(unknownFree);
+  const requests = phase.requests.map((t): autocannon.Request => {
+    const fixed = isStatic(t);
+    const onResponse = (status: number, body: string, context: object, headers: autocannon.Request['headers']) => {
+      // A static template never sets `pending`; the context may still hold a dynamic sibling's.
+      let p = fixed ? undefined : (context as ClientContext).pending;
+      const now = Date.now();
+      if (!p) {
+        const label = keyLabel(phase.key, 0, fresh.length);
+        const index = collector.nextIndex(label);
+        p = { keyLabel: label, index, sentAt: now, units: unitsOf(t, undefined), operation: `${t.method} ${t.path}`, path: t.path, token: '' };
+      }
+      const lower: Record<string, string> = {};
+      for (const k in headers) {
+        const v = (headers as Record<string, unknown>)[k];
+        lower[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      }
+      pending = {
+        p,
+        obs: { index: p.index, sentAt: p.sentAt, receivedAt: now, status, headers: lower, errorCode: errorCodeOf(status, body), units: p.units, operation: p.operation, token: p.token || undefined },
+      };
+    };
+    if (fixed) {
+      const label = keyLabel(phase.key, 0, fresh.length);
+      return { method: t.method, path: basePath + t.path, headers: { ...t.headers, authorization: `Bearer ${keyFor(label)}` }, onResponse };
+    }
+    return {
+      method: t.method,
+      path: basePath + t.path,
+      setupRequest: (req: autocannon.Request, context: object): autocannon.Request => {
+        const c = context as ClientContext;
+        const label = keyLabel(phase.key, rr++, fresh.length);
+        const index = collector.nextIndex(label);
+        const token = `${ctx.runPrefix}-${label}-r${String(index).padStart(6, '0')}`;
+        const tctx = { runPrefix: ctx.runPrefix, requestId: token, index };
+        const body = t.body === undefined ? undefined : expandValue(t.body, tctx);
+        const path = expandString(t.path, tctx);
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+        for (const [k, v] of Object.entries(t.headers ?? {})) headers[k] = expandString(v, tctx);
+        headers.authorization = `Bearer ${keyFor(label)}`;
+        if (body !== undefined) headers['content-type'] = 'application/json';
+        c.pending = { keyLabel: label, index, sentAt: Date.now(), units: unitsOf(t, body), operation: `${t.method} ${t.path}`, path, token };
+        return { ...req, path: basePath + path, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+      },
+      onResponse,
+    };
+  });
+
+  const opts: autocannon.Options = {
+    url: url.origin,
+    connections: phase.connections,
+    pipelining: 1,
+    timeout: phase.timeout,
+    requests,
+    setupClient: (client: autocannon.Client) => {
+      client.on('response', (_status: number, _bytes: number, responseTime: number) => {
+        const cur = pending;
+        pending = undefined;
+        if (!cur) return;
+        // Static requests have no build time; autocannon's latency gives the send time back.
+        if (!cur.p.token) cur.obs.sentAt = cur.obs.receivedAt - responseTime;
+        collector.observe(cur.p, cur.obs, responseTime, expectedIntervalMs);
+      });
+      // 'request' and 'timeout' are emitted by lib/httpClient.js but missing from the typings.
+      const emitter = client as unknown as NodeJS.EventEmitter;
+      emitter.on('request', () => {
+        collector.sent += 1;
+      });
+      emitter.on('timeout', () => {
+        collector.networkErrors += 1;
+      });
+    },
+  };
+  if (phase.rate) opts.overallRate = phase.rate;
+  // autocannon stops on `amount` and ignores `duration` when both are set, so the amount is always
+  // passed (a hard cap) and the timer below enforces the duration.
+  opts.amount = phase.amount;
+
+  const started = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    let instance: autocannon.Instance;
+    try {
+      instance = autocannon(opts, (err) => {
+        clearTimeout(cap);
+        clearInterval(tick);
+        if (err) reject(err instanceof Error ? err : new Error(String(err)));
+        else resolve();
+      });
+    } catch (e) {
+      reject(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    // Hard time cap even for amount-driven phases (autocannon ignores duration when amount is set).
+    const cap = setTimeout(() => {
+      if (phase.amountGiven) notes.push(`phase ${phase.name}: stopped at its ${phase.duration}s time cap`);
+      instance.stop();
+    }, phase.duration * 1000);
+    const tick = setInterval(() => {
+      const s = collector.byStatus;
+      const ok = Object.entries(s).filter(([k]) => Number(k) < 400).reduce((a, [, n]) => a + n, 0);
+      ctx.progress?.(
+        `[${profileName}/${phase.name}] ${((Date.now() - started) / 1000).toFixed(0)}s ${collector.completed} responses, ${ok} ok, ${s[429] ?? 0} 429, ${collector.networkErrors} timeouts`,
+      );
+    }, 1000);
+  });
+  return notes;
+}
+
+export function newRunPrefix(): string {
+  return `cc-${randomBytes(4).toString('hex')}`;
+}
+
+/** Runs one profile. Never throws for target behaviour; setup failures land in `error`. */
+export async function runProfile(loaded: LoadedProfile, context: RunContext): Promise<ProfileResult> {
+  const ctx = { ...context, runPrefix: context.runPrefix ?? newRunPrefix() };
+  const { profile } = loaded;
+  const startedAt = new Date();
+  const notes = [...loaded.notes];
+  const exp = profile.expectations;
+  const rl = exp.rate_limit;
+  const rlPhase = rl ? (loaded.phases.find((p) => p.name === rl.phase) ?? loaded.phases[0]) : undefined;
+  const isoPhase = exp.isolation ? loaded.phases.find((p) => p.name === exp.isolation?.phase) : undefined;
+  const singleKey = (ph: ResolvedPhase | undefined) => (ph && typeof ph.key === 'number' ? `fresh-${ph.key}` : ph?.key === 'main' ? 'main' : undefined);
+  const rlKey = singleKey(rlPhase);
+  const isoKey = singleKey(isoPhase);
+  const keep = new Set([rlKey, isoKey].filter((k): k is string => k !== undefined));
+  const maxConnections = Math.max(...loaded.phases.map((p) => p.connections));
+  const tracker = exp.headers ? new HeaderTracker({ maxInFlight: maxConnections }) : undefined;
+  const collector = new Collector(tracker, keep);
+  let waitBudget = ctx.maxWaitMs ?? 75_000;
+  const fresh: FreshKey[] = [];
+  const freshIds: string[] = [];
+  let error: string | undefined;
+  const violations: Violation[] = [];
+  const checked = new Set<InvariantName>();
+
+  try {
+    const want = profile.keys?.fresh ?? 0;
+    for (let i = 0; i < want; i++) {
+      const res = await http(`${ctx.baseUrl}/account/api-keys`, 'POST', ctx.apiKey, {
+        name: `${ctx.runPrefix}-${profile.name}-${i}`,
+        permissions: profile.keys?.permissions ?? ['read', 'write'],
+      });
+      const parsed = (res.status < 300 ? JSON.parse(res.text) : {}) as { api_key?: { id?: string; key?: string } };
+      if (!parsed.api_key?.key || !parsed.api_key.id) {
+        throw new Error(`POST /account/api-keys answered ${res.status}${res.text ? `: ${res.text.slice(0, 200)}` : ''}`);
+      }
+      fresh.push({ id: parsed.api_key.id, key: parsed.api_key.key });
+      freshIds.push(parsed.api_key.id);
+    }
+
+    for (const phase of loaded.phases) {
+      if (profile.align) {
+        const W = WINDOW_SECONDS[profile.align.window] * 1000;
+        const now = await serverNowMs(ctx.baseUrl);
+        const left = W - (now % W);
+        if (left < profile.align.min_seconds_left * 1000) {
+          const wait = left + 600;
+          if (wait <= waitBudget) {
+            ctx.progress?.(`[${profile.name}/${phase.name}] waiting ${(wait / 1000).toFixed(1)}s for a fresh ${profile.align.window} window`);
+            await sleep(wait);
+            waitBudget -= wait;
+          } else {
+            notes.push(`phase ${phase.name}: only ${(left / 1000).toFixed(0)}s left in the ${profile.align.window} window and --max-wait too short to wait; the checker judges each window separately`);
+          }
+        }
+      }
+      notes.push(...(await runPhase(phase, ctx, fresh, collector, profile.name)));
+    }
+
+    // Recovery: wait for the announced Reset and send one more request with the exhausted key.
+    if (rl?.recovery && rlKey && rlPhase) {
+      const list = collector.kept.get(rlKey) ?? [];
+      const last429 = [...list].reverse().find((o) => o.status === 429);
+      if (last429) {
+        const reset = Number(last429.headers['x-ratelimit-reset']);
+        const retry = Number(last429.headers['retry-after']);
+        const serverAt429 = serverSeconds(last429).seconds;
+        const resumeSec = rl.counter !== 'sms' && Number.isInteger(reset) && reset > 1e9 && reset < 1e11 ? reset : serverAt429 + (Number.isFinite(retry) ? retry : 60);
+        const wait = (resumeSec - serverAt429) * 1000 - (Date.now() - last429.receivedAt) + 1500;
+        if (wait <= waitBudget) {
+          ctx.progress?.(`[${profile.name}] waiting ${(Math.max(0, wait) / 1000).toFixed(1)}s to observe recovery`);
+          await sleep(Math.max(0, wait));
+          waitBudget -= Math.max(0, wait);
+          const t = rlPhase.requests[0]!;
+          const index = collector.nextIndex(rlKey);
+          const token = `${ctx.runPrefix}-${rlKey}-r${String(index).padStart(6, '0')}`;
+          const tctx = { runPrefix: ctx.runPrefix, requestId: token, index };
+          const body = t.body === undefined ? undefined : expandValue(t.body, tctx);
+          const sentAt = Date.now();
+          const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, expandString(v, tctx)]));
+          const res = await http(`${ctx.baseUrl}${expandString(t.path, tctx)}`, t.method, rlKey === 'main' ? ctx.apiKey : fresh[Number(rlKey.slice(6))]!.key, body, headers);
+          const obs: KeyedObservation = { index, sentAt, receivedAt: Date.now(), status: res.status, headers: res.headers, errorCode: errorCodeOf(res.status, res.text), units: unitsOf(t, body), operation: `${t.method} ${t.path}`, token };
+          collector.sent += 1;
+          collector.observe({ keyLabel: rlKey, index, sentAt, units: obs.units ?? 0, operation: obs.operation ?? '', path: t.path, token }, obs, obs.receivedAt - sentAt);
+        } else {
+          notes.push(`recovery not observed: it needs a ${(wait / 1000).toFixed(0)}s wait, more than what is left of --max-wait (${(waitBudget / 1000).toFixed(0)}s)`);
+        }
+      }
+    }
+
+    // Side effects of rejected requests: look for their tokens in a listing read with the main key.
+    if (profile.side_effects && rlKey) {
+      const list = collector.kept.get(rlKey) ?? [];
+      if (list.some((o) => o.status === 429)) {
+        let text = '';
+        const pages = profile.side_effects.pages ?? 3;
+        for (let p = 1; p <= pages; p++) {
+          const sep = profile.side_effects.probe.includes('?') ? '&' : '?';
+          const res = await http(`${ctx.baseUrl}${profile.side_effects.probe}${sep}page=${p}`, 'GET', ctx.apiKey);
+          if (res.status !== 200) {
+            notes.push(`side-effect probe GET ${profile.side_effects.probe} page ${p} answered ${res.status}`);
+            break;
+          }
+          text += res.text;
+          if (pages === 1 || !/"pages"\s*:\s*\d+/.test(res.text)) break;
+          const pagesTotal = Number(/"pages"\s*:\s*(\d+)/.exec(res.text)?.[1] ?? '1');
+          if (p >= pagesTotal) break;
+        }
+        const accepted = list.filter((o) => o.status >= 200 && o.status < 300 && o.token);
+        const seesAccepted = accepted.some((o) => text.includes(o.token!));
+        if (!seesAccepted) notes.push(`side-effect probe GET ${profile.side_effects.probe} shows none of the accepted requests; no-side-effect not judged`);
+        else for (const o of list) if (o.status === 429 && o.token) o.sideEffect = text.includes(o.token);
+      }
+    }
+  } catch (e) {
+    error = (e as Error).message;
+  } finally {
+    for (const id of freshIds) {
+      try {
+        const res = await http(`${ctx.baseUrl}/account/api-keys/${encodeURIComponent(id)}`, 'DELETE', ctx.apiKey);
+        if (res.status >= 300) notes.push(`could not revoke key ${id}: status ${res.status}`);
+      } catch (e) {
+        notes.push(`could not revoke key ${id}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  // Judge.
+  if (!error && rl && rlKey && rlPhase) {
+    const area = rl.area ?? areaOfPath(rlPhase.requests[0]?.path ?? '/');
+    const headers = area === 'messaging' || area === 'compute';
+    const expectation: RateLimitExpectation = {
+      limit: rl.limit,
+      window: rl.window,
+      counter: rl.counter ?? 'requests',
+      headers,
+      smsHeaders: area === 'messaging',
+      smsLimit: rl.sms_limit,
+    };
+    const names: InvariantName[] =
+      rl.invariants ??
+      ([
+        'onset',
+        '429-shape',
+        ...(headers ? (['headers-present', 'reset-epoch', 'limit-constant'] as const) : []),
+        ...(headers && expectation.counter === 'requests' ? (['remaining-decrements'] as const) : []),
+        ...(expectation.counter === 'sms' ? (['sms-remaining'] as const) : []),
+        ...(profile.side_effects ? (['no-side-effect'] as const) : []),
+        ...(rl.recovery ? (['recovery'] as const) : []),
+      ] satisfies InvariantName[]);
+    names.forEach((n) => checked.add(n));
+    const list = collector.kept.get(rlKey) ?? [];
+    const ordering = rl.ordering ?? (rlPhase.connections > 1 ? 'concurrent' : 'sequential');
+    const vs = checkRateLimitSequence(list, expectation, { ordering, completeHistory: rlKey !== 'main', only: names });
+    violations.push(...vs.map((v) => ({ ...v, key: rlKey })));
+    if (rl.require_429 !== false && !list.some((o) => o.status === 429) && names.includes('onset')) {
+      const counted = list.filter((o) => o.status !== 429 && o.status !== 401 && o.status !== 0);
+      const units = expectation.counter === 'sms' ? counted.reduce((s, o) => s + (o.units ?? 0), 0) : counted.length;
+      if (units > rl.limit) {
+        violations.push({ invariant: 'onset', index: list.length - 1, key: rlKey, message: `no 429 at all after ${units} ${expectation.counter} (limit ${rl.limit} per ${rl.window})` });
+      } else {
+        notes.push(`no 429 observed: only ${units} ${expectation.counter} counted in one window; onset not observed`);
+      }
+    }
+  }
+  if (!error && exp.isolation && isoKey && rlPhase) {
+    checked.add('isolation');
+    const area = rl?.area ?? areaOfPath(isoPhase?.requests[0]?.path ?? '/');
+    const vs = checkUntouchedKey(collector.kept.get(isoKey) ?? [], { limit: rl?.limit ?? 0, window: rl?.window ?? 'minute', headers: area === 'messaging' || area === 'compute' });
+    violations.push(...vs.map((v) => ({ ...v, key: isoKey })));
+  }
+  if (tracker) {
+    for (const n of ['headers-present', 'reset-epoch', 'limit-constant', 'remaining-decrements', '429-shape'] as const) checked.add(n);
+    const known = new Set(violations.map((v) => `${v.invariant}|${v.key ?? ''}`));
+    for (const v of tracker.result()) if (!known.has(`${v.invariant}|${v.key ?? ''}`)) violations.push(v);
+  }
+
+  const histograms = collector.hist.serialize();
+  const latency = collector.hist.summary();
+  collector.hist.destroy();
+  const finishedAt = new Date();
+  const result: ProfileResult = {
+    profile: profile.name,
+    file: loaded.file,
+    description: profile.description,
+    target: ctx.baseUrl,
+    started_at: startedAt.toISOString(),
+    finished_at: finishedAt.toISOString(),
+    duration_ms: finishedAt.getTime() - startedAt.getTime(),
+    runs: 1,
+    requests: { sent: collector.sent, completed: collector.completed, network_errors: collector.networkErrors, by_status: collector.byStatus },
+    latency_ms: latency,
+    histograms,
+    timeline: [...collector.timeline.values()].sort((a, b) => a.t - b.t),
+    expectations: exp,
+    invariants_checked: [...checked],
+    violations,
+    thresholds: [],
+    passed: false,
+    notes,
+    error,
+  };
+  result.thresholds = error ? [] : [...measuredThresholds(result), ...invariantLines(result.invariants_checked, violations)];
+  result.passed = !error && result.thresholds.every((t) => t.passed);
+  ctx.progress?.(`[${profile.name}] done: ${collector.completed} responses in ${(result.duration_ms / 1000).toFixed(1)}s`, true);
+  return result;
+}
+
+export interface GeneratorRun {
+  requests: number;
+  durationMs: number;
+  requestsPerSecond: number;
+  byStatus: Record<string, number>;
+  latency: ReturnType<LatencyHistograms['summary']>;
+}
+
+/**
+ * The generator alone, exactly as profiles drive it (autocannon plus the per-response hooks and
+ * histograms), without keys, checks or reports: for benchmarks. Bounded by `amount` and `seconds`.
+ */
+export async function runGenerator(options: { baseUrl: string; apiKey: string; path: string; connections: number; amount: number; seconds: number }): Promise<GeneratorRun> {
+  const collector = new Collector(undefined, new Set());
+  const phase: ResolvedPhase = {
+    name: 'bench',
+    key: 'main',
+    connections: options.connections,
+    amount: options.amount,
+    amountGiven: false,
+    duration: options.seconds,
+    timeout: 10,
+    requests: [{ method: 'GET', path: options.path }],
+  };
+  const started = Date.now();
+  await runPhase(phase, { baseUrl: options.baseUrl, apiKey: options.apiKey, runPrefix: newRunPrefix() }, [], collector, 'bench');
+  const durationMs = Date.now() - started;
+  const latency = collector.hist.summary();
+  collector.hist.destroy();
+  return { requests: collector.completed, durationMs, requestsPerSecond: (collector.completed * 1000) / durationMs, byStatus: collector.byStatus, latency };
+}

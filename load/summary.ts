@@ -1,0 +1,50 @@
+/** Terminal summary of load results: takes finished results, returns text (no runner imports). */
+import { STATUS_CLASSES } from './histograms.ts';
+import type { LoadReport, ProfileResult } from './result.ts';
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.min(70, Math.max(...rows.map((r) => (r[i] ?? '').length)))) ?? [];
+  return rows
+    .map((r) => r.map((c, i) => pad(c.length > 70 && i < r.length - 1 ? `${c.slice(0, 67)}...` : c, widths[i] ?? 0)).join('  ').trimEnd())
+    .join('\n');
+}
+
+export function formatProfile(r: ProfileResult): string {
+  const lines: string[] = [];
+  const verdict = r.error ? 'ERROR' : r.passed ? 'PASS' : 'FAIL';
+  lines.push(`${verdict}  ${r.profile}  (${r.file}, ${(r.duration_ms / 1000).toFixed(1)}s, ${r.requests.completed}/${r.requests.sent} responses)`);
+  if (r.error) lines.push(`  error: ${r.error}`);
+  const statuses = Object.entries(r.requests.by_status)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([s, n]) => `${s}:${n}`)
+    .join(' ');
+  if (statuses) lines.push(`  statuses ${statuses}${r.requests.network_errors ? ` timeouts:${r.requests.network_errors}` : ''}`);
+  const lat = STATUS_CLASSES.filter((c) => r.latency_ms[c]).map((c) => {
+    const s = r.latency_ms[c]!;
+    return [`  ${c}`, String(s.count), `${s.p50}`, `${s.p95}`, `${s.p99}`, `${s.max}`];
+  });
+  if (lat.length > 0) {
+    lines.push(table([['  latency ms', 'count', 'p50', 'p95', 'p99', 'max'], ...lat]));
+  }
+  if (r.thresholds.length > 0) {
+    lines.push(table([['  check', 'expected', 'actual', ''], ...r.thresholds.map((t) => [`  ${t.name}`, t.expected, t.actual, t.passed ? 'pass' : 'FAIL'])]));
+  }
+  for (const n of r.notes) lines.push(`  note: ${n}`);
+  return lines.join('\n');
+}
+
+export function formatSummary(report: LoadReport, reportPath?: string): string {
+  const parts = report.profiles.map(formatProfile);
+  const failed = report.profiles.filter((p) => !p.passed);
+  const failedInvariants = [...new Set(failed.flatMap((p) => p.violations.map((v) => v.invariant)))];
+  let tail = report.passed
+    ? `load: all ${report.profiles.length} profile(s) passed`
+    : `load: ${failed.length} of ${report.profiles.length} profile(s) failed: ${failed.map((p) => p.profile).join(', ')}`;
+  if (failedInvariants.length > 0) tail += `; invariants violated: ${failedInvariants.join(', ')}`;
+  if (reportPath) tail += `\nreport: ${reportPath}`;
+  return `${parts.join('\n\n')}\n\n${tail}\n`;
+}

@@ -1,0 +1,116 @@
+// Load profiles against the embedded reference server: green without faults, and each
+// rate-limit fault makes `runLoadCommand` return 1 naming the invariant it breaks.
+import { expect, test } from '@playwright/test';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { runLoadCommand, type LoadCommandOptions } from '../../load/command.ts';
+import type { LoadReport } from '../../load/result.ts';
+
+async function run(options: Partial<LoadCommandOptions> & { profiles: string[] }): Promise<{ code: number; text: string; report?: LoadReport }> {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-load-'));
+  let text = '';
+  try {
+    const code = await runLoadCommand({
+      reportDir: dir,
+      // Long enough to wait for a fresh minute when a burst would straddle two; recovery (up to
+      // a minute) is then usually reported as not observed, which is not a failure.
+      maxWait: 15,
+      out: (t) => void (text += t),
+      err: (t) => void (text += t),
+      ...options,
+    });
+    let report: LoadReport | undefined;
+    try {
+      report = (JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { load?: LoadReport }).load;
+    } catch {
+      report = undefined;
+    }
+    return { code, text, report };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+for (const profile of ['burst-compute', 'burst-messaging', 'key-isolation', 'concurrency-race', 'smoke']) {
+  test(`${profile} passes against the reference server`, async () => {
+    const { code, text, report } = await run({ profiles: [profile] });
+    expect(code, text).toBe(0);
+    const p = report?.profiles[0];
+    expect(p?.profile).toBe(profile);
+    expect(p?.violations).toEqual([]);
+    if (profile.startsWith('burst')) {
+      // The 101st request of the minute is the first 429.
+      expect(p?.requests.by_status['429']).toBeGreaterThan(0);
+    }
+    if (profile === 'concurrency-race') expect(p?.requests.by_status['429']).toBe(100);
+  });
+}
+
+test('hourly-quota and sms-volume pass against the reference server', async () => {
+  test.setTimeout(240_000);
+  const { code, text, report } = await run({ profiles: ['hourly-quota', 'sms-volume'], maxWait: 70 });
+  expect(code, text).toBe(0);
+  const [quota, sms] = report?.profiles ?? [];
+  expect(quota?.requests.by_status['429']).toBe(10);
+  expect(sms?.requests.by_status['429']).toBe(3);
+});
+
+const FAULTS: [fault: string, profile: string, invariant: string][] = [
+  ['ratelimit-no-429', 'burst-compute', 'onset'],
+  ['ratelimit-headers-missing-compute', 'burst-compute', 'headers-present'],
+  ['ratelimit-remaining-frozen', 'burst-compute', 'remaining-decrements'],
+  ['ratelimit-reset-millis', 'burst-compute', 'reset-epoch'],
+  ['ratelimit-non-atomic', 'concurrency-race', 'onset'],
+];
+
+for (const [fault, profile, invariant] of FAULTS) {
+  test(`fault ${fault}: ${profile} fails naming ${invariant}`, async () => {
+    const { code, text, report } = await run({ profiles: [profile], faults: [fault] });
+    expect(code, text).toBe(1);
+    expect(text).toContain(`invariants violated:`);
+    expect(text).toContain(invariant);
+    expect(report?.profiles[0]?.violations.map((v) => v.invariant)).toContain(invariant);
+  });
+}
+
+test('bad profiles and unreachable targets exit 2', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-load-bad-'));
+  try {
+    const file = join(dir, 'broken.yaml');
+    await writeFile(file, 'name: broken\nrequests: [{ method: GET, path: /regions }]\nexpectations: { rate_limit: { limit: 100, window: fortnight } }\n');
+    const bad = await run({ profiles: [file] });
+    expect(bad.code).toBe(2);
+    expect(bad.text).toContain('broken.yaml: expectations.rate_limit.window');
+    // A loopback port that was free a moment ago and is closed now.
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const addr = srv.address();
+        srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 9));
+      });
+    });
+    const down = await run({ profiles: ['smoke'], target: `http://127.0.0.1:${port}/v1`, apiKey: 'x' });
+    expect(down.code).toBe(2);
+    expect(down.text).toContain('unreachable');
+    const noKey = await run({ profiles: ['smoke'], target: 'http://127.0.0.1:9/v1' });
+    expect(noKey.code).toBe(2);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('report.json: the load section is merged into an existing report', async () => {
+  const { writeLoadReport } = await import('../../load/command.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'cc-load-report-'));
+  try {
+    await writeFile(join(dir, 'report.json'), JSON.stringify({ schema_version: 1, summary: { verdict: 'conformant' }, checks: [{ id: 'x' }] }));
+    const load: LoadReport = { schema_version: 1, target: 't', started_at: 'a', finished_at: 'b', passed: true, profiles: [] };
+    await writeLoadReport(dir, load);
+    const merged = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { checks: unknown[]; load: LoadReport };
+    expect(merged.checks).toEqual([{ id: 'x' }]);
+    expect(merged.load.passed).toBe(true);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
