@@ -1,8 +1,12 @@
+/** API keys: list (prefix only), create (the one response with the full secret), revoke. */
 import type { AreaModule } from '../area.ts';
+import { apiKeyFaults } from './faults.ts';
+import { registerApiKeyRoutes } from './routes.ts';
 
-// Placeholder until the api-keys area lands.
 export const apiKeysArea: AreaModule = {
   name: 'api-keys',
-  faults: [],
-  plugin: async () => {},
+  faults: apiKeyFaults,
+  plugin: async (app, { ctx }) => {
+    registerApiKeyRoutes(app, ctx);
+  },
 };

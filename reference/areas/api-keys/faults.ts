@@ -1,0 +1,18 @@
+/**
+ * Deliberate non-conformances of the API-key endpoints; each breaks exactly one MUST requirement.
+ * The core's `auth-revoked-accepted` makes a revoked key keep working; `key-revoke-ignored` is
+ * the other half of KEY-DEL-001: the key stops working but stays in the listing.
+ */
+import type { FaultDefinition } from '../../core/faults.ts';
+
+export const KEY_FAULTS = {
+  secretInListing: 'key-secret-in-listing',
+  revokeIgnored: 'key-revoke-ignored',
+  expiresAtDropped: 'key-expires-at-dropped',
+} as const;
+
+export const apiKeyFaults: FaultDefinition[] = [
+  { name: KEY_FAULTS.secretInListing, requirement: 'KEY-LIST-002', description: 'GET /account/api-keys shows the full secret in `key`.' },
+  { name: KEY_FAULTS.revokeIgnored, requirement: 'KEY-DEL-001', description: 'A revoked key stops working but is still listed.' },
+  { name: KEY_FAULTS.expiresAtDropped, requirement: 'KEY-FLD-002', description: 'expires_at given at creation is reported as null.' },
+];

@@ -1,0 +1,85 @@
+/**
+ * /account/api-keys. The core's AccountStore keeps the keys and the request pipeline enforces
+ * them (revoked, expired, ip_whitelist, permissions); this file is only the HTTP face.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ApiKeyRecord } from '../../core/accounts.ts';
+import type { ReferenceContext } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { authOf } from '../../core/http.ts';
+import { Fields } from '../../core/validation.ts';
+import { KEY_FAULTS } from './faults.ts';
+import { isIpOrCidr } from './ip-list.ts';
+
+const PERMISSIONS = ['read', 'write'] as const;
+/** Enough for any office network list; bounds the work of every authenticated request. */
+const MAX_WHITELIST = 50;
+
+function listingView(key: ApiKeyRecord, withSecret: boolean): Record<string, unknown> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    permissions: [...key.permissions],
+    last_used: key.last_used,
+    created_at: key.created_at,
+    expires_at: key.expires_at,
+    ip_whitelist: [...key.ip_whitelist],
+    // Fault: the full secret in the listing.
+    ...(withSecret && { key: key.key }),
+  };
+}
+
+export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
+  /** Keys revoked while `key-revoke-ignored` is on: gone for auth, still shown in the listing. */
+  const ghosts = (accountId: string) => ctx.accountState(accountId, 'api-keys', () => ({ revokedButListed: [] as ApiKeyRecord[] }));
+
+  app.get('/account/api-keys', async (request) => {
+    const { account } = authOf(request);
+    const keys = [...ctx.accounts.keysOf(account.id), ...ghosts(account.id).revokedButListed];
+    const withSecret = ctx.faults.has(KEY_FAULTS.secretInListing);
+    return { api_keys: keys.map((key) => listingView(key, withSecret)) };
+  });
+
+  app.post('/account/api-keys', async (request, reply) => {
+    const { account } = authOf(request);
+    const fields = new Fields('billing', request.body);
+    const name = fields.string('name', { required: true, max: 100 });
+    const permissions = fields.stringArray('permissions', { required: true, minItems: 1, maxItems: 10, oneOf: PERMISSIONS });
+    const expiresAt = fields.timestamp('expires_at');
+    if (expiresAt !== undefined && Date.parse(expiresAt) <= ctx.clock.now()) fields.fail('expires_at', 'expires_at must be in the future.', { value: expiresAt });
+    const whitelist = fields.stringArray('ip_whitelist', { maxItems: MAX_WHITELIST });
+    const badIp = whitelist?.find((entry) => !isIpOrCidr(entry));
+    if (badIp !== undefined) fields.fail('ip_whitelist', 'ip_whitelist entries must be IP addresses or CIDR ranges.', { value: badIp });
+    const record = ctx.accounts.createKey(account.id, {
+      name,
+      permissions: [...new Set(permissions)],
+      // Stored normalised (UTC, milliseconds) so it compares and prints the same everywhere.
+      expires_at: expiresAt === undefined ? null : new Date(Date.parse(expiresAt)).toISOString(),
+      ip_whitelist: whitelist ?? [],
+    });
+    const dropExpiry = ctx.faults.has(KEY_FAULTS.expiresAtDropped);
+    return reply.status(201).send({
+      api_key: {
+        id: record.id,
+        name: record.name,
+        key: record.key,
+        prefix: record.prefix,
+        permissions: [...record.permissions],
+        // Fault: the expiry is enforced but reported as null.
+        expires_at: dropExpiry ? null : record.expires_at,
+        created_at: record.created_at,
+        last_used: record.last_used,
+        ip_whitelist: [...record.ip_whitelist],
+      },
+    });
+  });
+
+  app.delete<{ Params: { key_id: string } }>('/account/api-keys/:key_id', async (request, reply) => {
+    const { account } = authOf(request);
+    const record = ctx.accounts.keyById(account.id, request.params.key_id);
+    if (!record || !ctx.accounts.revokeKey(account.id, record.id)) throw notFound('api_key');
+    if (ctx.faults.has(KEY_FAULTS.revokeIgnored)) ghosts(account.id).revokedButListed.push(record);
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Deliberate non-conformances of the billing area (`--fault NAME`). Each breaks exactly one MUST
+ * requirement of spec/requirements.yaml and is implemented at the line it bends.
+ */
+import type { FaultDefinition } from '../../core/faults.ts';
+
+export const BILLING_FAULTS = {
+  accountUpdateIgnored: 'account-update-ignored',
+  walletBalanceStrings: 'wallet-balance-strings',
+  topupPaymentMethodUnchecked: 'topup-payment-method-unchecked',
+  billingMetaMissing: 'billing-meta-missing',
+  historyTypeFilterIgnored: 'history-type-filter-ignored',
+  usageServiceUnchecked: 'usage-service-unchecked',
+  paymentMethodDeleteIgnored: 'payment-method-delete-ignored',
+  invoicePdfNotPdf: 'invoice-pdf-not-pdf',
+  costBreakdownResourcesMissing: 'cost-breakdown-resources-missing',
+  trendsMetricOptional: 'trends-metric-optional',
+} as const;
+
+export const billingFaults: FaultDefinition[] = [
+  { name: BILLING_FAULTS.accountUpdateIgnored, requirement: 'ACCT-UPD-001', description: 'PUT /account answers with the new values but does not keep them.' },
+  { name: BILLING_FAULTS.walletBalanceStrings, requirement: 'WAL-LIST-001', description: 'Wallet balances are strings ("500.00") instead of numbers.' },
+  { name: BILLING_FAULTS.topupPaymentMethodUnchecked, requirement: 'WAL-TOP-001', description: 'A top-up without payment_method is accepted.' },
+  { name: BILLING_FAULTS.billingMetaMissing, requirement: 'BILL-HIST-001', description: 'GET /account/billing/history has no meta object.' },
+  { name: BILLING_FAULTS.historyTypeFilterIgnored, requirement: 'BILL-HIST-003', description: 'The type filter of the billing history is ignored.' },
+  { name: BILLING_FAULTS.usageServiceUnchecked, requirement: 'BILL-USE-003', description: 'GET /account/usage accepts any service value.' },
+  { name: BILLING_FAULTS.paymentMethodDeleteIgnored, requirement: 'BILL-PM-004', description: 'Deleting a payment method answers 204 but keeps it listed.' },
+  { name: BILLING_FAULTS.invoicePdfNotPdf, requirement: 'INV-PDF-001', description: 'The invoice PDF is plain text labelled application/pdf.' },
+  { name: BILLING_FAULTS.costBreakdownResourcesMissing, requirement: 'BILL-ANA-001', description: 'Cost breakdown entries lack their resources array.' },
+  { name: BILLING_FAULTS.trendsMetricOptional, requirement: 'BILL-TRD-001', description: 'GET /account/analytics/trends works without metric (defaults to cost).' },
+];

@@ -1,0 +1,163 @@
+/** /projects: CRUD, the resources of a project, and its usage. */
+import type { FastifyInstance } from 'fastify';
+import { isoTimestamp } from '../../core/clock.ts';
+import type { ReferenceContext } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { authOf } from '../../core/http.ts';
+import { newId } from '../../core/ids.ts';
+import { Fields } from '../../core/validation.ts';
+import { PROJECT_FAULTS } from './faults.ts';
+import { NO_REGION, projectResourceView, projectResources } from './resources.ts';
+import { type ProjectRecord, projectsState } from './store.ts';
+
+const REGION = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const MAX_BUDGET = 1e9;
+const DAY = 86_400_000;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const SERVICES = ['compute', 'storage', 'messaging'] as const;
+
+type Params = { Params: { project_id: string } };
+
+/** Money with four decimals at most, summed in integers so totals do not drift. */
+const units = (amount: number): number => Math.round((Number.isFinite(amount) ? amount : 0) * 10_000);
+const money = (u: number): number => u / 10_000;
+
+export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
+  const view = (accountId: string, currency: string, project: ProjectRecord): Record<string, unknown> => {
+    const owned = projectResources(ctx, accountId, project.id);
+    return {
+      id: project.id,
+      name: project.name,
+      description: project.description,
+      status: project.status,
+      region: project.region,
+      created_at: isoTimestamp(project.createdMs),
+      resource_count: owned.length,
+      monthly_cost: money(owned.reduce((sum, { resource }) => sum + units(resource.monthly_cost), 0)),
+      currency,
+      // Fault: leak the input-only budget.
+      ...(ctx.faults.has(PROJECT_FAULTS.budgetLimitReturned) && { budget_limit: project.budgetLimit }),
+    };
+  };
+
+  const find = (accountId: string, id: string): ProjectRecord => {
+    const project = projectsState(ctx, accountId).projects.get(id);
+    if (!project) throw notFound('project');
+    return project;
+  };
+
+  app.get('/projects', async (request) => {
+    const { account } = authOf(request);
+    const projects = [...projectsState(ctx, account.id).projects.values()].reverse();
+    return { projects: projects.map((p) => view(account.id, account.currency, p)) };
+  });
+
+  app.post('/projects', async (request, reply) => {
+    const { account } = authOf(request);
+    const fields = new Fields('projects', request.body);
+    const name = fields.string('name', { required: true, max: 100 });
+    const description = fields.string('description', { max: 1000 });
+    const region = fields.string('region', { pattern: REGION });
+    const budgetLimit = fields.number('budget_limit', { min: 0, max: MAX_BUDGET });
+    const project: ProjectRecord = {
+      id: newId('proj'),
+      name,
+      // The specification types these as strings: unset is empty / not bound to one region.
+      description: description ?? '',
+      region: region ?? NO_REGION,
+      budgetLimit: budgetLimit ?? null,
+      status: 'active',
+      createdMs: ctx.clock.now(),
+    };
+    projectsState(ctx, account.id).projects.set(project.id, project);
+    return reply.status(201).send({ project: view(account.id, account.currency, project) });
+  });
+
+  app.get<Params>('/projects/:project_id', async (request) => {
+    const { account } = authOf(request);
+    return { project: view(account.id, account.currency, find(account.id, request.params.project_id)) };
+  });
+
+  app.put<Params>('/projects/:project_id', async (request) => {
+    const { account } = authOf(request);
+    const project = find(account.id, request.params.project_id);
+    const fields = new Fields('projects', request.body);
+    const name = fields.string('name', { min: 1, max: 100 });
+    const description = fields.string('description', { max: 1000 });
+    const budgetLimit = fields.number('budget_limit', { min: 0, max: MAX_BUDGET });
+    const updated: ProjectRecord = {
+      ...project,
+      ...(name !== undefined && { name }),
+      ...(description !== undefined && { description }),
+      ...(budgetLimit !== undefined && { budgetLimit }),
+    };
+    // Fault: answer with the new values but keep the old ones.
+    if (!ctx.faults.has(PROJECT_FAULTS.updateIgnored)) Object.assign(project, updated);
+    return { project: view(account.id, account.currency, updated) };
+  });
+
+  app.delete<Params>('/projects/:project_id', async (request, reply) => {
+    const { account } = authOf(request);
+    const project = find(account.id, request.params.project_id);
+    // "Removes the project and all its resources": each owning area deletes its own resource.
+    if (!ctx.faults.has(PROJECT_FAULTS.deleteKeepsResources)) {
+      for (const { provider, resource } of projectResources(ctx, account.id, project.id)) provider.remove(account.id, resource.id);
+    }
+    projectsState(ctx, account.id).projects.delete(project.id);
+    return reply.status(204).send();
+  });
+
+  app.get<Params>('/projects/:project_id/resources', async (request) => {
+    const { account } = authOf(request);
+    const project = find(account.id, request.params.project_id);
+    const query = new Fields('projects', request.query);
+    // Plain string filters (the specification gives no value list here): an unknown value matches nothing.
+    const service = query.string('service');
+    const status = query.string('status');
+    const resources = projectResources(ctx, account.id, project.id)
+      .map(({ resource }) => resource)
+      .filter((r) => (service === undefined || r.service === service) && (status === undefined || r.status === status));
+    return { resources: resources.map((r) => projectResourceView(ctx, r)) };
+  });
+
+  app.get<Params>('/projects/:project_id/usage', async (request) => {
+    const { account } = authOf(request);
+    const project = find(account.id, request.params.project_id);
+    const query: Fields = new Fields('projects', request.query);
+    const now = ctx.clock.now();
+    const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
+    const from = query.timestamp('from_date', { allowDate: true });
+    const to = query.timestamp('to_date', { allowDate: true });
+    const fromMs = from === undefined ? monthStart : Date.parse(DATE_ONLY.test(from) ? `${from}T00:00:00Z` : from);
+    // A date-only to_date covers that whole day.
+    const toMs = to === undefined ? now : DATE_ONLY.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY - 1 : Date.parse(to);
+    if (fromMs > toMs) query.fail('to_date', 'to_date must not be before from_date.');
+
+    // The providers' usage entries name their resource by id (compute) or bucket (storage).
+    const owned = projectResources(ctx, account.id, project.id).map(({ resource }) => resource);
+    const keys = new Set(owned.flatMap((r) => [r.id, r.name]));
+    const services: Record<string, { cost: number; resources: Array<Record<string, unknown>> }> = {};
+    const totals: Record<string, number> = {};
+    for (const s of SERVICES) totals[s] = 0;
+    const entriesBy: Record<string, Array<Record<string, unknown>>> = { compute: [], storage: [], messaging: [] };
+    for (const provider of ctx.services.resourceProviders) {
+      const usage = provider.usage(account.id, fromMs, Math.min(toMs, now));
+      for (const entry of usage.resources) {
+        const key = entry.id ?? entry.bucket;
+        if (typeof key !== 'string' || !keys.has(key)) continue;
+        totals[usage.service] = (totals[usage.service] ?? 0) + units(typeof entry.cost === 'number' ? entry.cost : 0);
+        entriesBy[usage.service]?.push(entry);
+      }
+    }
+    for (const s of SERVICES) services[s] = { cost: money(totals[s] ?? 0), resources: entriesBy[s] ?? [] };
+    return {
+      usage: {
+        project_id: project.id,
+        period: { start: isoTimestamp(fromMs), end: isoTimestamp(toMs) },
+        total_cost: money(SERVICES.reduce((sum, s) => sum + (totals[s] ?? 0), 0)),
+        currency: account.currency,
+        services,
+      },
+    };
+  });
+}

@@ -1,0 +1,22 @@
+/** Per-account projects. Resources are not stored here: the areas that own them tag them with a project_id. */
+import type { ReferenceContext } from '../../core/context.ts';
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  description: string;
+  region: string;
+  /** Monthly budget; input only (the specification says so), kept for future alerts. */
+  budgetLimit: number | null;
+  status: string;
+  createdMs: number;
+}
+
+export interface ProjectsState {
+  /** Insertion order = creation order. */
+  projects: Map<string, ProjectRecord>;
+}
+
+export function projectsState(ctx: ReferenceContext, accountId: string): ProjectsState {
+  return ctx.accountState(accountId, 'projects', () => ({ projects: new Map() }));
+}

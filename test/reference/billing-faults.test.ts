@@ -1,0 +1,113 @@
+/**
+ * Every fault of the billing, projects and API-key areas is observable: with the fault on, the
+ * behaviour its requirement describes breaks (and without it, the other tests show it holds).
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { parse } from 'yaml';
+import { apiKeysArea } from '../../reference/areas/api-keys/index.ts';
+import { billingArea } from '../../reference/areas/billing/index.ts';
+import { projectsArea } from '../../reference/areas/projects/index.ts';
+import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
+import { type Api, SHORT_DELAYS, api, fakeProvider, json, newAccount } from './billing-fixtures.ts';
+
+type Check = (a: Api, server: RunningReference, accountId: string) => Promise<void>;
+
+const defaultPm = async (a: Api) => json<{ payment_methods: Array<{ id: string }> }>(await a.call('GET', '/account/payment-methods')).payment_methods[0]?.id;
+
+const CHECKS: Record<string, Check> = {
+  'account-update-ignored': async (a) => {
+    await a.call('PUT', '/account', { name: 'Changed' });
+    expect(json<{ account: { name: string } }>(await a.call('GET', '/account')).account.name).not.toBe('Changed');
+  },
+  'wallet-balance-strings': async (a) => {
+    const wallet = json<{ wallets: Array<Record<string, unknown>> }>(await a.call('GET', '/account/wallets')).wallets[0];
+    expect(typeof wallet?.available_balance).toBe('string');
+  },
+  'topup-payment-method-unchecked': async (a) => {
+    expect((await a.call('POST', '/account/wallets/topup', { amount: 5, currency: 'USD' })).status).toBe(200);
+  },
+  'billing-meta-missing': async (a) => {
+    expect(json<Record<string, unknown>>(await a.call('GET', '/account/billing/history'))).not.toHaveProperty('meta');
+  },
+  'history-type-filter-ignored': async (a) => {
+    const types = json<{ transactions: Array<{ type: string }> }>(await a.call('GET', '/account/billing/history?type=refund')).transactions.map((t) => t.type);
+    expect(types.some((t) => t !== 'refund')).toBe(true);
+  },
+  'usage-service-unchecked': async (a) => {
+    expect((await a.call('GET', '/account/usage?service=kubernetes')).status).toBe(200);
+  },
+  'payment-method-delete-ignored': async (a) => {
+    const id = await defaultPm(a);
+    expect((await a.call('DELETE', `/account/payment-methods/${id}`)).status).toBe(204);
+    expect(json<{ payment_methods: Array<{ id: string }> }>(await a.call('GET', '/account/payment-methods')).payment_methods.map((p) => p.id)).toContain(id);
+  },
+  'invoice-pdf-not-pdf': async (a, server) => {
+    const id = json<{ invoices: Array<{ id: string }> }>(await a.call('GET', '/account/invoices')).invoices[0]?.id;
+    const res = await fetch(`${server.baseUrl}/account/invoices/${id}/pdf`, { headers: { authorization: `Bearer ${a.key}` } });
+    expect(res.headers.get('content-type')).toMatch(/^application\/pdf/);
+    expect((await res.text()).startsWith('%PDF-')).toBe(false);
+  },
+  'cost-breakdown-resources-missing': async (a) => {
+    const entry = json<{ cost_breakdown: Array<Record<string, unknown>> }>(await a.call('GET', '/account/analytics/costs')).cost_breakdown[0];
+    expect(entry).toBeDefined();
+    expect(entry).not.toHaveProperty('resources');
+  },
+  'trends-metric-optional': async (a) => {
+    expect((await a.call('GET', '/account/analytics/trends')).status).toBe(200);
+  },
+  'project-update-ignored': async (a) => {
+    const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'before' })).project.id;
+    expect(json<{ project: { name: string } }>(await a.call('PUT', `/projects/${id}`, { name: 'after' })).project.name).toBe('after');
+    expect(json<{ project: { name: string } }>(await a.call('GET', `/projects/${id}`)).project.name).toBe('before');
+  },
+  'project-delete-keeps-resources': async (a, server, accountId) => {
+    const provider = fakeProvider('compute');
+    server.context.services.addResourceProvider(provider);
+    const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p' })).project.id;
+    provider.items.push({ accountId, hourly: 0.01, id: 'vps_kept', type: 'vps', name: 'kept', status: 'running', service: 'compute', region: 'nyc1', monthly_cost: 7.2, created_at: new Date().toISOString(), project_id: id });
+    expect((await a.call('DELETE', `/projects/${id}`)).status).toBe(204);
+    expect(provider.resources(accountId).map((r) => r.id)).toEqual(['vps_kept']);
+  },
+  'project-budget-limit-returned': async (a) => {
+    expect(json<{ project: Record<string, unknown> }>(await a.call('POST', '/projects', { name: 'p', budget_limit: 5 })).project).toHaveProperty('budget_limit', 5);
+  },
+  'key-secret-in-listing': async (a) => {
+    const created = json<{ api_key: { key: string } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).api_key;
+    expect((await a.call('GET', '/account/api-keys')).text).toContain(created.key);
+  },
+  'key-revoke-ignored': async (a, server) => {
+    const created = json<{ api_key: { id: string; key: string } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).api_key;
+    expect((await a.call('DELETE', `/account/api-keys/${created.id}`)).status).toBe(204);
+    expect(json<{ api_keys: Array<{ id: string }> }>(await a.call('GET', '/account/api-keys')).api_keys.map((k) => k.id)).toContain(created.id);
+    // Only the listing half of the requirement breaks: the key itself stops working.
+    expect((await api(server, created.key).call('GET', '/account')).status).toBe(401);
+  },
+  'key-expires-at-dropped': async (a) => {
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    expect(json<{ api_key: { expires_at: unknown } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'], expires_at: expiresAt })).api_key.expires_at).toBeNull();
+  },
+};
+
+const FAULTS = [...billingArea.faults, ...projectsArea.faults, ...apiKeysArea.faults];
+
+test('every fault has a check here and names a MUST requirement of the catalogue', () => {
+  expect(FAULTS.map((f) => f.name).sort()).toEqual(Object.keys(CHECKS).sort());
+  const catalogue = parse(readFileSync(new URL('../../spec/requirements.yaml', import.meta.url), 'utf8')) as Array<{ id: string; level: string }>;
+  const levels = new Map(catalogue.map((r) => [r.id, r.level]));
+  for (const fault of FAULTS) expect(levels.get(fault.requirement), `${fault.name} → ${fault.requirement}`).toBe('MUST');
+});
+
+for (const fault of FAULTS) {
+  test(`fault ${fault.name} is observable (${fault.requirement})`, async () => {
+    const server = await startReferenceServer({ delays: SHORT_DELAYS, faults: [fault.name] });
+    try {
+      const { key, accountId } = newAccount(server);
+      const check = CHECKS[fault.name];
+      if (!check) throw new Error(`no check for ${fault.name}`);
+      await check(api(server, key, false), server, accountId);
+    } finally {
+      await server.close();
+    }
+  });
+}
