@@ -42,6 +42,7 @@ export const OPTIONS: OptionDef[] = [
   { name: 'test-number-random', type: 'string', commands: ['run', 'serve'], placeholder: 'N', description: 'test number that succeeds or fails at random (default +15005550009)' },
   { name: 'webhook-listen', type: 'string', commands: ['run'], placeholder: 'HOST:PORT', description: 'where the webhook receiver listens' },
   { name: 'webhook-url', type: 'string', commands: ['run'], placeholder: 'URL', description: 'the URL the target calls for webhooks (when it differs from --webhook-listen)' },
+  { name: 'max-wait', type: 'integer', commands: ['load'], placeholder: 'SECONDS', description: 'longest wait for a fresh rate-limit window or to observe recovery (default 75)' },
   { name: 'host', type: 'string', commands: ['serve'], placeholder: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
   { name: 'port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'REST API port (default 8080; 0 picks a free port)' },
   { name: 's3-port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'S3-compatible endpoint port (default 8081; 0 picks a free port)' },

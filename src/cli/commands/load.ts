@@ -1,19 +1,42 @@
 /**
- * `cloudcheck load`: delegates to the load runner (load/), which owns its options. Looked up by
- * its exported `runLoadCommand(argv)` so the two parts can evolve apart.
+ * `cloudcheck load [PROFILE...]`: options resolve exactly as for `run` (flag > env > config file),
+ * then the load runner (load/command.ts) does the work and decides the exit code.
  */
-import { existsSync } from 'node:fs';
-import { err } from '../output.ts';
+import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import { runLoadCommand } from '../../../load/command.ts';
+import { addSecret } from '../../harness/redact.ts';
+import { err, out } from '../output.ts';
 
-const CANDIDATES = ['../../../load/command.ts', '../../../load/cli.ts', '../../../load/index.ts', '../../../load/run.ts', '../../load/command.ts', '../../load/index.ts'];
+const SYNOPSIS = 'cloudcheck load [PROFILE...] [--target URL] [--api-key KEY] [--report-dir DIR] [--max-wait SECONDS] [--config FILE]';
 
 export async function loadCommand(argv: string[]): Promise<number> {
-  for (const candidate of CANDIDATES) {
-    const url = new URL(candidate, import.meta.url);
-    if (!existsSync(url)) continue;
-    const mod = (await import(url.href)) as { runLoadCommand?: (argv: string[]) => Promise<number> };
-    if (typeof mod.runLoadCommand === 'function') return mod.runLoadCommand(argv);
+  let options;
+  try {
+    options = resolveOptions('load', argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err(`cloudcheck load: ${error.message}`);
+      return 2;
+    }
+    throw error;
   }
-  err('cloudcheck load: not available yet (no runLoadCommand in load/)');
-  return 2;
+  if (options.help) {
+    out(helpText('load', SYNOPSIS));
+    return 0;
+  }
+  const values = options.values;
+  const target = values.target as string | undefined;
+  const apiKey = values['api-key'] as string | undefined;
+  if (apiKey) addSecret(apiKey);
+  if (target && !apiKey) {
+    err('cloudcheck load: --target needs --api-key (or CLOUDCHECK_API_KEY)');
+    return 2;
+  }
+  return runLoadCommand({
+    profiles: options.positionals,
+    target,
+    apiKey,
+    reportDir: values['report-dir'] as string | undefined,
+    maxWait: values['max-wait'] as number | undefined,
+  });
 }
