@@ -1,7 +1,7 @@
 /**
  * Builds the REST API: the shared pipeline (reference/core/http.ts) plus one plugin per area.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AreaModule } from './areas/area.ts';
 import type { ReferenceContext } from './core/context.ts';
 import { ApiError } from './core/errors.ts';
@@ -16,6 +16,13 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     // The peer address is the socket's (ip_whitelist must not trust X-Forwarded-For).
     trustProxy: false,
     return503OnClosing: false,
+    // The router refuses a path with broken percent-encoding (or an over-long parameter) before
+    // any hook runs; answer those in the envelope too, never in Fastify's own body shape.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const apiError = new ApiError('validation_error', 'The request path is not valid.', undefined, undefined, status);
+      void reply.status(status).type('application/json').send(apiError.toBody(ctx.faults.has('errors-envelope-renamed')));
+    },
   });
 
   // JSON is the default language of the API: every body that is not claimed by an area's own

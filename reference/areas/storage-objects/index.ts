@@ -1,8 +1,43 @@
+/**
+ * Object storage, REST side: buckets, objects, multipart uploads, presigned URLs, CDN, bucket
+ * policy, access keys and usage. The bytes and records live in `store.ts`, which the
+ * S3-compatible endpoint shares through `objectStoreOf(ctx)`.
+ */
+import type { FastifyRequest } from 'fastify';
 import type { AreaModule } from '../area.ts';
+import { STORAGE_OBJECT_FAULTS } from './faults.ts';
+import { storageObjectsProvider } from './provider.ts';
+import { accountRoutes } from './routes-account.ts';
+import { bucketRoutes } from './routes-buckets.ts';
+import { objectRoutes, presignedAccounts } from './routes-objects.ts';
+import { objectStoreOf } from './store.ts';
 
-// Placeholder until the storage-objects area lands.
+export { objectStoreOf } from './store.ts';
+
 export const storageObjectsArea: AreaModule = {
   name: 'storage-objects',
-  faults: [],
-  plugin: async () => {},
+  faults: STORAGE_OBJECT_FAULTS,
+  setup(ctx) {
+    ctx.services.addResourceProvider(storageObjectsProvider(objectStoreOf(ctx)));
+  },
+  plugin: async (app, { ctx }) => {
+    const store = objectStoreOf(ctx);
+
+    // Every answered request of the account counts in its usage (and against the bucket it names).
+    app.addHook('onResponse', async (request: FastifyRequest) => {
+      const accountId = request.auth?.account.id ?? presignedAccounts.get(request);
+      if (!accountId) return;
+      const bucket = (request.params as { bucket_name?: unknown } | undefined)?.bucket_name;
+      store.recordRequest(accountId, typeof bucket === 'string' ? bucket : undefined);
+    });
+
+    // JSON routes keep the shared JSON parser; object routes get a scope that leaves bodies unread.
+    await app.register(async (json) => {
+      bucketRoutes(json, ctx, store);
+      accountRoutes(json, ctx, store);
+    });
+    await app.register(async (raw) => {
+      objectRoutes(raw, ctx, store);
+    });
+  },
 };

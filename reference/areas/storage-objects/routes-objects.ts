@@ -1,0 +1,296 @@
+/**
+ * Object routes: listing, and the one wildcard path `.../objects/*` whose operation is chosen
+ * by method, query keys and a trailing `/presigned-url` (docs/conventions.md, Storage). These
+ * routes live in a plugin scope whose content-type parser leaves the body unread, so object
+ * bytes stream from the socket to disk whatever their Content-Type, and the small JSON and XML
+ * bodies (presign, completion) are read here by hand.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { XMLParser } from 'fast-xml-parser';
+import type { ReferenceContext } from '../../core/context.ts';
+import { ApiError, fieldError, notFound } from '../../core/errors.ts';
+import { authOf } from '../../core/http.ts';
+import { Fields } from '../../core/validation.ts';
+import { isoTimestamp } from '../../core/clock.ts';
+import {
+  ACLS,
+  type Acl,
+  DEFAULT_CONTENT_TYPE,
+  MAX_KEYS_DEFAULT,
+  MAX_PART_NUMBER,
+  MIN_PART_NUMBER,
+  PRESIGN_DEFAULT_SECONDS,
+  PRESIGN_MAX_SECONDS,
+  objectKeyProblem,
+} from './catalog.ts';
+import { PRESIGNED_METHODS, encodeKey, externalBase, readPresignedQuery, sign, signatureMatches } from './presign.ts';
+import { DRAIN_LIMIT, listingView, objectPathOf, objectView, parseJsonBody, partView, readSmallBody, rest } from './rest.ts';
+import type { CompletePart, ObjectStore } from './store.ts';
+
+type BucketParams = { Params: { bucket_name: string } };
+type Query = Record<string, string | string[] | undefined>;
+
+const PRESIGN_SUFFIX = '/presigned-url';
+
+/** The account a presigned request acts for, by request (the usage hook reads it). */
+export const presignedAccounts = new WeakMap<FastifyRequest, string>();
+
+const xml = new XMLParser({
+  ignoreAttributes: true,
+  ignoreDeclaration: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: true,
+  isArray: (name) => name === 'Part',
+});
+
+export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store: ObjectStore): void {
+  // Leave every body unread: object routes stream it themselves (any Content-Type, or none).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+  app.get<BucketParams>('/storage/buckets/:bucket_name/objects', async (request) => {
+    const { account } = authOf(request);
+    const query = new Fields('storage', request.query);
+    const prefix = query.string('prefix', { max: 1024 });
+    const delimiter = query.string('delimiter', { max: 1024 });
+    const maxKeysText = query.string('max_keys');
+    let maxKeys = MAX_KEYS_DEFAULT;
+    if (maxKeysText !== undefined && maxKeysText !== '') {
+      maxKeys = /^\d{1,4}$/.test(maxKeysText) ? Number(maxKeysText) : NaN;
+      if (!(maxKeys >= 1 && maxKeys <= 1000)) query.fail('max_keys', 'max_keys must be an integer from 1 to 1000.');
+    }
+    const marker = query.string('marker', { max: 1024 });
+    const listing = await rest(() =>
+      store.listObjects(account.id, request.params.bucket_name, {
+        prefix: ctx.faults.has('object-listing-prefix-ignored') ? undefined : prefix,
+        delimiter,
+        maxKeys,
+        marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker,
+      }),
+    );
+    return {
+      objects: listing.objects.map(listingView),
+      is_truncated: listing.isTruncated,
+      next_marker: listing.nextMarker,
+      common_prefixes: listing.commonPrefixes,
+    };
+  });
+
+  const WILDCARD = '/storage/buckets/:bucket_name/objects/*';
+
+  app.route({ method: 'GET', url: WILDCARD, exposeHeadRoute: false, config: { presignable: true }, handler: (request, reply) => run(request, reply, () => getObject(request, reply)) });
+  app.route({ method: 'HEAD', url: WILDCARD, handler: (request, reply) => run(request, reply, () => headObject(request, reply)) });
+  app.route({ method: 'PUT', url: WILDCARD, config: { presignable: true }, handler: (request, reply) => run(request, reply, () => putDispatch(request, reply)) });
+  app.route({ method: 'DELETE', url: WILDCARD, config: { presignable: true }, handler: (request, reply) => run(request, reply, () => deleteDispatch(request, reply)) });
+  app.route({ method: 'POST', url: WILDCARD, handler: (request, reply) => run(request, reply, () => postDispatch(request, reply)) });
+
+  /**
+   * Runs an object operation. When it fails before reading the request body, the body is
+   * drained (small) or the connection closed (large), so the client always gets the error.
+   */
+  async function run(request: FastifyRequest, reply: FastifyReply, work: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await work();
+    } catch (error) {
+      const raw = request.raw;
+      if (!raw.readableEnded && !raw.destroyed) {
+        const length = Number(request.headers['content-length'] ?? NaN);
+        if (Number.isFinite(length) && length <= DRAIN_LIMIT) raw.resume();
+        else void reply.header('connection', 'close');
+      }
+      throw error;
+    }
+  }
+
+  /** Bucket, key and the account acting: the bearer key's, or a verified presigned URL's. */
+  function target(request: FastifyRequest, expectedPresign?: string): { account: string; bucket: string; key: string } {
+    const { bucket, key } = objectPathOf(request);
+    const problem = objectKeyProblem(key);
+    if (problem) throw fieldError('storage', 'object_key', problem);
+    if (request.auth) return { account: request.auth.account.id, bucket, key };
+    return { account: verifyPresigned(request, bucket, key, expectedPresign ?? request.method), bucket, key };
+  }
+
+  function verifyPresigned(request: FastifyRequest, bucket: string, key: string, method: string): string {
+    const presigned = readPresignedQuery(request.query as Query);
+    if (!presigned) throw new ApiError('forbidden', 'The presigned URL is incomplete.');
+    if (presigned.method !== method) throw new ApiError('forbidden', `This presigned URL allows ${presigned.method}, not ${method}.`);
+    if (!ctx.faults.has('presigned-signature-unchecked') && !signatureMatches(ctx.options.signingSecret, bucket, key, presigned)) {
+      throw new ApiError('forbidden', 'The presigned URL signature does not match.');
+    }
+    if (!ctx.faults.has('presigned-expiry-unchecked') && presigned.expires * 1000 <= ctx.clock.now()) {
+      throw new ApiError('forbidden', 'The presigned URL has expired.');
+    }
+    if (!ctx.accounts.account(presigned.account)) throw new ApiError('forbidden', 'The presigned URL names no account.');
+    presignedAccounts.set(request, presigned.account);
+    return presigned.account;
+  }
+
+  function readAcl(request: FastifyRequest): Acl | undefined {
+    const value = request.headers['x-cloud-acl'];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !(ACLS as readonly string[]).includes(value)) {
+      throw fieldError('storage', 'x-cloud-acl', `x-cloud-acl must be one of ${ACLS.join(', ')}.`);
+    }
+    return value as Acl;
+  }
+
+  function contentTypeOf(request: FastifyRequest): string {
+    const value = request.headers['content-type'];
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : DEFAULT_CONTENT_TYPE;
+  }
+
+  /** Refuses an announced body over the object limit before reading any of it. */
+  function checkAnnouncedLength(request: FastifyRequest): void {
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > ctx.options.objectLimit) throw new ApiError('payload_too_large', `Objects and parts may be at most ${ctx.options.objectLimit} bytes.`);
+  }
+
+  function sendObjectHeaders(reply: FastifyReply, object: { size: number; etag: string; content_type: string; last_modified: string; acl: Acl }, head: boolean): void {
+    void reply.header('content-type', object.content_type);
+    if (!(head && ctx.faults.has('object-head-no-length'))) void reply.header('content-length', String(object.size));
+    void reply.header('etag', object.etag);
+    void reply.header('last-modified', new Date(object.last_modified).toUTCString());
+    void reply.header('x-cloud-acl', object.acl);
+  }
+
+  async function getObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const { account, bucket, key } = target(request);
+    const { object, body } = await rest(() => store.getObject(account, bucket, key));
+    store.recordDownload(account, bucket, object.size);
+    sendObjectHeaders(reply, object, false);
+    return reply.status(200).send(body);
+  }
+
+  async function headObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const { account, bucket, key } = target(request);
+    const object = await rest(() => store.headObject(account, bucket, key));
+    sendObjectHeaders(reply, object, true);
+    return reply.status(200).send();
+  }
+
+  async function putDispatch(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const query = request.query as Query;
+    if (query.partNumber !== undefined || query.uploadId !== undefined) return uploadPart(request, reply, query);
+    const { account, bucket, key } = target(request);
+    const acl = readAcl(request);
+    await rest(() => store.getBucket(account, bucket));
+    checkAnnouncedLength(request);
+    const object = await rest(() =>
+      store.putObjectStream(account, bucket, key, request.raw, { contentType: contentTypeOf(request), acl, limit: ctx.options.objectLimit }),
+    );
+    void reply.header('etag', object.etag);
+    return reply.status(200).send({ object: objectView(bucket, object) });
+  }
+
+  async function uploadPart(request: FastifyRequest, reply: FastifyReply, query: Query): Promise<unknown> {
+    const { account, bucket, key } = target(request);
+    const fields = new Fields('storage', query);
+    const uploadId = fields.string('uploadId', { required: true, max: 128 });
+    const partText = fields.string('partNumber', { required: true });
+    const partNumber = /^\d{1,5}$/.test(partText) ? Number(partText) : NaN;
+    if (!(partNumber >= MIN_PART_NUMBER && partNumber <= MAX_PART_NUMBER)) {
+      fields.fail('partNumber', `partNumber must be an integer from ${MIN_PART_NUMBER} to ${MAX_PART_NUMBER}.`);
+    }
+    await rest(() => store.getUpload(account, bucket, key, uploadId));
+    checkAnnouncedLength(request);
+    const part = await rest(() => store.uploadPart(account, bucket, key, uploadId, partNumber, request.raw, ctx.options.objectLimit));
+    void reply.header('etag', part.etag);
+    return reply.status(200).send({ part: partView(part) });
+  }
+
+  async function deleteDispatch(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const { account, bucket, key } = target(request);
+    const uploadId = (request.query as Query).uploadId;
+    if (uploadId !== undefined) {
+      // Abort a multipart upload (S3's AbortMultipartUpload on the same path).
+      if (typeof uploadId !== 'string') throw fieldError('storage', 'uploadId', 'uploadId must be a string.');
+      await rest(() => store.abortMultipart(account, bucket, key, uploadId));
+      return reply.status(204).send();
+    }
+    const removed = await rest(() => store.deleteObject(account, bucket, key));
+    if (!removed) throw notFound('object', `No object with key ${key}.`);
+    return reply.status(204).send();
+  }
+
+  async function postDispatch(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const { bucket, key: rawKey } = objectPathOf(request);
+    if (rawKey.endsWith(PRESIGN_SUFFIX)) return presign(request, reply);
+    const query = request.query as Query;
+    if (query.uploads !== undefined) return initiate(request, reply);
+    if (query.uploadId !== undefined) return complete(request, reply, query);
+    throw new ApiError('not_found', `No operation POST on an object without ?uploads or ?uploadId (bucket ${bucket}).`);
+  }
+
+  async function initiate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const { account, bucket, key } = target(request);
+    const acl = readAcl(request);
+    const contentType = ctx.faults.has('multipart-content-type-lost') ? undefined : contentTypeOf(request);
+    const upload = await rest(() => store.initiateMultipart(account, bucket, key, { contentType, acl }));
+    return reply.status(200).send({ upload_id: upload.upload_id, bucket: upload.bucket, key: upload.key });
+  }
+
+  async function complete(request: FastifyRequest, reply: FastifyReply, query: Query): Promise<unknown> {
+    const { account, bucket, key } = target(request);
+    const uploadId = new Fields('storage', query).string('uploadId', { required: true, max: 128 });
+    await rest(() => store.getUpload(account, bucket, key, uploadId));
+    const parts = parseCompletion(await readSmallBody(request, ctx.options.bodyLimit));
+    const object = await rest(() =>
+      store.completeMultipart(account, bucket, key, uploadId, parts, {
+        order: ctx.faults.has('multipart-parts-out-of-order') ? 'upload' : 'part-number',
+      }),
+    );
+    void reply.header('etag', object.etag);
+    return reply.status(200).send({ object: objectView(bucket, object) });
+  }
+
+  async function presign(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const { account } = authOf(request);
+    const { bucket, key: rawKey } = objectPathOf(request);
+    const key = rawKey.slice(0, -PRESIGN_SUFFIX.length);
+    const problem = objectKeyProblem(key);
+    if (problem) throw fieldError('storage', 'object_key', problem);
+    const fields = new Fields('storage', parseJsonBody(await readSmallBody(request, ctx.options.bodyLimit)));
+    const method = fields.string('method', { required: true, oneOf: PRESIGNED_METHODS });
+    const expiresIn = fields.integer('expires_in', { min: 1, max: PRESIGN_MAX_SECONDS }) ?? PRESIGN_DEFAULT_SECONDS;
+    // The bucket must be the caller's; the object need not exist yet (a PUT URL creates it).
+    await rest(() => store.getBucket(account.id, bucket));
+    const expires = Math.floor(ctx.clock.now() / 1000) + expiresIn;
+    const signature = sign(ctx.options.signingSecret, method, bucket, key, expires, account.id);
+    const query = new URLSearchParams({ method, expires: String(expires), account: account.id, signature });
+    const base = externalBase(request.headers, request.host);
+    const url = `${base}/v1/storage/buckets/${encodeURIComponent(bucket)}/objects/${encodeKey(key)}?${query.toString()}`;
+    return reply.status(200).send({ url, expires_at: isoTimestamp(expires * 1000), method });
+  }
+}
+
+/** The parts of a CompleteMultipartUpload XML body, in the order listed. */
+function parseCompletion(text: string): CompletePart[] {
+  const fail = (field: string, message: string): never => {
+    throw fieldError('storage', field, message);
+  };
+  // No DTDs: entity declarations are the classic way to make an XML parser do unbounded work.
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) fail('CompleteMultipartUpload', 'The completion body must not contain a DOCTYPE.');
+  let parsed: unknown;
+  try {
+    parsed = xml.parse(text, true);
+  } catch {
+    fail('CompleteMultipartUpload', 'The body is not well-formed XML.');
+  }
+  const root = (parsed as Record<string, unknown> | undefined)?.CompleteMultipartUpload;
+  if (root === undefined) fail('CompleteMultipartUpload', 'The body must be an XML document with root CompleteMultipartUpload.');
+  const list = typeof root === 'object' && root !== null ? (root as Record<string, unknown>).Part : undefined;
+  if (!Array.isArray(list) || list.length === 0) fail('Part', 'CompleteMultipartUpload must hold at least one Part.');
+  return (list as unknown[]).map((item, index) => {
+    const part = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {};
+    const numberText = part.PartNumber;
+    const etag = part.ETag;
+    const partNumber = typeof numberText === 'string' && /^\d{1,5}$/.test(numberText) ? Number(numberText) : NaN;
+    if (!(partNumber >= MIN_PART_NUMBER && partNumber <= MAX_PART_NUMBER)) {
+      fail(`Part[${index}].PartNumber`, `PartNumber must be an integer from ${MIN_PART_NUMBER} to ${MAX_PART_NUMBER}.`);
+    }
+    if (typeof etag !== 'string' || etag === '') fail(`Part[${index}].ETag`, 'ETag is required.');
+    return { partNumber, etag: etag as string };
+  });
+}

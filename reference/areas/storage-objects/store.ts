@@ -1,0 +1,641 @@
+/**
+ * Object storage, independent of any transport. The REST routes of this folder and the
+ * S3-compatible endpoint (reference/s3) both work on the one store that `objectStoreOf(ctx)`
+ * returns, so a bucket created over REST is visible over S3 and the other way round.
+ *
+ * Errors are `StoreError`s with a transport-neutral kind; each transport maps them to its own
+ * error format (REST: the JSON envelope, S3: XML error codes).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { isoTimestamp } from '../../core/clock.ts';
+import type { ReferenceContext } from '../../core/context.ts';
+import { newId } from '../../core/ids.ts';
+import { BlobStore, BlobTooLargeError } from './blobs.ts';
+import {
+  type Acl,
+  CDN_DOMAIN,
+  DEFAULT_CONTENT_TYPE,
+  MAX_KEYS_DEFAULT,
+  MIN_PART_SIZE,
+  STORAGE_CLASS,
+} from './catalog.ts';
+import { type PolicyDocument, emptyPolicy } from './policy.ts';
+import { NO_BUCKET, UsageLedger } from './usage.ts';
+
+export type StoreErrorKind =
+  | 'no_such_bucket'
+  | 'no_such_key'
+  | 'no_such_upload'
+  | 'bucket_already_exists'
+  | 'bucket_not_empty'
+  | 'too_large'
+  /** Completion: a listed part was never uploaded, or its ETag differs. */
+  | 'invalid_part'
+  /** Completion: parts not in ascending order, or none. */
+  | 'invalid_part_order'
+  /** Completion: a part other than the last is under 5 MiB. */
+  | 'entity_too_small'
+  | 'cdn_not_enabled';
+
+export class StoreError extends Error {
+  constructor(
+    readonly kind: StoreErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ObjectRecord {
+  key: string;
+  /** UTF-8 bytes of the key: listings sort by byte order, as S3 does. */
+  keyBytes: Buffer;
+  size: number;
+  /** Quoted, as the ETag header carries it: `"<md5hex>"` or `"<md5hex>-<parts>"`. */
+  etag: string;
+  content_type: string;
+  last_modified: string;
+  storage_class: string;
+  acl: Acl;
+  blob: string;
+}
+
+export interface PartRecord {
+  part_number: number;
+  etag: string;
+  md5: Buffer;
+  size: number;
+  blob: string;
+  last_modified: string;
+  /** Upload order, only used by the `multipart-parts-out-of-order` fault. */
+  seq: number;
+}
+
+export interface MultipartUpload {
+  upload_id: string;
+  bucket: string;
+  key: string;
+  content_type: string;
+  acl: Acl;
+  initiated: string;
+  parts: Map<number, PartRecord>;
+}
+
+export interface CdnConfig {
+  enabled: boolean;
+  endpoint: string;
+  custom_domain: string | null;
+  cache_ttl: number;
+  created_at: string;
+}
+
+export interface CdnPurge {
+  id: string;
+  bucket: string;
+  paths: string[];
+  status: 'completed';
+  created_at: string;
+}
+
+export interface BucketRecord {
+  name: string;
+  owner: string;
+  region: string;
+  created_at: string;
+  public: boolean;
+  versioning: boolean;
+  encryption: 'AES256' | 'KMS';
+  project_id: string | null;
+  objects: Map<string, ObjectRecord>;
+  /** Objects in key byte order; rebuilt lazily after a change. */
+  sorted: ObjectRecord[] | null;
+  size: number;
+  uploads: Map<string, MultipartUpload>;
+  policy: PolicyDocument;
+  cdn: CdnConfig | null;
+  purges: CdnPurge[];
+}
+
+export interface AccessKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  access_key_id: string;
+  /** Kept for SigV4 verification on the S3 endpoint; shown only in the creation response. */
+  secret_access_key: string;
+  permissions: string[];
+  /** Buckets the key may use; null means every bucket of the account. */
+  bucket_access: string[] | null;
+  created_at: string;
+}
+
+export interface ListObjectsQuery {
+  prefix?: string;
+  delimiter?: string;
+  maxKeys?: number;
+  /** Start after this key (S3 ListObjects V1 `marker`). */
+  marker?: string;
+}
+
+export interface ObjectListing {
+  objects: ObjectRecord[];
+  commonPrefixes: string[];
+  isTruncated: boolean;
+  nextMarker: string | null;
+}
+
+export interface CompletePart {
+  partNumber: number;
+  etag: string;
+}
+
+interface AccountData {
+  buckets: Map<string, BucketRecord>;
+  accessKeys: AccessKeyRecord[];
+  usage: UsageLedger;
+}
+
+/** ETags compare without their quotes (clients send both forms). */
+function bareEtag(etag: string): string {
+  return etag.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+}
+
+const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+function randomUpperAlnum(length: number): string {
+  const bytes = randomBytes(length);
+  return Array.from(bytes, (b) => UPPER_ALNUM[b % UPPER_ALNUM.length]).join('');
+}
+
+export class ObjectStore {
+  readonly blobs: BlobStore;
+  /** Bucket name → owning account: names are unique across all accounts. */
+  private readonly owners = new Map<string, string>();
+  private readonly accessKeys = new Map<string, AccessKeyRecord>();
+  private partSeq = 0;
+
+  constructor(
+    private readonly ctx: ReferenceContext,
+    dataDir: string,
+  ) {
+    this.blobs = new BlobStore(dataDir);
+  }
+
+  private now(): number {
+    return this.ctx.clock.now();
+  }
+
+  private account(accountId: string): AccountData {
+    return this.ctx.accountState<AccountData>(accountId, 'storage-objects', () => ({
+      buckets: new Map(),
+      accessKeys: [],
+      usage: new UsageLedger(),
+    }));
+  }
+
+  // ---- buckets -------------------------------------------------------------------------------
+
+  createBucket(
+    accountId: string,
+    input: { name: string; region: string; public?: boolean; versioning?: boolean; encryption?: 'AES256' | 'KMS'; project_id?: string | null },
+    options: { uniqueNames?: boolean } = {},
+  ): BucketRecord {
+    const unique = options.uniqueNames ?? true;
+    const data = this.account(accountId);
+    if (unique && this.owners.has(input.name)) {
+      throw new StoreError('bucket_already_exists', `A bucket named ${input.name} already exists.`);
+    }
+    // Without the uniqueness rule (a fault switch) the same account gets its bucket back.
+    const existing = data.buckets.get(input.name);
+    if (existing) return existing;
+    const bucket: BucketRecord = {
+      name: input.name,
+      owner: accountId,
+      region: input.region,
+      created_at: isoTimestamp(this.now()),
+      public: input.public ?? false,
+      versioning: input.versioning ?? false,
+      encryption: input.encryption ?? 'AES256',
+      project_id: input.project_id ?? null,
+      objects: new Map(),
+      sorted: null,
+      size: 0,
+      uploads: new Map(),
+      policy: emptyPolicy(),
+      cdn: null,
+      purges: [],
+    };
+    data.buckets.set(bucket.name, bucket);
+    this.owners.set(bucket.name, accountId);
+    return bucket;
+  }
+
+  /** The account's buckets, oldest first. */
+  listBuckets(accountId: string): BucketRecord[] {
+    return [...this.account(accountId).buckets.values()];
+  }
+
+  /** Another account's bucket is as unknown as a missing one. */
+  getBucket(accountId: string, name: string): BucketRecord {
+    const bucket = this.account(accountId).buckets.get(name);
+    if (!bucket) throw new StoreError('no_such_bucket', `No bucket named ${name}.`);
+    return bucket;
+  }
+
+  findBucket(accountId: string, name: string): BucketRecord | undefined {
+    return this.account(accountId).buckets.get(name);
+  }
+
+  /** Deletes an empty bucket; `force` empties it first (project removal, a fault switch). */
+  deleteBucket(accountId: string, name: string, options: { force?: boolean } = {}): void {
+    const data = this.account(accountId);
+    const bucket = this.getBucket(accountId, name);
+    if (bucket.objects.size > 0 && !options.force) {
+      throw new StoreError('bucket_not_empty', `The bucket ${name} still holds ${bucket.objects.size} object(s).`);
+    }
+    for (const object of bucket.objects.values()) this.blobs.remove(object.blob);
+    for (const upload of bucket.uploads.values()) for (const part of upload.parts.values()) this.blobs.remove(part.blob);
+    data.usage.storage(this.now(), name, -bucket.size);
+    data.buckets.delete(name);
+    if (this.owners.get(name) === accountId) this.owners.delete(name);
+  }
+
+  // ---- objects -------------------------------------------------------------------------------
+
+  private commit(accountId: string, bucket: BucketRecord, record: ObjectRecord): void {
+    // The bucket may have been deleted while the bytes streamed in.
+    if (this.findBucket(accountId, bucket.name) !== bucket) {
+      this.blobs.remove(record.blob);
+      throw new StoreError('no_such_bucket', `No bucket named ${bucket.name}.`);
+    }
+    const previous = bucket.objects.get(record.key);
+    if (previous) this.blobs.remove(previous.blob);
+    bucket.objects.set(record.key, record);
+    bucket.sorted = null;
+    const delta = record.size - (previous?.size ?? 0);
+    bucket.size += delta;
+    this.account(accountId).usage.storage(this.now(), bucket.name, delta);
+  }
+
+  /** Streams the bytes to disk (hashing MD5 for the ETag) and then makes the object visible. */
+  async putObjectStream(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    source: Readable,
+    options: { contentType?: string; acl?: Acl; limit: number },
+  ): Promise<ObjectRecord> {
+    const bucket = this.getBucket(accountId, bucketName);
+    const blob = await this.writeBlob(source, options.limit);
+    const record: ObjectRecord = {
+      key,
+      keyBytes: Buffer.from(key, 'utf8'),
+      size: blob.size,
+      etag: `"${blob.md5.toString('hex')}"`,
+      content_type: options.contentType || DEFAULT_CONTENT_TYPE,
+      last_modified: isoTimestamp(this.now()),
+      storage_class: STORAGE_CLASS,
+      acl: options.acl ?? 'private',
+      blob: blob.id,
+    };
+    this.commit(accountId, bucket, record);
+    return record;
+  }
+
+  private async writeBlob(source: Readable, limit: number) {
+    try {
+      return await this.blobs.write(source, limit);
+    } catch (error) {
+      if (error instanceof BlobTooLargeError) throw new StoreError('too_large', `The upload exceeds ${limit} bytes.`);
+      throw error;
+    }
+  }
+
+  headObject(accountId: string, bucketName: string, key: string): ObjectRecord {
+    const object = this.getBucket(accountId, bucketName).objects.get(key);
+    if (!object) throw new StoreError('no_such_key', `No object with key ${key}.`);
+    return object;
+  }
+
+  /** The object and a stream of its bytes (the bytes stay readable if the object is replaced). */
+  getObject(accountId: string, bucketName: string, key: string): { object: ObjectRecord; body: Readable } {
+    const object = this.headObject(accountId, bucketName, key);
+    return { object, body: this.blobs.read(object.blob) };
+  }
+
+  /** Returns whether an object was removed (S3 answers 204 either way; REST answers 404). */
+  deleteObject(accountId: string, bucketName: string, key: string): boolean {
+    const bucket = this.getBucket(accountId, bucketName);
+    const object = bucket.objects.get(key);
+    if (!object) return false;
+    bucket.objects.delete(key);
+    bucket.sorted = null;
+    bucket.size -= object.size;
+    this.account(accountId).usage.storage(this.now(), bucket.name, -object.size);
+    this.blobs.remove(object.blob);
+    return true;
+  }
+
+  deleteObjects(accountId: string, bucketName: string, keys: readonly string[]): Array<{ key: string; deleted: boolean }> {
+    this.getBucket(accountId, bucketName);
+    return keys.map((key) => ({ key, deleted: this.deleteObject(accountId, bucketName, key) }));
+  }
+
+  async copyObject(
+    accountId: string,
+    from: { bucket: string; key: string },
+    to: { bucket: string; key: string },
+    options: { contentType?: string; acl?: Acl } = {},
+  ): Promise<ObjectRecord> {
+    const source = this.headObject(accountId, from.bucket, from.key);
+    const target = this.getBucket(accountId, to.bucket);
+    const blob = await this.blobs.concat([source.blob]);
+    const record: ObjectRecord = {
+      ...source,
+      key: to.key,
+      keyBytes: Buffer.from(to.key, 'utf8'),
+      content_type: options.contentType ?? source.content_type,
+      acl: options.acl ?? source.acl,
+      last_modified: isoTimestamp(this.now()),
+      blob: blob.id,
+    };
+    this.commit(accountId, target, record);
+    return record;
+  }
+
+  private sortedObjects(bucket: BucketRecord): ObjectRecord[] {
+    bucket.sorted ??= [...bucket.objects.values()].sort((a, b) => Buffer.compare(a.keyBytes, b.keyBytes));
+    return bucket.sorted;
+  }
+
+  /**
+   * S3 ListObjects (V1) semantics: keys after `marker` that start with `prefix`, in UTF-8 byte
+   * order; with `delimiter`, keys sharing the part up to the next delimiter roll up into one
+   * common prefix, which counts as one entry against `maxKeys`.
+   */
+  listObjects(accountId: string, bucketName: string, query: ListObjectsQuery): ObjectListing {
+    const bucket = this.getBucket(accountId, bucketName);
+    const prefix = query.prefix ?? '';
+    const delimiter = query.delimiter || undefined;
+    const maxKeys = query.maxKeys ?? MAX_KEYS_DEFAULT;
+    const marker = query.marker ? Buffer.from(query.marker, 'utf8') : undefined;
+    const sorted = this.sortedObjects(bucket);
+    // Binary search for the first key after the marker.
+    let lo = 0;
+    let hi = sorted.length;
+    while (marker && lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Buffer.compare(sorted[mid]!.keyBytes, marker) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const objects: ObjectRecord[] = [];
+    const commonPrefixes: string[] = [];
+    let last: string | null = null;
+    let isTruncated = false;
+    for (let i = lo; i < sorted.length; i++) {
+      const object = sorted[i]!;
+      if (!object.key.startsWith(prefix)) continue;
+      let common: string | undefined;
+      if (delimiter) {
+        const at = object.key.indexOf(delimiter, prefix.length);
+        if (at >= 0) common = object.key.slice(0, at + delimiter.length);
+      }
+      // Keys of a common prefix already returned (or named by the marker) are skipped.
+      if (common !== undefined && (common === commonPrefixes.at(-1) || (marker && Buffer.compare(Buffer.from(common), marker) <= 0))) continue;
+      if (objects.length + commonPrefixes.length >= maxKeys) {
+        isTruncated = true;
+        break;
+      }
+      if (common !== undefined) {
+        commonPrefixes.push(common);
+        last = common;
+      } else {
+        objects.push(object);
+        last = object.key;
+      }
+    }
+    return { objects, commonPrefixes, isTruncated, nextMarker: isTruncated ? last : null };
+  }
+
+  // ---- multipart -----------------------------------------------------------------------------
+
+  initiateMultipart(accountId: string, bucketName: string, key: string, options: { contentType?: string; acl?: Acl } = {}): MultipartUpload {
+    const bucket = this.getBucket(accountId, bucketName);
+    const upload: MultipartUpload = {
+      upload_id: `mpu_${randomBytes(16).toString('hex')}`,
+      bucket: bucket.name,
+      key,
+      content_type: options.contentType || DEFAULT_CONTENT_TYPE,
+      acl: options.acl ?? 'private',
+      initiated: isoTimestamp(this.now()),
+      parts: new Map(),
+    };
+    bucket.uploads.set(upload.upload_id, upload);
+    return upload;
+  }
+
+  /** An upload of this bucket and key; anything else (another key, completed, aborted) is unknown. */
+  getUpload(accountId: string, bucketName: string, key: string, uploadId: string): MultipartUpload {
+    const upload = this.getBucket(accountId, bucketName).uploads.get(uploadId);
+    if (!upload || upload.key !== key) throw new StoreError('no_such_upload', `No multipart upload ${uploadId} for this key.`);
+    return upload;
+  }
+
+  async uploadPart(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    source: Readable,
+    limit: number,
+  ): Promise<PartRecord> {
+    const upload = this.getUpload(accountId, bucketName, key, uploadId);
+    const blob = await this.writeBlob(source, limit);
+    // Completed or aborted while the bytes streamed in.
+    if (this.findBucket(accountId, bucketName)?.uploads.get(uploadId) !== upload) {
+      this.blobs.remove(blob.id);
+      throw new StoreError('no_such_upload', `No multipart upload ${uploadId} for this key.`);
+    }
+    const part: PartRecord = {
+      part_number: partNumber,
+      etag: `"${blob.md5.toString('hex')}"`,
+      md5: blob.md5,
+      size: blob.size,
+      blob: blob.id,
+      last_modified: isoTimestamp(this.now()),
+      seq: this.partSeq++,
+    };
+    const replaced = upload.parts.get(partNumber);
+    if (replaced) this.blobs.remove(replaced.blob);
+    upload.parts.set(partNumber, part);
+    return part;
+  }
+
+  listParts(accountId: string, bucketName: string, key: string, uploadId: string): PartRecord[] {
+    const upload = this.getUpload(accountId, bucketName, key, uploadId);
+    return [...upload.parts.values()].sort((a, b) => a.part_number - b.part_number);
+  }
+
+  listUploads(accountId: string, bucketName: string): MultipartUpload[] {
+    return [...this.getBucket(accountId, bucketName).uploads.values()];
+  }
+
+  abortMultipart(accountId: string, bucketName: string, key: string, uploadId: string): void {
+    const upload = this.getUpload(accountId, bucketName, key, uploadId);
+    this.getBucket(accountId, bucketName).uploads.delete(uploadId);
+    for (const part of upload.parts.values()) this.blobs.remove(part.blob);
+  }
+
+  /**
+   * Joins the listed parts into the object. The list must be ascending, name uploaded parts
+   * with their ETags, and every part but the last must be at least 5 MiB. The object's ETag is
+   * `"<md5 of the binary part MD5s>-<count>"`. Unlisted parts are discarded.
+   *
+   * `order: 'upload'` exists only for the REST fault switch `multipart-parts-out-of-order`.
+   */
+  async completeMultipart(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    uploadId: string,
+    parts: readonly CompletePart[],
+    options: { order?: 'part-number' | 'upload' } = {},
+  ): Promise<ObjectRecord> {
+    const bucket = this.getBucket(accountId, bucketName);
+    const upload = this.getUpload(accountId, bucketName, key, uploadId);
+    if (parts.length === 0) throw new StoreError('invalid_part_order', 'The completion must list at least one part.');
+    const chosen: PartRecord[] = [];
+    parts.forEach((listed, index) => {
+      const previous = parts[index - 1];
+      if (previous && listed.partNumber <= previous.partNumber) {
+        throw new StoreError('invalid_part_order', 'Parts must be listed in ascending order of PartNumber.');
+      }
+      const part = upload.parts.get(listed.partNumber);
+      if (!part) throw new StoreError('invalid_part', `Part ${listed.partNumber} was not uploaded.`);
+      if (bareEtag(listed.etag) !== bareEtag(part.etag)) {
+        throw new StoreError('invalid_part', `The ETag of part ${listed.partNumber} does not match the uploaded part.`);
+      }
+      chosen.push(part);
+    });
+    chosen.forEach((part, index) => {
+      if (index < chosen.length - 1 && part.size < MIN_PART_SIZE) {
+        throw new StoreError('entity_too_small', `Part ${part.part_number} is smaller than 5 MiB and is not the last part.`);
+      }
+    });
+    const joined = options.order === 'upload' ? [...chosen].sort((a, b) => a.seq - b.seq) : chosen;
+    // Taken out first so that a second completion of the same upload is refused meanwhile.
+    bucket.uploads.delete(uploadId);
+    let blob;
+    try {
+      blob = await this.blobs.concat(joined.map((part) => part.blob));
+    } catch (error) {
+      bucket.uploads.set(uploadId, upload);
+      throw error;
+    }
+    const digest = createHash('md5');
+    for (const part of chosen) digest.update(part.md5);
+    const record: ObjectRecord = {
+      key,
+      keyBytes: Buffer.from(key, 'utf8'),
+      size: blob.size,
+      etag: `"${digest.digest('hex')}-${chosen.length}"`,
+      content_type: upload.content_type,
+      last_modified: isoTimestamp(this.now()),
+      storage_class: STORAGE_CLASS,
+      acl: upload.acl,
+      blob: blob.id,
+    };
+    for (const part of upload.parts.values()) this.blobs.remove(part.blob);
+    this.commit(accountId, bucket, record);
+    return record;
+  }
+
+  // ---- bucket configuration ------------------------------------------------------------------
+
+  setPolicy(accountId: string, bucketName: string, policy: PolicyDocument): PolicyDocument {
+    const bucket = this.getBucket(accountId, bucketName);
+    bucket.policy = structuredClone(policy);
+    return structuredClone(bucket.policy);
+  }
+
+  getPolicy(accountId: string, bucketName: string): PolicyDocument {
+    return structuredClone(this.getBucket(accountId, bucketName).policy);
+  }
+
+  enableCdn(accountId: string, bucketName: string, input: { custom_domain?: string; cache_ttl: number }): CdnConfig {
+    const bucket = this.getBucket(accountId, bucketName);
+    // Enabling again updates the settings; the CDN keeps its creation time.
+    bucket.cdn = {
+      enabled: true,
+      endpoint: `${bucket.name}.${CDN_DOMAIN}`,
+      custom_domain: input.custom_domain ?? null,
+      cache_ttl: input.cache_ttl,
+      created_at: bucket.cdn?.created_at ?? isoTimestamp(this.now()),
+    };
+    return bucket.cdn;
+  }
+
+  /** The in-memory CDN has nothing to wait for: a purge completes at once. */
+  purgeCdn(accountId: string, bucketName: string, paths: string[]): CdnPurge {
+    const bucket = this.getBucket(accountId, bucketName);
+    if (!bucket.cdn?.enabled) throw new StoreError('cdn_not_enabled', `The CDN is not enabled for bucket ${bucket.name}.`);
+    const purge: CdnPurge = { id: newId('purge'), bucket: bucket.name, paths: [...paths], status: 'completed', created_at: isoTimestamp(this.now()) };
+    bucket.purges.push(purge);
+    return purge;
+  }
+
+  // ---- access keys ---------------------------------------------------------------------------
+
+  createAccessKey(accountId: string, input: { name: string; permissions: string[]; bucket_access: string[] | null }): AccessKeyRecord {
+    let accessKeyId: string;
+    do accessKeyId = `CCAK${randomUpperAlnum(16)}`;
+    while (this.accessKeys.has(accessKeyId));
+    const record: AccessKeyRecord = {
+      id: newId('ak'),
+      accountId,
+      name: input.name,
+      access_key_id: accessKeyId,
+      // 30 random bytes are 40 base64 characters, the length of an AWS secret access key.
+      secret_access_key: randomBytes(30).toString('base64'),
+      permissions: [...input.permissions],
+      bucket_access: input.bucket_access ? [...input.bucket_access] : null,
+      created_at: isoTimestamp(this.now()),
+    };
+    this.account(accountId).accessKeys.push(record);
+    this.accessKeys.set(accessKeyId, record);
+    return record;
+  }
+
+  listAccessKeys(accountId: string): AccessKeyRecord[] {
+    return [...this.account(accountId).accessKeys];
+  }
+
+  /** For SigV4 verification on the S3 endpoint. */
+  accessKeyById(accessKeyId: string): AccessKeyRecord | undefined {
+    return this.accessKeys.get(accessKeyId);
+  }
+
+  // ---- usage ---------------------------------------------------------------------------------
+
+  usage(accountId: string): UsageLedger {
+    return this.account(accountId).usage;
+  }
+
+  /** Counts one request; `bucket` only when it names a bucket of the account (now or before). */
+  recordRequest(accountId: string, bucket: string | undefined): void {
+    const usage = this.usage(accountId);
+    const known = bucket !== undefined && (this.findBucket(accountId, bucket) !== undefined || usage.knows(bucket));
+    usage.request(this.now(), known ? bucket : NO_BUCKET);
+  }
+
+  recordDownload(accountId: string, bucket: string, bytes: number): void {
+    this.usage(accountId).download(this.now(), bucket, bytes);
+  }
+}
+
+/** The one store of a server (REST routes and the S3 endpoint share it). */
+export function objectStoreOf(ctx: ReferenceContext): ObjectStore {
+  return ctx.globalState('storage-objects', () => new ObjectStore(ctx, ctx.options.dataDir));
+}
