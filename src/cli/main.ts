@@ -16,7 +16,7 @@ commands:
   serve   run the embedded reference server
   load    run load profiles against a target
   sweep   delete resources left behind by earlier runs (names starting with cc-)
-  report  merge or diff reports (not implemented yet)
+  report  merge shard reports (report merge DIR...) or compare two runs (report diff A B)
 
 cloudcheck <command> --help shows the options of a command.`;
 
@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'sweep':
         return await (await import('./commands/sweep.ts')).sweepCommand(rest);
       case 'report':
-        return await (await import('./commands/report.ts')).reportCommand(rest);
+        return await (await import('../report/command.ts')).runReportCommand(rest);
       case '--version':
       case '-v':
         out(cloudcheckVersion());

@@ -10,6 +10,7 @@ import { redact } from '../harness/redact.ts';
 import { writeJson } from './json.ts';
 import { writeJunit } from './junit.ts';
 import { writeMarkdown } from './markdown.ts';
+import { htmlWriter } from './html/index.ts';
 
 export interface ReportWriter {
   file: string;
@@ -20,6 +21,7 @@ export const WRITERS: ReportWriter[] = [
   { file: 'report.json', write: writeJson },
   { file: 'junit.xml', write: writeJunit },
   { file: 'summary.md', write: writeMarkdown },
+  htmlWriter,
 ];
 
 /** Lets later stages (an HTML writer) register themselves without editing callers. */

@@ -1,0 +1,134 @@
+/**
+ * `cloudcheck report merge DIR... [--out DIR]` and `cloudcheck report diff A B [--json]`.
+ * The CLI calls `runReportCommand(argv)` with the arguments after `report`.
+ *
+ * Exit codes: 0 done (merge wrote its files; diff printed, whatever changed), 2 usage error or an
+ * unreadable input: missing file, bad JSON, wrong schema_version (the message names the file).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { diffReports, formatDiff } from './diff.ts';
+import { htmlWriter } from './html/index.ts';
+import { mergeReportsWithNotes } from './merge.ts';
+import { WRITERS, writeReportFiles, type ReportWriter } from './writers.ts';
+import type { ConformanceReport } from '../model/report.ts';
+
+export interface ReportCommandIO {
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+  /** Directory relative paths resolve against (default process.cwd()). */
+  cwd?: string;
+}
+
+export const REPORT_USAGE = `usage:
+  cloudcheck report merge DIR|FILE... [--out DIR]   join the report.json of --shard runs; writes report.json, report.html, junit.xml, summary.md
+  cloudcheck report diff A B [--json]               what changed from A to B (report.json files or report directories)`;
+
+/** An input problem the user can fix; becomes exit code 2 with this message. */
+export class ReportInputError extends Error {
+  override name = 'ReportInputError';
+}
+
+/** Reads and checks one report: DIR means DIR/report.json. */
+export function readReport(path: string, cwd = process.cwd()): ConformanceReport {
+  let file = resolve(cwd, path);
+  try {
+    if (statSync(file).isDirectory()) file = join(file, 'report.json');
+  } catch {
+    throw new ReportInputError(`${path}: no such file or directory`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ReportInputError(code === 'ENOENT' ? `${file}: no report.json there` : `${file}: cannot read (${(error as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ReportInputError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ReportInputError(`${file}: not a cloudcheck report (expected a JSON object)`);
+  const r = data as Partial<ConformanceReport> & { schema_version?: unknown };
+  if (r.schema_version !== 1) {
+    throw new ReportInputError(`${file}: schema_version is ${JSON.stringify(r.schema_version ?? null)}; this cloudcheck reads schema_version 1`);
+  }
+  const missing = (['run', 'summary', 'checks', 'coverage', 'leaks'] as const).filter((k) => r[k] === undefined || r[k] === null);
+  if (missing.length) throw new ReportInputError(`${file}: not a cloudcheck report (missing ${missing.map((k) => `"${k}"`).join(', ')})`);
+  if (!Array.isArray(r.checks)) throw new ReportInputError(`${file}: not a cloudcheck report ("checks" is not a list)`);
+  if (!Array.isArray(r.leaks)) throw new ReportInputError(`${file}: not a cloudcheck report ("leaks" is not a list)`);
+  if (!Array.isArray(r.coverage?.operations)) throw new ReportInputError(`${file}: not a cloudcheck report ("coverage.operations" is not a list)`);
+  return data as ConformanceReport;
+}
+
+/** The writers a merge runs: the harness's (json, junit, markdown) plus the HTML page. */
+export function mergeWriters(): ReportWriter[] {
+  return [...WRITERS.filter((w) => w.file !== htmlWriter.file), htmlWriter];
+}
+
+function parseMergeArgs(args: string[]): { inputs: string[]; out: string | null } {
+  const inputs: string[] = [];
+  let out: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--out' || a === '-o') {
+      const v = args[++i];
+      if (!v) throw new ReportInputError(`report merge: ${a} needs a directory`);
+      out = v;
+    } else if (a.startsWith('--out=')) out = a.slice('--out='.length);
+    else if (a.startsWith('-')) throw new ReportInputError(`report merge: unknown option ${a}`);
+    else inputs.push(a);
+  }
+  if (inputs.length === 0) throw new ReportInputError('report merge: name at least one report directory or report.json');
+  return { inputs, out };
+}
+
+export async function runReportCommand(argv: string[], io: ReportCommandIO = {}): Promise<number> {
+  const out = io.out ?? ((t: string) => void process.stdout.write(t));
+  const err = io.err ?? ((t: string) => void process.stderr.write(t));
+  const cwd = io.cwd ?? process.cwd();
+  const [sub, ...rest] = argv;
+  try {
+    if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+      (sub === undefined ? err : out)(`${REPORT_USAGE}\n`);
+      return sub === undefined ? 2 : 0;
+    }
+    if (sub === 'merge') {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        out(`${REPORT_USAGE}\n`);
+        return 0;
+      }
+      const { inputs, out: outDir } = parseMergeArgs(rest);
+      const reports = inputs.map((p) => readReport(p, cwd));
+      const { report, notes } = mergeReportsWithNotes(reports);
+      const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
+      const outcome = writeReportFiles(report, dir, mergeWriters());
+      for (const n of notes) err(`note: ${n}\n`);
+      for (const f of outcome.failed) err(`report merge: could not write ${f.file}: ${f.error}\n`);
+      const s = report.summary;
+      out(`merged ${reports.length} report${reports.length === 1 ? '' : 's'}: ${s.headline ?? s.verdict}\n`);
+      out(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped\n`);
+      out(`report: ${join(dir, 'report.html')}\n`);
+      return outcome.written.some((w) => w.endsWith('report.json')) ? 0 : 2;
+    }
+    if (sub === 'diff') {
+      const json = rest.includes('--json');
+      const unknown = rest.filter((a) => a.startsWith('-') && a !== '--json');
+      if (unknown.length) throw new ReportInputError(`report diff: unknown option ${unknown[0]}`);
+      const paths = rest.filter((a) => !a.startsWith('-'));
+      if (paths.length !== 2) throw new ReportInputError(`report diff: expected two reports (A B), got ${paths.length}`);
+      const diff = diffReports(readReport(paths[0]!, cwd), readReport(paths[1]!, cwd));
+      out(json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));
+      return 0;
+    }
+    throw new ReportInputError(`report: expected "merge" or "diff", got "${sub}"\n${REPORT_USAGE}`);
+  } catch (error) {
+    if (error instanceof ReportInputError) {
+      err(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Joins the reports of `--shard` runs into one. Shards do not overlap, so a check id seen twice
+ * is an anomaly: the worse outcome is kept and a note says so. The summary (verdict, headline,
+ * gate) is recomputed with the gate's own logic; load sections merge through the load module
+ * (histograms summed, percentiles recomputed, never averaged). Pure; no I/O.
+ */
+import { classificationOf, isGateRelevant, summarize } from './gate.ts';
+import { mergeLoadReports } from '../../load/merge.ts';
+import type { LoadReport } from '../../load/result.ts';
+import { CONFORMANCE_CLASSES, type ConformanceClass } from '../model/classes.ts';
+import type { CheckResult } from '../model/finding.ts';
+import type { ConformanceReport, Leak, OperationCoverage } from '../model/report.ts';
+
+/** report.json additions a merged report carries (design notes: "add what you like"). */
+export interface MergedRunFields {
+  /** Run ids of the merged reports, in input order. */
+  merged_from: string[];
+  /** Anomalies found while merging, for people: duplicate checks, different targets, missing shards. */
+  merge_notes: string[];
+}
+
+export interface MergeResult {
+  report: ConformanceReport;
+  notes: string[];
+}
+
+/** Worst first: a target failure beats a run problem, which beats a pass, which beats a skip. */
+function severity(c: CheckResult): number {
+  if (c.status === 'failed') {
+    const cls = classificationOf(c);
+    return cls === 'defect' ? 5 : cls === 'spec-gap' ? 4 : 3;
+  }
+  return c.status === 'passed' ? 2 : 1;
+}
+
+function mergeChecks(reports: readonly ConformanceReport[], notes: string[]): CheckResult[] {
+  const byId = new Map<string, { check: CheckResult; from: string }>();
+  const order: string[] = [];
+  const sameOutcome: string[] = [];
+  for (const r of reports) {
+    for (const c of r.checks) {
+      const seen = byId.get(c.id);
+      if (!seen) {
+        byId.set(c.id, { check: c, from: r.run.id });
+        order.push(c.id);
+        continue;
+      }
+      const keep = severity(c) > severity(seen.check) ? { check: c, from: r.run.id } : seen;
+      if (severity(c) === severity(seen.check)) sameOutcome.push(c.id);
+      else notes.push(`check ${c.id} appears in runs ${seen.from} (${seen.check.status}) and ${r.run.id} (${c.status}); kept the worse: ${keep.check.status} from ${keep.from}`);
+      byId.set(c.id, keep);
+    }
+  }
+  if (sameOutcome.length) {
+    const shown = sameOutcome.slice(0, 5).join(', ') + (sameOutcome.length > 5 ? `, and ${sameOutcome.length - 5} more` : '');
+    notes.push(`${sameOutcome.length} check id${sameOutcome.length === 1 ? '' : 's'} appear in more than one report with the same outcome (shards should not overlap): ${shown}`);
+  }
+  return order.map((id) => byId.get(id)!.check);
+}
+
+/** "4XX" covers 404; "default" covers anything; "404" covers 404 only. */
+function statusCovers(pattern: string, status: number): boolean {
+  if (pattern === 'default') return false;
+  if (/^[1-5]XX$/i.test(pattern)) return Math.floor(status / 100) === Number(pattern[0]);
+  return Number(pattern) === status;
+}
+
+export function mergeCoverage(lists: ReadonlyArray<readonly OperationCoverage[]>): OperationCoverage[] {
+  const rows = new Map<string, { checks: number; passed: number; failed: number; hasCounts: boolean; seen: Set<number>; unexercised: Set<string> | null }>();
+  for (const list of lists) {
+    for (const op of list) {
+      const row = rows.get(op.operation) ?? { checks: 0, passed: 0, failed: 0, hasCounts: false, seen: new Set<number>(), unexercised: null };
+      row.checks += op.checks;
+      if (op.passed !== undefined || op.failed !== undefined) row.hasCounts = true;
+      row.passed += op.passed ?? 0;
+      row.failed += op.failed ?? 0;
+      for (const s of op.statuses_seen) row.seen.add(s);
+      if (op.statuses_unexercised) {
+        row.unexercised ??= new Set();
+        for (const s of op.statuses_unexercised) row.unexercised.add(s);
+      }
+      rows.set(op.operation, row);
+    }
+  }
+  const out: OperationCoverage[] = [];
+  for (const [operation, row] of rows) {
+    const seen = [...row.seen].sort((a, b) => a - b);
+    const entry: OperationCoverage = { operation, checks: row.checks, statuses_seen: seen };
+    // A status one shard did not exercise may have been seen by another.
+    if (row.unexercised) entry.statuses_unexercised = [...row.unexercised].filter((p) => !seen.some((s) => statusCovers(p, s)));
+    if (row.hasCounts) {
+      entry.passed = row.passed;
+      entry.failed = row.failed;
+    }
+    out.push(entry);
+  }
+  const pathOf = (op: string): string => op.split(' ')[1] ?? op;
+  return out.sort((a, b) => pathOf(a.operation).localeCompare(pathOf(b.operation)) || a.operation.localeCompare(b.operation));
+}
+
+function mergeLeaks(reports: readonly ConformanceReport[]): Leak[] {
+  const seen = new Set<string>();
+  const out: Leak[] = [];
+  for (const r of reports) {
+    for (const l of r.leaks) {
+      const key = `${l.kind}\u0000${l.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(l);
+    }
+  }
+  return out;
+}
+
+function looksLikeLoadReport(v: unknown): v is LoadReport {
+  return v !== null && typeof v === 'object' && Array.isArray((v as { profiles?: unknown }).profiles);
+}
+
+function mergeLoad(reports: readonly ConformanceReport[], notes: string[]): unknown {
+  const loads = reports.map((r) => r.load).filter((l) => l !== undefined && l !== null);
+  if (loads.length === 0) return undefined;
+  if (loads.length === 1) return loads[0];
+  if (loads.every(looksLikeLoadReport)) {
+    try {
+      return mergeLoadReports(loads);
+    } catch (error) {
+      notes.push(`load sections could not be merged (${(error as Error).message}); kept side by side in an array`);
+      return loads;
+    }
+  }
+  notes.push('load sections of an unknown shape; kept side by side in an array');
+  return loads.flatMap((l) => (Array.isArray(l) ? (l as unknown[]) : [l]));
+}
+
+/** "2/3" → [2, 3]. */
+function parseShard(shard: string | null | undefined): [number, number] | null {
+  const m = /^(\d+)\/(\d+)$/.exec(shard ?? '');
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+function shardNotes(reports: readonly ConformanceReport[], notes: string[]): void {
+  const shards = reports.map((r) => parseShard(r.run.shard));
+  if (shards.every((s) => s === null)) return;
+  const totals = new Set(shards.filter((s) => s !== null).map((s) => s[1]));
+  if (totals.size > 1) {
+    notes.push(`the shards come from different splits: ${reports.map((r) => r.run.shard ?? 'unsharded').join(', ')}`);
+    return;
+  }
+  const total = [...totals][0]!;
+  const have = new Set(shards.filter((s) => s !== null).map((s) => s[0]));
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !have.has(i));
+  if (missing.length) notes.push(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${total}`).join(', ')} missing: the merged report covers only part of the suite`);
+}
+
+export function mergeReportsWithNotes(reports: readonly ConformanceReport[]): MergeResult {
+  const first = reports[0];
+  if (!first) throw new Error('mergeReports: no report to merge');
+  if (reports.length === 1) return { report: first, notes: [] };
+  const notes: string[] = [];
+  const targets = [...new Set(reports.map((r) => r.run.target))];
+  if (targets.length > 1) notes.push(`the reports ran against different targets: ${targets.join(', ')}; the first is shown`);
+  const seeds = [...new Set(reports.map((r) => r.run.seed))];
+  if (seeds.length > 1) notes.push(`the reports used different seeds: ${seeds.join(', ')}; the first is shown`);
+  shardNotes(reports, notes);
+
+  const checks = mergeChecks(reports, notes);
+  const strict = reports.some((r) => r.run.strict === true);
+  // The baseline itself is not in report.json, but each shard's gate lists the failures it did
+  // NOT excuse: the gate-relevant failures missing from those lists are the ones it excused.
+  const baselineSources = [...new Set(reports.map((r) => r.summary.gate?.baseline).filter((b): b is string => !!b))];
+  let baseline: Set<string> | null = null;
+  if (baselineSources.length > 0) {
+    const fresh = new Set(reports.flatMap((r) => r.summary.gate?.new_failures ?? []));
+    baseline = new Set(checks.filter((c) => isGateRelevant(c, strict) && !fresh.has(c.id)).map((c) => c.id));
+  }
+  const summary = summarize(checks, { strict, baseline, baselineSource: baselineSources.join(', ') || null });
+
+  const classes = new Set<string>(reports.flatMap((r) => r.run.classes));
+  const orderedClasses: ConformanceClass[] = CONFORMANCE_CLASSES.filter((c) => classes.has(c));
+  const started = reports.map((r) => r.run.started_at).sort()[0]!;
+  const finished = reports.map((r) => r.run.finished_at).sort().at(-1)!;
+  const version = [...new Set(reports.map((r) => r.run.cloudcheck_version).filter((v): v is string => !!v))];
+  if (version.length > 1) notes.push(`the reports come from different cloudcheck versions: ${version.join(', ')}`);
+  const load = mergeLoad(reports, notes);
+
+  const run: ConformanceReport['run'] & MergedRunFields = {
+    ...first.run,
+    id: `merged-${first.run.id}`,
+    started_at: started,
+    finished_at: finished,
+    classes: orderedClasses,
+    strict,
+    shard: null,
+    embedded: reports.every((r) => r.run.embedded === true) ? true : first.run.embedded,
+    merged_from: reports.map((r) => r.run.id),
+    merge_notes: notes,
+  };
+  const report: ConformanceReport = {
+    schema_version: 1,
+    run,
+    summary,
+    checks,
+    coverage: { operations: mergeCoverage(reports.map((r) => r.coverage.operations)) },
+    leaks: mergeLeaks(reports),
+  };
+  if (load !== undefined) report.load = load;
+  return { report, notes };
+}
+
+/** The merged report; anomalies are in `run.merge_notes` (see mergeReportsWithNotes). */
+export function mergeReports(reports: ConformanceReport[]): ConformanceReport {
+  return mergeReportsWithNotes(reports).report;
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { runReportCommand } from '../../src/report/command.ts';
+import type { ConformanceReport } from '../../src/model/report.ts';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t) } };
+}
+
+let dir: string;
+test.beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cloudcheck-report-'));
+  for (const [name, file] of [['s1', 'shard-1.json'], ['s2', 'shard-2.json']] as const) {
+    mkdirSync(join(dir, name));
+    writeFileSync(join(dir, name, 'report.json'), readFileSync(join(fixtures, file)));
+  }
+});
+test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+test('merge reads DIR/report.json of each and writes report.json, report.html, junit.xml, summary.md', async () => {
+  const c = io();
+  const code = await runReportCommand(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')], c.io);
+  expect(c.err.join('')).toBe('');
+  expect(code).toBe(0);
+  for (const f of ['report.json', 'report.html', 'junit.xml', 'summary.md']) expect(existsSync(join(dir, 'merged', f))).toBe(true);
+  const merged = JSON.parse(readFileSync(join(dir, 'merged', 'report.json'), 'utf8')) as ConformanceReport;
+  expect(merged.checks).toHaveLength(16);
+  expect(c.out.join('')).toContain('merged 2 reports: non-conformant: 3 MUST failures');
+  expect(readFileSync(join(dir, 'merged', 'report.html'), 'utf8')).toContain('<h1>non-conformant: 3 MUST failures');
+});
+
+test('diff takes report files or directories and prints the changes', async () => {
+  const c = io();
+  expect(await runReportCommand(['diff', join(dir, 's1'), join(dir, 's2', 'report.json')], c.io)).toBe(0);
+  expect(c.out.join('')).toContain('new checks (8)');
+  expect(c.out.join('')).toContain('removed checks (8)');
+  const j = io();
+  expect(await runReportCommand(['diff', join(dir, 's1'), join(dir, 's1'), '--json'], j.io)).toBe(0);
+  expect(JSON.parse(j.out.join('')).fixed).toEqual([]);
+});
+
+test('clear errors with exit 2: missing file, bad JSON, wrong schema_version, not a report, usage', async () => {
+  const cases: Array<[string[], RegExp]> = [];
+  writeFileSync(join(dir, 'bad.json'), '{ "schema_version": 1, ');
+  writeFileSync(join(dir, 'v2.json'), JSON.stringify({ schema_version: 2 }));
+  writeFileSync(join(dir, 'other.json'), JSON.stringify({ schema_version: 1, run: {} }));
+  mkdirSync(join(dir, 'empty'));
+  cases.push([['merge', join(dir, 'nope')], /nope: no such file or directory/]);
+  cases.push([['merge', join(dir, 'empty')], /empty[/\\]report\.json: no report\.json there/]);
+  cases.push([['diff', join(dir, 'bad.json'), join(dir, 's1')], /bad\.json: not valid JSON/]);
+  cases.push([['diff', join(dir, 'v2.json'), join(dir, 's1')], /v2\.json: schema_version is 2; this cloudcheck reads schema_version 1/]);
+  cases.push([['merge', join(dir, 'other.json')], /other\.json: not a cloudcheck report \(missing "summary", "checks", "coverage", "leaks"\)/]);
+  cases.push([['diff', join(dir, 's1')], /expected two reports/]);
+  cases.push([['merge'], /name at least one report/]);
+  cases.push([['merge', join(dir, 's1'), '--frobnicate'], /unknown option --frobnicate/]);
+  cases.push([['frob'], /expected "merge" or "diff"/]);
+  for (const [argv, message] of cases) {
+    const c = io();
+    expect(await runReportCommand(argv, c.io), argv.join(' ')).toBe(2);
+    expect(c.err.join('')).toMatch(message);
+  }
+  const h = io();
+  expect(await runReportCommand(['--help'], h.io)).toBe(0);
+  expect(h.out.join('')).toContain('cloudcheck report merge');
+});

@@ -1,0 +1,43 @@
+import { expect, test } from '@playwright/test';
+import { diffReports, formatDiff } from '../../src/report/diff.ts';
+import type { CheckResult } from '../../src/model/finding.ts';
+import type { ConformanceReport } from '../../src/model/report.ts';
+import { fixture } from './helpers.ts';
+
+const a = fixture('report-full.json');
+
+function withStatus(r: ConformanceReport, changes: Record<string, CheckResult['status']>, extra: CheckResult[] = [], drop: string[] = []): ConformanceReport {
+  const checks = r.checks.filter((c) => !drop.includes(c.id)).map((c) => (c.id in changes ? { ...c, status: changes[c.id]! } : c));
+  return { ...r, run: { ...r.run, id: 'after' }, checks: [...checks, ...extra] };
+}
+
+test('fixed, broken, still failing, new and removed checks by id', () => {
+  const b = withStatus(
+    a,
+    { 'messaging.send.too-long': 'passed', 'auth.no-key': 'failed', 'storage.put-get': 'failed', 'api-keys.secret-once': 'skipped' },
+    [{ ...a.checks[0]!, id: 'auth.new-check', status: 'failed' }],
+    ['compute.vps.reboot'],
+  );
+  const d = diffReports(a, b);
+  expect(d.fixed.map((c) => c.id)).toEqual(['messaging.send.too-long']);
+  expect(d.broken.map((c) => c.id)).toEqual(['auth.no-key', 'storage.put-get']);
+  expect(d.broken[1]).toMatchObject({ before: 'skipped', after: 'failed' });
+  expect(d.still_failing.map((c) => c.id).sort()).toEqual(['compute.vps.delete', 'errors.envelope.sms-too-long', 'errors.status.validation', 'pagination.vps.meta']);
+  expect(d.new_checks.map((c) => c.id)).toEqual(['auth.new-check']);
+  expect(d.removed_checks.map((c) => c.id)).toEqual(['compute.vps.reboot']);
+  expect(d.other_changes.map((c) => c.id)).toEqual(['api-keys.secret-once']);
+  // MUST before SHOULD in every list.
+  expect(d.still_failing.at(-1)!.level).toBe('SHOULD');
+});
+
+test('formatDiff names both runs and each non-empty group with its checks', () => {
+  const b = withStatus(a, { 'messaging.send.too-long': 'passed', 'auth.no-key': 'failed' });
+  const text = formatDiff(diffReports(a, b));
+  expect(text).toContain(`A: ${a.run.id}`);
+  expect(text).toContain('B: after');
+  expect(text).toContain('fixed 1, broken 1, still failing 5, new 0, removed 0, other changes 0');
+  expect(text).toMatch(/broken \(1\):\n {2}✗ MUST {3}AUTH-KEY-001 {5}auth\.no-key \(passed → failed\)/);
+  expect(text).toMatch(/fixed \(1\):\n {2}✓ MUST {3}MSG-SEND-005/);
+  expect(text).not.toContain('new checks');
+  expect(formatDiff(diffReports(a, a))).toContain('fixed 0, broken 0');
+});
