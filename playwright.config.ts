@@ -1,7 +1,7 @@
 /**
  * The conformance suite as a Playwright project set: one project per conformance class, each
  * selecting its checks by tag (`@class:<name>`). `cloudcheck run` drives it (passing settings as
- * CLOUDCHECK_* environment variables and `--project` per selected class); `npx playwright test`
+ * CLOUDCHECK_* environment variables, the classes in CLOUDCHECK_RUN_CLASSES); `npx playwright test`
  * works on its own too: the global setup then starts the embedded reference server.
  *
  * This file is evaluated in the runner and again in every worker; values that must be the same
@@ -30,6 +30,17 @@ if (!driven) reporter.unshift(['list']);
 
 const workers = Number(env.CLOUDCHECK_WORKERS ?? 2);
 
+/**
+ * Run directly, the suite has one project per class (`npx playwright test --project=compute`).
+ * Driven by `cloudcheck run`, it has one project for all the selected classes: Playwright starts
+ * fresh workers for every project, and each worker costs start-up time and an API key of budget.
+ */
+const runClasses = env.CLOUDCHECK_RUN_CLASSES ? env.CLOUDCHECK_RUN_CLASSES.split(',').filter(Boolean) : null;
+function classPattern(classes: readonly string[]): RegExp {
+  const names = classes.map((name) => name.replace(/-/g, '\\-')).join('|');
+  return new RegExp(`@class:(?:${names})(?![\\w-])`);
+}
+
 export default defineConfig({
   testDir: 'suites',
   testMatch: '**/*.spec.ts',
@@ -45,8 +56,7 @@ export default defineConfig({
   outputDir: join(env.CLOUDCHECK_RUN_TMP, 'artifacts'),
   globalSetup: './src/harness/global-setup.ts',
   globalTeardown: './src/harness/global-teardown.ts',
-  projects: CONFORMANCE_CLASSES.map((name) => ({
-    name,
-    grep: new RegExp(`@class:${name.replace(/[-]/g, '\\-')}(?![\\w-])`),
-  })),
+  projects: runClasses
+    ? [{ name: 'conformance', grep: classPattern(runClasses) }]
+    : CONFORMANCE_CLASSES.map((name) => ({ name, grep: classPattern([name]) })),
 });

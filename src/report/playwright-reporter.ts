@@ -19,6 +19,7 @@ import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redact } from '../harness/redact.ts';
 import { parseBool, parseClasses } from '../harness/settings.ts';
 import { computeCoverage, loadInventory } from './coverage.ts';
+import { rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { parseBaseline, summarize } from './gate.ts';
 import { writeReportFiles } from './writers.ts';
 
@@ -122,6 +123,15 @@ export function readJournals(dir: string | undefined | null): { leaks: Leak[] } 
   };
 }
 
+/** The conformance class a test belongs to, for progress lines. */
+function progressGroup(test: TestCase): string {
+  for (const tag of test.tags) {
+    const match = /^@class:([\w-]+)$/.exec(tag);
+    if (match?.[1]) return match[1];
+  }
+  return test.parent.project()?.name ?? '';
+}
+
 export default class CloudcheckReporter implements Reporter {
   private rootSuite: Suite | undefined;
   private readonly progress = parseBool(process.env.CLOUDCHECK_PROGRESS) ?? false;
@@ -134,13 +144,14 @@ export default class CloudcheckReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
     this.rootSuite = suite;
-    for (const project of suite.suites) {
-      const n = project.allTests().length;
-      this.remaining.set(project.title, n);
-      this.counts.set(project.title, { passed: 0, failed: 0, skipped: 0 });
-      this.totalTests += n;
+    // Progress is per conformance class (from the test's tag), whatever the project layout.
+    for (const test of suite.allTests()) {
+      const name = progressGroup(test);
+      this.remaining.set(name, (this.remaining.get(name) ?? 0) + 1);
+      if (!this.counts.has(name)) this.counts.set(name, { passed: 0, failed: 0, skipped: 0 });
+      this.totalTests++;
     }
-    if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${suite.suites.filter((p) => p.allTests().length).length} classes\n`);
+    if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes\n`);
   }
 
   printsToStdio(): boolean {
@@ -149,7 +160,7 @@ export default class CloudcheckReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     this.finishedTests++;
-    const project = test.parent.project()?.name ?? '';
+    const project = progressGroup(test);
     const c = this.counts.get(project);
     if (c) {
       if (result.status === 'passed') c.passed++;
@@ -192,6 +203,18 @@ export default class CloudcheckReporter implements Reporter {
     }
     const selected = this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? [];
     const classes = env.CLOUDCHECK_CLASSES ? parseClasses(env.CLOUDCHECK_CLASSES) : selected;
+    // Run-wide rate-limit header invariants over every messaging/compute response of every worker
+    // (observation files in the run's temp dir; see rate-invariants.ts). Only when the class is
+    // claimed and some of its checks are in this run (--grep and --shard can leave none).
+    const rateLimitsRan = (this.rootSuite?.suites.find((p) => p.title === 'rate-limits')?.allTests().length ?? 0) > 0;
+    if (classes.includes('rate-limits') && rateLimitsRan) {
+      const runWide = rateInvariantChecks(readObservations(env.CLOUDCHECK_RUN_TMP), { target, mainKey: env.CLOUDCHECK_API_KEY, altKey: env.CLOUDCHECK_ALT_API_KEY ?? null });
+      checks.push(...runWide);
+      if (this.progress) {
+        const failed = runWide.filter((c) => c.status === 'failed').length;
+        process.stderr.write(`  ${failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} run-wide header invariants: ${runWide.length - failed} held, ${failed} violated\n`);
+      }
+    }
     const report: ConformanceReport = {
       schema_version: 1,
       run: {

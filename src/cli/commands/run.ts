@@ -70,7 +70,10 @@ export function planRun(
   if (values.shard) env.CLOUDCHECK_SHARD = values.shard as string;
   if (values['webhook-listen']) env.CLOUDCHECK_WEBHOOK_LISTEN = values['webhook-listen'] as string;
   if (values['webhook-url']) env.CLOUDCHECK_WEBHOOK_URL = values['webhook-url'] as string;
-  const args = ['test', '-c', options.configPath, ...classes.map((c) => `--project=${c}`)];
+  // One Playwright project for the selected classes: workers (and the API keys each creates) live
+  // for the whole run instead of restarting per class (playwright.config.ts).
+  env.CLOUDCHECK_RUN_CLASSES = classes.join(',');
+  const args = ['test', '-c', options.configPath];
   if (values.grep) args.push(`--grep=${values.grep as string}`);
   if (values.shard) args.push(`--shard=${values.shard as string}`);
   return { runId: options.runId, reportDir, runTmp, env, args };
