@@ -1,0 +1,39 @@
+/**
+ * `npm run bench`: every benchmark in one table, each figure beside the baseline measured in the
+ * same run (a bare Fastify server, wrk). Benchmarks print; they never assert (targets live here,
+ * not in tests). Machine size is printed with the figures so they can be compared.
+ */
+import { cpus, totalmem } from 'node:os';
+import { run as loadVsWrk } from './load-vs-wrk.ts';
+import { run as referenceVsFastify } from './reference-vs-fastify.ts';
+
+interface Row {
+  benchmark: string;
+  figure: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+}
+
+const fmt = (n: number | null, digits = 0): string => (n === null ? 'n/a' : n.toFixed(digits));
+
+const rows: Row[] = [];
+const reference = await referenceVsFastify();
+rows.push(
+  { benchmark: 'reference GET /v1/regions', figure: `${fmt(reference.regions_rps)} req/s`, baseline: `bare fastify ${fmt(reference.bare_rps)} req/s`, ratio: fmt(reference.regions_ratio, 2), goal: '>= 0.5' },
+  { benchmark: 'reference POST /v1/sms/send (test mode)', figure: `${fmt(reference.sms_send_rps)} req/s`, baseline: `bare fastify ${fmt(reference.bare_rps)} req/s`, ratio: fmt(reference.sms_send_ratio, 2), goal: '>= 0.5' },
+  { benchmark: `reference RSS after ${reference.rss_after_requests} requests`, figure: `${fmt(reference.rss_mb)} MB`, baseline: '-', ratio: '-', goal: '-' },
+);
+const load = await loadVsWrk();
+rows.push(
+  { benchmark: 'load generator GET /v1/regions', figure: `${fmt(load.generator_rps)} req/s`, baseline: load.wrk_rps === null ? 'wrk not installed' : `wrk ${fmt(load.wrk_rps)} req/s`, ratio: fmt(load.ratio, 2), goal: '>= 0.8' },
+  { benchmark: `load generator peak RSS (${load.rss_requests} requests)`, figure: `${fmt(load.peak_rss_mb)} MB`, baseline: '-', ratio: '-', goal: '< 250 MB' },
+);
+
+const columns: Array<keyof Row> = ['benchmark', 'figure', 'baseline', 'ratio', 'goal'];
+const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));
+const line = (cells: string[]): string => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+console.log(`\nmachine: ${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(line(columns));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const row of rows) console.log(line(columns.map((c) => row[c])));
