@@ -19,6 +19,7 @@ import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from './budget.ts';
 import type { Budget } from './budget.ts';
 import { EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
+import { processObserver } from './rate-observer.ts';
 import { addSecret, redact, redactString } from './redact.ts';
 
 export const BODY_LIMIT = 8 * 1024;
@@ -71,6 +72,11 @@ export interface ClientSettings {
   liveSms: boolean;
   allowCharges: boolean;
   timeoutScale: number;
+  /**
+   * The run's temp dir (RunSettings has it): when set, every messaging/compute response is also
+   * appended there for the run-wide rate-limit header invariants (rate-observer.ts).
+   */
+  runTmp?: string | null;
 }
 
 export interface ClientOptions {
@@ -292,6 +298,18 @@ export class ApiClient {
       }
     }
     learnSecrets(url.pathname, body);
+    // Run-wide rate-limit invariants: a compact line per messaging/compute response (key hashed,
+    // a few headers), read back by the reporter. A no-op without a run temp dir.
+    processObserver(this.settings.runTmp)?.record({
+      method,
+      path: this.relative(url.pathname),
+      authorization: headers.authorization,
+      status,
+      headers: resHeaders,
+      body,
+      sentAt: startedAt.getTime(),
+      receivedAt: Date.now(),
+    });
     const exchange = redact<Exchange>({
       ...exchangeBase,
       response: { status, headers: resHeaders, ...(bytes.byteLength ? { body: bodyForRecord(bytes, resHeaders['content-type']) } : {}) },

@@ -206,8 +206,7 @@ export default class CloudcheckReporter implements Reporter {
     // Run-wide rate-limit header invariants over every messaging/compute response of every worker
     // (observation files in the run's temp dir; see rate-invariants.ts). Only when the class is
     // claimed and some of its checks are in this run (--grep and --shard can leave none).
-    const rateLimitsRan = (this.rootSuite?.suites.find((p) => p.title === 'rate-limits')?.allTests().length ?? 0) > 0;
-    if (classes.includes('rate-limits') && rateLimitsRan) {
+    if (classes.includes('rate-limits') && checks.some((c) => c.class === 'rate-limits')) {
       const runWide = rateInvariantChecks(readObservations(env.CLOUDCHECK_RUN_TMP), { target, mainKey: env.CLOUDCHECK_API_KEY, altKey: env.CLOUDCHECK_ALT_API_KEY ?? null });
       checks.push(...runWide);
       if (this.progress) {
