@@ -10,9 +10,13 @@ export interface WalletService {
   charge(accountId: string, charge: { amount: number; currency: string; description: string; service: string; resourceId: string }): void;
 }
 
-/** Compute offers read access to VPS instances (volumes attach to them). */
+/** Compute offers read access to VPS instances (volumes attach to them) and to its region catalogue. */
 export interface ComputeLookup {
   findVps(accountId: string, vpsId: string): { id: string; name: string; region: string; status: string } | undefined;
+  /** A region of GET /regions, so other areas accept exactly the same slugs. */
+  findRegion(slug: string): { slug: string; available: boolean; features: string[] } | undefined;
+  /** Calls `listener` after an instance is deleted (attached volumes detach from it). */
+  onVpsDeleted(listener: (accountId: string, vpsId: string) => void): void;
 }
 
 /** A resource as a project lists it (specification, "Project resource"). */

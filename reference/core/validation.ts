@@ -34,7 +34,8 @@ export class Fields {
     private readonly area: Area,
     body: unknown,
   ) {
-    if (body === undefined || body === null) {
+    // No body at all reads as no fields; a JSON `null` body is "not a JSON object" (conventions.md).
+    if (body === undefined) {
       this.data = {};
     } else if (isPlainObject(body)) {
       this.data = body;

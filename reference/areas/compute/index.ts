@@ -1,8 +1,35 @@
+/**
+ * The compute area: VPS instances and their actions and metrics, the region/size/image
+ * catalogue, SSH keys and VPS snapshots (specification, Endpoints / Compute).
+ */
+import type { ReferenceContext } from '../../core/context.ts';
 import type { AreaModule } from '../area.ts';
+import { COMPUTE_FAULTS } from './faults.ts';
+import { computeLookup, computeResourceProvider } from './provider.ts';
+import { registerComputeRoutes } from './routes.ts';
+import { ComputeService } from './service.ts';
 
-// Placeholder until the compute area lands.
+/** One service per server context: `setup` creates it, the plugin reuses it. */
+const services = new WeakMap<ReferenceContext, ComputeService>();
+
+function serviceFor(ctx: ReferenceContext): ComputeService {
+  let service = services.get(ctx);
+  if (!service) {
+    service = new ComputeService(ctx);
+    services.set(ctx, service);
+  }
+  return service;
+}
+
 export const computeArea: AreaModule = {
   name: 'compute',
-  faults: [],
-  plugin: async () => {},
+  faults: [...COMPUTE_FAULTS],
+  setup(ctx) {
+    const service = serviceFor(ctx);
+    ctx.services.provide('compute', computeLookup(service));
+    ctx.services.addResourceProvider(computeResourceProvider(ctx, service));
+  },
+  plugin: async (app, { ctx }) => {
+    registerComputeRoutes(app, ctx, serviceFor(ctx));
+  },
 };

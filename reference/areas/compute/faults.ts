@@ -1,0 +1,20 @@
+/**
+ * Deliberate non-conformances of the compute area (`cloudcheck serve --fault NAME`). Each one
+ * bends exactly one MUST requirement of spec/requirements.yaml; the code it bends checks
+ * `ctx.faults.has(...)` in place, so reading the area shows what the fault changes.
+ */
+import type { FaultDefinition } from '../../core/faults.ts';
+
+export const COMPUTE_FAULTS = [
+  { name: 'vps-created-with-ips', requirement: 'VPS-CRT-004', description: 'POST /vps answers with ip_address and private_ip already set.' },
+  { name: 'vps-update-ignored', requirement: 'VPS-UPD-001', description: 'PUT /vps/{vps_id} answers the VPS unchanged and stores nothing.' },
+  { name: 'vps-list-filter-ignored', requirement: 'VPS-LIST-002', description: 'GET /vps ignores the `region` and `status` filters.' },
+  { name: 'vps-delete-ghost', requirement: 'VPS-DEL-001', description: 'A deleted VPS is no longer listed but GET /vps/{vps_id} still answers it.' },
+  { name: 'vps-list-meta-missing', requirement: 'VPS-LIST-001', description: 'GET /vps answers `vps_instances` without `meta`.' },
+  { name: 'vps-action-type-unchecked', requirement: 'VPS-ACT-001', description: 'POST /vps/{vps_id}/actions accepts an unknown `type` as a no-op.' },
+  { name: 'vps-metrics-outside-window', requirement: 'VPS-MET-003', description: 'GET /vps/{vps_id}/metrics starts every series one interval before `start`.' },
+  { name: 'image-filter-ignored', requirement: 'IMG-LIST-002', description: 'GET /images ignores `type` and `distribution`: nothing is filtered and an unknown type is accepted.' },
+  { name: 'snapshot-delete-ignored', requirement: 'SNAP-DEL-001', description: 'DELETE /snapshots/{snapshot_id} answers 204 but the snapshot stays listed.' },
+] as const satisfies readonly FaultDefinition[];
+
+export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

@@ -1,0 +1,181 @@
+/**
+ * The compute rows of the specification's Endpoints table. Statuses and wrappers follow
+ * docs/conventions.md: 201 with the created resource, 200 for reads, updates and actions, 204
+ * with an empty body for deletes; single resources wrapped in their singular name.
+ */
+import type { FastifyInstance } from 'fastify';
+import { isoTimestamp } from '../../core/clock.ts';
+import type { ReferenceContext } from '../../core/context.ts';
+import { notFound } from '../../core/errors.ts';
+import { authOf } from '../../core/http.ts';
+import { newId } from '../../core/ids.ts';
+import { paginate, readPageQuery } from '../../core/pagination.ts';
+import { Fields } from '../../core/validation.ts';
+import { IMAGES, REGIONS, SIZES } from './catalog.ts';
+import { fail, queryFields, readCreateVps, readImage, readName, readSize, readTags } from './input.ts';
+import { INTERVALS, MAX_POINTS, buildMetrics, pointCount, pointTimes } from './metrics.ts';
+import type { ActionRequest, ComputeService } from './service.ts';
+import { parsePublicKey } from './ssh.ts';
+import { VPS_STATUSES, type VpsRecord, computeState, snapshotView, sshKeyView, vpsView } from './store.ts';
+
+const ACTION_TYPES = ['start', 'stop', 'restart', 'resize', 'snapshot', 'rebuild'] as const;
+
+type VpsParams = { Params: { vps_id: string } };
+
+export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContext, service: ComputeService): void {
+  /** The caller's instance, or 404 for unknown and other accounts' ids alike. */
+  const ownVps = (accountId: string, vpsId: string): VpsRecord => {
+    const state = computeState(ctx, accountId);
+    const record = state.vps.get(vpsId) ?? (ctx.faults.has('vps-delete-ghost') ? state.ghosts.get(vpsId) : undefined);
+    if (!record) throw notFound('vps');
+    return record;
+  };
+
+  // ----- Catalogue ------------------------------------------------------------------------
+
+  app.get('/regions', async () => ({ regions: REGIONS }));
+
+  app.get('/sizes', async () => ({ sizes: SIZES }));
+
+  app.get('/images', async (request) => {
+    // Fault `image-filter-ignored`: neither filter is read, so any `type` passes and nothing is filtered.
+    if (ctx.faults.has('image-filter-ignored')) return { images: IMAGES };
+    const f = queryFields(request.query);
+    const type = f.string('type', { oneOf: ['linux', 'windows'] });
+    const distribution = f.string('distribution');
+    const images = IMAGES.filter(
+      (image) => (type === undefined || image.type === type) && (distribution === undefined || image.distribution.toLowerCase() === distribution.toLowerCase()),
+    );
+    return { images };
+  });
+
+  // ----- Instances ------------------------------------------------------------------------
+
+  app.get('/vps', async (request) => {
+    const { account } = authOf(request);
+    const f = queryFields(request.query);
+    const region = f.string('region');
+    const status = f.string('status', { oneOf: VPS_STATUSES });
+    const { page, perPage } = readPageQuery('compute', { page: f.raw('page'), per_page: f.raw('per_page') });
+    const ignoreFilters = ctx.faults.has('vps-list-filter-ignored');
+    const newestFirst = [...computeState(ctx, account.id).vps.values()].reverse();
+    const matching = newestFirst.filter((vps) => ignoreFilters || ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)));
+    const { items, meta } = paginate(matching, page, perPage);
+    const vpsInstances = items.map(vpsView);
+    return ctx.faults.has('vps-list-meta-missing') ? { vps_instances: vpsInstances } : { vps_instances: vpsInstances, meta };
+  });
+
+  app.post('/vps', async (request, reply) => {
+    const { account } = authOf(request);
+    const input = readCreateVps(ctx, account.id, request.body);
+    const record = service.create(account.id, input);
+    return reply.code(201).send({ vps: vpsView(record) });
+  });
+
+  app.get<VpsParams>('/vps/:vps_id', async (request) => {
+    const { account } = authOf(request);
+    return { vps: vpsView(ownVps(account.id, request.params.vps_id)) };
+  });
+
+  app.put<VpsParams>('/vps/:vps_id', async (request) => {
+    const { account } = authOf(request);
+    const record = ownVps(account.id, request.params.vps_id);
+    const f = new Fields('compute', request.body);
+    const name = readName(f, false);
+    const tags = readTags(f);
+    return { vps: vpsView(service.update(record, { name, tags })) };
+  });
+
+  app.delete<VpsParams>('/vps/:vps_id', async (request, reply) => {
+    const { account } = authOf(request);
+    const record = ownVps(account.id, request.params.vps_id);
+    service.delete(account.id, record.id);
+    return reply.code(204).send();
+  });
+
+  app.post<VpsParams>('/vps/:vps_id/actions', async (request) => {
+    const { account } = authOf(request);
+    const record = ownVps(account.id, request.params.vps_id);
+    const action = readAction(ctx, record, request.body);
+    return { action: service.perform(account.id, record, action) };
+  });
+
+  app.get<VpsParams>('/vps/:vps_id/metrics', async (request) => {
+    const { account } = authOf(request);
+    const record = ownVps(account.id, request.params.vps_id);
+    const f = queryFields(request.query);
+    const interval = f.string('interval', { oneOf: [...INTERVALS.keys()] }) ?? '5m';
+    const step = INTERVALS.get(interval) ?? 300_000;
+    const start = f.timestamp('start', { allowDate: true });
+    const end = f.timestamp('end', { allowDate: true });
+    // Default window: the hour before `end` (or before now).
+    const endMs = end !== undefined ? Date.parse(end) : start !== undefined ? Math.max(Date.parse(start), ctx.clock.now()) : ctx.clock.now();
+    const startMs = start !== undefined ? Date.parse(start) : endMs - 3_600_000;
+    if (endMs < startMs) fail('end', 'end must not be before start.');
+    const count = pointCount(startMs, endMs, step);
+    if (count > MAX_POINTS) fail('interval', `The window holds ${count} points at interval ${interval}; at most ${MAX_POINTS} are returned. Use a longer interval or a shorter window.`);
+    // Fault `vps-metrics-outside-window`: the series begin one interval before `start`.
+    const first = ctx.faults.has('vps-metrics-outside-window') ? startMs - step : startMs;
+    return { metrics: buildMetrics(record.id, pointTimes(first, endMs, step)) };
+  });
+
+  // ----- SSH keys -------------------------------------------------------------------------
+
+  app.get('/ssh-keys', async (request) => {
+    const { account } = authOf(request);
+    return { ssh_keys: [...computeState(ctx, account.id).sshKeys.values()].reverse().map(sshKeyView) };
+  });
+
+  app.post('/ssh-keys', async (request, reply) => {
+    const { account } = authOf(request);
+    const f = new Fields('compute', request.body);
+    const name = f.string('name', { required: true, max: 255 });
+    const text = f.string('public_key', { required: true, max: 16_384 });
+    const parsed = parsePublicKey(text);
+    if (!parsed.ok) fail('public_key', parsed.reason);
+    const keys = computeState(ctx, account.id).sshKeys;
+    // A key is identified by its fingerprint (POST /vps accepts either), so it is added once.
+    if ([...keys.values()].some((k) => k.fingerprint === parsed.fingerprint)) fail('public_key', `This key (${parsed.fingerprint}) is already added.`);
+    const record = { id: newId('ssh'), name, public_key: parsed.normalized, fingerprint: parsed.fingerprint, created_at: isoTimestamp(ctx.clock.now()) };
+    keys.set(record.id, record);
+    return reply.code(201).send({ ssh_key: sshKeyView(record) });
+  });
+
+  // ----- VPS snapshots --------------------------------------------------------------------
+
+  app.get('/snapshots', async (request) => {
+    const { account } = authOf(request);
+    return { snapshots: [...computeState(ctx, account.id).snapshots.values()].reverse().map(snapshotView) };
+  });
+
+  app.delete<{ Params: { snapshot_id: string } }>('/snapshots/:snapshot_id', async (request, reply) => {
+    const { account } = authOf(request);
+    if (!service.deleteSnapshot(account.id, request.params.snapshot_id)) throw notFound('snapshot');
+    return reply.code(204).send();
+  });
+}
+
+/** `type` and the field each type needs; semantic checks (the size exists, fits the image) here too. */
+function readAction(ctx: ReferenceContext, record: VpsRecord, body: unknown): ActionRequest {
+  const f = new Fields('compute', body);
+  if (ctx.faults.has('vps-action-type-unchecked')) {
+    const type = f.string('type', { required: true });
+    if (!(ACTION_TYPES as readonly string[]).includes(type)) return { type, unknown: true };
+  }
+  const type = f.string('type', { required: true, oneOf: ACTION_TYPES }) as (typeof ACTION_TYPES)[number];
+  switch (type) {
+    case 'resize': {
+      const slug = f.string('size', { required: true });
+      return { type, size: readSize('size', slug, readImage('image', record.image)) };
+    }
+    case 'snapshot':
+      return { type, name: f.string('name', { required: true, max: 255 }) };
+    case 'rebuild': {
+      const image = readImage('image', f.string('image', { required: true }));
+      if (image.min_disk_size > record.disk) fail('image', `Image ${image.id} needs a ${image.min_disk_size} GB disk; this VPS has ${record.disk} GB.`);
+      return { type, image };
+    }
+    default:
+      return { type };
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * What happens to instances, independent of HTTP: creation and the delayed boot, updates,
+ * actions, deletion, snapshots, and the events each change emits. Routes validate requests and
+ * call in here; the resource provider and other areas (volumes) use the same methods, so a VPS
+ * deleted through a project behaves exactly like one deleted through DELETE /vps/{vps_id}.
+ */
+import { isoTimestamp } from '../../core/clock.ts';
+import type { ReferenceContext } from '../../core/context.ts';
+import { ApiError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { type Image, type Size, findSize } from './catalog.ts';
+import { allocateAddresses } from './network.ts';
+import { type VpsRecord, type VpsSnapshotRecord, type VpsStatus, computeState } from './store.ts';
+
+export interface CreateVpsInput {
+  name: string;
+  region: string;
+  image: Image;
+  size: Size;
+  sshKeys: string[];
+  privateNetworking: boolean;
+  backups: boolean;
+  monitoring: boolean;
+  tags: string[];
+  projectId: string | null;
+}
+
+export type KnownAction =
+  | { type: 'start' | 'stop' | 'restart' }
+  | { type: 'resize'; size: Size }
+  | { type: 'snapshot'; name: string }
+  | { type: 'rebuild'; image: Image };
+
+/** Fault `vps-action-type-unchecked` lets an unknown type through, answered as a no-op. */
+export type ActionRequest = KnownAction | { type: string; unknown: true };
+
+export interface ActionResult {
+  id: string;
+  type: string;
+  status: 'completed';
+  vps_id: string;
+  started_at: string;
+  completed_at: string;
+}
+
+type DeletionListener = (accountId: string, vpsId: string) => void;
+
+export class ComputeService {
+  private readonly deletionListeners: DeletionListener[] = [];
+
+  constructor(private readonly ctx: ReferenceContext) {}
+
+  onVpsDeleted(listener: DeletionListener): void {
+    this.deletionListeners.push(listener);
+  }
+
+  find(accountId: string, vpsId: string): VpsRecord | undefined {
+    return computeState(this.ctx, accountId).vps.get(vpsId);
+  }
+
+  create(accountId: string, input: CreateVpsInput): VpsRecord {
+    const state = computeState(this.ctx, accountId);
+    const now = this.ctx.clock.now();
+    const record: VpsRecord = {
+      id: newId('vps'),
+      name: input.name,
+      status: 'creating',
+      region: input.region,
+      image: input.image.id,
+      size: input.size.slug,
+      vcpus: input.size.vcpus,
+      memory: input.size.memory,
+      disk: input.size.disk,
+      // The specification: null while the instance is being created.
+      ip_address: null,
+      private_ip: null,
+      created_at: isoTimestamp(now),
+      tags: [...input.tags],
+      project_id: input.projectId,
+      ssh_keys: [...input.sshKeys],
+      private_networking: input.privateNetworking,
+      backups: input.backups,
+      monitoring: input.monitoring,
+      createdMs: now,
+    };
+    if (this.ctx.faults.has('vps-created-with-ips')) this.assignAddresses(record);
+    state.vps.set(record.id, record);
+    state.boots.set(
+      record.id,
+      this.ctx.clock.schedule(this.ctx.options.delays.vpsBootMs, () => this.finishBoot(accountId, record.id)),
+    );
+    // Emitted on acceptance: the instance exists from now on (status `creating`). There is no
+    // separate event for the end of the boot; GET shows it.
+    this.emit(accountId, 'vps.created', record);
+    return record;
+  }
+
+  private finishBoot(accountId: string, vpsId: string): void {
+    const state = computeState(this.ctx, accountId);
+    state.boots.delete(vpsId);
+    const record = state.vps.get(vpsId);
+    if (!record || record.status !== 'creating') return;
+    if (record.ip_address === null) this.assignAddresses(record);
+    record.status = 'running';
+  }
+
+  private assignAddresses(record: VpsRecord): void {
+    const { publicIp, privateIp } = allocateAddresses(this.ctx);
+    record.ip_address = publicIp;
+    record.private_ip = privateIp;
+  }
+
+  update(record: VpsRecord, changes: { name?: string; tags?: string[] }): VpsRecord {
+    if (this.ctx.faults.has('vps-update-ignored')) return record;
+    if (changes.name !== undefined) record.name = changes.name;
+    if (changes.tags !== undefined) record.tags = [...changes.tags];
+    return record;
+  }
+
+  /** Permanent. Volumes attached to it are detached (listeners), its snapshots are kept. */
+  delete(accountId: string, vpsId: string): boolean {
+    const state = computeState(this.ctx, accountId);
+    const record = state.vps.get(vpsId);
+    if (!record) return false;
+    state.boots.get(vpsId)?.cancel();
+    state.boots.delete(vpsId);
+    state.vps.delete(vpsId);
+    if (this.ctx.faults.has('vps-delete-ghost')) state.ghosts.set(vpsId, record);
+    state.retired.push({ id: record.id, name: record.name, size: record.size, createdMs: record.createdMs, deletedMs: this.ctx.clock.now() });
+    for (const listener of this.deletionListeners) listener(accountId, vpsId);
+    this.emit(accountId, 'vps.deleted', { ...record, status: 'deleted' });
+    return true;
+  }
+
+  /**
+   * Runs one action to completion (docs/conventions.md: DigitalOcean-like, done before the
+   * response). Throws 422 `invalid_state` when the instance's state does not allow it.
+   */
+  perform(accountId: string, record: VpsRecord, action: ActionRequest): ActionResult {
+    const startedAt = isoTimestamp(this.ctx.clock.now());
+    if (!('unknown' in action)) this.apply(accountId, record, action);
+    return { id: newId('act'), type: action.type, status: 'completed', vps_id: record.id, started_at: startedAt, completed_at: isoTimestamp(this.ctx.clock.now()) };
+  }
+
+  private apply(accountId: string, record: VpsRecord, action: KnownAction): void {
+    this.requireState(record, action.type);
+    switch (action.type) {
+      case 'start':
+        record.status = 'running';
+        this.emit(accountId, 'vps.started', record);
+        break;
+      case 'stop':
+        record.status = 'stopped';
+        this.emit(accountId, 'vps.stopped', record);
+        break;
+      case 'restart':
+        // Running before and after; no event names a restart.
+        break;
+      case 'resize':
+        record.size = action.size.slug;
+        record.vcpus = action.size.vcpus;
+        record.memory = action.size.memory;
+        record.disk = action.size.disk;
+        this.emit(accountId, 'vps.resized', record);
+        break;
+      case 'snapshot':
+        this.takeSnapshot(accountId, record, action.name);
+        break;
+      case 'rebuild': {
+        const wasStopped = record.status === 'stopped';
+        record.image = action.image.id;
+        record.status = 'running';
+        // A rebuild boots the instance again: from stopped, that is a start.
+        if (wasStopped) this.emit(accountId, 'vps.started', record);
+        break;
+      }
+    }
+  }
+
+  private requireState(record: VpsRecord, type: string): void {
+    const allowed: Record<string, readonly VpsStatus[]> = {
+      start: ['stopped'],
+      stop: ['running'],
+      restart: ['running'],
+      resize: ['running', 'stopped'],
+      snapshot: ['running', 'stopped'],
+      rebuild: ['running', 'stopped'],
+    };
+    const states = allowed[type] ?? [];
+    if (!states.includes(record.status)) {
+      const message = `A ${record.status} VPS cannot ${type}; allowed when ${states.join(' or ')}.`;
+      throw new ApiError('invalid_state', message, [{ field: 'type', message }]);
+    }
+  }
+
+  private takeSnapshot(accountId: string, record: VpsRecord, name: string): VpsSnapshotRecord {
+    const snapshot: VpsSnapshotRecord = {
+      id: newId('snap'),
+      name,
+      vps_id: record.id,
+      region: record.region,
+      size: record.disk,
+      status: 'available',
+      created_at: isoTimestamp(this.ctx.clock.now()),
+      vpsName: record.name,
+    };
+    computeState(this.ctx, accountId).snapshots.set(snapshot.id, snapshot);
+    this.emitSnapshot(accountId, 'snapshot.created', snapshot);
+    return snapshot;
+  }
+
+  deleteSnapshot(accountId: string, snapshotId: string): boolean {
+    const state = computeState(this.ctx, accountId);
+    const snapshot = state.snapshots.get(snapshotId);
+    if (!snapshot) return false;
+    if (!this.ctx.faults.has('snapshot-delete-ignored')) state.snapshots.delete(snapshotId);
+    this.emitSnapshot(accountId, 'snapshot.deleted', snapshot);
+    return true;
+  }
+
+  /** Hourly price of the instance's current size (0 if the catalogue lost it). */
+  priceOf(sizeSlug: string): { hourly: number; monthly: number } {
+    const size = findSize(sizeSlug);
+    return { hourly: size?.price_hourly ?? 0, monthly: size?.price_monthly ?? 0 };
+  }
+
+  /** Compute events carry `data.vps` with id, name and status (specification, Events). */
+  private emit(accountId: string, event: string, record: { id: string; name: string; status: string }): void {
+    this.ctx.events.emit(accountId, event, { vps: { id: record.id, name: record.name, status: record.status } });
+  }
+
+  /**
+   * Snapshot events: the specification shows compute payloads with `data.vps` but not the data
+   * of snapshot events, so they carry the source instance as `vps` (its status `deleted` once it
+   * is gone) and the snapshot beside it.
+   */
+  private emitSnapshot(accountId: string, event: string, snapshot: VpsSnapshotRecord): void {
+    const vps = this.find(accountId, snapshot.vps_id);
+    this.ctx.events.emit(accountId, event, {
+      vps: { id: snapshot.vps_id, name: vps?.name ?? snapshot.vpsName, status: vps?.status ?? 'deleted' },
+      snapshot: { id: snapshot.id, name: snapshot.name, vps_id: snapshot.vps_id, region: snapshot.region, size: snapshot.size, created_at: snapshot.created_at },
+    });
+  }
+}

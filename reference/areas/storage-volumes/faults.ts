@@ -1,0 +1,14 @@
+/**
+ * Deliberate non-conformances of block storage (`cloudcheck serve --fault NAME`). Each one bends
+ * exactly one MUST requirement of spec/requirements.yaml; the code it bends checks
+ * `ctx.faults.has(...)` in place.
+ */
+import type { FaultDefinition } from '../../core/faults.ts';
+
+export const VOLUME_FAULTS = [
+  { name: 'volume-min-size-unchecked', requirement: 'VOL-CRT-002', description: 'POST /storage/volumes accepts a size of 0 GB.' },
+  { name: 'volume-shrink-accepted', requirement: 'VOL-RSZ-001', description: 'Resize accepts a size equal to or smaller than the current one and applies it.' },
+  { name: 'volume-restore-smaller-accepted', requirement: 'VOL-RST-002', description: 'Restore accepts a size smaller than the snapshot.' },
+] as const satisfies readonly FaultDefinition[];
+
+export type VolumeFault = (typeof VOLUME_FAULTS)[number]['name'];

@@ -1,0 +1,181 @@
+/**
+ * The block storage rows of the specification's Storage table: volumes, attach/detach, resize,
+ * volume snapshots and restore. Statuses and wrappers follow docs/conventions.md (201 creates,
+ * 200 actions, 204 deletes; `{"volume"}`, `{"volumes"}`, `{"snapshot"}`, `{"snapshots"}`).
+ * Ids named in a body (vps_id, volume_id, snapshot_id) that the account does not own are field
+ * problems (422 `validation_error`), like an unknown region or size; only path ids answer 404.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceContext } from '../../core/context.ts';
+import { fieldError, notFound } from '../../core/errors.ts';
+import { authOf } from '../../core/http.ts';
+import { Fields } from '../../core/validation.ts';
+import type { VolumeService } from './service.ts';
+import { FILESYSTEMS, MAX_VOLUME_GB, type VolumeRecord, type VolumeSnapshotRecord, snapshotView, volumeState, volumeView } from './store.ts';
+
+type VolumeParams = { Params: { volume_id: string } };
+
+const TAG = /^.{1,255}$/su;
+
+function fail(field: string, message: string): never {
+  throw fieldError('storage', field, message);
+}
+
+/** Query parameters with empty values dropped: `?region=` means no filter. */
+function queryFields(query: unknown): Fields {
+  const cleaned: Record<string, unknown> = {};
+  if (query && typeof query === 'object') for (const [key, value] of Object.entries(query)) if (value !== '') cleaned[key] = value;
+  return new Fields('storage', cleaned);
+}
+
+export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext, service: VolumeService): void {
+  const ownVolume = (accountId: string, volumeId: string): VolumeRecord => {
+    const volume = service.find(accountId, volumeId);
+    if (!volume) throw notFound('volume');
+    return volume;
+  };
+
+  const ownSnapshot = (accountId: string, field: string, snapshotId: string): VolumeSnapshotRecord => {
+    const snapshot = volumeState(ctx, accountId).snapshots.get(snapshotId);
+    if (!snapshot) fail(field, `${field} ${JSON.stringify(snapshotId)} is not a volume snapshot of this account.`);
+    return snapshot;
+  };
+
+  /** A size in GB: at least `min` (1 unless a fault or a snapshot raises it), at most 16384. */
+  const readSize = (f: Fields, required: boolean): number | undefined => {
+    // Fault `volume-min-size-unchecked`: 0 GB passes.
+    const min = ctx.faults.has('volume-min-size-unchecked') ? 0 : 1;
+    return required ? f.integer('size', { required: true, min, max: MAX_VOLUME_GB }) : f.integer('size', { min, max: MAX_VOLUME_GB });
+  };
+
+  app.get('/storage/volumes', async (request) => {
+    const { account } = authOf(request);
+    const f = queryFields(request.query);
+    const region = f.string('region');
+    const status = f.string('status');
+    const attached = f.queryBoolean('attached');
+    const volumes = [...volumeState(ctx, account.id).volumes.values()]
+      .reverse()
+      .filter((v) => (region === undefined || v.region === region) && (status === undefined || v.status === status))
+      .filter((v) => attached === undefined || (v.attached_to !== null) === attached);
+    return { volumes: volumes.map(volumeView) };
+  });
+
+  app.post('/storage/volumes', async (request, reply) => {
+    const { account } = authOf(request);
+    const f = new Fields('storage', request.body);
+    const name = f.string('name', { required: true, max: 255 });
+    const size = readSize(f, true) as number;
+    const regionSlug = f.string('region', { required: true });
+    const filesystem = f.string('filesystem', { oneOf: FILESYSTEMS }) as (typeof FILESYSTEMS)[number] | undefined;
+    const snapshotId = f.string('snapshot_id');
+    const tags = f.stringArray('tags', { maxItems: 100, itemPattern: TAG }) ?? [];
+    const projectId = f.string('project_id', { min: 1, max: 100 }) ?? null;
+
+    const region = ctx.services.get('compute').findRegion(regionSlug);
+    if (!region) fail('region', `region ${JSON.stringify(regionSlug)} is not a region of GET /regions.`);
+    if (!region.available || !region.features.includes('storage')) fail('region', `Region ${regionSlug} does not accept new volumes.`);
+    let fromSnapshot: VolumeSnapshotRecord | undefined;
+    if (snapshotId !== undefined) {
+      fromSnapshot = ownSnapshot(account.id, 'snapshot_id', snapshotId);
+      if (size < fromSnapshot.size) fail('size', `size must be at least the snapshot's ${fromSnapshot.size} GB.`);
+      if (fromSnapshot.region !== region.slug) fail('region', `The snapshot is in ${fromSnapshot.region}; the volume must be created there.`);
+      if (filesystem !== undefined && filesystem !== fromSnapshot.filesystem) fail('filesystem', `The snapshot holds an ${fromSnapshot.filesystem} filesystem.`);
+    }
+    const volume = service.create(account.id, {
+      name,
+      size,
+      region: region.slug,
+      filesystem: filesystem ?? fromSnapshot?.filesystem ?? 'ext4',
+      tags,
+      projectId,
+    });
+    return reply.code(201).send({ volume: volumeView(volume) });
+  });
+
+  // Registered before `/storage/volumes/:volume_id/...` routes; Fastify prefers the static segment.
+  app.post('/storage/volumes/restore', async (request, reply) => {
+    const { account } = authOf(request);
+    const f = new Fields('storage', request.body);
+    const snapshotId = f.string('snapshot_id', { required: true });
+    const name = f.string('name', { required: true, max: 255 });
+    const requested = readSize(f, false);
+    const tags = f.stringArray('tags', { maxItems: 100, itemPattern: TAG }) ?? [];
+    const projectId = f.string('project_id', { min: 1, max: 100 }) ?? null;
+    const snapshot = ownSnapshot(account.id, 'snapshot_id', snapshotId);
+    // Fault `volume-restore-smaller-accepted`: a size below the snapshot's passes.
+    if (requested !== undefined && requested < snapshot.size && !ctx.faults.has('volume-restore-smaller-accepted')) {
+      fail('size', `size must be at least the snapshot's ${snapshot.size} GB.`);
+    }
+    const volume = service.create(account.id, {
+      name,
+      size: requested ?? snapshot.size,
+      region: snapshot.region,
+      filesystem: snapshot.filesystem,
+      tags,
+      projectId,
+    });
+    return reply.code(201).send({ volume: volumeView(volume) });
+  });
+
+  app.get<VolumeParams>('/storage/volumes/:volume_id', async (request) => {
+    const { account } = authOf(request);
+    return { volume: volumeView(ownVolume(account.id, request.params.volume_id)) };
+  });
+
+  app.post<VolumeParams>('/storage/volumes/:volume_id/resize', async (request) => {
+    const { account } = authOf(request);
+    const volume = ownVolume(account.id, request.params.volume_id);
+    const f = new Fields('storage', request.body);
+    const size = readSize(f, true) as number;
+    // Fault `volume-shrink-accepted`: an equal or smaller size is applied.
+    if (size <= volume.size && !ctx.faults.has('volume-shrink-accepted')) fail('size', `size must be larger than the current ${volume.size} GB.`);
+    return { volume: volumeView(service.resize(volume, size)) };
+  });
+
+  app.post<VolumeParams>('/storage/volumes/:volume_id/attach', async (request) => {
+    const { account } = authOf(request);
+    const volume = ownVolume(account.id, request.params.volume_id);
+    const f = new Fields('storage', request.body);
+    const vpsId = f.string('vps_id', { required: true });
+    const vps = ctx.services.get('compute').findVps(account.id, vpsId);
+    if (!vps) fail('vps_id', `vps_id ${JSON.stringify(vpsId)} is not a VPS of this account.`);
+    if (vps.region !== volume.region) fail('vps_id', `The VPS is in ${vps.region} and the volume in ${volume.region}; both must be in the same region.`);
+    // An attached volume (to this VPS or another) is a 409 `volume_in_use` from the service.
+    return { volume: volumeView(service.attach(volume, vps.id)) };
+  });
+
+  // No body is taken (specification: "none"); one that is sent is ignored.
+  app.post<VolumeParams>('/storage/volumes/:volume_id/detach', async (request) => {
+    const { account } = authOf(request);
+    return { volume: volumeView(service.detach(ownVolume(account.id, request.params.volume_id))) };
+  });
+
+  app.delete<VolumeParams>('/storage/volumes/:volume_id', async (request, reply) => {
+    const { account } = authOf(request);
+    service.delete(account.id, ownVolume(account.id, request.params.volume_id));
+    return reply.code(204).send();
+  });
+
+  app.get('/storage/snapshots', async (request) => {
+    const { account } = authOf(request);
+    const f = queryFields(request.query);
+    const volumeId = f.string('volume_id');
+    const region = f.string('region');
+    const snapshots = [...volumeState(ctx, account.id).snapshots.values()]
+      .reverse()
+      .filter((s) => (volumeId === undefined || s.volume_id === volumeId) && (region === undefined || s.region === region));
+    return { snapshots: snapshots.map(snapshotView) };
+  });
+
+  app.post('/storage/snapshots', async (request, reply) => {
+    const { account } = authOf(request);
+    const f = new Fields('storage', request.body);
+    const volumeId = f.string('volume_id', { required: true });
+    const name = f.string('name', { required: true, max: 255 });
+    const description = f.string('description', { max: 1024 }) ?? null;
+    const volume = service.find(account.id, volumeId);
+    if (!volume) fail('volume_id', `volume_id ${JSON.stringify(volumeId)} is not a volume of this account.`);
+    return reply.code(201).send({ snapshot: snapshotView(service.snapshot(account.id, volume, name, description)) });
+  });
+}

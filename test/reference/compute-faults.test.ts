@@ -1,0 +1,89 @@
+/**
+ * Each compute fault is observable: with it switched on, the server breaks the requirement the
+ * fault names (and compute.test.ts shows the same request conforming without it). Responses are
+ * not checked against the OpenAPI document here: some faults are meant to break it.
+ */
+import { expect, test } from '@playwright/test';
+import { COMPUTE_FAULTS, type ComputeFault } from '../../reference/areas/compute/faults.ts';
+import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
+import { type OpClient, VPS_BODY, freshAccountClient, json, runningVps } from './compute-support.ts';
+
+async function withFault(fault: ComputeFault, run: (api: OpClient, server: RunningReference) => Promise<void>): Promise<void> {
+  const server = await startReferenceServer({ faults: [fault], delays: { vpsBootMs: 50 } });
+  try {
+    await run(freshAccountClient(server, { validate: false }), server);
+  } finally {
+    await server.close();
+  }
+}
+
+test('every compute fault is registered with the server and names a requirement', () => {
+  const known = new Map(listFaults().map((f) => [f.name, f]));
+  for (const fault of COMPUTE_FAULTS) {
+    expect(known.get(fault.name)?.requirement).toBe(fault.requirement);
+    expect(fault.requirement).toMatch(/^[A-Z]+-[A-Z]+-\d{3}$/);
+  }
+});
+
+const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
+  'vps-created-with-ips': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(vps.status).toBe('creating');
+    expect(vps.ip_address).not.toBeNull();
+    expect(vps.private_ip).not.toBeNull();
+  },
+  'vps-update-ignored': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    const res = await api.op('PUT /vps/{vps_id}', { params: { vps_id: vps.id }, body: { name: 'renamed' } });
+    expect(res.status).toBe(200);
+    expect(json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps.name).toBe('web-1');
+  },
+  'vps-list-filter-ignored': async (api) => {
+    await api.op('POST /vps', { body: { ...VPS_BODY, region: 'ams3' } });
+    await api.op('POST /vps', { body: { ...VPS_BODY, region: 'fra1' } });
+    const listed = json(await api.op('GET /vps', { query: { region: 'ams3' } })).vps_instances as Array<{ region: string }>;
+    expect(listed.map((v) => v.region)).toContain('fra1');
+  },
+  'vps-delete-ghost': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect((await api.op('DELETE /vps/{vps_id}', { params: { vps_id: vps.id } })).status).toBe(204);
+    expect(json(await api.op('GET /vps')).vps_instances).toEqual([]);
+    expect((await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).status).toBe(200);
+  },
+  'vps-list-meta-missing': async (api) => {
+    await api.op('POST /vps', { body: VPS_BODY });
+    const body = json(await api.op('GET /vps'));
+    expect(body.vps_instances).toHaveLength(1);
+    expect(body.meta).toBeUndefined();
+  },
+  'vps-action-type-unchecked': async (api) => {
+    const vps = await runningVps(api);
+    const res = await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body: { type: 'explode' } });
+    expect(res.status).toBe(200);
+    expect(json(res).action.type).toBe('explode');
+  },
+  'vps-metrics-outside-window': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    const query = { start: '2026-01-01T00:00:00Z', end: '2026-01-01T01:00:00Z', interval: '5m' };
+    const cpu = json(await api.op('GET /vps/{vps_id}/metrics', { params: { vps_id: vps.id }, query })).metrics.cpu as Array<{ timestamp: string }>;
+    expect(Date.parse(cpu[0]?.timestamp ?? '')).toBeLessThan(Date.parse(query.start));
+  },
+  'image-filter-ignored': async (api) => {
+    const images = json(await api.op('GET /images', { query: { type: 'windows' } })).images as Array<{ type: string }>;
+    expect(images.some((i) => i.type === 'linux')).toBe(true);
+    expect((await api.op('GET /images', { query: { type: 'bsd' } })).status).toBe(200);
+  },
+  'snapshot-delete-ignored': async (api) => {
+    const vps = await runningVps(api);
+    await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body: { type: 'snapshot', name: 's' } });
+    const id = json(await api.op('GET /snapshots')).snapshots[0].id as string;
+    expect((await api.op('DELETE /snapshots/{snapshot_id}', { params: { snapshot_id: id } })).status).toBe(204);
+    expect(json(await api.op('GET /snapshots')).snapshots.map((s: { id: string }) => s.id)).toContain(id);
+  },
+};
+
+for (const fault of COMPUTE_FAULTS) {
+  test(`fault ${fault.name} is observable (${fault.requirement})`, async () => {
+    await withFault(fault.name, observations[fault.name]);
+  });
+}

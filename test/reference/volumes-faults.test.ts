@@ -1,0 +1,47 @@
+/**
+ * Each block storage fault is observable: with it switched on, the server breaks the requirement
+ * the fault names (volumes.test.ts shows the same requests conforming without it).
+ */
+import { expect, test } from '@playwright/test';
+import { VOLUME_FAULTS, type VolumeFault } from '../../reference/areas/storage-volumes/faults.ts';
+import { listFaults, startReferenceServer } from '../../reference/server.ts';
+import { type OpClient, freshAccountClient, json } from './compute-support.ts';
+
+const VOLUME = { name: 'data-1', size: 10, region: 'nyc1' } as const;
+
+test('every volume fault is registered with the server', () => {
+  const known = new Map(listFaults().map((f) => [f.name, f]));
+  for (const fault of VOLUME_FAULTS) expect(known.get(fault.name)?.requirement).toBe(fault.requirement);
+});
+
+const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
+  'volume-min-size-unchecked': async (api) => {
+    const res = await api.op('POST /storage/volumes', { body: { ...VOLUME, size: 0 } });
+    expect(res.status).toBe(201);
+    expect(json(res).volume.size).toBe(0);
+  },
+  'volume-shrink-accepted': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const res = await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: vol.id }, body: { size: 5 } });
+    expect(res.status).toBe(200);
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(5);
+  },
+  'volume-restore-smaller-accepted': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const snapshot = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
+    const res = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'r', size: 2 } });
+    expect(res.status).toBe(201);
+    expect(json(res).volume.size).toBe(2);
+  },
+};
+
+for (const fault of VOLUME_FAULTS) {
+  test(`fault ${fault.name} is observable (${fault.requirement})`, async () => {
+    const server = await startReferenceServer({ faults: [fault.name] });
+    try {
+      await observations[fault.name](freshAccountClient(server, { validate: false }));
+    } finally {
+      await server.close();
+    }
+  });
+}
