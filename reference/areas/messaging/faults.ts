@@ -1,0 +1,29 @@
+/**
+ * Deliberate non-conformances of the messaging area (`cloudcheck serve --fault NAME`). Each one
+ * bends exactly one MUST requirement of spec/requirements.yaml; the code it bends checks
+ * `ctx.faults.has(...)` in place, so reading the area shows what the fault changes.
+ */
+import type { FaultDefinition } from '../../core/faults.ts';
+
+export const MESSAGING_FAULTS = [
+  // Refused with the wrong code rather than accepted: an accepted over-long message would also
+  // show up in GET /sms/messages and break that list's schema (a second MUST).
+  { name: 'msg-too-long-wrong-code', requirement: 'MSG-SEND-004', description: 'POST /sms/send refuses messages over 1600 characters with validation_error instead of message_too_long.' },
+  { name: 'msg-exact-limit-refused', requirement: 'MSG-SEND-003', description: 'POST /sms/send refuses a message of exactly 1600 characters (off by one).' },
+  { name: 'msg-bulk-phone-wrong-code', requirement: 'ERR-CODE-001', description: 'POST /sms/bulk refuses an invalid recipient with validation_error instead of invalid_phone_number.' },
+  { name: 'msg-template-not-substituted', requirement: 'MSG-TPL-005', description: 'Template sends deliver the raw template content, placeholders included.' },
+  { name: 'msg-fail-number-delivered', requirement: 'TEST-NUM-002', description: 'Messages to the fail test number end `delivered`.' },
+  { name: 'msg-random-always-delivered', requirement: 'TEST-NUM-003', description: 'Messages to the random test number always end `delivered`.' },
+  // A default page size of 20 keeps every body well-formed; a missing `meta` member would also
+  // break the list's response schema (a second MUST).
+  { name: 'msg-page-size-default-20', requirement: 'PAGE-SIZE-001', description: 'GET /sms/messages without per_page uses pages of 20 instead of 25.' },
+  { name: 'msg-status-filter-ignored', requirement: 'MSG-LIST-002', description: 'GET /sms/messages ignores the `status` filter.' },
+  { name: 'msg-bulk-not-processing', requirement: 'MSG-BULK-005', description: 'POST /sms/bulk answers the campaign as `completed` instead of `processing`.' },
+  { name: 'msg-campaign-not-listed', requirement: 'MSG-CMP-001', description: 'GET /sms/campaigns leaves out the newest campaign.' },
+  { name: 'msg-sender-type-unchecked', requirement: 'MSG-SID-004', description: 'POST /messaging/sender-ids accepts any `type`.' },
+  { name: 'msg-analytics-group-by-unchecked', requirement: 'MSG-ANA-004', description: 'GET /messaging/analytics/delivery accepts any `group_by` (unknown values group by day).' },
+  { name: 'webhook-data-incomplete', requirement: 'HOOK-PAY-001', description: 'Subscribed webhook deliveries of sms.* events lack `data.network` and `data.country`.' },
+  { name: 'webhook-unsubscribed-delivered', requirement: 'HOOK-DLV-001', description: 'Webhooks receive sms.* events they did not subscribe to.' },
+] as const satisfies readonly FaultDefinition[];
+
+export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

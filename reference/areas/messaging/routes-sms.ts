@@ -1,0 +1,161 @@
+/**
+ * The sending and reading side of messaging: POST /sms/send, /sms/bulk, /sms/send-template,
+ * GET /sms/status/{message_id}, /sms/messages, /sms/campaigns and /sms/campaigns/{campaign_id}.
+ */
+import type { FastifyInstance } from 'fastify';
+import { isoTimestamp } from '../../core/clock.ts';
+import type { ReferenceContext } from '../../core/context.ts';
+import { fieldError, notFound } from '../../core/errors.ts';
+import { authOf } from '../../core/http.ts';
+import { newId } from '../../core/ids.ts';
+import { paginate, readPageQuery } from '../../core/pagination.ts';
+import { Fields, isPlainObject } from '../../core/validation.ts';
+import { CURRENCY, isE164, priceOf, roundMoney } from './catalog.ts';
+import { inRange, readDateRange } from './dates.ts';
+import { type SendPlan, checkOptOuts, checkSender, createMessages, isTestMode, sumCosts, takeVolumeAndCharge } from './delivery.ts';
+import { MAX_MESSAGE_LENGTH, checkMessageLength, phoneError, readFrom, readHttpUrl, readMessageText, readPhone } from './input.ts';
+import { MESSAGE_STATES, newestFirst, stateOf } from './store.ts';
+import { renderTemplate } from './templates.ts';
+import { bulkView, campaignDetailsView, campaignSummaryView, listEntryView, sendView, statusView } from './views.ts';
+
+/**
+ * A `+` written unencoded in a query string arrives as a space (form encoding); `?to=+1500...` is
+ * such a common way to write a phone filter that it is read as meant.
+ */
+function plusRestored(value: string | undefined): string | undefined {
+  return value !== undefined && /^ \d+$/.test(value) ? `+${value.slice(1)}` : value;
+}
+
+/** Recipients per bulk request: the specification gives no cap; one keeps a request bounded. */
+export const MAX_BULK_RECIPIENTS = 1000;
+
+export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
+  app.post('/sms/send', async (request, reply) => {
+    const { account } = authOf(request);
+    const fields = new Fields('messaging', request.body);
+    const to = readPhone(fields, 'to');
+    const wrongCode = ctx.faults.has('msg-too-long-wrong-code');
+    const max = ctx.faults.has('msg-exact-limit-refused') ? MAX_MESSAGE_LENGTH - 1 : wrongCode ? Infinity : MAX_MESSAGE_LENGTH;
+    const text = readMessageText(fields, 'message', max);
+    if (wrongCode && [...text].length > MAX_MESSAGE_LENGTH) fields.fail('message', 'message is too long.');
+    const from = readFrom(fields);
+    const callbackUrl = readHttpUrl(fields, 'callback_url');
+    const state = stateOf(ctx, account.id);
+    checkSender(state, from, [to]);
+    checkOptOuts(ctx, state, [to], 'to');
+    const plan: SendPlan = { recipients: [to], text, from, callbackUrl, testMode: isTestMode(request) };
+    const id = newId('msg');
+    const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: priceOf(text), description: `SMS to ${to}`, resourceId: id });
+    const [message] = createMessages(ctx, account.id, plan, [id], charged);
+    return reply.status(201).send(sendView(message!));
+  });
+
+  app.post('/sms/bulk', async (request, reply) => {
+    const { account } = authOf(request);
+    const fields = new Fields('messaging', request.body);
+    const recipients = fields.stringArray('recipients', { required: true, minItems: 1, maxItems: MAX_BULK_RECIPIENTS });
+    recipients.forEach((phone, index) => {
+      if (isE164(phone)) return;
+      if (ctx.faults.has('msg-bulk-phone-wrong-code')) fields.fail(`recipients[${index}]`, 'Not a phone number.');
+      throw phoneError(`recipients[${index}]`, phone);
+    });
+    const text = readMessageText(fields);
+    const from = readFrom(fields);
+    const campaignName = fields.string('campaign_name', { min: 1, max: 200 });
+    const callbackUrl = readHttpUrl(fields, 'callback_url');
+    const state = stateOf(ctx, account.id);
+    checkSender(state, from, recipients);
+    checkOptOuts(ctx, state, recipients, 'recipients');
+
+    const campaignId = newId('cmp');
+    const plan: SendPlan = { recipients, text, from, callbackUrl, testMode: isTestMode(request), campaignId };
+    const total = roundMoney(recipients.length * priceOf(text));
+    const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: total, description: `Bulk SMS to ${recipients.length} recipients`, resourceId: campaignId });
+    const now = ctx.clock.now();
+    const campaign = {
+      campaign_id: campaignId,
+      campaign_name: campaignName ?? `campaign-${isoTimestamp(now).slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`,
+      total_cost: 0,
+      currency: CURRENCY,
+      status: 'processing' as const,
+      created_at: isoTimestamp(now),
+      completed_at: null,
+      messageIds: [] as string[],
+    };
+    state.campaigns.set(campaignId, campaign);
+    const messages = createMessages(ctx, account.id, plan, recipients.map(() => newId('msg')), charged);
+    campaign.messageIds = messages.map((m) => m.message_id);
+    campaign.total_cost = sumCosts(messages);
+    const view = bulkView(state, campaign);
+    if (ctx.faults.has('msg-bulk-not-processing')) view.status = 'completed';
+    return reply.status(201).send(view);
+  });
+
+  app.post('/sms/send-template', async (request, reply) => {
+    const { account } = authOf(request);
+    const fields = new Fields('messaging', request.body);
+    const to = readPhone(fields, 'to');
+    const templateId = fields.string('template_id', { required: true, max: 128 });
+    const variables = fields.object('variables', { required: true })!;
+    const from = readFrom(fields);
+    const state = stateOf(ctx, account.id);
+    const template = state.templates.get(templateId);
+    if (!template) {
+      throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', { value: templateId });
+    }
+    const text = ctx.faults.has('msg-template-not-substituted') ? template.content : renderTemplate(template, variables);
+    checkMessageLength(text, 'variables');
+    checkSender(state, from, [to]);
+    checkOptOuts(ctx, state, [to], 'to');
+    const plan: SendPlan = { recipients: [to], text, from, callbackUrl: undefined, testMode: isTestMode(request), templateId: template.id };
+    const id = newId('msg');
+    const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: priceOf(text), description: `SMS to ${to} (template ${template.name})`, resourceId: id });
+    const [message] = createMessages(ctx, account.id, plan, [id], charged);
+    return reply.status(201).send(sendView(message!));
+  });
+
+  app.get<{ Params: { message_id: string } }>('/sms/status/:message_id', async (request) => {
+    const { account } = authOf(request);
+    const message = stateOf(ctx, account.id).messages.get(request.params.message_id);
+    if (!message) throw notFound('message');
+    return statusView(message);
+  });
+
+  app.get('/sms/messages', async (request) => {
+    const { account } = authOf(request);
+    const query = isPlainObject(request.query) ? request.query : {};
+    const fields = new Fields('messaging', query);
+    const range = readDateRange(fields);
+    const status = fields.string('status', { oneOf: MESSAGE_STATES });
+    const to = plusRestored(fields.string('to'));
+    const from = plusRestored(fields.string('from'));
+    const { page, perPage: asked } = readPageQuery('messaging', query);
+    const perPage = ctx.faults.has('msg-page-size-default-20') && (query.per_page === undefined || query.per_page === '') ? 20 : asked;
+    const ignoreStatus = ctx.faults.has('msg-status-filter-ignored');
+    const matching = newestFirst(stateOf(ctx, account.id).messages.values()).filter(
+      (m) =>
+        inRange(range, m.createdMs) &&
+        (status === undefined || ignoreStatus || m.status === status) &&
+        (to === undefined || m.to === to) &&
+        (from === undefined || m.from === from),
+    );
+    const { items, meta } = paginate(matching, page, perPage);
+    return { messages: items.map(listEntryView), meta };
+  });
+
+  app.get('/sms/campaigns', async (request) => {
+    const { account } = authOf(request);
+    const state = stateOf(ctx, account.id);
+    let campaigns = newestFirst(state.campaigns.values());
+    if (ctx.faults.has('msg-campaign-not-listed')) campaigns = campaigns.slice(1);
+    return { campaigns: campaigns.map((c) => campaignSummaryView(state, c)) };
+  });
+
+  app.get<{ Params: { campaign_id: string } }>('/sms/campaigns/:campaign_id', async (request) => {
+    const { account } = authOf(request);
+    const state = stateOf(ctx, account.id);
+    const campaign = state.campaigns.get(request.params.campaign_id);
+    if (!campaign) throw notFound('campaign');
+    return { campaign: campaignDetailsView(state, campaign) };
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * Every deliberate fault of the messaging area is observable: with the fault on, a small
+ * scenario shows the deviation (the same scenario conforms without it, see messaging.test.ts).
+ * Each fault names a MUST requirement of the catalogue.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { parse } from 'yaml';
+import { MESSAGING_FAULTS, type MessagingFault } from '../../reference/areas/messaging/faults.ts';
+import { type RunningReference, listFaults } from '../../reference/server.ts';
+import { type Api, NUMBERS, TEST_MODE, api, errorOf, finalStatus, obj, send, sleep, startMessagingServer, startReceiver } from './messaging-helpers.ts';
+
+/** Faulty servers answer off-document on purpose: no OpenAPI check here. */
+const faulty = (server: RunningReference): Api => api(server, undefined, () => true);
+
+async function withFault(fault: MessagingFault, run: (a: Api, server: RunningReference) => Promise<void>): Promise<void> {
+  const server = await startMessagingServer({ faults: [fault] });
+  try {
+    await run(faulty(server), server);
+  } finally {
+    await server.close();
+  }
+}
+
+test('every messaging fault points at a MUST requirement of the catalogue, and names are unique', () => {
+  const catalogue = parse(readFileSync(new URL('../../spec/requirements.yaml', import.meta.url), 'utf8')) as Array<{ id: string; level: string; retired?: boolean }>;
+  const byId = new Map(catalogue.map((r) => [r.id, r]));
+  for (const fault of MESSAGING_FAULTS) {
+    const requirement = byId.get(fault.requirement);
+    expect(requirement, `${fault.name} → ${fault.requirement}`).toBeDefined();
+    expect(requirement?.level, `${fault.name} → ${fault.requirement}`).toBe('MUST');
+    expect(requirement?.retired ?? false).toBe(false);
+  }
+  const names = listFaults().map((f) => f.name);
+  expect(new Set(names).size).toBe(names.length);
+  for (const fault of MESSAGING_FAULTS) expect(names).toContain(fault.name);
+});
+
+const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Promise<void>> = {
+  'msg-too-long-wrong-code': async (a) => {
+    const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'x'.repeat(1601) }, TEST_MODE);
+    expect(res.status).toBe(422);
+    expect(errorOf(res).code).toBe('validation_error');
+    expect(obj(obj((await a.call('GET /sms/messages', '/sms/messages')).body).meta).total).toBe(0);
+  },
+  'msg-exact-limit-refused': async (a) => {
+    const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'x'.repeat(1600) }, TEST_MODE);
+    expect(res.status).toBe(422);
+  },
+  'msg-bulk-phone-wrong-code': async (a) => {
+    const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed, '12345'], message: 'hi' }, TEST_MODE);
+    expect(res.status).toBe(422);
+    expect(errorOf(res).code).toBe('validation_error');
+    // Only the bulk is bent: the single send keeps its code.
+    expect(errorOf(await a.call('POST /sms/send', '/sms/send', { to: '12345', message: 'hi' }, TEST_MODE)).code).toBe('invalid_phone_number');
+  },
+  'msg-template-not-substituted': async (a) => {
+    const tpl = obj(obj((await a.call('POST /messaging/templates', '/messaging/templates', { name: 't', content: 'Code {{code}}' })).body).template);
+    const res = await a.call('POST /sms/send-template', '/sms/send-template', { to: NUMBERS.succeed, template_id: tpl.id, variables: { code: '42' } }, TEST_MODE);
+    expect(obj(res.body).message).toBe('Code {{code}}');
+  },
+  'msg-fail-number-delivered': async (a) => {
+    const { message_id } = await send(a, { to: NUMBERS.fail, message: 'x' });
+    expect((await finalStatus(a, String(message_id))).status).toBe('delivered');
+  },
+  'msg-random-always-delivered': async (a) => {
+    const ids = [];
+    for (let i = 0; i < 16; i++) ids.push(String((await send(a, { to: NUMBERS.random, message: 'x' })).message_id));
+    for (const id of ids) expect((await finalStatus(a, id)).status).toBe('delivered');
+  },
+  'msg-page-size-default-20': async (a) => {
+    await a.call('POST /sms/bulk', '/sms/bulk', { recipients: Array.from({ length: 30 }, () => NUMBERS.succeed), message: 'x' }, TEST_MODE);
+    const body = obj((await a.call('GET /sms/messages', '/sms/messages')).body);
+    expect(obj(body.meta)).toEqual({ total: 30, page: 1, per_page: 20, pages: 2 });
+    expect(body.messages).toHaveLength(20);
+    // An explicit per_page is still honoured.
+    expect(obj(obj((await a.call('GET /sms/messages', '/sms/messages?per_page=25')).body).meta).per_page).toBe(25);
+  },
+  'msg-status-filter-ignored': async (a) => {
+    const ok = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    await finalStatus(a, String(ok.message_id));
+    const failed = obj((await a.call('GET /sms/messages', '/sms/messages?status=failed')).body).messages as Array<Record<string, unknown>>;
+    expect(failed.map((m) => m.status)).toContain('delivered');
+  },
+  'msg-bulk-not-processing': async (a) => {
+    const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE);
+    expect(obj(res.body).status).toBe('completed');
+  },
+  'msg-campaign-not-listed': async (a) => {
+    const made = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE)).body);
+    const list = obj((await a.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<Record<string, unknown>>;
+    expect(list.some((c) => c.campaign_id === made.campaign_id)).toBe(false);
+  },
+  'msg-sender-type-unchecked': async (a) => {
+    const res = await a.call('POST /messaging/sender-ids', '/messaging/sender-ids', { sender_id: 'ACME', type: 'emoji', countries: ['US'], use_case: 'x', business_name: 'y' });
+    expect(res.status).toBe(201);
+  },
+  'msg-analytics-group-by-unchecked': async (a) => {
+    expect((await a.call('GET /messaging/analytics/delivery', '/messaging/analytics/delivery?group_by=year')).status).toBe(200);
+  },
+  'webhook-data-incomplete': async (a) => {
+    const receiver = await startReceiver();
+    try {
+      await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: `${receiver.url}/sub`, events: ['sms.sent'] });
+      const msg = await send(a, { to: NUMBERS.succeed, message: 'x', callback_url: `${receiver.url}/cb` });
+      await expect.poll(() => receiver.deliveries.filter((d) => d.body.data?.message_id === msg.message_id).length).toBeGreaterThanOrEqual(2);
+      const sub = receiver.deliveries.find((d) => d.path === '/sub');
+      expect(sub?.body.data).not.toHaveProperty('network');
+      expect(sub?.body.data).not.toHaveProperty('country');
+      // The callback keeps the full payload: only the subscription payload (HOOK-PAY-001) is bent.
+      expect(receiver.deliveries.find((d) => d.path === '/cb')?.body.data).toHaveProperty('network');
+    } finally {
+      await receiver.close();
+    }
+  },
+  'webhook-unsubscribed-delivered': async (a) => {
+    const receiver = await startReceiver();
+    try {
+      await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: `${receiver.url}/only-failed`, events: ['sms.failed'] });
+      const msg = await send(a, { to: NUMBERS.succeed, message: 'x' });
+      await finalStatus(a, String(msg.message_id));
+      await sleep(100);
+      expect(receiver.deliveries.map((d) => d.body.event)).toEqual(expect.arrayContaining(['sms.sent', 'sms.delivered']));
+    } finally {
+      await receiver.close();
+    }
+  },
+};
+
+for (const fault of MESSAGING_FAULTS) {
+  test(`fault ${fault.name} (${fault.requirement}) is observable`, async () => {
+    await withFault(fault.name, scenarios[fault.name]);
+  });
+}
