@@ -1,0 +1,173 @@
+/**
+ * The slice of the OpenAPI model the generated checks need, loaded fast.
+ *
+ * spec/model.ts bundles the split document with Redocly (several seconds: the import alone is
+ * about two). Playwright loads every contract suite in the runner and again in each worker of
+ * each project, so the operations are cached as JSON in the OS temp dir (kept across runs: the
+ * global setup empties the run's own temp dir after the runner has loaded the suites), keyed by a
+ * hash of the document's files: a changed document is never read from a stale cache.
+ *
+ * Validators are compiled lazily, one schema at a time, from the dereferenced schemas (only the
+ * responses a worker actually checks get compiled).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv2020 from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { JsonSchema, OperationModel } from '../../spec/model.ts';
+
+export type { JsonSchema, OperationModel, ParameterModel, ResponseModel, LinkModel, VariantModel } from '../../spec/model.ts';
+
+/** An operation without the raw OpenAPI object (not needed, and large). */
+export type ContractOperation = Omit<OperationModel, 'raw'>;
+
+export interface ContractModel {
+  operations: ContractOperation[];
+  /** Component schemas, dereferenced (`Error`, `PartUploaded`, ...). */
+  schemas: Record<string, JsonSchema>;
+}
+
+const SPEC_DIR = fileURLToPath(new URL('../../spec/', import.meta.url));
+const CACHE_VERSION = 1;
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listFiles(full));
+    else if (/\.ya?ml$/.test(name)) out.push(full);
+  }
+  return out;
+}
+
+/** Hash of every file of the document (entry plus the split parts). */
+export function documentHash(): string {
+  const hash = createHash('sha256').update(`v${CACHE_VERSION}\n`);
+  for (const file of [join(SPEC_DIR, 'openapi.yaml'), ...listFiles(join(SPEC_DIR, 'openapi'))]) {
+    hash.update(file.slice(SPEC_DIR.length)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 20);
+}
+
+async function buildFromDocument(): Promise<ContractModel> {
+  const { loadOpenApi } = await import('../../spec/model.ts');
+  const model = await loadOpenApi();
+  const operations = model.operations.map(({ raw: _raw, ...rest }) => rest);
+  const schemas = (model.dereferenced.components?.schemas ?? {}) as Record<string, JsonSchema>;
+  return { operations, schemas };
+}
+
+let cached: Promise<ContractModel> | undefined;
+
+/** The contract model, from the JSON cache when the document has not changed. */
+export function loadContractModel(): Promise<ContractModel> {
+  cached ??= (async () => {
+    const dir = join(tmpdir(), 'cloudcheck-cache');
+    const file = join(dir, `contract-model-${documentHash()}.json`);
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as ContractModel;
+    } catch {
+      // Not cached yet (or unreadable): build it and write it for the next process.
+    }
+    const model = await buildFromDocument();
+    try {
+      mkdirSync(dir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(model));
+      renameSync(tmp, file);
+    } catch {
+      // A cache that cannot be written only costs time.
+    }
+    return model;
+  })();
+  return cached;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+let ajv: Ajv2020 | undefined;
+function getAjv(): Ajv2020 {
+  if (!ajv) {
+    // The same dialect and options as spec/validators.ts; not strict, because the document's
+    // own lint (spec/validators.ts) is where unknown keywords are caught.
+    ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true, discriminator: true });
+    addFormats(ajv);
+  }
+  return ajv;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+export function compileSchema(schema: JsonSchema): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = getAjv().compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+export function formatAjvErrors(errors: ErrorObject[] | null | undefined, limit = 6): string[] {
+  return (errors ?? []).slice(0, limit).map((e) => {
+    const params = e.params as Record<string, unknown>;
+    const extra = Array.isArray(params.allowedValues)
+      ? ` (${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')})`
+      : typeof params.additionalProperty === 'string'
+        ? ` (${params.additionalProperty})`
+        : '';
+    return `${e.instancePath || '/'} ${e.message ?? e.keyword}${extra}`;
+  });
+}
+
+/** Validates a value; returns the ajv errors as sentences (empty when valid). */
+export function validateAgainst(schema: JsonSchema, value: unknown): string[] {
+  const fn = compileSchema(schema);
+  return fn(value) ? [] : formatAjvErrors(fn.errors);
+}
+
+type Dict = Record<string, unknown>;
+function isDict(value: unknown): value is Dict {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** True when the schema or any subschema is marked `x-assumed` (a convention, not the spec). */
+export function hasAssumption(schema: unknown, seen = new Set<unknown>()): boolean {
+  if (!isDict(schema) && !Array.isArray(schema)) return false;
+  if (seen.has(schema)) return false;
+  seen.add(schema);
+  if (isDict(schema) && schema['x-assumed'] === true) return true;
+  const values = Array.isArray(schema) ? schema : Object.values(schema);
+  return values.some((v) => hasAssumption(v, seen));
+}
+
+const relaxedCache = new WeakMap<object, JsonSchema>();
+/**
+ * The schema with every `x-assumed` subschema replaced by `{}` (anything): what remains is what
+ * the specification itself shows. A `required` naming an assumed property stays (the property
+ * must still be there only when the parent is spec-stated and lists it), except when the
+ * property schema is assumed wholesale: then it is dropped from `required`.
+ */
+export function relaxAssumptions(schema: JsonSchema): JsonSchema {
+  const hit = relaxedCache.get(schema);
+  if (hit) return hit;
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isDict(node)) return node;
+    if (node['x-assumed'] === true) return {};
+    const out: Dict = {};
+    for (const [k, v] of Object.entries(node)) out[k] = walk(v);
+    if (isDict(node.properties) && Array.isArray(node.required)) {
+      const props = node.properties;
+      out.required = (node.required as string[]).filter((name) => !(isDict(props[name]) && props[name]['x-assumed'] === true));
+    }
+    return out;
+  };
+  const relaxed = walk(schema) as JsonSchema;
+  relaxedCache.set(schema, relaxed);
+  return relaxed;
+}
