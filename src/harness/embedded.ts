@@ -17,6 +17,19 @@ export function randomKey(label: string): string {
   return `cc_${label}_${randomBytes(24).toString('base64url')}`;
 }
 
+/**
+ * Hidden switch for the suite's own tests (test/flows): `CLOUDCHECK_EMBEDDED_FAULTS=a,b` starts the
+ * embedded server with those deliberate faults, so a test can prove a check fails against them
+ * through the real `cloudcheck run`. Not a documented option: users never want a faulty server.
+ */
+export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  const names = (env.CLOUDCHECK_EMBEDDED_FAULTS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return names.length > 0 ? names : undefined;
+}
+
 export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string } } = {}): Promise<EmbeddedTarget> {
   // Imported lazily: a run against a real target never loads the server (and its dependencies).
   const { startReferenceServer } = await import('../../reference/server.ts');
@@ -27,7 +40,7 @@ export async function startEmbedded(options: { seed?: number; faults?: string[];
     apiKey: randomKey('main'),
     altApiKey: randomKey('alt'),
     seed: options.seed,
-    faults: options.faults,
+    faults: options.faults ?? faultsFromEnv(),
     testNumbers: options.testNumbers,
   });
   return { target: running.baseUrl, s3Url: running.s3Url, apiKey: running.apiKey, altApiKey: running.altApiKey, close: () => running.close() };

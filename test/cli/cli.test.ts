@@ -80,10 +80,10 @@ test('an unknown key in cloudcheck.config.yaml exits 2 naming file, key and clos
   }
 });
 
-test('report merge/diff are placeholders (exit 2)', async () => {
-  const r = await cli(['report', 'diff', 'a', 'b']);
+test('report diff of missing reports is a usage error (exit 2) naming the file', async () => {
+  const r = await cli(['report', 'diff', 'no-such-a', 'no-such-b']);
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain('not implemented yet');
+  expect(r.stderr).toContain('no-such-a');
 });
 
 test('end to end: cloudcheck run of the smoke checks against the embedded server writes report.json and gates on it', async () => {
