@@ -21,6 +21,7 @@ import { PrerequisiteMissingError } from './errors.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
 import { settingsFromEnv } from './settings.ts';
+import { closeWebhookReceiver } from './webhook-receiver.ts';
 import type { RunSettings } from './settings.ts';
 
 export const ANNOTATION = {
@@ -53,8 +54,13 @@ export interface CheckContext extends RunSettings {
   requireAlt(): string;
   /** Skips the check unless the run allows money-moving operations (--allow-charges). */
   requireCharges(): void;
-  /** Skips the check unless the run has a webhook URL the target can reach. */
-  requireWebhook(): { listen: string | null; url: string };
+  /**
+   * Skips the check unless the run has a webhook receiver the target can reach. Returns the
+   * settings; `url` is null when the target calls the listen address itself (often port 0: the
+   * bound URL is known only once listening). Use `webhookReceiver()` (webhook-receiver.ts) for the
+   * receiver and its URLs.
+   */
+  requireWebhook(): { listen: string | null; url: string | null };
   /** Skips the check unless the run knows the S3-compatible endpoint. */
   requireS3(): string;
   testInfo: TestInfo;
@@ -140,6 +146,7 @@ export class WorkerHarness {
     // Revoke the keys the budget created with the main key, not with themselves.
     for (const key of this.budgets.main.pool.keys) if (key !== this.settings.keys.main) this.budgets.main.pool.remove(key);
     await this.ledger.teardown(this.clientFor);
+    await closeWebhookReceiver();
     await closeProcessAgent();
   }
 }
@@ -195,9 +202,11 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckCon
       testInfo.skip(!settings.allowCharges, 'moves money: pass --allow-charges');
     },
     requireWebhook() {
-      testInfo.skip(!settings.webhook.url && !settings.webhook.listen, 'needs a webhook receiver: pass --webhook-listen or --webhook-url');
-      const url = settings.webhook.url ?? `http://${settings.webhook.listen}/`;
-      return { listen: settings.webhook.listen, url };
+      testInfo.skip(
+        !settings.webhook.url && !settings.webhook.listen,
+        'needs a webhook receiver the target can reach: the target is not on loopback, so pass --webhook-listen HOST:PORT (and --webhook-url URL if it reaches this machine another way)',
+      );
+      return { ...settings.webhook };
     },
     requireS3() {
       testInfo.skip(!settings.s3Url, 'needs the S3-compatible endpoint: pass --s3-url');

@@ -87,10 +87,32 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     liveSms: parseBool(env.CLOUDCHECK_LIVE_SMS) ?? false,
     strict: parseBool(env.CLOUDCHECK_STRICT) ?? false,
     timeoutScale: Number.isFinite(scale) && scale > 0 ? scale : 1,
-    webhook: { listen: env.CLOUDCHECK_WEBHOOK_LISTEN || null, url: env.CLOUDCHECK_WEBHOOK_URL || null },
+    webhook: webhookSettings(target, env.CLOUDCHECK_WEBHOOK_LISTEN || null, env.CLOUDCHECK_WEBHOOK_URL || null),
     embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
     reportDir: env.CLOUDCHECK_REPORT_DIR || null,
     runTmp: env.CLOUDCHECK_RUN_TMP || null,
     keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
   };
+}
+
+/** Loopback hosts: a target there can call a receiver on this machine's loopback interface. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Where the webhook receiver listens and the URL the target calls. Without either flag, a loopback
+ * target gets a receiver on `127.0.0.1:0` (a free port per worker); a remote one gets none, and
+ * the webhook checks skip (it could not reach this machine's loopback).
+ */
+export function webhookSettings(target: string, listen: string | null, url: string | null): RunSettings['webhook'] {
+  if (listen || url) return { listen, url };
+  let hostname: string;
+  try {
+    hostname = new URL(target).hostname;
+  } catch {
+    return { listen: null, url: null };
+  }
+  return isLoopbackHost(hostname) ? { listen: '127.0.0.1:0', url: null } : { listen: null, url: null };
 }

@@ -1,0 +1,38 @@
+/** S3 XML in and out: responses built with fast-xml-parser's XMLBuilder, request bodies parsed. */
+import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import { S3Error } from './errors.ts';
+
+export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: false, processEntities: true });
+
+/** `<?xml ...?><Root xmlns=...>...</Root>`. Arrays of a field become repeated elements. */
+export function xmlDocument(root: string, body: Record<string, unknown>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ [root]: { '@_xmlns': S3_NS, ...body } }) as string}`;
+}
+
+export function errorDocument(code: string, message: string, extra: Record<string, string>, requestId: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ Error: { Code: code, Message: message, ...extra, RequestId: requestId } }) as string}`;
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  ignoreDeclaration: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: false,
+  // Go's encoding/xml (rclone, aws-sdk-go) writes the quotes of ETags as `&#34;`.
+  htmlEntities: true,
+  isArray: (name) => name === 'Part' || name === 'Object',
+});
+
+/** Parses a small XML request body; anything unparsable is MalformedXML. */
+export function parseXml(text: string): Record<string, unknown> {
+  try {
+    const parsed = parser.parse(text, true) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) throw new Error('not an element');
+    return parsed as Record<string, unknown>;
+  } catch {
+    throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+  }
+}

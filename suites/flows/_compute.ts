@@ -1,0 +1,132 @@
+/**
+ * Small helpers the compute-related flows share (VPS lifecycle, volumes, projects): picking a
+ * region, images and sizes the target offers, and waiting for a VPS to boot. Not a spec file:
+ * Playwright only loads `*.spec.ts`.
+ *
+ * The choices come from the target's own catalogue (GET /regions, /images, /sizes), never from
+ * the reference server's, so the flows work against any implementation.
+ */
+import { expect, expectStatus } from '../../src/harness/check.ts';
+import type { ApiResponse, CheckContext } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/client.ts';
+
+export interface Vps {
+  id: string;
+  name: string;
+  status: string;
+  region: string;
+  image: string;
+  size: string;
+  vcpus: number;
+  memory: number;
+  disk: number;
+  ip_address: string | null;
+  private_ip: string | null;
+  created_at: string;
+  tags: string[];
+}
+
+export interface Size {
+  slug: string;
+  vcpus: number;
+  memory: number;
+  disk: number;
+  price_monthly: number;
+  available: boolean;
+}
+
+interface Region {
+  slug: string;
+  available: boolean;
+  features?: string[];
+}
+
+interface Image {
+  id: string;
+  type?: string;
+  min_disk_size?: number;
+}
+
+export interface ComputeCatalogue {
+  /** A region that is available and offers VPS. */
+  region: string;
+  /** A second such region, for negative filters (null when the target has only one). */
+  otherRegion: string | null;
+  /** The cheapest available size that fits `image` and `otherImage`. */
+  size: Size;
+  /** An available size larger than `size` (more disk), for resize; null when there is none. */
+  largerSize: Size | null;
+  image: string;
+  /** Another image that fits `size`, for rebuild; null when there is only one. */
+  otherImage: string | null;
+}
+
+function listOf<T>(res: ApiResponse, name: string): T[] {
+  expectStatus(res, 200);
+  const list = (res.body as Record<string, unknown> | undefined)?.[name];
+  expect(Array.isArray(list), `${name} should be an array`).toBe(true);
+  return list as T[];
+}
+
+/** Reads the target's regions, images and sizes and picks what a flow needs. */
+export async function computeCatalogue(api: ApiClient): Promise<ComputeCatalogue> {
+  const [regionsRes, imagesRes, sizesRes] = await Promise.all([api.get('/regions'), api.get('/images', { query: { type: 'linux' } }), api.get('/sizes')]);
+  const regions = listOf<Region>(regionsRes, 'regions').filter((r) => r.available && (!r.features || r.features.includes('vps')));
+  const images = listOf<Image>(imagesRes, 'images');
+  const sizes = listOf<Size>(sizesRes, 'sizes')
+    .filter((s) => s.available)
+    .sort((a, b) => a.price_monthly - b.price_monthly || a.disk - b.disk);
+  expect(regions.length, 'GET /regions should list at least one available region offering vps').toBeGreaterThan(0);
+  expect(images.length, 'GET /images?type=linux should list at least one image').toBeGreaterThan(0);
+  expect(sizes.length, 'GET /sizes should list at least one available size').toBeGreaterThan(0);
+  const fits = (image: Image, size: Size): boolean => (image.min_disk_size ?? 0) <= size.disk;
+  const size = sizes.find((s) => images.filter((i) => fits(i, s)).length >= 2) ?? sizes.find((s) => images.some((i) => fits(i, s))) ?? sizes[0]!;
+  const fitting = images.filter((i) => fits(i, size));
+  const largerSize = sizes.find((s) => s.slug !== size.slug && s.disk > size.disk && s.vcpus >= size.vcpus && s.memory >= size.memory) ?? null;
+  return {
+    region: regions[0]!.slug,
+    otherRegion: regions[1]?.slug ?? null,
+    size,
+    largerSize,
+    image: fitting[0]?.id ?? images[0]!.id,
+    otherImage: fitting[1]?.id ?? null,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls GET /vps/{id} until `accept` says yes, backing off from 250 ms to 5 s between requests
+ * (staging boots take minutes and every request counts against the hourly budget; the reference
+ * server boots in a fraction of a second). The timeout is scaled by ctx.poll.
+ */
+export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, what: string, accept: (vps: Vps) => boolean, timeoutMs = 600_000): Promise<Vps> {
+  let pause = 0;
+  let last: Vps | undefined;
+  // A staging boot can outlast the per-check timeout: give this check room for the whole wait.
+  const info = ctx.testInfo;
+  if (info.timeout > 0 && info.timeout < ctx.scaled(timeoutMs) + 30_000) info.setTimeout(ctx.scaled(timeoutMs) + 30_000);
+  try {
+    return await ctx.poll(
+      what,
+      async () => {
+        if (pause) await sleep(pause);
+        pause = Math.min(ctx.scaled(5_000), Math.max(ctx.scaled(250), pause * 2));
+        const res = await api.get(`/vps/${encodeURIComponent(id)}`);
+        expectStatus(res, 200);
+        last = res.json<{ vps: Vps }>().vps;
+        return accept(last) ? last : undefined;
+      },
+      { timeoutMs, intervalMs: 50 },
+    );
+  } catch (error) {
+    if (last) {
+      throw new Error(`${(error as Error).message}; last seen: status ${JSON.stringify(last.status)}, ip_address ${JSON.stringify(last.ip_address)}, private_ip ${JSON.stringify(last.private_ip)}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+export const isRunningWithIps = (vps: Vps): boolean => vps.status === 'running' && typeof vps.ip_address === 'string' && vps.ip_address !== '' && typeof vps.private_ip === 'string' && vps.private_ip !== '';

@@ -1,0 +1,251 @@
+/**
+ * Flow: API keys and what they authorise. The full key appears only in the creation response; a
+ * new key works; a revoked key does not (and is no longer listed); a key past its `expires_at`
+ * does not; a key whitelisted to another address does not; a read-only key can read and cannot
+ * write. Every key is in the ledger from the moment it exists, so the flow's teardown revokes what
+ * the flow did not revoke itself.
+ *
+ * This flow is about keys, so it names the key of every request itself (no budget, no retries).
+ */
+import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
+import type { ApiResponse } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/client.ts';
+import type { Ledger } from '../../src/harness/ledger.ts';
+import { addSecret } from '../../src/harness/redact.ts';
+
+interface CreatedKey {
+  id: string;
+  name: string;
+  key: string;
+  permissions: string[];
+  expires_at: string | null;
+  created_at: string;
+}
+
+interface State {
+  main: CreatedKey;
+  readOnly: CreatedKey;
+}
+
+const FLOW = 'flow.api-keys';
+/** TEST-NET-1 (RFC 5737): an address no test machine has. */
+const FOREIGN_IP = '192.0.2.1';
+
+async function createKey(api: ApiClient, ledger: Ledger, body: Record<string, unknown>): Promise<{ res: ApiResponse; key: CreatedKey }> {
+  const res = await api.post('/account/api-keys', body);
+  expectStatus(res, [200, 201]);
+  const key = res.json<{ api_key: CreatedKey }>().api_key;
+  expect(key, 'the creation response carries an object `api_key`').toBeTruthy();
+  expect(typeof key.id, '`api_key.id`').toBe('string');
+  ledger.track('api-key', key.id);
+  expect(typeof key.key, '`api_key.key`, the full secret').toBe('string');
+  addSecret(key.key);
+  return { res, key };
+}
+
+/** A request made with exactly `key` (no budget): GET /account, served to any read key. */
+const readWith = (api: ApiClient, key: string): Promise<ApiResponse> => api.get('/account', { key });
+
+/** A write made with exactly `key`: creating a project (deleted at teardown if it was created). */
+async function writeWith(api: ApiClient, ledger: Ledger, key: string, name: string): Promise<ApiResponse> {
+  const res = await api.post('/projects', { name, description: 'cloudcheck api-keys flow' }, { key });
+  const id = (res.body as { project?: { id?: unknown } } | undefined)?.project?.id;
+  if (res.status < 300 && typeof id === 'string') ledger.track('project', id);
+  return res;
+}
+
+/** "Refused as unauthenticated" (MUST): not served, an error status with the envelope. */
+function expectRefused(res: ApiResponse, what: string): void {
+  expect(res.status, `${what}: the request must not be served`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `${what}: a client error, not a crash`).toBeLessThan(500);
+  expectErrorEnvelope(res);
+}
+
+defineFlow<State>({ id: FLOW, class: 'api-keys', title: 'API keys: secret only at creation, new works, revoked, expired and foreign-IP keys refused, read-only' }, (step) => {
+  step(
+    {
+      id: `${FLOW}.create`,
+      requirement: 'KEY-CRT-003',
+      level: 'MUST',
+      operation: 'POST /account/api-keys',
+      title: 'POST /account/api-keys answers api_key with id, name, key, permissions, expires_at and created_at',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const name = ctx.name('key');
+      const { key } = await createKey(api, ledger, { name, permissions: ['read', 'write'] });
+      state.main = key;
+      expect(key.name).toBe(name);
+      expect([...key.permissions].sort()).toEqual(['read', 'write']);
+      expect('expires_at' in key, '`expires_at` is present (null: never expires)').toBe(true);
+      expect(typeof key.created_at).toBe('string');
+      expect(key.key.length, 'the secret is a real secret').toBeGreaterThanOrEqual(16);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.works`,
+      requirement: 'KEY-CRT-004',
+      level: 'MUST',
+      operation: 'POST /account/api-keys',
+      title: 'the new key is served right away',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      expectStatus(await readWith(api, state.main.key), 200);
+      // A write too: the key was created with both permissions.
+      expectStatus(await writeWith(api, ledger, state.main.key, ctx.name('key-proj')), [200, 201], 'a write with the new read+write key');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.listing-hides-secret`,
+      requirement: 'KEY-LIST-002',
+      level: 'MUST',
+      operation: 'GET /account/api-keys',
+      title: 'GET /account/api-keys lists the key with its prefix and never the secret',
+    },
+    async ({ api, state }) => {
+      const res = await api.get('/account/api-keys');
+      expectStatus(res, 200);
+      const entry = res.json<{ api_keys: Array<Record<string, unknown>> }>().api_keys.find((k) => k.id === state.main.id);
+      expect(entry, `key ${state.main.id} is listed`).toBeTruthy();
+      expect(typeof entry?.prefix, '`prefix`').toBe('string');
+      expect(Object.keys(entry ?? {}), 'no `key` field in the listing').not.toContain('key');
+      // Raw text: the secret anywhere in the body (any field, any account) is a leak.
+      expect(res.text.includes(state.main.key), 'the secret appears nowhere in the listing body').toBe(false);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.revoked-refused`,
+      requirement: 'KEY-REVOKE-001',
+      level: 'MUST',
+      operation: 'DELETE /account/api-keys/{key_id}',
+      title: 'a revoked key is refused',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const res = await api.delete(`/account/api-keys/${encodeURIComponent(state.main.id)}`);
+      expectStatus(res, [200, 202, 204]);
+      ledger.deleted('api-key', state.main.id);
+      expectRefused(await readWith(api, state.main.key), 'a read with the revoked key');
+      expectRefused(await writeWith(api, ledger, state.main.key, ctx.name('key-proj')), 'a write with the revoked key');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.revoked-unlisted`,
+      requirement: 'KEY-DEL-001',
+      level: 'MUST',
+      operation: 'GET /account/api-keys',
+      title: 'a revoked key is no longer listed',
+    },
+    async ({ api, state }) => {
+      const res = await api.get('/account/api-keys');
+      expectStatus(res, 200);
+      expect(res.json<{ api_keys: Array<{ id: string }> }>().api_keys.map((k) => k.id)).not.toContain(state.main.id);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.revoked-401`,
+      requirement: 'KEY-REVOKE-002',
+      level: 'SHOULD',
+      operation: 'DELETE /account/api-keys/{key_id}',
+      title: 'a request with a revoked key is answered 401 unauthorized',
+    },
+    async ({ api, state }) => {
+      const res = await readWith(api, state.main.key);
+      expectStatus(res, 401);
+      expectErrorEnvelope(res, 'unauthorized');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.expired-refused`,
+      requirement: 'KEY-EXPIRE-001',
+      level: 'MUST',
+      operation: 'POST /account/api-keys',
+      title: 'a key works until its expires_at and is refused after it',
+    },
+    async ({ api, ledger, ctx }) => {
+      // A few seconds ahead: long enough to use it once first (scaled for slow targets).
+      const lifetimeMs = Math.max(3_000, ctx.scaled(3_000));
+      const expiresAt = new Date(Date.now() + lifetimeMs);
+      const { key } = await createKey(api, ledger, { name: ctx.name('key-exp'), permissions: ['read'], expires_at: expiresAt.toISOString() });
+      expectStatus(await readWith(api, key.key), 200, 'before expires_at');
+      const refused = await ctx.poll(
+        `key ${key.id} to be refused after its expires_at ${expiresAt.toISOString()}`,
+        async () => {
+          const res = await readWith(api, key.key);
+          return res.status >= 400 ? res : undefined;
+        },
+        // Up to 15 s past the expiry (scaled): clocks of the target and this machine may differ a little.
+        { timeoutMs: lifetimeMs + 15_000, intervalMs: 500 },
+      );
+      expect(Date.now(), 'refused only after expires_at (with 2 s of clock tolerance)').toBeGreaterThan(expiresAt.getTime() - 2_000);
+      expectRefused(refused, 'a read with the expired key');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.ip-whitelist`,
+      requirement: 'KEY-IP-001',
+      level: 'MUST',
+      operation: 'POST /account/api-keys',
+      title: `a key whitelisted to another address (${FOREIGN_IP}) is refused`,
+    },
+    async ({ api, ledger, ctx }) => {
+      const { key } = await createKey(api, ledger, { name: ctx.name('key-ip'), permissions: ['read'], ip_whitelist: [FOREIGN_IP] });
+      const res = await readWith(api, key.key);
+      expect(res.status, 'a read from outside the whitelist must not be served').toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.ip-whitelist-403`,
+      requirement: 'AUTH-IP-001',
+      level: 'SHOULD',
+      operation: 'POST /account/api-keys',
+      title: 'outside its whitelist a key is answered 403 forbidden, inside it is served',
+    },
+    async ({ api, ledger, ctx }) => {
+      const { key } = await createKey(api, ledger, { name: ctx.name('key-ip2'), permissions: ['read'], ip_whitelist: [`${FOREIGN_IP}/32`] });
+      const res = await readWith(api, key.key);
+      expectStatus(res, 403);
+      expectErrorEnvelope(res, 'forbidden');
+      // Every address (both families) is inside 0.0.0.0/0 or ::/0, whatever path this machine takes.
+      const open = await createKey(api, ledger, { name: ctx.name('key-ip3'), permissions: ['read'], ip_whitelist: ['0.0.0.0/0', '::/0'] });
+      expectStatus(await readWith(api, open.key.key), 200, 'a key whose whitelist covers every address');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.read-only`,
+      requirement: 'AUTH-PERM-001',
+      level: 'SHOULD',
+      operation: 'POST /account/api-keys',
+      title: 'a read-only key can read and is refused a write with 403 forbidden, without side effect',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const { key } = await createKey(api, ledger, { name: ctx.name('key-ro'), permissions: ['read'] });
+      state.readOnly = key;
+      expectStatus(await api.get('/account/api-keys', { key: key.key }), 200, 'a read with the read-only key');
+      const name = ctx.name('ro-proj');
+      const res = await writeWith(api, ledger, key.key, name);
+      expectStatus(res, 403);
+      expectErrorEnvelope(res, 'forbidden');
+      const list = await api.get('/projects');
+      expectStatus(list, 200);
+      expect(list.json<{ projects: Array<{ name: string }> }>().projects.map((p) => p.name), 'the refused write created nothing').not.toContain(name);
+    },
+  );
+});

@@ -1,0 +1,388 @@
+/**
+ * Flow: the account and its money. An account update is seen by a later GET (and the original
+ * values are put back in the same step, whatever happens: the account is not the run's own);
+ * wallets have numeric balances; with --allow-charges a payment method is added, a top-up
+ * raises the balance and appears in the history, and the method is deleted again; the history
+ * pages and filters; invoices come with a real PDF; usage and cost analytics are consistent;
+ * an alert that is created is listed.
+ */
+import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/client.ts';
+
+interface Account {
+  id: string;
+  email: string;
+  name: string;
+  company: string | null;
+  timezone: string;
+  currency: string;
+  status: string;
+  created_at: string;
+}
+
+interface Wallet {
+  currency: string;
+  available_balance: number;
+  pending_balance: number;
+  reserved_balance: number;
+  total_balance: number;
+}
+
+interface PaymentMethod {
+  id: string;
+  type: string;
+  brand: string | null;
+  last4: string;
+  exp_month: number | null;
+  exp_year: number | null;
+  is_default: boolean;
+  created_at: string;
+}
+
+interface Transaction {
+  id: string;
+  type: string;
+  amount: number;
+  currency: string;
+  status: string;
+}
+
+interface State {
+  currency: string;
+  paymentMethodId: string;
+}
+
+const FLOW = 'flow.billing';
+const TOLERANCE = 0.011;
+
+async function getAccount(api: ApiClient): Promise<Account> {
+  const res = await api.get('/account');
+  expectStatus(res, 200);
+  return res.json<{ account: Account }>().account;
+}
+
+async function wallets(api: ApiClient): Promise<Wallet[]> {
+  const res = await api.get('/account/wallets');
+  expectStatus(res, 200);
+  const list = res.json<{ wallets: Wallet[] }>().wallets;
+  expect(Array.isArray(list), '`wallets` should be an array').toBe(true);
+  return list;
+}
+
+async function paymentMethods(api: ApiClient): Promise<PaymentMethod[]> {
+  const res = await api.get('/account/payment-methods');
+  expectStatus(res, 200);
+  return res.json<{ payment_methods: PaymentMethod[] }>().payment_methods;
+}
+
+async function history(api: ApiClient, query: Record<string, string | number>): Promise<{ transactions: Transaction[]; meta: { total: number; page: number; per_page: number; pages: number } }> {
+  const res = await api.get('/account/billing/history', { query });
+  expectStatus(res, 200);
+  return res.json();
+}
+
+const balanceOf = (list: Wallet[], currency: string): number => list.find((w) => w.currency === currency)?.available_balance ?? 0;
+
+defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, (step) => {
+  step(
+    {
+      id: `${FLOW}.account-update`,
+      requirement: 'ACCT-UPD-001',
+      level: 'MUST',
+      operation: 'PUT /account',
+      title: 'an account update is answered and seen by a later GET, other fields unchanged (then restored)',
+    },
+    async ({ api, ctx, state }) => {
+      const original = await getAccount(api);
+      state.currency = original.currency;
+      const change = {
+        name: `${ctx.runPrefix}account`,
+        company: `${ctx.runPrefix}company`,
+        timezone: original.timezone === 'Pacific/Auckland' ? 'America/Denver' : 'Pacific/Auckland',
+      };
+      try {
+        const res = await api.put('/account', change);
+        expectStatus(res, 200);
+        const answered = (res.json<{ account?: Account }>().account ?? res.json<Account>()) as Account;
+        expect({ name: answered.name, company: answered.company, timezone: answered.timezone }, 'the PUT response').toEqual(change);
+        const after = await getAccount(api);
+        expect({ name: after.name, company: after.company, timezone: after.timezone }, 'a later GET /account').toEqual(change);
+        expect({ id: after.id, email: after.email, currency: after.currency, created_at: after.created_at }, 'fields not sent stay unchanged').toEqual({
+          id: original.id,
+          email: original.email,
+          currency: original.currency,
+          created_at: original.created_at,
+        });
+      } finally {
+        // Hands off: the account belongs to the user, so its values go back whatever happened.
+        const restore = await api.put('/account', { name: original.name, company: original.company, timezone: original.timezone });
+        expectStatus(restore, 200, 'restoring the original account values');
+        const restored = await getAccount(api);
+        expect({ name: restored.name, company: restored.company, timezone: restored.timezone }, 'the account after restoring it').toEqual({
+          name: original.name,
+          company: original.company,
+          timezone: original.timezone,
+        });
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.wallets`,
+      requirement: 'WAL-LIST-001',
+      level: 'MUST',
+      operation: 'GET /account/wallets',
+      title: 'wallets: at most one per currency, with numeric balances',
+    },
+    async ({ api }) => {
+      const list = await wallets(api);
+      const currencies = list.map((w) => w.currency);
+      expect(new Set(currencies).size, `one wallet per currency: ${currencies.join(', ')}`).toBe(currencies.length);
+      for (const w of list) {
+        for (const field of ['available_balance', 'pending_balance', 'reserved_balance', 'total_balance'] as const) {
+          expect(typeof w[field], `${w.currency} wallet ${field} (${JSON.stringify(w[field])})`).toBe('number');
+        }
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.payment-method-add`,
+      requirement: 'BILL-PM-001',
+      level: 'MUST',
+      operation: 'POST /account/payment-methods',
+      title: 'an added payment method is listed with its fields',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      ctx.requireCharges();
+      const before = await paymentMethods(api);
+      // Making it the default changes the user's other methods, which cannot be set back: only
+      // where that harms nobody (the embedded server, or an account without methods).
+      const setDefault = ctx.embedded || before.length === 0;
+      const res = await api.post('/account/payment-methods', { type: 'card', token: 'tok_visa', ...(setDefault ? { set_default: true } : {}) });
+      expectStatus(res, [200, 201]);
+      const created = (res.json<{ payment_method?: PaymentMethod }>().payment_method ?? res.json<PaymentMethod>()) as PaymentMethod;
+      state.paymentMethodId = ledger.track('payment-method', created.id);
+      const listed = (await paymentMethods(api)).find((pm) => pm.id === created.id);
+      expect(listed, `payment method ${created.id} in GET /account/payment-methods`).toBeTruthy();
+      expect(listed!.type).toBe('card');
+      expect(typeof listed!.last4, 'last4').toBe('string');
+      expect(Number.isInteger(listed!.exp_month) && Number.isInteger(listed!.exp_year), 'a card has integer exp_month and exp_year').toBe(true);
+      expect(typeof listed!.is_default, 'is_default').toBe('boolean');
+      if (setDefault) expect(listed!.is_default, 'added with set_default: true').toBe(true);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.topup-needs-method`,
+      requirement: 'WAL-TOP-001',
+      level: 'MUST',
+      operation: 'POST /account/wallets/topup',
+      title: 'a top-up without payment_method is refused and moves nothing',
+    },
+    async ({ api, ctx, state }) => {
+      ctx.requireCharges();
+      const before = balanceOf(await wallets(api), state.currency);
+      const res = await api.post('/account/wallets/topup', { amount: 1, currency: state.currency });
+      expect(res.status, `a top-up without payment_method should be refused (${res.text.slice(0, 200)})`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(balanceOf(await wallets(api), state.currency), 'available_balance after the refused top-up').toBeCloseTo(before, 2);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.topup`,
+      requirement: 'WAL-TOP-002',
+      level: 'SHOULD',
+      operation: 'POST /account/wallets/topup',
+      title: 'a top-up raises available_balance by the amount and records a completed payment transaction',
+    },
+    async ({ api, ctx, state }) => {
+      ctx.requireCharges();
+      const before = balanceOf(await wallets(api), state.currency);
+      const res = await api.post('/account/wallets/topup', { amount: 1.25, currency: state.currency, payment_method: state.paymentMethodId });
+      expectStatus(res, 200);
+      const body = res.json<{ transaction?: Transaction }>();
+      expect(body.transaction, 'the result carries the transaction').toBeTruthy();
+      expect(balanceOf(await wallets(api), state.currency), 'available_balance after a top-up of 1.25').toBeCloseTo(before + 1.25, 2);
+      const payments = await history(api, { type: 'payment', per_page: 100 });
+      const txn = payments.transactions.find((t) => t.id === body.transaction!.id);
+      expect(txn, `transaction ${body.transaction!.id} in the billing history`).toBeTruthy();
+      expect(txn).toMatchObject({ type: 'payment', status: 'completed', currency: state.currency });
+      expect(txn!.amount).toBeCloseTo(1.25, 2);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.history-paging`,
+      requirement: 'BILL-HIST-001',
+      level: 'MUST',
+      operation: 'GET /account/billing/history',
+      title: 'the billing history pages with a consistent meta',
+    },
+    async ({ api }) => {
+      const first = await history(api, { per_page: 2, page: 1 });
+      expect(first.meta, 'meta').toBeTruthy();
+      for (const field of ['total', 'page', 'per_page', 'pages'] as const) expect(Number.isInteger(first.meta[field]), `meta.${field} is an integer`).toBe(true);
+      expect(first.meta.per_page).toBe(2);
+      expect(first.meta.page).toBe(1);
+      expect(first.transactions.length).toBeLessThanOrEqual(2);
+      expect(first.meta.pages, 'meta.pages = ceil(total / per_page)').toBe(Math.ceil(first.meta.total / 2));
+      if (first.meta.total > 2) {
+        const second = await history(api, { per_page: 2, page: 2 });
+        expect(second.meta.page).toBe(2);
+        const firstIds = new Set(first.transactions.map((t) => t.id));
+        for (const t of second.transactions) expect(firstIds.has(t.id), `transaction ${t.id} on pages 1 and 2`).toBe(false);
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.history-type`,
+      requirement: 'BILL-HIST-003',
+      level: 'MUST',
+      operation: 'GET /account/billing/history',
+      title: 'the history filtered by type holds only that type',
+    },
+    async ({ api, ctx }) => {
+      const all = await history(api, { per_page: 100 });
+      // Filtering an empty history proves nothing: each filter must leave out something present.
+      ctx.testInfo.skip(all.transactions.length === 0, 'the billing history is empty');
+      for (const type of ['charge', 'payment', 'refund']) {
+        const filtered = await history(api, { type, per_page: 100 });
+        for (const t of filtered.transactions) expect(t.type, `type=${type} listed ${t.id}`).toBe(type);
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.payment-method-delete`,
+      requirement: 'BILL-PM-004',
+      level: 'MUST',
+      operation: 'DELETE /account/payment-methods/{payment_method_id}',
+      title: 'a deleted payment method is no longer listed',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      ctx.requireCharges();
+      const res = await api.delete(`/account/payment-methods/${encodeURIComponent(state.paymentMethodId)}`);
+      expectStatus(res, [200, 204]);
+      ledger.deleted('payment-method', state.paymentMethodId);
+      expect((await paymentMethods(api)).map((pm) => pm.id), 'GET /account/payment-methods after DELETE').not.toContain(state.paymentMethodId);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.invoice-pdf`,
+      requirement: 'INV-PDF-001',
+      level: 'MUST',
+      operation: 'GET /account/invoices/{invoice_id}/pdf',
+      title: 'an invoice is readable and its PDF is a real PDF (%PDF- … %%EOF)',
+    },
+    async ({ api, ctx }) => {
+      const list = await api.get('/account/invoices');
+      expectStatus(list, 200);
+      const invoices = list.json<{ invoices: Array<{ id: string; number: string }> }>().invoices;
+      ctx.testInfo.skip(invoices.length === 0, 'the account has no invoice to download');
+      const invoice = invoices[0]!;
+      const details = await api.get(`/account/invoices/${encodeURIComponent(invoice.id)}`);
+      expectStatus(details, 200);
+      const pdf = await api.get(`/account/invoices/${encodeURIComponent(invoice.id)}/pdf`, { headers: { accept: 'application/pdf' } });
+      expectStatus(pdf, 200);
+      expect(pdf.headers['content-type']?.split(';')[0]?.trim(), 'Content-Type').toBe('application/pdf');
+      expect(pdf.bytes.subarray(0, 5).toString('latin1'), 'the body starts with %PDF-').toBe('%PDF-');
+      expect(pdf.bytes.subarray(-32).toString('latin1').trimEnd().endsWith('%%EOF'), 'the body ends with %%EOF').toBe(true);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.usage`,
+      requirement: 'BILL-USE-001',
+      level: 'MUST',
+      operation: 'GET /account/usage',
+      title: 'current usage has period, total_cost, currency and the three services',
+    },
+    async ({ api }) => {
+      const res = await api.get('/account/usage');
+      expectStatus(res, 200);
+      const usage = res.json<{ usage: { period: { start: string; end: string }; total_cost: number; currency: string; services: Record<string, { cost: number }> } }>().usage;
+      expect(Number.isNaN(Date.parse(usage.period.start)) || Number.isNaN(Date.parse(usage.period.end)), 'period start and end are dates').toBe(false);
+      expect(Date.parse(usage.period.start), 'period.start ≤ period.end').toBeLessThanOrEqual(Date.parse(usage.period.end));
+      expect(typeof usage.total_cost).toBe('number');
+      expect(typeof usage.currency).toBe('string');
+      for (const service of ['compute', 'storage', 'messaging']) expect(typeof usage.services[service]?.cost, `services.${service}.cost`).toBe('number');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.costs-shape`,
+      requirement: 'BILL-ANA-001',
+      level: 'MUST',
+      operation: 'GET /account/analytics/costs',
+      title: 'the cost breakdown entries carry service, cost, percentage and resources',
+    },
+    async ({ api }) => {
+      const res = await api.get('/account/analytics/costs', { query: { group_by: 'service' } });
+      expectStatus(res, 200);
+      const body = res.json<{ cost_breakdown: Array<Record<string, unknown>>; total_cost: number; currency: string }>();
+      expect(Array.isArray(body.cost_breakdown), 'cost_breakdown').toBe(true);
+      expect(typeof body.total_cost).toBe('number');
+      expect(typeof body.currency).toBe('string');
+      for (const entry of body.cost_breakdown) {
+        expect(typeof entry.service, 'entry.service').toBe('string');
+        expect(typeof entry.cost, 'entry.cost').toBe('number');
+        expect(typeof entry.percentage, 'entry.percentage').toBe('number');
+        expect(Array.isArray(entry.resources), `resources of the ${String(entry.service)} entry`).toBe(true);
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.costs-consistent`,
+      requirement: 'BILL-ANA-003',
+      level: 'SHOULD',
+      operation: 'GET /account/analytics/costs',
+      title: 'cost breakdown percentages add up to 100 and costs to total_cost',
+    },
+    async ({ api }) => {
+      const res = await api.get('/account/analytics/costs', { query: { group_by: 'service' } });
+      expectStatus(res, 200);
+      const body = res.json<{ cost_breakdown: Array<{ cost: number; percentage: number }>; total_cost: number }>();
+      const costs = body.cost_breakdown.reduce((sum, e) => sum + e.cost, 0);
+      expect(Math.abs(costs - body.total_cost), `sum of costs ${costs} vs total_cost ${body.total_cost}`).toBeLessThanOrEqual(TOLERANCE * Math.max(1, body.cost_breakdown.length));
+      if (body.total_cost !== 0) {
+        const percent = body.cost_breakdown.reduce((sum, e) => sum + e.percentage, 0);
+        expect(Math.abs(percent - 100), `percentages add up to ${percent}`).toBeLessThanOrEqual(0.1);
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.alert`,
+      requirement: 'BILL-ALR-003',
+      level: 'MUST',
+      operation: 'GET /account/alerts',
+      title: 'a created billing alert is listed',
+    },
+    async ({ api, ledger }) => {
+      const res = await api.post('/account/alerts', { type: 'balance', threshold: 0.01, condition: 'less_than', notification_methods: ['email'] });
+      expectStatus(res, [200, 201]);
+      const created = (res.json<{ alert?: { id: string } }>().alert ?? res.json<{ id: string }>()) as { id: string };
+      ledger.track('alert', created.id);
+      const list = await api.get('/account/alerts');
+      expectStatus(list, 200);
+      expect(list.json<{ alerts: Array<{ id: string }> }>().alerts.map((a) => a.id), 'GET /account/alerts').toContain(created.id);
+    },
+  );
+});

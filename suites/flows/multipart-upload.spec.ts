@@ -1,0 +1,276 @@
+/**
+ * Flow: a multipart upload through the REST API. Parts go up out of order (part 2 before
+ * part 1), one of them the 5 MiB minimum for a non-final part; the completed object must be the
+ * parts joined in part-number order, byte for byte, with the Content-Type given at initiation.
+ * Completions naming a wrong ETag or a part never uploaded are refused and create no object.
+ */
+import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/client.ts';
+import { bareEtag, createBucket, deterministicBytes, listObjects, md5, objectPath, sha256 } from './_storage.ts';
+
+interface Part {
+  number: number;
+  bytes: Buffer;
+  etag?: string;
+}
+
+interface State {
+  bucket: string;
+  key: string;
+  uploadId: string;
+  parts: Part[];
+  objectEtag: string;
+}
+
+const FLOW = 'flow.multipart-upload';
+const CONTENT_TYPE = 'application/x-cloudcheck-multipart';
+const MiB = 1024 * 1024;
+
+function completionXml(parts: Array<{ number: number; etag: string }>): string {
+  const items = parts.map((p) => `<Part><PartNumber>${p.number}</PartNumber><ETag>${p.etag}</ETag></Part>`).join('');
+  return `<?xml version="1.0" encoding="UTF-8"?><CompleteMultipartUpload>${items}</CompleteMultipartUpload>`;
+}
+
+function complete(api: ApiClient, state: State, parts: Array<{ number: number; etag: string }>) {
+  return api.request({
+    method: 'POST',
+    path: objectPath(state.bucket, state.key),
+    query: { uploadId: state.uploadId },
+    headers: { 'content-type': 'application/xml' },
+    body: completionXml(parts),
+  });
+}
+
+const joined = (state: State): Buffer => Buffer.concat([...state.parts].sort((a, b) => a.number - b.number).map((p) => p.bytes));
+
+/** A refused completion: a client error with the envelope, and still no object under the key. */
+async function expectRefusedCompletion(api: ApiClient, state: State, parts: Array<{ number: number; etag: string }>, what: string): Promise<void> {
+  const res = await complete(api, state, parts);
+  expect(res.status, `completion with ${what} should be refused`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `completion with ${what} should be refused as a client error`).toBeLessThan(500);
+  expectStatus(res, 422, `completion with ${what}`);
+  expectErrorEnvelope(res, 'validation_error');
+  const get = await api.get(objectPath(state.bucket, state.key));
+  expect(get.status, `no object should exist after a completion with ${what}`).toBe(404);
+}
+
+defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload' }, (step) => {
+  step(
+    {
+      id: `${FLOW}.initiate`,
+      requirement: 'MPU-INIT-001',
+      level: 'MUST',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'POST ?uploads answers upload_id, bucket and key',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      state.bucket = await createBucket(api, ledger, ctx, 'mpu');
+      state.key = `flows/multipart/${ctx.name('obj')}.bin`;
+      const path = objectPath(state.bucket, state.key);
+      const res = await api.request({ method: 'POST', path, query: { uploads: true }, headers: { 'content-type': CONTENT_TYPE } });
+      expectStatus(res, [200, 201]);
+      const body = res.json<{ upload_id?: unknown; bucket?: unknown; key?: unknown }>();
+      expect(typeof body.upload_id, 'upload_id').toBe('string');
+      // Track the upload first: an unfinished one is aborted at teardown (404 once completed is fine).
+      ledger.track('multipart-upload', String(body.upload_id), {
+        deletePath: `${path}?uploadId=${encodeURIComponent(String(body.upload_id))}`,
+        deleteOperation: 'DELETE /storage/buckets/{bucket_name}/objects/{object_key}',
+        rank: 95,
+      });
+      state.uploadId = String(body.upload_id);
+      expect({ bucket: body.bucket, key: body.key }).toEqual({ bucket: state.bucket, key: state.key });
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.parts`,
+      requirement: 'MPU-PART-001',
+      level: 'MUST',
+      operation: 'PUT /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'parts uploaded out of order (part 2, then a 5 MiB part 1) each answer an ETag',
+    },
+    async ({ api, ctx, state }) => {
+      const seed = ctx.seed * 7919 + 17;
+      state.parts = [
+        { number: 2, bytes: deterministicBytes(200 * 1024 + 17, seed + 2) },
+        { number: 1, bytes: deterministicBytes(5 * MiB, seed + 1) },
+      ];
+      for (const part of state.parts) {
+        const res = await api.request({
+          method: 'PUT',
+          path: objectPath(state.bucket, state.key),
+          query: { partNumber: part.number, uploadId: state.uploadId },
+          headers: { 'content-type': 'application/octet-stream' },
+          body: part.bytes,
+        });
+        expectStatus(res, 200, `part ${part.number}`);
+        const fromBody = (res.body as { part?: { etag?: unknown }; etag?: unknown } | undefined)?.part?.etag ?? (res.body as { etag?: unknown } | undefined)?.etag;
+        const etag = res.headers.etag ?? (typeof fromBody === 'string' ? fromBody : undefined);
+        expect(etag, `part ${part.number}: an ETag (header or body)`).toBeTruthy();
+        part.etag = etag!;
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.complete-wrong-etag`,
+      requirement: 'MPU-CMP-004',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'a completion with a wrong ETag is refused with 422 validation_error and creates no object',
+    },
+    async ({ api, state }) => {
+      const p1 = state.parts.find((p) => p.number === 1)!;
+      await expectRefusedCompletion(api, state, [{ number: 1, etag: p1.etag! }, { number: 2, etag: `"${'0'.repeat(32)}"` }], 'a wrong ETag for part 2');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.complete-missing-part`,
+      requirement: 'MPU-CMP-004',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'a completion naming a part never uploaded is refused with 422 validation_error and creates no object',
+    },
+    async ({ api, state }) => {
+      const p1 = state.parts.find((p) => p.number === 1)!;
+      const p2 = state.parts.find((p) => p.number === 2)!;
+      await expectRefusedCompletion(
+        api,
+        state,
+        [
+          { number: 1, etag: p1.etag! },
+          { number: 2, etag: p2.etag! },
+          { number: 3, etag: p2.etag! },
+        ],
+        'part 3, which was never uploaded',
+      );
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.complete`,
+      requirement: 'MPU-CMP-001',
+      level: 'MUST',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'POST ?uploadId= with the CompleteMultipartUpload XML body completes the upload',
+    },
+    async ({ api, ledger, state }) => {
+      const parts = [...state.parts].sort((a, b) => a.number - b.number).map((p) => ({ number: p.number, etag: p.etag! }));
+      const res = await complete(api, state, parts);
+      expectStatus(res, 200);
+      ledger.track('object', `${state.bucket}/${state.key}`);
+      const fromBody = (res.body as { object?: { etag?: unknown } } | undefined)?.object?.etag;
+      state.objectEtag = res.headers.etag ?? (typeof fromBody === 'string' ? fromBody : '');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.download`,
+      requirement: 'MPU-CMP-002',
+      level: 'MUST',
+      operation: 'GET /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'GET returns exactly the parts joined in part-number order (SHA-256)',
+    },
+    async ({ api, state }) => {
+      const res = await api.get(objectPath(state.bucket, state.key), { headers: { accept: '*/*' } });
+      expectStatus(res, 200);
+      const expected = joined(state);
+      expect(res.bytes.length, 'downloaded length').toBe(expected.length);
+      expect(sha256(res.bytes), 'SHA-256 of the download vs the parts in part-number order').toBe(sha256(expected));
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.content-type`,
+      requirement: 'MPU-INIT-002',
+      level: 'MUST',
+      operation: 'HEAD /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'the completed object has the Content-Type sent at initiation',
+    },
+    async ({ api, state }) => {
+      const res = await api.request({ method: 'HEAD', path: objectPath(state.bucket, state.key) });
+      expectStatus(res, 200);
+      expect(res.headers['content-type'], 'Content-Type of the completed object').toBe(CONTENT_TYPE);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.head`,
+      requirement: 'OBJ-HEAD-001',
+      level: 'MUST',
+      operation: 'HEAD /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'HEAD reports Content-Length of the whole object and its ETag, without a body',
+    },
+    async ({ api, state }) => {
+      const res = await api.request({ method: 'HEAD', path: objectPath(state.bucket, state.key) });
+      expectStatus(res, 200);
+      expect(res.bytes.length, 'HEAD body').toBe(0);
+      expect(res.headers['content-length'], 'Content-Length').toBe(String(joined(state).length));
+      expect(res.headers.etag, 'ETag header').toBeTruthy();
+      if (state.objectEtag) expect(bareEtag(res.headers.etag), 'ETag of HEAD vs the completion').toBe(bareEtag(state.objectEtag));
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.etag-format`,
+      requirement: 'MPU-CMP-004',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'the multipart ETag is "<md5 of the part md5s>-<part count>"',
+    },
+    async ({ state }) => {
+      const sorted = [...state.parts].sort((a, b) => a.number - b.number);
+      const expected = `${md5(Buffer.concat(sorted.map((p) => md5(p.bytes)))).toString('hex')}-${sorted.length}`;
+      expect(bareEtag(state.objectEtag), 'completed object ETag').toBe(expected);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.listed`,
+      requirement: 'OBJ-LIST-002',
+      level: 'MUST',
+      operation: 'GET /storage/buckets/{bucket_name}/objects',
+      title: 'the completed object is listed with its size, ETag and content type',
+    },
+    async ({ api, state }) => {
+      const listing = await listObjects(api, state.bucket, { prefix: state.key });
+      const entry = listing.objects.find((o) => o.key === state.key);
+      expect(entry, `${state.key} in the listing`).toBeTruthy();
+      expect(entry!.size, 'listed size').toBe(joined(state).length);
+      expect(bareEtag(entry!.etag), 'listed etag').toBe(bareEtag(state.objectEtag));
+      expect(entry!.content_type, 'listed content_type').toBe(CONTENT_TYPE);
+      expect(Number.isNaN(Date.parse(entry!.last_modified)), 'last_modified is a timestamp').toBe(false);
+      expect(typeof entry!.storage_class, 'storage_class').toBe('string');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.delete`,
+      requirement: 'OBJ-DEL-001',
+      level: 'MUST',
+      operation: 'DELETE /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'DELETE removes the object: the download fails and the listing no longer holds it',
+    },
+    async ({ api, ledger, state }) => {
+      const res = await api.delete(objectPath(state.bucket, state.key));
+      expectStatus(res, [200, 204]);
+      ledger.deleted('object', `${state.bucket}/${state.key}`);
+      const get = await api.get(objectPath(state.bucket, state.key));
+      expect(get.status, 'GET after DELETE should be a client error').toBeGreaterThanOrEqual(400);
+      expect(get.status).toBeLessThan(500);
+      const listing = await listObjects(api, state.bucket, { prefix: state.key });
+      expect(listing.objects.map((o) => o.key)).not.toContain(state.key);
+    },
+  );
+});

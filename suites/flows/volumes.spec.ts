@@ -1,0 +1,252 @@
+/**
+ * Flow: a block-storage volume's life. Size 0 is refused; a resize must grow it (equal or smaller
+ * refused, nothing changed); it attaches to a VPS of its region and detaches; a snapshot of it
+ * cannot be restored smaller than itself; a restore makes a new volume; delete removes it.
+ */
+import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/client.ts';
+import type { Ledger } from '../../src/harness/ledger.ts';
+import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
+
+interface Volume {
+  id: string;
+  name: string;
+  size: number;
+  region: string;
+  status: string;
+  attached_to: string | null;
+  filesystem: string;
+  tags: string[];
+}
+
+interface State {
+  region: string;
+  volumeId: string;
+  size: number;
+  vpsId: string;
+  snapshotId: string;
+  snapshotSize: number;
+  restoredId: string;
+}
+
+const FLOW = 'flow.volumes';
+const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponent(id)}`;
+
+/** A volume from a body that is `{"volume": {...}}` (the convention) or the bare record. */
+function volumeOf(body: unknown): Volume {
+  const b = body as { volume?: Volume } | undefined;
+  return (b?.volume ?? body) as Volume;
+}
+
+async function getVolume(api: ApiClient, id: string): Promise<Volume> {
+  const res = await api.get(volumePath(id));
+  expectStatus(res, 200);
+  return volumeOf(res.body);
+}
+
+async function listVolumeIds(api: ApiClient): Promise<string[]> {
+  const res = await api.get('/storage/volumes');
+  expectStatus(res, 200);
+  return res.json<{ volumes: Volume[] }>().volumes.map((v) => v.id);
+}
+
+/** Records a volume the target created (also one it should have refused) so teardown removes it. */
+function trackCreated(ledger: Ledger, status: number, body: unknown): string | undefined {
+  if (status < 200 || status >= 300) return undefined;
+  const id = volumeOf(body)?.id;
+  return typeof id === 'string' ? ledger.track('volume', id) : undefined;
+}
+
+function expectClientError(status: number, what: string, text: string): void {
+  expect(status, `${what} should be refused (${text.slice(0, 200)})`).toBeGreaterThanOrEqual(400);
+  expect(status, `${what} should be refused as a client error (${text.slice(0, 200)})`).toBeLessThan(500);
+}
+
+defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (step) => {
+  step(
+    {
+      id: `${FLOW}.size-zero`,
+      requirement: 'VOL-CRT-002',
+      level: 'MUST',
+      operation: 'POST /storage/volumes',
+      title: 'POST /storage/volumes with size 0 is refused and creates no volume',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      state.region = (await computeCatalogue(api)).region;
+      const name = ctx.name('vol-zero');
+      const res = await api.post('/storage/volumes', { name, size: 0, region: state.region });
+      trackCreated(ledger, res.status, res.body);
+      expectClientError(res.status, 'size 0', res.text);
+      const listed = await api.get('/storage/volumes');
+      expectStatus(listed, 200);
+      expect(listed.json<{ volumes: Volume[] }>().volumes.map((v) => v.name), 'no volume of size 0 was created').not.toContain(name);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.create`,
+      requirement: 'VOL-CRT-004',
+      level: 'MUST',
+      operation: 'POST /storage/volumes',
+      title: 'a created volume reports the requested name, size, region and tags',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const request = { name: ctx.name('vol'), size: 10, region: state.region, filesystem: 'ext4', tags: ['cloudcheck', 'flow'] };
+      const res = await api.post('/storage/volumes', request);
+      expectStatus(res, [200, 201]);
+      state.volumeId = trackCreated(ledger, res.status, res.body)!;
+      expect(state.volumeId, 'the created volume has an id').toBeTruthy();
+      expect(volumeOf(res.body)).toMatchObject({ name: request.name, size: 10, region: state.region, tags: request.tags });
+      expect(await getVolume(api, state.volumeId)).toMatchObject({ name: request.name, size: 10, region: state.region, tags: request.tags });
+      state.size = 10;
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.resize-not-larger`,
+      requirement: 'VOL-RSZ-001',
+      level: 'MUST',
+      operation: 'POST /storage/volumes/{volume_id}/resize',
+      title: 'a resize to an equal or smaller size is refused and changes nothing',
+    },
+    async ({ api, state }) => {
+      for (const size of [state.size, state.size - 5]) {
+        const res = await api.post(`${volumePath(state.volumeId)}/resize`, { size });
+        expectClientError(res.status, `a resize from ${state.size} to ${size} GB`, res.text);
+        expect((await getVolume(api, state.volumeId)).size, `size after the refused resize to ${size}`).toBe(state.size);
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.resize`,
+      requirement: 'VOL-RSZ-002',
+      level: 'MUST',
+      operation: 'POST /storage/volumes/{volume_id}/resize',
+      title: 'after a resize to a larger size the volume reports the new size',
+    },
+    async ({ api, state }) => {
+      const res = await api.post(`${volumePath(state.volumeId)}/resize`, { size: 20 });
+      expectStatus(res, 200);
+      expect((await getVolume(api, state.volumeId)).size, 'size after the resize').toBe(20);
+      state.size = 20;
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.attach`,
+      requirement: 'VOL-ATT-001',
+      level: 'MUST',
+      operation: 'POST /storage/volumes/{volume_id}/attach',
+      title: 'attaching to a VPS of the same region sets attached_to to that VPS',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const catalogue = await computeCatalogue(api);
+      const res = await api.post('/vps', { name: ctx.name('vol-vps'), region: state.region, image: catalogue.image, size: catalogue.size.slug });
+      expectStatus(res, [200, 201], 'create the VPS to attach to');
+      state.vpsId = ledger.track('vps', res.json<{ vps: { id: string } }>().vps.id);
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running', isRunningWithIps);
+      const attach = await api.post(`${volumePath(state.volumeId)}/attach`, { vps_id: state.vpsId });
+      expectStatus(attach, 200);
+      expect(volumeOf(attach.body).attached_to, 'attached_to in the attach response').toBe(state.vpsId);
+      expect((await getVolume(api, state.volumeId)).attached_to, 'attached_to in a later GET').toBe(state.vpsId);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.detach`,
+      requirement: 'VOL-DET-001',
+      level: 'MUST',
+      operation: 'POST /storage/volumes/{volume_id}/detach',
+      title: 'after a detach attached_to is null',
+    },
+    async ({ api, state }) => {
+      const res = await api.request({ method: 'POST', path: `${volumePath(state.volumeId)}/detach` });
+      expectStatus(res, 200);
+      expect((await getVolume(api, state.volumeId)).attached_to, 'attached_to after detach').toBeNull();
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.snapshot`,
+      requirement: 'VOL-SNAP-002',
+      level: 'MUST',
+      operation: 'GET /storage/snapshots',
+      title: 'a volume snapshot is created and listed for its volume',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const res = await api.post('/storage/snapshots', { volume_id: state.volumeId, name: ctx.name('vsnap'), description: 'cloudcheck flow' });
+      expectStatus(res, [200, 201]);
+      const body = res.json<{ snapshot?: { id: string; size?: number }; id?: string; size?: number }>();
+      const snapshot = body.snapshot ?? (body as { id: string; size?: number });
+      state.snapshotId = ledger.track('volume-snapshot', snapshot.id);
+      state.snapshotSize = typeof snapshot.size === 'number' ? snapshot.size : state.size;
+      const list = await api.get('/storage/snapshots', { query: { volume_id: state.volumeId } });
+      expectStatus(list, 200);
+      const snapshots = list.json<{ snapshots: Array<{ id: string; volume_id?: string }> }>().snapshots;
+      expect(snapshots.map((s) => s.id), 'GET /storage/snapshots?volume_id=').toContain(state.snapshotId);
+      for (const s of snapshots) if (s.volume_id !== undefined) expect(s.volume_id, `snapshot ${s.id} listed for volume_id`).toBe(state.volumeId);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.restore-smaller`,
+      requirement: 'VOL-RST-002',
+      level: 'MUST',
+      operation: 'POST /storage/volumes/restore',
+      title: 'a restore smaller than the snapshot is refused',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const res = await api.post('/storage/volumes/restore', { snapshot_id: state.snapshotId, name: ctx.name('vol-small'), size: state.snapshotSize - 1 });
+      trackCreated(ledger, res.status, res.body);
+      expectClientError(res.status, `a restore of ${state.snapshotSize - 1} GB from a ${state.snapshotSize} GB snapshot`, res.text);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.restore`,
+      requirement: 'VOL-RST-001',
+      level: 'MUST',
+      operation: 'POST /storage/volumes/restore',
+      title: 'a restore creates a new volume from the snapshot',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const name = ctx.name('vol-restored');
+      const res = await api.post('/storage/volumes/restore', { snapshot_id: state.snapshotId, name, size: state.snapshotSize });
+      expectStatus(res, [200, 201]);
+      state.restoredId = trackCreated(ledger, res.status, res.body)!;
+      expect(state.restoredId, 'the restored volume has an id').toBeTruthy();
+      expect(state.restoredId, 'a restore makes a new volume').not.toBe(state.volumeId);
+      const restored = await getVolume(api, state.restoredId);
+      expect(restored.name).toBe(name);
+      expect(restored.size, 'restored size').toBeGreaterThanOrEqual(state.snapshotSize);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.delete`,
+      requirement: 'VOL-DEL-001',
+      level: 'MUST',
+      operation: 'DELETE /storage/volumes/{volume_id}',
+      title: 'a deleted volume is no longer found or listed',
+    },
+    async ({ api, ledger, state }) => {
+      const res = await api.delete(volumePath(state.volumeId));
+      expectStatus(res, [200, 202, 204]);
+      ledger.deleted('volume', state.volumeId);
+      const get = await api.get(volumePath(state.volumeId));
+      expectClientError(get.status, 'GET of a deleted volume', get.text);
+      expect(await listVolumeIds(api), 'GET /storage/volumes after delete').not.toContain(state.volumeId);
+      expect(await listVolumeIds(api), 'the restored volume is a volume of its own').toContain(state.restoredId);
+    },
+  );
+});

@@ -1,0 +1,422 @@
+/**
+ * Flow: the life of one VPS, from POST /vps to use after delete. The bugs this catches live
+ * between requests: a status that never leaves `creating`, a rename that is not stored, filters
+ * that are ignored, an action that answers success and changes nothing, a snapshot that survives
+ * its delete, metrics outside the asked window, a deleted VPS still answering.
+ */
+import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/client.ts';
+import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
+import type { ComputeCatalogue, Vps } from './_compute.ts';
+
+interface State {
+  catalogue: ComputeCatalogue;
+  created: Vps;
+  vpsId: string;
+  name: string;
+  tags: string[];
+  snapshotName: string;
+  snapshotId: string;
+}
+
+const FLOW = 'flow.vps-lifecycle';
+const vpsPath = (id: string): string => `/vps/${encodeURIComponent(id)}`;
+
+async function getVps(api: ApiClient, id: string): Promise<Vps> {
+  const res = await api.get(vpsPath(id));
+  expectStatus(res, 200);
+  return res.json<{ vps: Vps }>().vps;
+}
+
+async function act(api: ApiClient, id: string, body: Record<string, unknown>): Promise<{ id?: string; status?: string; type?: string }> {
+  const res = await api.post(`${vpsPath(id)}/actions`, body);
+  expectStatus(res, 200, `${String(body.type)} action`);
+  const action = res.json<{ action?: { id?: string; status?: string; type?: string } }>().action;
+  expect(action, `${String(body.type)}: the body should be {"action": {...}}`).toBeTruthy();
+  expect(action!.status, `${String(body.type)}: action.status`).toBe('completed');
+  return action!;
+}
+
+/** Every VPS GET /vps lists with these filters, walking the pages (at most 10 of 100). */
+async function listAll(api: ApiClient, query: { status?: string; region?: string }): Promise<Vps[]> {
+  const items: Vps[] = [];
+  for (let page = 1; page <= 10; page++) {
+    const res = await api.get('/vps', { query: { ...query, per_page: 100, page } });
+    expectStatus(res, 200);
+    const body = res.json<{ vps_instances: Vps[]; meta?: { pages?: number } }>();
+    expect(Array.isArray(body.vps_instances), 'vps_instances should be an array').toBe(true);
+    items.push(...body.vps_instances);
+    if (body.vps_instances.length < 100 || !body.meta?.pages || page >= body.meta.pages) break;
+  }
+  return items;
+}
+
+/** Filtering by the VPS's own status and region lists it, and only matching items; other values leave it out. */
+async function checkFilters(api: ApiClient, vps: Vps, otherStatus: string, otherRegion: string | null): Promise<void> {
+  const queries: Array<{ status?: string; region?: string }> = [{ status: vps.status }, { region: vps.region }, { status: vps.status, region: vps.region }];
+  for (const query of queries) {
+    const items = await listAll(api, query);
+    const q = JSON.stringify(query);
+    for (const item of items) {
+      if (query.status) expect(item.status, `GET /vps ${q} listed ${item.id}`).toBe(query.status);
+      if (query.region) expect(item.region, `GET /vps ${q} listed ${item.id}`).toBe(query.region);
+    }
+    expect(items.map((i) => i.id), `GET /vps ${q} should list the flow's VPS`).toContain(vps.id);
+  }
+  const others: Array<{ status?: string; region?: string }> = [{ status: otherStatus }];
+  if (otherRegion) others.push({ region: otherRegion });
+  for (const query of others) {
+    const items = await listAll(api, query);
+    expect(items.map((i) => i.id), `GET /vps ${JSON.stringify(query)} must not list the flow's ${vps.status} VPS in ${vps.region}`).not.toContain(vps.id);
+  }
+}
+
+defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step) => {
+  step(
+    {
+      id: `${FLOW}.create`,
+      requirement: 'VPS-CRT-004',
+      level: 'MUST',
+      operation: 'POST /vps',
+      title: 'POST /vps answers status creating with null ip_address and private_ip',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      state.catalogue = await computeCatalogue(api);
+      const { region, image, size } = state.catalogue;
+      state.name = ctx.name('vps');
+      state.tags = ['cloudcheck', 'flow'];
+      const res = await api.post('/vps', { name: state.name, region, image, size: size.slug, tags: state.tags });
+      expectStatus(res, [200, 201]);
+      const vps = res.json<{ vps?: Vps }>().vps;
+      expect(vps, 'POST /vps should answer an object `vps`').toBeTruthy();
+      expect(typeof vps!.id, 'vps.id').toBe('string');
+      state.vpsId = ledger.track('vps', vps!.id);
+      state.created = vps!;
+      expect(vps!.status, 'status right after POST /vps').toBe('creating');
+      expect(vps!.ip_address, 'ip_address right after POST /vps').toBeNull();
+      expect(vps!.private_ip, 'private_ip right after POST /vps').toBeNull();
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.create-echo`,
+      requirement: 'VPS-CRT-005',
+      level: 'MUST',
+      operation: 'POST /vps',
+      title: 'the created VPS echoes name, region, image, size and tags',
+    },
+    async ({ state }) => {
+      const { region, image, size } = state.catalogue;
+      expect(state.created).toMatchObject({ name: state.name, region, image, size: size.slug, tags: state.tags });
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.boot`,
+      requirement: 'VPS-STATE-002',
+      level: 'SHOULD',
+      operation: 'GET /vps/{vps_id}',
+      title: 'the VPS becomes running with ip_address and private_ip set',
+    },
+    async ({ api, ctx, state }) => {
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running with IPs', isRunningWithIps);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.get`,
+      requirement: 'VPS-GET-001',
+      level: 'MUST',
+      operation: 'GET /vps/{vps_id}',
+      title: 'GET /vps/{vps_id} answers the created VPS',
+    },
+    async ({ api, state }) => {
+      const vps = await getVps(api, state.vpsId);
+      expect(vps.id).toBe(state.vpsId);
+      expect(vps.name).toBe(state.name);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.update`,
+      requirement: 'VPS-UPD-001',
+      level: 'MUST',
+      operation: 'PUT /vps/{vps_id}',
+      title: 'a rename and retag is answered and seen by a later GET, other fields unchanged',
+    },
+    async ({ api, ctx, state }) => {
+      const before = await getVps(api, state.vpsId);
+      const name = ctx.name('vps-renamed');
+      const tags = ['cloudcheck', 'renamed'];
+      const res = await api.put(vpsPath(state.vpsId), { name, tags });
+      expectStatus(res, 200);
+      const answered = (res.json<{ vps?: Vps }>().vps ?? res.json<Vps>()) as Vps;
+      expect(answered.name, 'name in the PUT response').toBe(name);
+      expect(answered.tags, 'tags in the PUT response').toEqual(tags);
+      const after = await getVps(api, state.vpsId);
+      expect(after.name, 'name in a later GET').toBe(name);
+      expect(after.tags, 'tags in a later GET').toEqual(tags);
+      expect({ region: after.region, image: after.image, size: after.size, created_at: after.created_at }, 'fields not sent stay unchanged').toEqual({
+        region: before.region,
+        image: before.image,
+        size: before.size,
+        created_at: before.created_at,
+      });
+      state.name = name;
+      state.tags = tags;
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.list-running`,
+      requirement: 'VPS-LIST-002',
+      level: 'MUST',
+      operation: 'GET /vps',
+      title: 'GET /vps with status and region filters lists the running VPS and only matching items',
+    },
+    async ({ api, state }) => {
+      const vps = await getVps(api, state.vpsId);
+      expect(vps.status).toBe('running');
+      await checkFilters(api, vps, 'stopped', state.catalogue.otherRegion);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.stop`,
+      requirement: 'VPS-ACT-005',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'stop takes the running VPS to stopped',
+    },
+    async ({ api, ctx, state }) => {
+      await act(api, state.vpsId, { type: 'stop' });
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be stopped', (v) => v.status === 'stopped', 120_000);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.list-stopped`,
+      requirement: 'VPS-LIST-002',
+      level: 'MUST',
+      operation: 'GET /vps',
+      title: 'GET /vps with status=stopped lists the stopped VPS, status=running does not',
+    },
+    async ({ api, state }) => {
+      await checkFilters(api, await getVps(api, state.vpsId), 'running', null);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.start`,
+      requirement: 'VPS-ACT-005',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'start takes the stopped VPS back to running',
+    },
+    async ({ api, ctx, state }) => {
+      await act(api, state.vpsId, { type: 'start' });
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running', (v) => v.status === 'running', 120_000);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.restart`,
+      requirement: 'VPS-ACT-005',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'restart leaves the VPS running',
+    },
+    async ({ api, ctx, state }) => {
+      await act(api, state.vpsId, { type: 'restart' });
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running after restart', (v) => v.status === 'running', 120_000);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.resize`,
+      requirement: 'VPS-ACT-006',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'resize gives the VPS the new size with its vcpus, memory and disk',
+    },
+    async ({ api, ctx, state }) => {
+      const target = state.catalogue.largerSize;
+      ctx.testInfo.skip(!target, 'the target offers no larger available size to resize to');
+      await act(api, state.vpsId, { type: 'resize', size: target!.slug });
+      const vps = await waitForVps(api, ctx, state.vpsId, `the VPS to have size ${target!.slug}`, (v) => v.size === target!.slug, 120_000);
+      expect({ vcpus: vps.vcpus, memory: vps.memory, disk: vps.disk }, `vcpus, memory and disk of size ${target!.slug}`).toEqual({
+        vcpus: target!.vcpus,
+        memory: target!.memory,
+        disk: target!.disk,
+      });
+      expect(['running', 'stopped'], 'status after resize').toContain(vps.status);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.snapshot`,
+      requirement: 'VPS-ACT-007',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'a snapshot action creates a snapshot listed in GET /snapshots',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      state.snapshotName = ctx.name('snap');
+      await act(api, state.vpsId, { type: 'snapshot', name: state.snapshotName });
+      const snapshot = await ctx.poll(
+        `snapshot ${state.snapshotName} in GET /snapshots`,
+        async () => {
+          const res = await api.get('/snapshots');
+          expectStatus(res, 200);
+          return res.json<{ snapshots?: Array<{ id: string; name: string }> }>().snapshots?.find((s) => s.name === state.snapshotName);
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      state.snapshotId = ledger.track('snapshot', snapshot.id);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.snapshot-delete`,
+      requirement: 'SNAP-DEL-001',
+      level: 'MUST',
+      operation: 'DELETE /snapshots/{snapshot_id}',
+      title: 'a deleted snapshot is no longer in GET /snapshots',
+    },
+    async ({ api, ledger, state }) => {
+      const res = await api.delete(`/snapshots/${encodeURIComponent(state.snapshotId)}`);
+      expectStatus(res, [200, 202, 204]);
+      ledger.deleted('snapshot', state.snapshotId);
+      const list = await api.get('/snapshots');
+      expectStatus(list, 200);
+      const ids = (list.json<{ snapshots?: Array<{ id: string }> }>().snapshots ?? []).map((s) => s.id);
+      expect(ids, 'GET /snapshots after DELETE').not.toContain(state.snapshotId);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.rebuild`,
+      requirement: 'VPS-ACT-007',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'rebuild with another image replaces the image and leaves the VPS running',
+    },
+    async ({ api, ctx, state }) => {
+      const image = state.catalogue.otherImage;
+      ctx.testInfo.skip(!image, 'the target offers only one image that fits the size');
+      await act(api, state.vpsId, { type: 'rebuild', image: image! });
+      await waitForVps(api, ctx, state.vpsId, `the VPS to run image ${image!}`, (v) => v.image === image && v.status === 'running', 300_000);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.metrics-window`,
+      requirement: 'VPS-MET-003',
+      level: 'MUST',
+      operation: 'GET /vps/{vps_id}/metrics',
+      title: 'metrics have the five series with every timestamp inside the asked window',
+    },
+    async ({ api, state }) => {
+      const end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+      const start = new Date(end.getTime() - 3_600_000);
+      const res = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { start: start.toISOString(), end: end.toISOString(), interval: '5m' } });
+      expectStatus(res, 200);
+      const metrics = res.json<{ metrics?: Record<string, Array<{ timestamp: string; value: unknown }>> }>().metrics;
+      expect(metrics, 'an object `metrics`').toBeTruthy();
+      for (const series of ['cpu', 'memory', 'disk', 'network_in', 'network_out']) {
+        const points = metrics![series];
+        expect(Array.isArray(points), `metrics.${series} should be an array`).toBe(true);
+        for (const point of points!) {
+          const t = Date.parse(point.timestamp);
+          expect(Number.isNaN(t), `metrics.${series} timestamp ${point.timestamp}`).toBe(false);
+          expect(t, `metrics.${series} point ${point.timestamp} must not be before start ${start.toISOString()}`).toBeGreaterThanOrEqual(start.getTime());
+          expect(t, `metrics.${series} point ${point.timestamp} must not be after end ${end.toISOString()}`).toBeLessThanOrEqual(end.getTime());
+          expect(typeof point.value, `metrics.${series} value`).toBe('number');
+        }
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.metrics-interval`,
+      requirement: 'VPS-MET-002',
+      level: 'MUST',
+      operation: 'GET /vps/{vps_id}/metrics',
+      title: 'metrics honour interval=1h (points an hour apart) and refuse interval=7m',
+    },
+    async ({ api, state }) => {
+      const end = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+      const start = new Date(end.getTime() - 6 * 3_600_000);
+      const res = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { start: start.toISOString(), end: end.toISOString(), interval: '1h' } });
+      expectStatus(res, 200);
+      const cpu = res.json<{ metrics: { cpu: Array<{ timestamp: string }> } }>().metrics.cpu;
+      expect(cpu.length, 'a six-hour window at 1h has points').toBeGreaterThan(1);
+      expect(cpu.length, 'a six-hour window at 1h has at most 7 points').toBeLessThanOrEqual(7);
+      const times = cpu.map((p) => Date.parse(p.timestamp));
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!, `gap between ${cpu[i - 1]!.timestamp} and ${cpu[i]!.timestamp}`).toBe(3_600_000);
+      const bad = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { interval: '7m' } });
+      expect(bad.status, 'interval=7m should be refused').toBeGreaterThanOrEqual(400);
+      expect(bad.status).toBeLessThan(500);
+      expectErrorEnvelope(bad);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.delete`,
+      requirement: 'VPS-DEL-001',
+      level: 'MUST',
+      operation: 'DELETE /vps/{vps_id}',
+      title: 'DELETE /vps/{vps_id} answers success',
+    },
+    async ({ api, ledger, state }) => {
+      const res = await api.delete(vpsPath(state.vpsId));
+      expectStatus(res, [200, 202, 204]);
+      ledger.deleted('vps', state.vpsId);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.use-after-delete`,
+      requirement: 'VPS-DEL-001',
+      level: 'MUST',
+      operation: 'GET /vps/{vps_id}',
+      title: 'after delete the VPS is not found, not listed, and actions on it fail',
+    },
+    async ({ api, ctx, state }) => {
+      // Deletion may take a moment on a real platform; it must end with the VPS gone. Which 4xx
+      // (404 by convention, ERR-MAP-003) is checked elsewhere; here it must not be a success.
+      const res = await ctx.poll(
+        'GET /vps/{vps_id} to stop answering the deleted VPS',
+        async () => {
+          const r = await api.get(vpsPath(state.vpsId));
+          return r.status >= 400 ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+      expect(res.status, 'GET of a deleted VPS should be a client error').toBeLessThan(500);
+      expectErrorEnvelope(res);
+      const action = await api.post(`${vpsPath(state.vpsId)}/actions`, { type: 'start' });
+      expect(action.status, 'an action on a deleted VPS should be a client error').toBeGreaterThanOrEqual(400);
+      expect(action.status, 'an action on a deleted VPS should be a client error').toBeLessThan(500);
+      const ids = (await listAll(api, {})).map((v) => v.id);
+      expect(ids, 'GET /vps after delete').not.toContain(state.vpsId);
+    },
+  );
+});

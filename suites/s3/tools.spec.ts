@@ -1,0 +1,207 @@
+/**
+ * Standard S3 command-line tools against the endpoint: aws cli, rclone and s3cmd copy a small
+ * file and a 20 MiB file (above each tool's multipart threshold, as configured here) in and out,
+ * list and delete. Each tool is configured only through environment variables and files in a
+ * temp dir of its own (never the user's ~/.aws, ~/.config or ~/.s3cfg), and skipped with the
+ * reason when it is not installed or does not run.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineCheck, expect } from '../../src/harness/check.ts';
+import type { CheckContext } from '../../src/harness/check.ts';
+import { createBucket, deterministicBytes, sha256, storageRegion } from '../flows/_storage.ts';
+import { type KeyPair, createAccessKey, trackObject } from './_s3.ts';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { env, timeout: timeoutMs, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 127) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** The tool's version line, or undefined when it is absent or does not run (a pyenv shim without the tool, ...). */
+async function available(command: string, versionArgs: string[]): Promise<string | undefined> {
+  const result = await run(command, versionArgs, process.env, 30_000);
+  return result.code === 0 ? (result.stdout || result.stderr).trim().split('\n')[0] : undefined;
+}
+
+interface Tool {
+  name: string;
+  command: string;
+  versionArgs: string[];
+  /** Environment (and files in `dir`) that configure the tool for this endpoint and key. */
+  setup(dir: string, endpoint: string, region: string, pair: KeyPair): Promise<NodeJS.ProcessEnv>;
+  put(file: string, bucket: string, key: string): string[];
+  get(bucket: string, key: string, file: string): string[];
+  list(bucket: string): string[];
+  remove(bucket: string, key: string): string[];
+}
+
+const base = (): NodeJS.ProcessEnv => {
+  // Nothing of the user's own S3 configuration may leak into the tool.
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (/^(AWS_|RCLONE_|S3CMD)/.test(name)) delete env[name];
+  return env;
+};
+
+const TOOLS: Tool[] = [
+  {
+    name: 'aws cli',
+    command: 'aws',
+    versionArgs: ['--version'],
+    async setup(dir, endpoint, region, pair) {
+      await writeFile(join(dir, 'config'), `[default]\nregion = ${region}\ns3 =\n  addressing_style = path\n  multipart_threshold = 8MB\n  multipart_chunksize = 8MB\n`);
+      await writeFile(join(dir, 'credentials'), '');
+      return {
+        ...base(),
+        AWS_CONFIG_FILE: join(dir, 'config'),
+        AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
+        AWS_ACCESS_KEY_ID: pair.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: pair.secretAccessKey,
+        AWS_DEFAULT_REGION: region,
+        AWS_ENDPOINT_URL: endpoint,
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_PAGER: '',
+      };
+    },
+    put: (file, bucket, key) => ['s3', 'cp', '--only-show-errors', file, `s3://${bucket}/${key}`],
+    get: (bucket, key, file) => ['s3', 'cp', '--only-show-errors', `s3://${bucket}/${key}`, file],
+    list: (bucket) => ['s3', 'ls', '--recursive', `s3://${bucket}/`],
+    remove: (bucket, key) => ['s3', 'rm', '--only-show-errors', `s3://${bucket}/${key}`],
+  },
+  {
+    name: 'rclone',
+    command: 'rclone',
+    versionArgs: ['version'],
+    async setup(dir, endpoint, region, pair) {
+      await writeFile(join(dir, 'rclone.conf'), '');
+      return {
+        ...base(),
+        RCLONE_CONFIG: join(dir, 'rclone.conf'),
+        RCLONE_CONFIG_CC_TYPE: 's3',
+        RCLONE_CONFIG_CC_PROVIDER: 'Other',
+        RCLONE_CONFIG_CC_ACCESS_KEY_ID: pair.accessKeyId,
+        RCLONE_CONFIG_CC_SECRET_ACCESS_KEY: pair.secretAccessKey,
+        RCLONE_CONFIG_CC_ENDPOINT: endpoint,
+        RCLONE_CONFIG_CC_REGION: region,
+        RCLONE_CONFIG_CC_FORCE_PATH_STYLE: 'true',
+        // Multipart above 5 MiB, so the 20 MiB file goes up in parts.
+        RCLONE_S3_UPLOAD_CUTOFF: '5M',
+        RCLONE_S3_CHUNK_SIZE: '5M',
+        RCLONE_S3_NO_CHECK_BUCKET: 'true',
+        RCLONE_CACHE_DIR: join(dir, 'cache'),
+      };
+    },
+    put: (file, bucket, key) => ['copyto', file, `cc:${bucket}/${key}`],
+    get: (bucket, key, file) => ['copyto', `cc:${bucket}/${key}`, file],
+    list: (bucket) => ['lsf', '-R', `cc:${bucket}`],
+    remove: (bucket, key) => ['deletefile', `cc:${bucket}/${key}`],
+  },
+  {
+    name: 's3cmd',
+    command: 's3cmd',
+    versionArgs: ['--version'],
+    async setup(dir, endpoint, region, pair) {
+      const host = new URL(endpoint).host;
+      await writeFile(
+        join(dir, 's3cfg'),
+        [
+          '[default]',
+          `access_key = ${pair.accessKeyId}`,
+          `secret_key = ${pair.secretAccessKey}`,
+          `host_base = ${host}`,
+          // No %(bucket)s in host_bucket: path-style addressing.
+          `host_bucket = ${host}`,
+          `use_https = ${endpoint.startsWith('https:') ? 'True' : 'False'}`,
+          `bucket_location = ${region}`,
+          'signature_v2 = False',
+          'multipart_chunk_size_mb = 5',
+          'check_ssl_certificate = True',
+          '',
+        ].join('\n'),
+      );
+      return { ...base(), S3CMD_CONFIG: join(dir, 's3cfg') };
+    },
+    put: (file, bucket, key) => ['-c', '$CFG', 'put', file, `s3://${bucket}/${key}`],
+    get: (bucket, key, file) => ['-c', '$CFG', 'get', '--force', `s3://${bucket}/${key}`, file],
+    list: (bucket) => ['-c', '$CFG', 'ls', '--recursive', `s3://${bucket}/`],
+    remove: (bucket, key) => ['-c', '$CFG', 'del', `s3://${bucket}/${key}`],
+  },
+];
+
+async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'cloudcheck-s3tool-'));
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+for (const tool of TOOLS) {
+  defineCheck(
+    {
+      id: `s3.tool.${tool.command}`,
+      requirement: 'S3-TOOL-001',
+      level: 'MUST',
+      class: 's3',
+      title: `${tool.name}: copy in and out (small and 20 MiB multipart), list, delete`,
+      tags: ['slow'],
+    },
+    async ({ api, ledger, ctx }, testInfo) => {
+      const endpoint = ctx.requireS3();
+      const version = await available(tool.command, tool.versionArgs);
+      testInfo.skip(version === undefined, `${tool.name} is not installed or does not run here (\`${tool.command} ${tool.versionArgs.join(' ')}\` failed)`);
+      testInfo.annotations.push({ type: 'tool', description: version! });
+      testInfo.setTimeout(Math.max(testInfo.timeout, ctx.scaled(240_000)));
+      await exercise(tool, endpoint, await storageRegion(api), await createAccessKey(api, ledger, ctx), await createBucket(api, ledger, ctx, 'tool'), ctx, ledger);
+    },
+  );
+}
+
+async function exercise(tool: Tool, endpoint: string, region: string, pair: KeyPair, bucket: string, ctx: CheckContext, ledger: Parameters<typeof trackObject>[0]): Promise<void> {
+  await withTempDir(async (dir) => {
+    const env = await tool.setup(dir, endpoint, region, pair);
+    const args = (list: string[]) => list.map((a) => (a === '$CFG' ? join(dir, 's3cfg') : a));
+    const step = async (what: string, list: string[]) => {
+      const result = await run(tool.command, args(list), env);
+      expect(result.code, `${tool.name} ${what} (exit ${result.code}): ${(result.stderr || result.stdout).slice(-800)}`).toBe(0);
+      return result;
+    };
+    const files = [
+      ['small.txt', deterministicBytes(1234, ctx.seed + 10)],
+      ['dir/big.bin', deterministicBytes(20 * 1024 * 1024 + 17, ctx.seed + 11)],
+    ] as const;
+    for (const [key, bytes] of files) {
+      const local = join(dir, `up-${key.replace(/\//g, '_')}`);
+      await writeFile(local, bytes);
+      trackObject(ledger, bucket, key);
+      await step(`upload of ${key} (${bytes.length} bytes)`, tool.put(local, bucket, key));
+    }
+    const listing = await step('listing', tool.list(bucket));
+    for (const [key] of files) expect(listing.stdout, `${tool.name} listing names ${key}`).toContain(key);
+    for (const [key, bytes] of files) {
+      const local = join(dir, `down-${key.replace(/\//g, '_')}`);
+      await step(`download of ${key}`, tool.get(bucket, key, local));
+      const back = await readFile(local);
+      expect(back.length, `${tool.name}: ${key} length downloaded`).toBe(bytes.length);
+      expect(sha256(back), `${tool.name}: ${key} downloaded bytes are the uploaded bytes`).toBe(sha256(bytes));
+    }
+    for (const [key] of files) {
+      await step(`delete of ${key}`, tool.remove(bucket, key));
+      ledger.deleted('object', `${bucket}/${key}`);
+    }
+    const after = await step('listing after delete', tool.list(bucket));
+    for (const [key] of files) expect(after.stdout, `${tool.name} listing after delete`).not.toContain(key);
+  });
+}
