@@ -91,11 +91,14 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
   const dir = mkdtempSync(join(tmpdir(), 'cc-e2e-'));
   try {
     const reportDir = join(dir, 'out');
-    const r = await cli(['run', '--grep', 'smoke|\\[flow\\] project', '--report-dir', reportDir, '--seed', '7']);
+    const jobSummary = join(dir, 'step-summary.md');
+    const r = await cli(['run', '--grep', '_smoke\\.spec', '--report-dir', reportDir, '--seed', '7'], { GITHUB_STEP_SUMMARY: jobSummary });
     expect([0, 1], r.stderr + r.stdout).toContain(r.code);
     const reportPath = join(reportDir, 'report.json');
     expect(existsSync(reportPath)).toBe(true);
-    for (const file of ['junit.xml', 'summary.md']) expect(existsSync(join(reportDir, file))).toBe(true);
+    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(existsSync(join(reportDir, file))).toBe(true);
+    // On GitHub Actions the Markdown summary lands on the job page too.
+    expect(readFileSync(jobSummary, 'utf8')).toContain(readFileSync(join(reportDir, 'summary.md'), 'utf8').split('\n')[0]!);
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
     expect(report.schema_version).toBe(1);
     expect(report.run.seed).toBe(7);

@@ -4,7 +4,7 @@
  * argv: keys must not show in `ps`), clean up what dead workers left, then gate on report.json.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -156,10 +156,18 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (recovered) report.leaks = recovered.leaks;
     if (exit.interrupted) report.summary.headline = `${report.summary.headline} (interrupted)`;
     writeReportFiles(report, plan.reportDir);
+    appendJobSummary(plan.reportDir);
     printSummary(report, plan.reportDir);
     // Journals and Playwright artifacts are only needed until the report is final.
     rmSync(plan.runTmp, { recursive: true, force: true });
     if (exit.interrupted) return 130;
+    // Environment failures never fail the gate, but a run in which no check passed and the
+    // failures are environment problems (every request timed out, was reset, ...) proved nothing:
+    // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
+    if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
+      err(`cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`);
+      return 2;
+    }
     return report.summary.gate?.passed ? 0 : 1;
   } finally {
     await embedded?.close().catch(() => undefined);
@@ -209,6 +217,18 @@ function spawnPlaywright(plan: RunPlan): Promise<ExitInfo> {
       resolvePromise({ code, signal, output, interrupted });
     });
   });
+}
+
+/** On GitHub Actions, the Markdown summary also goes onto the job's summary page. */
+function appendJobSummary(reportDir: string): void {
+  const target = process.env.GITHUB_STEP_SUMMARY;
+  const summary = join(reportDir, 'summary.md');
+  if (!target || !existsSync(summary)) return;
+  try {
+    appendFileSync(target, `${readFileSync(summary, 'utf8')}\n`);
+  } catch (error) {
+    err(`cloudcheck: could not append to GITHUB_STEP_SUMMARY: ${(error as Error).message}`);
+  }
 }
 
 function printSummary(report: ConformanceReport, reportDir: string): void {
