@@ -3,6 +3,8 @@
  * `runLoadCommand`. Exit codes: 0 every expectation passed, 1 a threshold or invariant failed
  * (the summary names the invariant), 2 bad profile, usage error or unreachable target.
  */
+import { WRITERS, writeReportFiles } from '../src/report/writers.ts';
+import type { ConformanceReport } from '../src/model/report.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mergeLoadReports } from './merge.ts';
@@ -80,6 +82,10 @@ export async function writeLoadReport(reportDir: string, load: LoadReport): Prom
   const tmp = `${file}.tmp-${process.pid}`;
   await writeFile(tmp, `${JSON.stringify(report, null, 2)}\n`);
   await rename(tmp, file);
+  // The page with the load charts (and the other views) beside report.json; report.json itself
+  // was written above, atomically.
+  const outcome = writeReportFiles(report as unknown as ConformanceReport, reportDir, WRITERS.filter((w) => w.file !== 'report.json'));
+  for (const failure of outcome.failed) process.stderr.write(`cloudcheck load: could not write ${failure.file}: ${failure.error}\n`);
   return file;
 }
 

@@ -46,6 +46,17 @@ export interface ProfileResult {
   notes: string[];
   /** Set when the profile could not run at all (bad target, key creation failed). */
   error?: string;
+  /**
+   * X-RateLimit-Remaining (X-SMS-Remaining for SMS-volume profiles) against request index, per
+   * rate-limited key, for the report's chart. Keys appear by label (`main`, `fresh-0`), never by value.
+   */
+  rate_limit_series?: RateLimitSeries[];
+}
+
+export interface RateLimitSeries {
+  label: string;
+  header: string;
+  points: Array<[index: number, remaining: number]>;
 }
 
 export interface LoadReport {

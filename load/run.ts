@@ -493,6 +493,15 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
     for (const v of tracker.result()) if (!known.has(`${v.invariant}|${v.key ?? ''}`)) violations.push(v);
   }
 
+  const seriesHeader = rl?.counter === 'sms' ? 'x-sms-remaining' : 'x-ratelimit-remaining';
+  const rateLimitSeries = [...collector.kept.entries()].map(([label, list]) => ({
+    label,
+    header: seriesHeader,
+    points: list
+      .map((o) => [o.index, Number(o.headers[seriesHeader])] as [number, number])
+      .filter(([, remaining]) => Number.isFinite(remaining))
+      .sort((a, b) => a[0] - b[0]),
+  }));
   const histograms = collector.hist.serialize();
   const latency = collector.hist.summary();
   collector.hist.destroy();
@@ -517,6 +526,7 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
     passed: false,
     notes,
     error,
+    rate_limit_series: rateLimitSeries.filter((series) => series.points.length > 0),
   };
   result.thresholds = error ? [] : [...measuredThresholds(result), ...invariantLines(result.invariants_checked, violations)];
   result.passed = !error && result.thresholds.every((t) => t.passed);

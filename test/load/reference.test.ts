@@ -43,6 +43,10 @@ for (const profile of ['burst-compute', 'burst-messaging', 'key-isolation', 'con
     if (profile.startsWith('burst')) {
       // The 101st request of the minute is the first 429.
       expect(p?.requests.by_status['429']).toBeGreaterThan(0);
+      // The Remaining-per-request chart data: 99, 98, ... down to 0 on the fresh key.
+      const series = p?.rate_limit_series?.[0];
+      expect(series?.label).toMatch(/^fresh-/);
+      expect(series?.points.slice(0, 3).map(([, remaining]) => remaining)).toEqual([99, 98, 97]);
     }
     if (profile === 'concurrency-race') expect(p?.requests.by_status['429']).toBe(100);
   });
