@@ -4,6 +4,7 @@
  * not in tests). Machine size is printed with the figures so they can be compared.
  */
 import { cpus, totalmem } from 'node:os';
+import { run as harnessVsRaw } from './harness-vs-raw.ts';
 import { run as loadVsWrk } from './load-vs-wrk.ts';
 import { run as referenceVsFastify } from './reference-vs-fastify.ts';
 
@@ -28,6 +29,17 @@ const load = await loadVsWrk();
 rows.push(
   { benchmark: 'load generator GET /v1/regions', figure: `${fmt(load.generator_rps)} req/s`, baseline: load.wrk_rps === null ? 'wrk not installed' : `wrk ${fmt(load.wrk_rps)} req/s`, ratio: fmt(load.ratio, 2), goal: '>= 0.8' },
   { benchmark: `load generator peak RSS (${load.rss_requests} requests)`, figure: `${fmt(load.peak_rss_mb)} MB`, baseline: '-', ratio: '-', goal: '< 250 MB' },
+);
+const harness = await harnessVsRaw();
+rows.push(
+  { benchmark: 'cloudcheck run, embedded server (wall, server start included)', figure: `${fmt(harness.run_seconds, 1)} s`, baseline: '-', ratio: '-', goal: '< 60 s' },
+  {
+    benchmark: `cloudcheck run vs raw undici replay of its ${harness.requests} requests`,
+    figure: `${fmt(harness.run_seconds, 1)} s`,
+    baseline: `raw ${fmt(harness.raw_concurrent_seconds, 2)} s in ${harness.lanes} lanes (${fmt(harness.raw_sequential_seconds, 2)} s sequential)`,
+    ratio: fmt(harness.ratio, 1),
+    goal: '<= 2',
+  },
 );
 
 const columns: Array<keyof Row> = ['benchmark', 'figure', 'baseline', 'ratio', 'goal'];

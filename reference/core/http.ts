@@ -10,7 +10,7 @@ import { isoTimestamp } from './clock.ts';
 import type { ReferenceContext } from './context.ts';
 import { ApiError } from './errors.ts';
 import type { FaultDefinition } from './faults.ts';
-import { type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
+import { type TakeResult, type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
 
 export interface AuthContext {
   account: Account;
@@ -45,23 +45,40 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'ratelimit-sms-volume-ignored', requirement: 'RATE-SMS-001', description: 'The 10000 SMS per hour limit is not enforced.' },
 ];
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 function parseBearer(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1];
+  return header ? BEARER.exec(header)?.[1] : undefined;
 }
 
-function ipAllowed(whitelist: readonly string[], address: string): boolean {
-  if (whitelist.length === 0) return true;
-  const list = new BlockList();
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+/**
+ * One BlockList per whitelist, built on first use: a key's whitelist array is fixed when the key
+ * is created (never edited in place), so building it again for every request was wasted work.
+ */
+const blockLists = new WeakMap<readonly string[], BlockList>();
+
+function blockListOf(whitelist: readonly string[]): BlockList {
+  let list = blockLists.get(whitelist);
+  if (list) return list;
+  list = new BlockList();
   for (const entry of whitelist) {
     const [base = '', bits] = entry.split('/');
     const type = isIP(base) === 6 ? 'ipv6' : 'ipv4';
     if (bits !== undefined) list.addSubnet(base, Number(bits), type);
     else list.addAddress(base, type);
   }
+  blockLists.set(whitelist, list);
+  return list;
+}
+
+const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
+function ipAllowed(whitelist: readonly string[], address: string): boolean {
+  if (whitelist.length === 0) return true;
+  const list = blockListOf(whitelist);
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   // An IPv4 peer may arrive as an IPv4-mapped IPv6 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  const mapped = IPV4_MAPPED.exec(address)?.[1];
   return list.check(address, family) || (mapped !== undefined && list.check(mapped, 'ipv4'));
 }
 
@@ -104,25 +121,33 @@ function scopeFor(area: Area) {
   return (rule: WindowRule) => (rule === RULES.burst ? area : '');
 }
 
-async function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area): Promise<void> {
+/**
+ * Counts the request against its windows. Synchronous (no promise per request) except under the
+ * `ratelimit-non-atomic` fault, whose whole point is a gap between read and write.
+ */
+function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area): Promise<void> | undefined {
   const auth = request.auth;
-  if (!auth || auth.key.unlimited) return;
+  if (!auth || auth.key.unlimited) return undefined;
   const rules = requestRules(area);
   const scope = scopeFor(area);
-  let result;
   if (ctx.faults.has('ratelimit-non-atomic')) {
     // Deliberately broken: read, yield to other requests, then write. Concurrent requests all
     // read the same count, so more than the limit get through.
     const before = rules.map((rule) => ctx.limiter.peek(auth.key.id, rule, scope(rule)));
     // The gap stands for a round trip to a shared store (Redis, a database) between read and write.
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    const blocking = before.find((s) => s.used + 1 > s.rule.limit);
-    if (!blocking) for (const s of before) ctx.limiter.write(auth.key.id, s.rule, s.used + 1, scope(s.rule));
-    const states = rules.map((rule) => ctx.limiter.peek(auth.key.id, rule, scope(rule)));
-    result = blocking ? { ok: false as const, blocking, states } : { ok: true as const, states };
-  } else {
-    result = ctx.limiter.take(auth.key.id, rules, 1, scope);
+    return new Promise((resolve) => setTimeout(resolve, 10)).then(() => {
+      const blocking = before.find((s) => s.used + 1 > s.rule.limit);
+      if (!blocking) for (const s of before) ctx.limiter.write(auth.key.id, s.rule, s.used + 1, scope(s.rule));
+      const states = rules.map((rule) => ctx.limiter.peek(auth.key.id, rule, scope(rule)));
+      finishCount(ctx, request, reply, area, blocking ? { ok: false as const, blocking, states } : { ok: true as const, states });
+    });
   }
+  finishCount(ctx, request, reply, area, ctx.limiter.take(auth.key.id, rules, 1, scope));
+  return undefined;
+}
+
+function finishCount(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area, result: TakeResult): void {
+  const auth = authOf(request);
   if (hasRateLimitHeaders(area)) setRateHeaders(ctx, reply, area, result.states);
   if (area === 'messaging') setSmsHeaders(ctx, reply, auth.key.id);
   if (!result.ok && !ctx.faults.has('ratelimit-no-429')) throw rateLimited(ctx, reply, result.blocking);
@@ -175,15 +200,27 @@ export function takeSmsVolume(ctx: ReferenceContext, request: FastifyRequest, re
 
 /** Installs auth, rate limiting, the envelope and the 404 handler on the root instance. */
 export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.replace(/^\/v1(?=\/|$)/, '');
-    request.area = areaOf(path);
-    if (request.routeOptions.config?.presignable && hasSignatureQuery(request.url) && !request.headers.authorization) return;
-    authenticate(ctx, request);
-    if (request.area) await countRequest(ctx, request, reply, request.area);
+  // Callback-style hooks: an async hook costs a promise and a microtask hop on every request.
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: Promise<void> | undefined;
+    try {
+      const path = request.url.replace(/^\/v1(?=\/|$)/, '');
+      request.area = areaOf(path);
+      if (request.routeOptions.config?.presignable && hasSignatureQuery(request.url) && !request.headers.authorization) {
+        done();
+        return;
+      }
+      authenticate(ctx, request);
+      if (request.area) pending = countRequest(ctx, request, reply, request.area);
+    } catch (error) {
+      done(error as FastifyError);
+      return;
+    }
+    if (pending) pending.then(() => done(), (error: unknown) => done(error as FastifyError));
+    else done();
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     ctx.requestLog.push({
       at: isoTimestamp(ctx.clock.now()),
       method: request.method,
@@ -193,6 +230,7 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
       testMode: String(request.headers['x-test-mode'] ?? '').toLowerCase() === 'true',
     });
     if (ctx.requestLog.length > 20_000) ctx.requestLog.splice(0, 5_000);
+    done();
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {

@@ -1,14 +1,33 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
+
+/**
+ * Random bytes for ids, drawn from the CSPRNG in blocks: one `randomFillSync` call per 512 ids
+ * instead of one per id (a per-request call was ~5% of the server's CPU on POST /sms/send).
+ * Every byte is used once, so ids stay exactly as unpredictable as before.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.allocUnsafe(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const hex = pool.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return hex;
+}
 
 /**
  * Resource ids: a type prefix and 16 random hex characters (docs/conventions.md, "Ids").
  * Random rather than sequential so one account cannot guess another's ids.
  */
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(8).toString('hex')}`;
+  return `${prefix}_${randomHex(8)}`;
 }
 
-/** A secret token (API keys, storage secret keys, signing keys). */
+/** A secret token (API keys, storage secret keys, signing keys). Not pooled: secrets are rare. */
 export function newSecret(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
 }

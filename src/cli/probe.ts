@@ -7,7 +7,13 @@
 import { Agent, request } from 'undici';
 import { UsageError } from '../config/resolve.ts';
 
-export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = 10_000): Promise<void> {
+/** 10 s, or CLOUDCHECK_REQUEST_TIMEOUT_MS when that is set and shorter (tests of broken targets). */
+function defaultProbeTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const fixed = Number(env.CLOUDCHECK_REQUEST_TIMEOUT_MS);
+  return Number.isFinite(fixed) && fixed > 0 ? Math.min(fixed, 10_000) : 10_000;
+}
+
+export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = defaultProbeTimeoutMs()): Promise<void> {
   const agent = new Agent({ connect: { timeout: timeoutMs } });
   const url = `${target.replace(/\/+$/, '')}/account`;
   try {

@@ -18,16 +18,16 @@
  */
 import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { defineCheck, expect, test } from '../harness/check.ts';
+import { defineCheck, EnvironmentError, expect, test } from '../harness/check.ts';
 import { EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import type { RequestOptions } from '../harness/client.ts';
-import type { Ledger } from '../harness/ledger.ts';
+import { originalOnce } from '../harness/ledger.ts';
 import type { Area, ConformanceClass, Level } from '../model/classes.ts';
 import type { ContractModel, ContractOperation, JsonSchema, VariantModel } from './model.ts';
 import { hasAssumption, loadContractModel, relaxAssumptions, validateAgainst } from './model.ts';
 import { bodyCases, customCases, queryCases } from './negative.ts';
 import type { NegativeCase } from './negative.ts';
-import { cachedMeta, createdKind, dataContext, pointer, setWorkerLedger } from './prerequisites.ts';
+import { accountState, cachedMeta, createdKind, dataContext, expectOk, pointer, setWorkerLedger } from './prerequisites.ts';
 import type { Env } from './prerequisites.ts';
 import {
   AFTER_DELETE_MUST,
@@ -115,7 +115,16 @@ function check(model: ContractModel, meta: { id: string; requirement: string; le
   );
 }
 
-async function send(env: Env, built: BuiltRequest, extra: Partial<RequestOptions> = {}): Promise<ApiResponse> {
+/**
+ * Sends a check's own request (positive, auth, unknown id, negative, delete). Every one goes
+ * through the ledger's two safety rules here, whatever kind of check sends it:
+ * - before a request that changes the account's own state, a restore of the original values is
+ *   recorded (`recordRestore`), also for requests that should be refused: a target may accept them;
+ * - after it, whatever a creating operation created is recorded (`trackIfCreated`) the moment its
+ *   id is known, also when the request was expected to be refused.
+ */
+async function send(env: Env, op: ContractOperation, built: BuiltRequest, extra: Partial<RequestOptions> = {}): Promise<ApiResponse> {
+  await recordRestore(env, op, built);
   const res = await env.api.request({
     method: built.method,
     path: built.path,
@@ -125,16 +134,44 @@ async function send(env: Env, built: BuiltRequest, extra: Partial<RequestOptions
     ...(built.body !== undefined ? { body: built.body } : {}),
     ...extra,
   });
+  trackIfCreated(env, op, res);
   built.after?.(res.status, res.body);
   return res;
 }
 
-/** Records what a request the check expected to be refused created anyway (so teardown removes it). */
-function trackIfCreated(op: ContractOperation, res: ApiResponse, ledger: Ledger): void {
+/**
+ * Records what a creating operation created (so teardown removes it): the resources of positive
+ * checks, and those of requests the check expected to be refused but the target accepted. A 2xx
+ * whose body does not hold the id where the document says still created something: that is
+ * reported as a leak (nobody could delete it), never silently dropped.
+ */
+function trackIfCreated(env: Env, op: ContractOperation, res: ApiResponse): void {
   if (res.status < 200 || res.status >= 300) return;
   const kind = createdKind(op.operationId);
-  const id = kind ? pointer(res.body, kind.pointer) : undefined;
-  if (kind && typeof id === 'string') ledger.track(kind.kind, id);
+  if (!kind) return;
+  const id = pointer(res.body, kind.pointer);
+  if (typeof id === 'string' || typeof id === 'number') env.ledger.track(kind.kind, String(id));
+  else env.ledger.untrackable(kind.kind, `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${short(res.text)}`);
+}
+
+/**
+ * Before a request that changes the account's own state (PUT /account): records in the check's
+ * ledger a restore of the values from before the run (read once per run, see `originalOnce`), so
+ * teardown puts them back after the check, whether it passed or failed.
+ */
+async function recordRestore(env: Env, op: ContractOperation, built: BuiltRequest): Promise<void> {
+  const state = accountState(op.operationId);
+  if (!state) return;
+  const original = await originalOnce(env.ctx.runTmp, state.label, async () => {
+    const res = await env.api.get(state.read);
+    expectOk(res, `GET ${state.read} (the original values, before ${op.key})`);
+    return pointer(res.body, state.pointer) as Record<string, unknown> | undefined;
+  });
+  const schema = op.requestBody?.content.find((c) => /json/.test(c.contentType))?.schema;
+  const fields = Object.keys((schema?.properties as Record<string, unknown> | undefined) ?? {});
+  const values = Object.fromEntries(fields.filter((f) => original && f in original).map((f) => [f, original![f]]));
+  if (Object.keys(values).length === 0) throw new EnvironmentError(`cannot restore ${op.key} afterwards: GET ${state.read} did not show the fields ${fields.join(', ')}`);
+  env.ledger.restore(op.key, { method: op.method, path: built.path, json: values });
 }
 
 function reqLine(res: ApiResponse): string {
@@ -235,7 +272,7 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
   const positive = (env: Env, share: Share) =>
     share(`${idBase}.positive`, async () => {
       built = await buildValid(env, op, variant, true);
-      return { res: await send(env, built) };
+      return { res: await send(env, op, built) };
     });
   if (mustId) {
     check(model, { id: `${idBase}.positive`, requirement: mustId, level: 'MUST', cls, op, title: `${label}: a valid request succeeds with the documented content type, headers and body` }, async (env, share) => {
@@ -322,8 +359,7 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
   };
   check(model, { id: `${idBase}.auth-no-key`, requirement: AUTH.noKey, level: 'MUST', cls, op, title: `${op.key} without an Authorization header is refused${head ? '' : ' with the error envelope'}` }, async (env) => {
     const built = await authRequest(env, op);
-    const res = await send(env, built, { key: null });
-    trackIfCreated(op, res, env.ledger);
+    const res = await send(env, op, built, { key: null });
     verify(res, 'no Authorization header');
   });
   check(model, { id: `${idBase}.auth-bad-key`, requirement: AUTH.badKey, level: 'MUST', cls, op, title: `${op.key} with a bearer value that is no API key is refused${head ? '' : ' with the error envelope'}` }, async (env) => {
@@ -332,8 +368,7 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
       ['malformed bearer value', 'Bearer !!not-a-key!!'],
       ['well-formed but unknown key', `Bearer ${fakeKey(env.ctx)}`],
     ] as const) {
-      const res = await send(env, built, { authorization: value });
-      trackIfCreated(op, res, env.ledger);
+      const res = await send(env, op, built, { authorization: value });
       verify(res, what);
     }
   });
@@ -346,8 +381,7 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
       ['the run key under another scheme', { authorization: `Token ${env.ctx.keys.main}` }],
     ];
     for (const [what, extra] of variants) {
-      const res = await send(env, built, extra);
-      trackIfCreated(op, res, env.ledger);
+      const res = await send(env, op, built, extra);
       expect(res.status, `${what}: ${reqLine(res)} ${short(res.text)}`).toBe(401);
       if (!head) expectCode(res, 'unauthorized', what);
     }
@@ -378,8 +412,7 @@ function defineUnknownId(model: ContractModel, op: ContractOperation, cls: Confo
   };
   const unknown = (env: Env, share: Share) =>
     share(`${idBase}.unknown-id`, async () => {
-      const res = await send(env, await build(env));
-      trackIfCreated(op, res, env.ledger);
+      const res = await send(env, op, await build(env));
       return { res };
     });
   if (op.method !== 'HEAD') {
@@ -430,8 +463,7 @@ function defineNegative(model: ContractModel, op: ContractOperation, cls: Confor
         await share(caseId, async () => {
           const built = await buildValid(env, op, undefined, false);
           const applied = c.apply((built.json as Record<string, unknown> | undefined) ?? {}, built.query);
-          const res = await send(env, { ...built, json: c.where === 'body' || built.json !== undefined ? applied.body : undefined, query: applied.query, after: undefined });
-          trackIfCreated(op, res, env.ledger);
+          const res = await send(env, op, { ...built, json: c.where === 'body' || built.json !== undefined ? applied.body : undefined, query: applied.query, after: undefined });
           return { res };
         })
       ).res;
@@ -473,7 +505,7 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
   const scenario = (env: Env, share: Share) =>
     share(`${idBase}.after-delete`, async (): Promise<Partial<Record<'first' | 'lookup' | 'again' | 'id', ApiResponse>>> => {
       const built = await buildValid(env, op, undefined, true);
-      const first = await send(env, built);
+      const first = await send(env, op, built);
       if (first.status < 200 || first.status >= 300) return { first };
       const id = Object.values(built.params).pop()!;
       const lookup = get ? await env.api.request({ method: 'GET', path: built.path }) : await env.api.get(list!.path);

@@ -9,16 +9,20 @@
  *   the same test range, so opting one out never blocks the test numbers;
  * - `region`, `image`, `size` come from the live catalogue (passed in `catalogue`);
  * - names carry the run prefix (`ctx.name`), valid as S3 bucket names;
- * - `public_key` is an OpenSSH ed25519 key derived from the seed;
+ * - `public_key` is an OpenSSH ed25519 key derived from the seed and the run (see `unique`);
  * - URLs point at loopback (`http://127.0.0.1:9/...`, the discard port), never a real host;
  * - `expires_at` lies in the future, `ip_whitelist` is loopback;
  * - references to other resources (`payment_method`, `template_id`, `vps_id`...) come from
  *   `refs` (prerequisites.ts creates them).
  *
  * Everything random comes from the `faker` passed in (seeded per check from the run seed), so the
- * same seed gives the same data.
+ * same seed gives the same data. Except values the target keeps unique per account and that the
+ * API cannot delete: a second run against the same account (every hour on staging) would be
+ * refused ("key already added") or would re-register the earlier run's record. Those (`public_key`,
+ * `sender_id`) also depend on `unique` (the run id): same seed and same run, same data. Names need
+ * nothing of the kind: they carry the run prefix (`name`).
  */
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
 import type { JsonSchema } from './model.ts';
 
@@ -38,6 +42,11 @@ export interface DataContext {
   refs?: Record<string, string>;
   /** Fixed "now" for timestamps (tests); defaults to the clock. */
   now?: Date;
+  /**
+   * Makes the values the target keeps unique and never forgets (SSH public keys, sender ids)
+   * differ between runs: the run id (and attempt). Absent: those values depend on the seed alone.
+   */
+  unique?: string;
 }
 
 /** Discard port on loopback: a delivery attempt goes nowhere and leaves the machine never. */
@@ -73,14 +82,24 @@ function sshString(data: Buffer): Buffer {
  * An OpenSSH ed25519 public key line. The private key is derived from 32 seeded bytes (PKCS#8
  * wrapping of the raw seed), so the same seed gives the same key.
  */
-export function sshEd25519PublicKey(faker: Faker, comment = 'cloudcheck'): string {
-  const seed = Buffer.from(Array.from({ length: 32 }, () => faker.number.int({ min: 0, max: 255 })));
+export function sshEd25519PublicKey(faker: Faker, comment = 'cloudcheck', unique?: string): string {
+  const drawn = Buffer.from(Array.from({ length: 32 }, () => faker.number.int({ min: 0, max: 255 })));
+  // Mixed with `unique` after the draw: the faker advances the same way, so the rest of the data stays the same.
+  const seed = unique === undefined ? drawn : createHash('sha256').update(drawn).update(unique).digest();
   const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
   const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as { x?: string };
   const raw = Buffer.from(jwk.x ?? '', 'base64url');
   const blob = Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(raw)]);
   return `ssh-ed25519 ${blob.toString('base64')} ${comment}`;
+}
+
+/** An alphanumeric sender id (`CC` + 6 letters or digits, 11 at most), from the seed and `unique`. */
+export function senderId(faker: Faker, unique?: string): string {
+  const drawn = faker.string.alphanumeric({ length: 6, casing: 'upper' });
+  if (unique === undefined) return `CC${drawn}`;
+  const digest = BigInt(`0x${createHash('sha256').update(drawn).update(unique).digest('hex').slice(0, 16)}`);
+  return `CC${digest.toString(36).toUpperCase().padStart(6, '0').slice(-6)}`;
 }
 
 /** Parses an OpenSSH ed25519 public key line; returns the 32 key bytes or null. */
@@ -135,7 +154,7 @@ function domainValue(field: string, schema: JsonSchema, ctx: DataContext, parent
     case 'size':
       return type === 'string' ? pick(faker, catalogueOf(ctx).sizes) : undefined;
     case 'public_key':
-      return sshEd25519PublicKey(faker);
+      return sshEd25519PublicKey(faker, 'cloudcheck', ctx.unique);
     case 'url':
     case 'callback_url':
       return LOOPBACK_HOOK_URL;
@@ -150,7 +169,7 @@ function domainValue(field: string, schema: JsonSchema, ctx: DataContext, parent
     case 'variables':
       return { code: String(faker.number.int({ min: 100000, max: 999999 })) };
     case 'sender_id':
-      return `CC${faker.string.alphanumeric({ length: 6, casing: 'upper' })}`;
+      return senderId(faker, ctx.unique);
     case 'business_name':
       return `${faker.company.name()} (cloudcheck)`;
     case 'use_case':

@@ -14,6 +14,7 @@ import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { EnvironmentError } from '../harness/check.ts';
 import type { Ledger } from '../harness/ledger.ts';
+import { ORIGINAL } from '../harness/ledger.ts';
 import type { Catalogue, DataContext } from './data.ts';
 import { generateValue } from './data.ts';
 import type { ContractModel, ContractOperation, JsonSchema } from './model.ts';
@@ -49,6 +50,23 @@ const CREATED_KINDS: Record<string, { kind: string; pointer: string }> = {
 
 export function createdKind(operationId: string): { kind: string; pointer: string } | undefined {
   return CREATED_KINDS[operationId];
+}
+
+/**
+ * Operations that change something the run did not create and cannot create: the state every
+ * account has (its name, company, timezone). A check that sends one first records a restore in its
+ * ledger (contract.ts `send`): `read` is where the original is read, `pointer` where it is in the
+ * body; the restore sends the operation again with the original values of the request's fields.
+ * (Bucket policies, CDN settings, VPS and project updates only ever target resources the run
+ * created: their path ids come from prerequisites, or are made-up unknown ids.)
+ */
+const ACCOUNT_STATE: Record<string, { label: string; read: string; pointer: string }> = {
+  // `label`: the run-wide original (ledger.ts `originalOnce`), shared with the billing flow.
+  updateAccount: { label: ORIGINAL.account, read: '/account', pointer: '/account' },
+};
+
+export function accountState(operationId: string): { label: string; read: string; pointer: string } | undefined {
+  return ACCOUNT_STATE[operationId];
 }
 
 /** Evaluates `$response.body#/a/0/b` (or a literal) against a parsed body. */
@@ -150,7 +168,15 @@ export async function dataContext(env: Env, refs: Record<string, string> = {}, l
   const cat = await liveCatalogue(env);
   // One home region for everything the worker creates, so volumes can attach to VPS instances.
   const home = { regions: [cat.regions[0]!], images: [cat.images[0]!], sizes: [cat.sizes[0]!] };
-  return { faker: env.ctx.faker, testNumbers: env.ctx.testNumbers, name: (l?: string) => env.ctx.name(l ?? label), catalogue: home, refs: { $label: label, ...refs } };
+  return {
+    faker: env.ctx.faker,
+    testNumbers: env.ctx.testNumbers,
+    name: (l?: string) => env.ctx.name(l ?? label),
+    catalogue: home,
+    refs: { $label: label, ...refs },
+    // SSH keys and sender ids must differ from those of earlier runs (and of a retry) on the same account.
+    unique: `${env.ctx.runId}#${env.ctx.testInfo.retry}`,
+  };
 }
 
 function requestSchema(op: ContractOperation): JsonSchema | undefined {
@@ -181,6 +207,8 @@ export async function create(env: Env, operationId: string, options: { refs?: Re
   if (kind) {
     const id = pointer(res.body, kind.pointer);
     if (typeof id === 'string') options.ledger.track(kind.kind, id);
+    // Created, but with no id to delete it by: a leak, reported (idOf then fails the check).
+    else options.ledger.untrackable(kind.kind, `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${res.text.slice(0, 200)}`);
   }
   return res;
 }

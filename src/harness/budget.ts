@@ -62,6 +62,11 @@ export type Selection = { key: string } | { waitMs: number };
 export interface KeyPoolOptions {
   /** Requests kept back in every window, so teardown can still delete what the run created. */
   reserve?: number;
+  /**
+   * Keys never selected for an area. The run's own key is kept out of `billing` when the run has
+   * keys of its own: its billing window (100/h) is reserved for creating and revoking those keys.
+   */
+  keptOut?: Partial<Record<Area, readonly string[]>>;
 }
 
 /** Parses a header value that may be missing or junk. */
@@ -74,11 +79,13 @@ function num(value: string | undefined): number | undefined {
 export class KeyPool {
   private readonly states: KeyState[] = [];
   private readonly reserve: number;
+  private readonly keptOut: Partial<Record<Area, readonly string[]>>;
   /** Round-robin cursor so work spreads over keys even when all have room. */
   private cursor = 0;
 
   constructor(keys: string[] = [], options: KeyPoolOptions = {}) {
     this.reserve = options.reserve ?? 2;
+    this.keptOut = options.keptOut ?? {};
     for (const key of keys) this.add(key);
   }
 
@@ -99,7 +106,7 @@ export class KeyPool {
   /** Earliest time (ms) at which this key may be used for the area; `now` when it is free. */
   availableAt(key: string, area: Area, now: number): number {
     const state = this.states.find((s) => s.key === key);
-    if (!state) return Number.POSITIVE_INFINITY;
+    if (!state || this.keptOut[area]?.includes(key)) return Number.POSITIVE_INFINITY;
     let at = now;
     const blocked = state.blockedUntil.get(area);
     if (blocked !== undefined && blocked > now) at = Math.max(at, blocked);
@@ -173,6 +180,7 @@ export interface BudgetOptions {
   /** Longest single wait for a key to free up before giving up with an environment error. */
   maxWaitMs?: number;
   reserve?: number;
+  keptOut?: KeyPoolOptions['keptOut'];
   /** Creates one more key for the pool; returns null when it cannot (permission, limit, disabled). */
   createKey?: () => Promise<string | null>;
   maxCreatedKeys?: number;
@@ -193,7 +201,7 @@ export class Budget {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(keys: string[], options: BudgetOptions = {}) {
-    this.pool = new KeyPool(keys, { reserve: options.reserve });
+    this.pool = new KeyPool(keys, { reserve: options.reserve, keptOut: options.keptOut });
     this.maxWaitMs = options.maxWaitMs ?? 20_000;
     this.createKey = options.createKey;
     this.maxCreatedKeys = options.maxCreatedKeys ?? 0;

@@ -31,8 +31,11 @@
  *   Authorization header; a string → exactly that key (no retry on 429). `account: 'alt'` → the
  *   second account. Responses: `{ status, headers, text, bytes, body, json<T>(), exchange }`.
  * - `ledger`: `ledger.track(kind, id, { account? })` right after creating; `ledger.deleted(kind, id)`
- *   when the check deletes it itself. Kinds: see KINDS in ledger.ts. Torn down after the check
- *   (after the flow for flow steps), in reverse dependency order, also when the check failed.
+ *   when the check deletes it itself; `ledger.restore(label, { method, path, json })` BEFORE
+ *   changing something the run did not create (the account), with the original values
+ *   (`originalOnce(ctx.runTmp, ORIGINAL.account, read)`): run at teardown, first. Kinds: see
+ *   KINDS in ledger.ts. Torn down after the check (after the flow for flow steps), in reverse
+ *   dependency order, also when the check failed.
  * - `ctx`: settings (target, s3Url, keys.main/alt, seed, testNumbers, allowCharges, liveSms,
  *   timeoutScale, runPrefix...) and helpers: `name(label)`, `faker` (seeded), `scaled(ms)`,
  *   `poll(what, probe)`, `requireAlt()`, `requireCharges()`, `requireWebhook()`, `requireS3()`.
@@ -224,5 +227,7 @@ export function expectSchema(
 
 export { expect, test };
 export { EnvironmentError, PrerequisiteMissingError } from './errors.ts';
+/** The run-wide original of something a check changes and must put back (the account). */
+export { ORIGINAL, originalOnce } from './ledger.ts';
 export type { ApiResponse } from './client.ts';
 export type { CheckContext } from './fixtures.ts';

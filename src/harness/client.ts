@@ -24,6 +24,41 @@ import { addSecret, redact, redactString } from './redact.ts';
 
 export const BODY_LIMIT = 8 * 1024;
 
+/**
+ * Largest response body the client reads (64 MiB: above any object a check downloads). A target
+ * that sends more gets its body cut there and the connection dropped, so a runaway answer cannot
+ * exhaust a worker's memory; the check then sees a truncated (usually unparsable) body and fails
+ * as a defect of the target.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The deadline of one request (connecting, headers and the whole body together) when the request
+ * does not set `timeoutMs`: `CLOUDCHECK_REQUEST_TIMEOUT_MS` when set, else 30 s × the run's
+ * timeout scale. It is what bounds a run against a target that hangs or trickles bytes.
+ */
+export function defaultRequestTimeoutMs(timeoutScale: number, env: NodeJS.ProcessEnv = process.env): number {
+  const fixed = Number(env.CLOUDCHECK_REQUEST_TIMEOUT_MS);
+  return Number.isFinite(fixed) && fixed > 0 ? fixed : 30_000 * timeoutScale;
+}
+
+/** Reads at most `limit` bytes of a body, then destroys the stream (the rest is never downloaded). */
+async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > limit) {
+      chunks.push(chunk.subarray(0, limit - size));
+      size = limit;
+      body.destroy();
+      return { bytes: Buffer.concat(chunks, size), truncated: true };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { bytes: Buffer.concat(chunks, size), truncated: false };
+}
+
 /** Query values: arrays repeat the parameter; null/undefined are left out; `true` alone gives `?name`. */
 export type QueryValue = string | number | boolean | null | undefined | Array<string | number>;
 
@@ -266,7 +301,7 @@ export class ApiClient {
       started_at: startedAt.toISOString(),
       curl: curlLine(method, url.toString(), headers, requestBodyText, options.authorization !== undefined ? null : keyVar),
     };
-    const timeoutMs = options.timeoutMs ?? 30_000 * this.settings.timeoutScale;
+    const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings.timeoutScale);
     let status: number;
     let resHeaders: Record<string, string>;
     let bytes: Buffer;
@@ -280,7 +315,7 @@ export class ApiClient {
       });
       status = res.statusCode;
       resHeaders = flattenHeaders(res.headers);
-      bytes = Buffer.from(await res.body.arrayBuffer());
+      ({ bytes } = await readLimited(res.body, MAX_RESPONSE_BYTES));
     } catch (error) {
       const message = error instanceof Error ? `${error.name}: ${error.message}${causeText(error)}` : String(error);
       const exchange = redact<Exchange>({ ...exchangeBase, error: message, duration_ms: Math.round(performance.now() - t0) });

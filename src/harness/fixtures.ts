@@ -3,9 +3,9 @@
  * they use `defineCheck` / `defineFlow`, which hand the fixtures to the check body.
  *
  * Worker scope (`harness`): the run settings, the request budgets (main account: the run's key
- * plus keys it creates, per worker; alt account: the alt key), one non-recording client used for
- * key creation and teardown, the worker ledger (budget keys) and the flows' ledgers and state.
- * Its teardown deletes what is left and revokes the keys it created.
+ * plus this worker's slice of the keys the runner created, run-keys.ts; alt account: the alt key),
+ * one non-recording client used for teardown, the worker ledger and the flows' ledgers and state.
+ * Its teardown deletes what is left (the runner revokes the keys, after every worker ended).
  *
  * Test scope: `api` (recording client; exchanges attached to the test at its end), `ledger`
  * (per check, torn down after the check even when it failed; a flow's steps share the flow's),
@@ -20,6 +20,7 @@ import { ApiClient, closeProcessAgent } from './client.ts';
 import { PrerequisiteMissingError } from './errors.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
+import { keysForWorker } from './run-keys.ts';
 import { settingsFromEnv } from './settings.ts';
 import { closeWebhookReceiver } from './webhook-receiver.ts';
 import type { RunSettings } from './settings.ts';
@@ -79,48 +80,14 @@ export class WorkerHarness {
   readonly client: ApiClient;
   readonly ledger: Ledger;
   private readonly flows = new Map<string, FlowScope>();
-  private createdKeys = 0;
 
-  constructor(settings: RunSettings, workerIndex: number) {
+  /** `parallelIndex` (0..workers-1) picks this worker's slice of the run's keys. */
+  constructor(settings: RunSettings, workerIndex: number, parallelIndex = workerIndex) {
     this.settings = settings;
     const journal = settings.runTmp;
     this.ledger = new Ledger(`worker-${workerIndex}`, journal);
-    const maxWaitMs = 20_000 * settings.timeoutScale;
-    this.budgets = {
-      main: new Budget([settings.keys.main], {
-        maxWaitMs,
-        maxCreatedKeys: settings.keysPerWorker,
-        createKey: () => this.createKey(workerIndex),
-      }),
-      alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs }) : null,
-    };
+    this.budgets = mainAndAltBudgets(settings, parallelIndex);
     this.client = new ApiClient({ settings, budgets: this.budgets });
-  }
-
-  /** One more API key for the budget: read+write, expiring on its own in 3 h in case revocation fails. */
-  private async createKey(workerIndex: number): Promise<string | null> {
-    const n = ++this.createdKeys;
-    try {
-      const res = await this.client.request({
-        method: 'POST',
-        path: '/account/api-keys',
-        key: this.settings.keys.main,
-        json: {
-          name: `${this.settings.runPrefix}w${workerIndex}-k${n}`,
-          permissions: ['read', 'write'],
-          expires_at: new Date(Date.now() + 3 * 3_600_000).toISOString(),
-        },
-      });
-      if (res.status < 200 || res.status >= 300) return null;
-      const body = res.body as { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown } | undefined;
-      const record = body?.api_key ?? body;
-      if (typeof record?.id !== 'string' || typeof record.key !== 'string') return null;
-      addSecret(record.key);
-      this.ledger.track('api-key', record.id);
-      return record.key;
-    } catch {
-      return null;
-    }
   }
 
   clientFor = (account: 'main' | 'alt'): ApiClient | null => (account === 'alt' && !this.budgets.alt ? null : this.client);
@@ -143,12 +110,25 @@ export class WorkerHarness {
 
   async close(): Promise<void> {
     for (const flowId of [...this.flows.keys()]) await this.endFlow(flowId);
-    // Revoke the keys the budget created with the main key, not with themselves.
-    for (const key of this.budgets.main.pool.keys) if (key !== this.settings.keys.main) this.budgets.main.pool.remove(key);
     await this.ledger.teardown(this.clientFor);
     await closeWebhookReceiver();
     await closeProcessAgent();
   }
+}
+
+/**
+ * The budgets of one worker. Main: the run's key and this worker's run keys; with run keys, the
+ * run's key is kept out of billing traffic (its billing window is for key management). Without
+ * (keys per worker 0, or the target refused to create keys), the run's key does everything.
+ */
+export function mainAndAltBudgets(settings: RunSettings, parallelIndex: number): { main: Budget; alt: Budget | null } {
+  const maxWaitMs = 20_000 * settings.timeoutScale;
+  const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker);
+  for (const key of own) addSecret(key);
+  return {
+    main: new Budget([...own, settings.keys.main], { maxWaitMs, keptOut: own.length > 0 ? { billing: [settings.keys.main] } : undefined }),
+    alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs }) : null,
+  };
 }
 
 function hashString(text: string): number {
@@ -231,10 +211,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   harness: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
     async ({}, use, workerInfo) => {
-      const harness = new WorkerHarness(settingsFromEnv(), workerInfo.workerIndex);
-      // Spread this worker's work over a key of its own from the start (quietly falls back to
-      // the run's key when the target refuses to create one).
-      await harness.budgets.main.warmUp();
+      const harness = new WorkerHarness(settingsFromEnv(), workerInfo.workerIndex, workerInfo.parallelIndex);
       try {
         await use(harness);
       } finally {

@@ -4,11 +4,16 @@
  * What cannot be deleted is reported as a leak. The ledger never deletes anything it was not
  * told about, so the suite never touches resources it did not create.
  *
+ * A check that has to change something it did not create (the account's own fields) records a
+ * *restore* first (`restore()`): a request that puts the original values back, run at teardown
+ * like a delete (before the deletes), also after failures and, from the journal, after a Ctrl-C.
+ * A restore that fails is reported as a leak too: a change left behind.
+ *
  * Each entry is also appended to a journal file (one per worker, in the run's temp dir) so that
  * `cloudcheck run` can clean up after a Ctrl-C that killed workers before their teardown, and
  * the reporter can merge leaks into report.json.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Leak } from '../model/report.ts';
 import type { ApiClient } from './client.ts';
@@ -56,9 +61,23 @@ export const KINDS: Record<string, KindInfo> = {
   campaign: { rank: 0, deletePath: null, deleteOperation: null },
 };
 
+/** A request that undoes a change (restore entries); JSON only, so it can go in the journal. */
+export interface RestoreRequest {
+  method: string;
+  path: string;
+  json?: unknown;
+}
+
+/** Kind of restore entries; their id is the label given to `restore()`. */
+export const RESTORE_KIND = 'restore';
+/** Restores run before every delete: the changed thing may be needed to delete the rest. */
+const RESTORE_RANK = 1000;
+
 export interface LedgerEntry {
   kind: string;
   id: string;
+  /** Restore entries: the request that puts the original values back (instead of a delete). */
+  restore?: RestoreRequest;
   /** Whose resource it is: deleted with a key of that account. */
   account: 'main' | 'alt';
   deletePath: string | null;
@@ -94,8 +113,13 @@ export class Ledger {
     if (journalDir) mkdirSync(journalDir, { recursive: true });
   }
 
-  /** Records a resource the moment it exists. Call it right after the creating response. Returns the id. */
+  /**
+   * Records a resource the moment it exists. Call it right after the creating response. Returns the
+   * id. Recording the same resource twice (an explicit call and the contract layer's automatic one)
+   * keeps one entry.
+   */
   track(kind: string, id: string, options: TrackOptions = {}): string {
+    if (this.entries.some((e) => e.kind === kind && e.id === id && !e.gone)) return id;
     const info = KINDS[kind] ?? { rank: 50, deletePath: null, deleteOperation: null };
     const entry: LedgerEntry = {
       kind,
@@ -109,6 +133,39 @@ export class Ledger {
     this.entries.push(entry);
     this.write({ event: 'created', scope: this.scope, kind, id, account: entry.account, deletePath: entry.deletePath, deleteOperation: entry.deleteOperation, rank: entry.rank });
     return id;
+  }
+
+  /**
+   * Records how to undo a change to something the run did not create, BEFORE making the change:
+   * `request` (e.g. `PUT /account` with the original values) runs at teardown, first. Per label
+   * only the first restore counts (it holds the values from before the first change).
+   */
+  restore(label: string, request: RestoreRequest, options: { account?: 'main' | 'alt' } = {}): void {
+    if (this.entries.some((e) => e.kind === RESTORE_KIND && e.id === label && !e.gone)) return;
+    const entry: LedgerEntry = {
+      kind: RESTORE_KIND,
+      id: label,
+      restore: request,
+      account: options.account ?? 'main',
+      deletePath: null,
+      deleteOperation: `${request.method} ${request.path}`,
+      rank: RESTORE_RANK,
+      seq: ++globalSeq,
+    };
+    this.entries.push(entry);
+    this.write({ event: 'created', scope: this.scope, kind: entry.kind, id: label, account: entry.account, restore: request, deletePath: null, deleteOperation: entry.deleteOperation, rank: entry.rank });
+  }
+
+  /**
+   * Something was created whose id the run cannot know (the creating response did not hold it):
+   * nobody can delete it, so it is a leak from the start, reported rather than lost.
+   */
+  untrackable(kind: string, reason: string): void {
+    const info = KINDS[kind];
+    if (info && !info.deletePath) return; // kinds the API cannot delete never leak (see KINDS)
+    const leak: Leak = { kind, id: `unknown-${++globalSeq}`, delete_operation: info?.deleteOperation ?? null, reason };
+    this.leaks.push(leak);
+    this.write({ event: 'leaked', scope: this.scope, ...leak });
   }
 
   /** The check deleted it itself (e.g. a DELETE check): teardown must not try again. */
@@ -129,6 +186,10 @@ export class Ledger {
   async teardown(clientFor: (account: 'main' | 'alt') => ApiClient | null): Promise<Leak[]> {
     const leaks: Leak[] = [];
     for (const entry of this.pending()) {
+      if (entry.restore) {
+        await this.runRestore(entry, clientFor, leaks);
+        continue;
+      }
       if (!entry.deletePath) {
         entry.gone = true;
         continue;
@@ -163,6 +224,26 @@ export class Ledger {
     return leaks;
   }
 
+  private async runRestore(entry: LedgerEntry, clientFor: (account: 'main' | 'alt') => ApiClient | null, leaks: Leak[]): Promise<void> {
+    const client = clientFor(entry.account);
+    const request = entry.restore!;
+    if (!client) {
+      leaks.push(leakOf(entry, `not restored: no client for the ${entry.account} account at teardown`));
+      return;
+    }
+    try {
+      const res = await client.request({ method: request.method, path: request.path, account: entry.account, ...(request.json !== undefined ? { json: request.json } : {}) });
+      if (res.status >= 200 && res.status < 300) {
+        entry.gone = true;
+        this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });
+      } else {
+        leaks.push(leakOf(entry, `not restored: ${request.method} ${request.path} answered ${res.status}`));
+      }
+    } catch (error) {
+      leaks.push(leakOf(entry, `not restored: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+
   private write(record: Record<string, unknown>): void {
     if (!this.journal) return;
     try {
@@ -188,6 +269,7 @@ export interface JournalRecord {
   kind: string;
   id: string;
   account?: 'main' | 'alt';
+  restore?: RestoreRequest;
   deletePath?: string | null;
   deleteOperation?: string | null;
   rank?: number;
@@ -217,6 +299,7 @@ export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Lea
         kind: rec.kind,
         id: rec.id,
         account: rec.account ?? 'main',
+        ...(rec.restore ? { restore: rec.restore } : {}),
         deletePath: rec.deletePath ?? null,
         deleteOperation: rec.deleteOperation ?? null,
         rank: rec.rank ?? 50,
@@ -231,5 +314,38 @@ export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Lea
       leaks.set(k, { kind: rec.kind, id: rec.id, delete_operation: rec.delete_operation ?? null, reason: rec.reason ?? 'not deleted' });
     }
   }
-  return { alive: teardownOrder([...alive.values()].filter((e) => e.deletePath)), leaks: [...leaks.values()] };
+  return { alive: teardownOrder([...alive.values()].filter((e) => e.deletePath || e.restore)), leaks: [...leaks.values()] };
+}
+
+/** Labels of `originalOnce` values shared by several checks (the contract checks and the flows). */
+export const ORIGINAL = { account: 'account' } as const;
+
+/**
+ * The value of `label` as it was before the run changed it, shared by every worker of the run:
+ * the first caller reads it (`read`) and stores it in the run's temp dir, later callers (other
+ * checks, other workers) get the stored value. So a check that changes the account after another
+ * check changed it (and has not restored it yet) still restores the user's values, not the other
+ * check's. Every caller must call this before its own change. `dir` null (unit tests): `read()`.
+ */
+export async function originalOnce<T>(dir: string | null, label: string, read: () => Promise<T>): Promise<T> {
+  if (!dir) return read();
+  const file = join(dir, `original-${label.replace(/[^a-z0-9-]/gi, '_')}.json`);
+  const stored = (): T | undefined => {
+    try {
+      return (JSON.parse(readFileSync(file, 'utf8')) as { value: T }).value;
+    } catch {
+      return undefined;
+    }
+  };
+  const known = stored();
+  if (known !== undefined) return known;
+  const value = await read();
+  try {
+    mkdirSync(dir, { recursive: true });
+    // 'wx': only the first reader's value is kept (it was read before anyone's change).
+    writeFileSync(file, JSON.stringify({ value }), { flag: 'wx' });
+    return value;
+  } catch {
+    return stored() ?? value;
+  }
 }

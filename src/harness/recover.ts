@@ -1,7 +1,8 @@
 /**
  * Cleanup after workers that ended before their teardown (Ctrl-C, crash, timeout of the worker
  * teardown): the ledger journals in the run's temp dir still list what was created and not
- * deleted. `cloudcheck run` calls this after Playwright exits; it deletes only those entries.
+ * deleted (and changes not yet restored). `cloudcheck run` calls this after Playwright exits; it
+ * deletes (or restores) only those entries.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +40,11 @@ export async function recoverFromJournals(
   });
   // Writes its own journal records, so a second pass (or the reporter) sees what was deleted.
   const ledger = new Ledger('recover', dir);
-  for (const entry of alive) ledger.track(entry.kind, entry.id, { account: entry.account, deletePath: entry.deletePath, deleteOperation: entry.deleteOperation, rank: entry.rank });
+  for (const entry of alive) {
+    // Changes to the user's things (the account) are put back as well as deletes are done.
+    if (entry.restore) ledger.restore(entry.id, entry.restore, { account: entry.account });
+    else ledger.track(entry.kind, entry.id, { account: entry.account, deletePath: entry.deletePath, deleteOperation: entry.deleteOperation, rank: entry.rank });
+  }
   const newLeaks = await ledger.teardown((account) => (account === 'alt' && !settings.keys.alt ? null : client));
   return { deleted: alive.length - newLeaks.length, leaks: [...leaks, ...newLeaks] };
 }

@@ -34,8 +34,10 @@ export interface RunSettings {
   reportDir: string | null;
   /** Directory shared by the workers and the reporter for per-worker files (leaks, ledger journal). */
   runTmp: string | null;
-  /** API keys the budget may create per worker (0 disables creating keys). */
+  /** API keys the run creates per worker, in the runner before workers start (0: none; run-keys.ts). */
   keysPerWorker: number;
+  /** The keys the runner created for all workers (CLOUDCHECK_BUDGET_KEYS); each worker uses its slice. */
+  budgetKeys: string[];
 }
 
 export function parseBool(value: string | undefined): boolean | undefined {
@@ -44,6 +46,14 @@ export function parseBool(value: string | undefined): boolean | undefined {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   return undefined;
+}
+
+/** CLOUDCHECK_BUDGET_KEYS: the run's own keys, comma-separated (keys have no commas; run-keys.ts). */
+export function decodeRunKeys(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
 }
 
 export function parseClasses(value: string | undefined): ConformanceClass[] {
@@ -92,6 +102,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     reportDir: env.CLOUDCHECK_REPORT_DIR || null,
     runTmp: env.CLOUDCHECK_RUN_TMP || null,
     keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
+    budgetKeys: decodeRunKeys(env.CLOUDCHECK_BUDGET_KEYS),
   };
 }
 

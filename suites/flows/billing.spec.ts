@@ -6,7 +6,7 @@
  * pages and filters; invoices come with a real PDF; usage and cost analytics are consistent;
  * an alert that is created is listed.
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { defineFlow, expect, expectStatus, ORIGINAL, originalOnce } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 
 interface Account {
@@ -93,7 +93,9 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       title: 'an account update is answered and seen by a later GET, other fields unchanged (then restored)',
     },
     async ({ api, ctx, state }) => {
-      const original = await getAccount(api);
+      // The values from before the run, not from before this step: a generated PUT /account check
+      // in another worker may have changed the account and not yet put it back.
+      const original = await originalOnce(ctx.runTmp, ORIGINAL.account, () => getAccount(api));
       state.currency = original.currency;
       const change = {
         name: `${ctx.runPrefix}account`,

@@ -5,7 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { Faker, base, en } from '@faker-js/faker';
-import { BUCKET_NAME, E164, LOOPBACK_HOOK_URL, generateValue, parseSshEd25519, spareNumber, sshEd25519PublicKey } from '../../src/generate/data.ts';
+import { BUCKET_NAME, E164, LOOPBACK_HOOK_URL, generateValue, parseSshEd25519, senderId, spareNumber, sshEd25519PublicKey } from '../../src/generate/data.ts';
 import type { DataContext } from '../../src/generate/data.ts';
 import { loadContractModel, validateAgainst } from '../../src/generate/model.ts';
 import { bodyCases } from '../../src/generate/negative.ts';
@@ -13,7 +13,7 @@ import { bodyCases } from '../../src/generate/negative.ts';
 const NOW = new Date('2030-01-01T00:00:00Z');
 const SUCCEED = '+15005550006';
 
-function context(seed: number): DataContext {
+function context(seed: number, unique?: string): DataContext {
   const faker = new Faker({ locale: [en, base] });
   faker.seed(seed);
   let n = 0;
@@ -24,6 +24,7 @@ function context(seed: number): DataContext {
     catalogue: { regions: ['nyc1', 'ams3'], images: ['ubuntu-22-04'], sizes: ['s-1vcpu-1gb'] },
     refs: {},
     now: NOW,
+    ...(unique !== undefined ? { unique } : {}),
   };
 }
 
@@ -86,13 +87,42 @@ test('bucket names are valid S3 names; URLs are loopback; expiries lie in the fu
   for (const ip of created.ip_whitelist ?? []) expect(['127.0.0.1', '::1']).toContain(ip);
 });
 
-test('public_key is a well-formed OpenSSH ed25519 key, deterministic per seed', () => {
+test('public_key is a well-formed OpenSSH ed25519 key, deterministic per seed and run', () => {
   const a = sshEd25519PublicKey(context(5).faker);
   const b = sshEd25519PublicKey(context(5).faker);
   expect(a).toBe(b);
   expect(parseSshEd25519(a)?.length).toBe(32);
   expect(parseSshEd25519('ssh-ed25519 AAAA')).toBeNull();
   expect(parseSshEd25519('not a key')).toBeNull();
+  const run1 = sshEd25519PublicKey(context(5).faker, 'cloudcheck', 'run-1');
+  expect(sshEd25519PublicKey(context(5).faker, 'cloudcheck', 'run-1')).toBe(run1);
+  expect(parseSshEd25519(run1)?.length).toBe(32);
+  expect(sshEd25519PublicKey(context(5).faker, 'cloudcheck', 'run-2')).not.toBe(run1);
+});
+
+test('values the target keeps unique and cannot delete differ per run; everything else depends on the seed alone', async () => {
+  const model = await loadContractModel();
+  const bodyOf = (key: string, ctx: DataContext) => generateValue(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, ctx) as Record<string, unknown>;
+  // A second run against the same account (same seed, another run id) must not repeat these:
+  // "key already added", or re-registering the earlier run's sender id.
+  for (const [key, field] of [['POST /ssh-keys', 'public_key'], ['POST /messaging/sender-ids', 'sender_id']] as const) {
+    const first = bodyOf(key, context(9, 'run-1'));
+    const again = bodyOf(key, context(9, 'run-1'));
+    const second = bodyOf(key, context(9, 'run-2'));
+    expect(again, `${key}: same seed and run, same body`).toEqual(first);
+    expect(second[field], `${key}: ${field} of another run`).not.toEqual(first[field]);
+    expect({ ...second, [field]: null, name: null }, `${key}: the rest of the body is the seed's`).toEqual({ ...first, [field]: null, name: null });
+    expect(validateAgainst(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, second)).toEqual([]);
+  }
+  expect(senderId(context(9, 'run-1').faker, 'run-1')).toMatch(/^CC[A-Z0-9]{6}$/);
+  // The run id changes nothing else: every other body is the same for both runs.
+  const bodies = await jsonBodies();
+  const strip = (v: unknown) => JSON.stringify(v).replace(/ssh-ed25519 [A-Za-z0-9+/=]+/g, 'KEY').replace(/"CC[A-Z0-9]{6}"/g, '"SENDER"');
+  const run = (unique: string) => {
+    const ctx = context(4, unique);
+    return bodies.map((b) => strip(generateValue(b.schema, ctx)));
+  };
+  expect(run('run-2')).toEqual(run('run-1'));
 });
 
 test('negative cases violate their schema (each one makes a valid body invalid)', async () => {

@@ -79,3 +79,12 @@ test('Budget waits for a short reset, creates a key when all are busy, and gives
   await expect(growing.acquire('compute')).rejects.toBeInstanceOf(BudgetExhaustedError);
   expect(created).toBe(1);
 });
+
+test('a key kept out of an area is never selected there, and waiting for it never ends', () => {
+  const pool = new KeyPool(['main', 'a'], { reserve: 0, keptOut: { billing: ['main'] } });
+  for (let i = 0; i < 4; i++) expect(pool.select('billing', T0)).toEqual({ key: 'a' });
+  expect(pool.availableAt('main', 'billing', T0)).toBe(Number.POSITIVE_INFINITY);
+  expect(pool.availableAt('main', 'compute', T0)).toBe(T0);
+  pool.observe('a', 'billing', 429, { 'retry-after': '30' }, T0);
+  expect(pool.select('billing', T0)).toEqual({ waitMs: 30_000 });
+});

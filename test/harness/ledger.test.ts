@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient, RequestOptions } from '../../src/harness/client.ts';
-import { Ledger, foldJournal } from '../../src/harness/ledger.ts';
+import { Ledger, foldJournal, originalOnce } from '../../src/harness/ledger.ts';
 
 /** A stand-in for ApiClient that records the requests and answers per path. */
 function fakeClient(answer: (opts: RequestOptions) => number = () => 204) {
@@ -87,4 +87,56 @@ test('the journal lets another process find what is still alive', async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('tracking the same resource twice keeps one entry (explicit and automatic tracking)', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('vps', 'vps_1');
+  ledger.track('vps', 'vps_1');
+  const { client, calls } = fakeClient();
+  expect(await ledger.teardown(() => client)).toEqual([]);
+  expect(calls).toEqual(['DELETE /vps/vps_1']);
+});
+
+test('a restore runs first at teardown, once per label with the first values; a failed restore is a leak', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('vps', 'vps_1');
+  ledger.restore('PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } });
+  ledger.restore('PUT /account', { method: 'PUT', path: '/account', json: { name: 'changed by an earlier request' } });
+  const bodies: unknown[] = [];
+  const { client, calls } = fakeClient((o) => {
+    if (o.method === 'PUT') bodies.push(o.json);
+    return o.method === 'PUT' ? 200 : 204;
+  });
+  expect(await ledger.teardown(() => client)).toEqual([]);
+  expect(calls).toEqual(['PUT /account', 'DELETE /vps/vps_1']);
+  expect(bodies).toEqual([{ name: 'original' }]);
+
+  const failing = new Ledger('t');
+  failing.restore('PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } });
+  const leaks = await failing.teardown(() => fakeClient(() => 500).client);
+  expect(leaks).toEqual([{ kind: 'restore', id: 'PUT /account', delete_operation: 'PUT /account', reason: 'not restored: PUT /account answered 500' }]);
+});
+
+test('a restore not yet run is in the journal, for the cleanup after a Ctrl-C; the first original value is kept for the whole run', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-ledger-'));
+  try {
+    const ledger = new Ledger('t', dir);
+    ledger.restore('PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } });
+    const { alive } = foldJournal(readFileSync(join(dir, `ledger-${process.pid}.jsonl`), 'utf8').split('\n'));
+    expect(alive.map((e) => [e.kind, e.id, e.restore])).toEqual([['restore', 'PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } }]]);
+
+    expect(await originalOnce(dir, 'account', async () => ({ name: 'original' }))).toEqual({ name: 'original' });
+    // A later reader (another check or worker, after a change) gets the value from before the change.
+    expect(await originalOnce(dir, 'account', async () => ({ name: 'changed' }))).toEqual({ name: 'original' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('something created without an id it can be deleted by is a leak from the start', () => {
+  const ledger = new Ledger('t');
+  ledger.untrackable('vps', 'POST /vps answered 201 without an id at /vps/id');
+  ledger.untrackable('ssh-key', 'no id'); // no delete operation anyway: never a leak
+  expect(ledger.leaks.map((l) => [l.kind, l.reason])).toEqual([['vps', 'POST /vps answered 201 without an id at /vps/id']]);
 });

@@ -18,6 +18,9 @@ import type { ActionRequest, ComputeService } from './service.ts';
 import { parsePublicKey } from './ssh.ts';
 import { VPS_STATUSES, type VpsRecord, computeState, snapshotView, sshKeyView, vpsView } from './store.ts';
 
+/** The content type Fastify gives a serialised object; pre-serialised bodies keep it. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const ACTION_TYPES = ['start', 'stop', 'restart', 'resize', 'snapshot', 'rebuild'] as const;
 
 type VpsParams = { Params: { vps_id: string } };
@@ -33,9 +36,12 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   // ----- Catalogue ------------------------------------------------------------------------
 
-  app.get('/regions', async () => ({ regions: REGIONS }));
+  // The catalogue never changes: serialised once, not on every request.
+  const regionsJson = JSON.stringify({ regions: REGIONS });
+  const sizesJson = JSON.stringify({ sizes: SIZES });
+  app.get('/regions', async (_request, reply) => reply.type(JSON_TYPE).send(regionsJson));
 
-  app.get('/sizes', async () => ({ sizes: SIZES }));
+  app.get('/sizes', async (_request, reply) => reply.type(JSON_TYPE).send(sizesJson));
 
   app.get('/images', async (request) => {
     // Fault `image-filter-ignored`: neither filter is read, so any `type` passes and nothing is filtered.

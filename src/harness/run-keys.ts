@@ -1,0 +1,108 @@
+/**
+ * The run's own API keys. They are created once, in the Playwright runner process (global setup),
+ * before any worker starts: N = workers × keys-per-worker keys, with the run's key. Workers take
+ * their slice by parallel index from CLOUDCHECK_BUDGET_KEYS and never create keys themselves.
+ *
+ * Why here and not in each worker: key creation is a billing-area request (POST
+ * /account/api-keys), and the billing window is 100/h per key. Workers creating keys lazily, with
+ * the run's key, spent that window while billing checks were using it too; a run could exhaust it
+ * and wait for minutes. Created up front, the run's key spends exactly N creations and N
+ * revocations in its billing window, and the budget keeps it out of billing traffic
+ * (`keptOut` in budget.ts), so checks never compete with key management.
+ *
+ * Every key is recorded in a ledger journal the moment it exists; the global teardown revokes
+ * them (also after Ctrl-C: Playwright runs the teardown when interrupted), and `cloudcheck run`
+ * revokes whatever a killed runner left, from the journal (recover.ts).
+ */
+import { Budget } from './budget.ts';
+import { ApiClient } from './client.ts';
+import type { ClientSettings } from './client.ts';
+import { Ledger } from './ledger.ts';
+import { addSecret } from './redact.ts';
+import { decodeRunKeys } from './settings.ts';
+
+/** Environment variable that hands the keys to the workers (comma-separated; keys have no commas). */
+export const BUDGET_KEYS_ENV = 'CLOUDCHECK_BUDGET_KEYS';
+
+/** Keys expire on their own after this long, in case revocation never happens (a killed runner). */
+export const RUN_KEY_LIFETIME_MS = 3 * 3_600_000;
+
+export function encodeRunKeys(keys: readonly string[]): string {
+  return keys.join(',');
+}
+
+export { decodeRunKeys };
+
+/**
+ * The keys of one worker: a contiguous slice by parallel index (0..workers-1). A worker restarted
+ * after a failure has the same parallel index and gets the same keys; no two live workers share
+ * one, so each worker's own counts stay right.
+ */
+export function keysForWorker(all: readonly string[], parallelIndex: number, perWorker: number): string[] {
+  if (perWorker <= 0 || parallelIndex < 0) return [];
+  return all.slice(parallelIndex * perWorker, (parallelIndex + 1) * perWorker);
+}
+
+export interface RunKeys {
+  keys: string[];
+  /** Why fewer keys than asked were created (the target refused, an error), or null. */
+  shortfall: string | null;
+  /** Revokes every key created (idempotent); returns how many could not be revoked. */
+  revoke(): Promise<number>;
+}
+
+export interface CreateRunKeysOptions {
+  settings: ClientSettings;
+  count: number;
+  /** Names the keys `<prefix>budget-<n>`: the run prefix, so `cloudcheck sweep` recognises them. */
+  namePrefix: string;
+  /** The run's temp dir: the ledger journal goes there (null: in memory only, unit tests). */
+  journalDir: string | null;
+  now?: () => number;
+}
+
+/** Creates up to `count` keys with the run's key; stops at the first refusal (no key, no error: the run falls back to its own key). */
+export async function createRunKeys(options: CreateRunKeysOptions): Promise<RunKeys> {
+  const { settings } = options;
+  const now = options.now ?? Date.now;
+  // Only the run's key, with a generous wait: key management is the one use of its billing window.
+  const client = new ApiClient({ settings, budgets: { main: new Budget([settings.keys.main], { maxWaitMs: 30_000 * settings.timeoutScale }) } });
+  const ledger = new Ledger('run-keys', options.journalDir);
+  const keys: string[] = [];
+  let shortfall: string | null = null;
+  for (let n = 1; n <= options.count; n++) {
+    try {
+      const res = await client.request({
+        method: 'POST',
+        path: '/account/api-keys',
+        key: settings.keys.main,
+        json: { name: `${options.namePrefix}budget-${n}`, permissions: ['read', 'write'], expires_at: new Date(now() + RUN_KEY_LIFETIME_MS).toISOString() },
+      });
+      if (res.status < 200 || res.status >= 300) {
+        shortfall = `POST /account/api-keys answered ${res.status}`;
+        break;
+      }
+      const body = res.body as { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown } | undefined;
+      const record = body?.api_key ?? body;
+      if (typeof record?.id !== 'string' || typeof record.key !== 'string') {
+        shortfall = 'POST /account/api-keys answered without a key id and secret';
+        break;
+      }
+      addSecret(record.key);
+      ledger.track('api-key', record.id);
+      keys.push(record.key);
+    } catch (error) {
+      shortfall = error instanceof Error ? error.message : String(error);
+      break;
+    }
+  }
+  let revoked: Promise<number> | null = null;
+  return {
+    keys,
+    shortfall,
+    revoke() {
+      revoked ??= ledger.teardown((account) => (account === 'main' ? client : null)).then((leaks) => leaks.length);
+      return revoked;
+    },
+  };
+}

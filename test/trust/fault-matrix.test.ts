@@ -1,0 +1,134 @@
+/**
+ * Trust: every deliberate fault of the reference server (`listFaults()`) is detected by the suite.
+ * Per fault, one `cloudcheck run` against the embedded server with only that fault, restricted
+ * with `--grep` to the checks of the fault's requirement (plans and rules: ./matrix.ts): it must
+ * exit 1 with a failed check naming the requirement. A clean run of a sample of the same grep sets
+ * exits 0, and docs/fault-matrix.md (written by ./write-fault-matrix.ts) must match what the runs
+ * found.
+ *
+ * Speed: a run is mostly waiting (process start-up, the server's delays, window alignment), so the
+ * faults are split into a few groups (run in parallel by the test runner's workers) and each
+ * group keeps several runs in flight: the test of fault i starts the runs of faults i..i+C-1 of its
+ * group (C = CLOUDCHECK_MATRIX_CONCURRENCY, default twice the CPUs per runner worker) and waits for
+ * its own. A group is one worker's sequence (mode 'default'); its afterAll stops runs no test
+ * consumed (after a failure Playwright continues the group in a fresh worker, which restarts them).
+ */
+import { expect, test } from '@playwright/test';
+import type { TestInfo } from '@playwright/test';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listFaults } from '../../reference/server.ts';
+import type { FaultPlan, Handle, Outcome } from './matrix.ts';
+import { DOC_PATH, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, REGENERATE, RUN_ENV, listSuiteChecks, planFaults, startFault, startRun } from './matrix.ts';
+import { renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
+
+const GROUPS = 4;
+const FAULTS = listFaults().map((f) => f.name);
+const groups: string[][] = Array.from({ length: GROUPS }, (_, g) => FAULTS.filter((_f, i) => i % GROUPS === g));
+
+let plans: Promise<Map<string, FaultPlan>> | undefined;
+function planOf(fault: string): Promise<FaultPlan> {
+  plans ??= listSuiteChecks().then((checks) => new Map(planFaults(checks).map((p) => [p.fault, p])));
+  return plans.then((m) => m.get(fault)!);
+}
+
+/** Runs started in this worker, by fault. */
+const started = new Map<string, Handle>();
+const consumed = new Set<string>();
+
+function concurrency(info: TestInfo): number {
+  const fromEnv = Number(process.env.CLOUDCHECK_MATRIX_CONCURRENCY);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return Math.max(2, Math.round((2 * availableParallelism()) / Math.max(1, info.config.workers)));
+}
+
+async function outcomeOf(group: string[], index: number, info: TestInfo): Promise<Outcome> {
+  const window = group.slice(index, index + concurrency(info));
+  for (const fault of window) {
+    if (started.has(fault)) continue;
+    // A temp dir of its own, not this test's output dir: another Playwright run of test/ in the
+    // same tree wipes test-results/ when it starts. The consuming test attaches the report and
+    // removes the dir.
+    started.set(fault, startFault(await planOf(fault), mkdtempSync(join(tmpdir(), `cloudcheck-matrix-${fault}-`))));
+  }
+  consumed.add(group[index]!);
+  return started.get(group[index]!)!.promise;
+}
+
+function committedDoc(): string {
+  return existsSync(DOC_PATH) ? readFileSync(DOC_PATH, 'utf8') : '';
+}
+
+const STALE = `docs/fault-matrix.md is stale: regenerate it with \`${REGENERATE}\``;
+
+groups.forEach((group, g) => {
+  test.describe(`fault group ${g + 1}/${GROUPS}`, () => {
+    test.describe.configure({ mode: 'default', timeout: 360_000 });
+
+    test.afterAll(() => {
+      for (const [fault, handle] of started) {
+        if (consumed.has(fault)) continue;
+        handle.cancel();
+        void handle.promise.then((o) => rmSync(o.reportDir, { recursive: true, force: true })).catch(() => undefined);
+      }
+    });
+
+    group.forEach((fault, i) => {
+      test(`fault ${fault} is detected`, async () => {
+        const info = test.info();
+        const plan = await planOf(fault);
+        const outcome = await outcomeOf(group, i, info);
+        const report = join(outcome.reportDir, 'report.json');
+        if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
+        rmSync(outcome.reportDir, { recursive: true, force: true });
+        const context = `${plan.mode === 'load' ? `cloudcheck load ${plan.load!.profile}` : `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}`} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
+        info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
+        if (KNOWN_UNDETECTED[fault] !== undefined) {
+          expect(outcome.detected, `${fault} is detected now: remove it from KNOWN_UNDETECTED (test/trust/matrix.ts)\n${context}`).toBe(false);
+        } else {
+          expect(outcome.error, context).toBeUndefined();
+          expect(outcome.detectedBy, `a failed check should name ${plan.requirement}\n${context}`).not.toEqual([]);
+          expect(outcome.exit, `exit code (the gate must fail)\n${context}`).toBe(1);
+        }
+        const row = committedDoc().split('\n').find((l) => l.startsWith(rowPrefix(fault)));
+        expect(row, STALE).toBe(renderRow(plan, outcome));
+      });
+    });
+  });
+});
+
+test('clean runs of a sample of the grep sets pass', async () => {
+  const info = test.info();
+  test.setTimeout(360_000);
+  const checks = await listSuiteChecks();
+  const all = planFaults(checks).filter((p) => p.mode === 'run');
+  // One fault per class (the first in catalogue order), in one run: a grep set that failed against
+  // the correct server would make its "detection" worthless. The SHOULD ones ask for --strict.
+  const sample = [...new Map(all.map((p) => [p.class, p])).values()];
+  const grep = sample.map((p) => `(?:${p.grep})`).join('|');
+  const env = Object.assign({}, ...sample.map((p) => RUN_ENV[p.fault] ?? {})) as Record<string, string>;
+  const outcome = await startRun({ grep, faults: [], strict: true, reportDir: info.outputPath('clean'), env, label: 'clean' }).promise;
+  await info.attach('report.json', { path: join(outcome.reportDir, 'report.json'), contentType: 'application/json' }).catch(() => undefined);
+  const context = `clean run of ${sample.map((p) => p.fault).join(', ')}\n${outcome.error ?? outcome.summary}`;
+  expect(outcome.error, context).toBeUndefined();
+  expect(outcome.summary.split('\n').filter((l) => l.startsWith('failed')), context).toEqual([]);
+  for (const p of sample) expect(outcome.summary, `${p.requirement} checks ran`).toContain(`[${p.requirement}]`);
+  expect(outcome.exit, context).toBe(0);
+});
+
+test('the exception lists name known faults only', () => {
+  const known = new Set(FAULTS);
+  for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES)]) expect(known, `${name} is a fault of listFaults()`).toContain(name);
+  for (const [name, reason] of Object.entries(KNOWN_UNDETECTED)) expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
+});
+
+test('docs/fault-matrix.md lists exactly the current faults and MUST requirements without one', async () => {
+  const doc = committedDoc();
+  expect(doc, STALE).not.toBe('');
+  const rows = doc.split('\n').filter((l) => /^\| `[^`]+` \|/.test(l)).map((l) => /^\| `([^`]+)`/.exec(l)![1]);
+  expect(rows, STALE).toEqual(FAULTS);
+  const checks = await listSuiteChecks();
+  const section = renderUnfaulted(planFaults(checks), checks);
+  expect(doc.includes(section), `${STALE}\nexpected section:\n${section}`).toBe(true);
+});

@@ -1,0 +1,114 @@
+/**
+ * Renders docs/fault-matrix.md from the fault plans, their outcomes and the check catalogue. Pure:
+ * the generator writes what this returns, and the test compares parts of it with the committed file.
+ */
+import { loadRequirements } from '../../spec/requirements.ts';
+import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
+import type { ConformanceClass } from '../../src/model/classes.ts';
+import type { CatalogueCheck, FaultPlan, Outcome } from './matrix.ts';
+import { KNOWN_UNDETECTED, REGENERATE } from './matrix.ts';
+
+/** Detecting checks shown per row; the rest are counted. */
+const SHOWN = 4;
+
+/** The table row of one fault (the test compares it with the committed row). */
+export function renderRow(plan: FaultPlan, outcome: Outcome): string {
+  const ids = outcome.detectedBy;
+  const by = ids.length === 0 ? (KNOWN_UNDETECTED[plan.fault] ? `**undetected**: ${KNOWN_UNDETECTED[plan.fault]}` : '**undetected**') : ids.slice(0, SHOWN).map((id) => `\`${id}\``).join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
+  const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.strict ? ' (`--strict`)' : '';
+  return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${outcome.exit ?? 'none'}${how} |`;
+}
+
+export function rowPrefix(fault: string): string {
+  return `| \`${fault}\` |`;
+}
+
+type Category = 'unchecked' | 'hand-written' | 'response-shape' | 'input-validation' | 'generic';
+
+const CATEGORY_ORDER: Category[] = ['unchecked', 'hand-written', 'input-validation', 'response-shape', 'generic'];
+
+/** One line per group: why these MUST requirements have no fault (yet). */
+const REASONS: Record<Category, string> = {
+  unchecked: 'no check of `cloudcheck run` verifies them (some are left to the load profiles or are not testable from outside); a fault would go unnoticed, so a check must come first',
+  'hand-written': 'verified by hand-written checks or flow steps that have no fault of their own yet: candidates for the next faults',
+  'input-validation': 'verified only by generated negative checks (one per field and constraint); faults on a sample of them (`msg-sender-type-unchecked`, `usage-service-unchecked`, `volume-min-size-unchecked`, ...) prove the generator, a fault per constraint would be noise',
+  'response-shape': 'verified only by schema validation of the generated positive request of each operation; faults on a sample (`wallet-balance-strings`, `vps-list-meta-missing`, ...) prove it, a fault per field would be noise',
+  generic: 'verified only by generated per-operation checks (auth, unknown id, use after delete); faults on a sample (`auth-ignored`, `errors-envelope-renamed`, `key-revoke-ignored`, ...) prove them',
+};
+
+function categoryOf(checks: readonly CatalogueCheck[]): Category {
+  if (checks.length === 0) return 'unchecked';
+  if (checks.some((c) => c.kind !== 'contract')) return 'hand-written';
+  if (checks.some((c) => /\.negative\./.test(c.id))) return 'input-validation';
+  if (checks.some((c) => /\.positive(-|$)/.test(c.id))) return 'response-shape';
+  return 'generic';
+}
+
+/** The "MUST requirements without a fault" section (pure; compared as a whole by the test). */
+export function renderUnfaulted(plans: readonly FaultPlan[], catalogue: readonly CatalogueCheck[]): string {
+  const faulted = new Set(plans.map((p) => p.requirement));
+  const must = loadRequirements().filter((r) => r.level === 'MUST' && !faulted.has(r.id));
+  const byReq = new Map<string, CatalogueCheck[]>();
+  for (const c of catalogue) byReq.set(c.requirement, [...(byReq.get(c.requirement) ?? []), c]);
+  const groups = new Map<ConformanceClass, Map<Category, string[]>>();
+  for (const r of must) {
+    const cat = categoryOf(byReq.get(r.id) ?? []);
+    const cls = groups.get(r.class) ?? new Map<Category, string[]>();
+    cls.set(cat, [...(cls.get(cat) ?? []), r.id]);
+    groups.set(r.class, cls);
+  }
+  const lines: string[] = [];
+  const totalMust = loadRequirements().filter((r) => r.level === 'MUST').length;
+  lines.push('## MUST requirements without a fault', '');
+  lines.push(`${must.length} of ${totalMust} MUST requirements have no fault. Why, per group:`, '');
+  for (const cat of CATEGORY_ORDER) lines.push(`- **${cat}**: ${REASONS[cat]}.`);
+  lines.push('', `| class | ${CATEGORY_ORDER.join(' | ')} | total |`, `|---|${CATEGORY_ORDER.map(() => '---:|').join('')}---:|`);
+  const totals = new Map<Category, number>();
+  for (const cls of CONFORMANCE_CLASSES) {
+    const g = groups.get(cls);
+    if (!g) continue;
+    const counts = CATEGORY_ORDER.map((c) => g.get(c)?.length ?? 0);
+    CATEGORY_ORDER.forEach((c, i) => totals.set(c, (totals.get(c) ?? 0) + counts[i]!));
+    lines.push(`| ${cls} | ${counts.join(' | ')} | ${counts.reduce((a, b) => a + b, 0)} |`);
+  }
+  lines.push(`| **all** | ${CATEGORY_ORDER.map((c) => totals.get(c) ?? 0).join(' | ')} | ${must.length} |`, '');
+  for (const cls of CONFORMANCE_CLASSES) {
+    const g = groups.get(cls);
+    if (!g) continue;
+    lines.push(`### ${cls}`, '');
+    for (const cat of CATEGORY_ORDER) {
+      const ids = g.get(cat);
+      if (ids) lines.push(`- ${cat} (${ids.length}): ${ids.join(', ')}`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<string, Outcome>, catalogue: readonly CatalogueCheck[]): string {
+  const all = plans.map((p) => outcomes.get(p.fault)!);
+  const detected = all.filter((o) => o.detected).length;
+  const load = plans.filter((p) => p.mode === 'load').length;
+  const strict = plans.filter((p) => p.strict).length;
+  const lines = [
+    '# Fault matrix',
+    '',
+    `<!-- Generated by \`${REGENERATE}\`; test/trust/fault-matrix.test.ts fails when this file is stale. Do not edit by hand. -->`,
+    '',
+    'Every deliberate fault of the reference server (`cloudcheck serve --fault NAME`, `listFaults()` in',
+    '`reference/server.ts`) against the suite: `cloudcheck run --grep` restricted to the checks of the',
+    "fault's requirement (flows holding one of them run whole), against the embedded server with only",
+    'that fault. A fault is **detected** when the run exits 1 and a failed (non-environment) check names',
+    "the fault's requirement; the table lists those checks. Faults only a load profile can observe run",
+    'through `cloudcheck load` and are detected when it exits 1 naming the invariant.',
+    '',
+    `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
+    '',
+    '| fault | requirement (level, class) | detected by | exit code |',
+    '|---|---|---|---|',
+    ...plans.map((p) => renderRow(p, outcomes.get(p.fault)!)),
+    '',
+    renderUnfaulted(plans, catalogue),
+  ];
+  return `${lines.join('\n').trimEnd()}\n`;
+}

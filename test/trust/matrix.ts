@@ -1,0 +1,350 @@
+/**
+ * The fault matrix: for every deliberate fault of the reference server (`listFaults()`), how the
+ * suite is run to detect it and what counts as detected. Shared by the test
+ * (test/trust/fault-matrix.test.ts) and the generator of docs/fault-matrix.md
+ * (test/trust/write-fault-matrix.ts), so the table documents exactly what the test proves.
+ *
+ * A fault is detected when a `cloudcheck run` against the embedded server with that fault (hidden
+ * switch CLOUDCHECK_EMBEDDED_FAULTS, src/harness/embedded.ts), restricted with `--grep` to the
+ * checks of the fault's requirement, exits 1 with a failed, non-environment check whose
+ * `requirement` is the fault's requirement. Faults only a load profile can see are run through
+ * `runLoadCommand` and detected when it exits 1 naming the profile's invariant.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runLoadCommand } from '../../load/command.ts';
+import type { LoadReport } from '../../load/result.ts';
+import { listFaults } from '../../reference/server.ts';
+import { loadRequirements } from '../../spec/requirements.ts';
+import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
+import type { ConformanceClass, Level } from '../../src/model/classes.ts';
+import type { CheckResult } from '../../src/model/finding.ts';
+import type { ConformanceReport } from '../../src/model/report.ts';
+import { RUN_CHECKS } from '../../src/report/rate-invariants.ts';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'cloudcheck.mjs');
+export const DOC_PATH = join(ROOT, 'docs', 'fault-matrix.md');
+export const REGENERATE = 'node --import tsx test/trust/write-fault-matrix.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions to the automatic plan. Each entry says why.
+
+/** Faults only a load profile observes (`cloudcheck run` has no check that can). */
+export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; why: string }> = {
+  // Needs ~200 truly simultaneous requests on one key; the run's checks send one at a time.
+  'ratelimit-non-atomic': { profile: 'concurrency-race', invariant: 'onset', why: 'needs 200 simultaneous requests on one key' },
+  // Needs 10000 SMS within one hour on one key (80 bulk sends of 125): far beyond a conformance run's budget.
+  'ratelimit-sms-volume-ignored': { profile: 'sms-volume', invariant: 'onset', why: 'needs 10000 SMS in one hour on one key' },
+};
+
+/**
+ * Narrower greps. The automatic grep selects every check of the requirement; where that is dozens
+ * of generated checks seeing the same fault, a sample is enough, and cheaper: every failed check
+ * makes Playwright replace the inner run's worker (a few seconds of CPU each).
+ */
+export const GREP_OVERRIDES: Record<string, { grep: string; why: string }> = {
+  // 86 generated `auth-bad-key` checks, one per operation: two (billing, compute) prove it.
+  'auth-ignored': { grep: '\\[AUTH-KEY-002\\] GET /(account|regions) with', why: 'two of the 86 generated bad-key checks' },
+  // 18 checks (unknown route, unknown ids): the unknown route and one unknown id prove it.
+  'errors-envelope-renamed': { grep: '\\[ERR-ENVELOPE-001\\] (an unknown route|GET /vps/\\{vps_id\\} with an unknown)', why: 'two of the 18 envelope checks' },
+};
+
+/** Extra environment for one fault's run. */
+export const RUN_ENV: Record<string, Record<string, string>> = {
+  // The use-after-delete steps poll (scaled) until the deleted resource disappears; against a
+  // ghost it polls to the end. The reference server's delays are far below the scaled waits.
+  'vps-delete-ghost': { CLOUDCHECK_TIMEOUT_SCALE: '0.2' },
+};
+
+/**
+ * Faults the suite does not detect yet, each with the check that is missing. The test asserts every
+ * entry really is undetected (so the list cannot rot) instead of failing on it. Keep it empty.
+ */
+export const KNOWN_UNDETECTED: Record<string, string> = {};
+
+// ---------------------------------------------------------------------------------------------
+// The check catalogue of the suite (what `playwright test --list` of the conformance suite sees).
+
+export interface CatalogueCheck {
+  id: string;
+  requirement: string;
+  level: Level;
+  class: ConformanceClass;
+  /** Flow id and the flow's describe title (`[flow] VPS lifecycle`), for flow steps. */
+  flow: string | null;
+  flowTitle: string | null;
+  kind: 'contract' | 'flow' | 'check' | 'run-wide';
+}
+
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CLOUDCHECK_')) env[k] = v;
+  return env;
+}
+
+function playwrightCli(): string {
+  return createRequire(import.meta.url).resolve('@playwright/test/cli');
+}
+
+interface ListSuite {
+  title: string;
+  specs?: Array<{ tests: Array<{ annotations?: Array<{ type: string; description?: string }> }> }>;
+  suites?: ListSuite[];
+}
+
+let catalogue: Promise<CatalogueCheck[]> | undefined;
+
+/** Every check of the conformance suite, listed once per process (~3 s of CPU). */
+export function listSuiteChecks(): Promise<CatalogueCheck[]> {
+  catalogue ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-matrix-list-'));
+    try {
+      const env = {
+        ...cleanEnv(),
+        FORCE_COLOR: '0',
+        CLOUDCHECK_DRIVEN: '1',
+        CLOUDCHECK_RUN_CLASSES: CONFORMANCE_CLASSES.join(','),
+        CLOUDCHECK_RUN_TMP: join(dir, 'tmp'),
+        CLOUDCHECK_REPORT_DIR: join(dir, 'report'),
+      };
+      const { code, stdout, stderr } = await spawnCollect(process.execPath, [playwrightCli(), 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'], { env, cwd: ROOT });
+      if (code !== 0) throw new Error(`listing the suite's checks failed (exit ${code}):\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`);
+      const root = JSON.parse(stdout) as { suites: ListSuite[] };
+      const byId = new Map<string, CatalogueCheck>();
+      const walk = (suite: ListSuite, flowTitle: string | null): void => {
+        const title = suite.title.startsWith('[flow] ') ? suite.title : flowTitle;
+        for (const spec of suite.specs ?? []) {
+          for (const t of spec.tests) {
+            const a = Object.fromEntries((t.annotations ?? []).map((x) => [x.type, x.description ?? '']));
+            const id = a['cc.id'];
+            if (!id || byId.has(id)) continue;
+            const flow = a['cc.flow'] || null;
+            byId.set(id, {
+              id,
+              requirement: a['cc.requirement']!,
+              level: a['cc.level'] as Level,
+              class: a['cc.class'] as ConformanceClass,
+              flow,
+              flowTitle: flow ? title : null,
+              kind: flow ? 'flow' : id.startsWith('contract.') ? 'contract' : 'check',
+            });
+          }
+        }
+        for (const child of suite.suites ?? []) walk(child, title);
+      };
+      for (const s of root.suites) walk(s, null);
+      // The run-wide rate-limit checks are made by the reporter, not listed as tests.
+      for (const c of Object.values(RUN_CHECKS)) {
+        byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide' });
+      }
+      return [...byId.values()];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  })();
+  return catalogue;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans.
+
+export interface FaultPlan {
+  fault: string;
+  requirement: string;
+  level: Level;
+  class: ConformanceClass;
+  description: string;
+  mode: 'run' | 'load';
+  /** `cloudcheck run --grep`: the requirement's checks plus every flow holding one of them (whole). */
+  grep: string;
+  /** SHOULD requirements fail the gate only with --strict. */
+  strict: boolean;
+  load?: { profile: string; invariant: string; why: string };
+  env: Record<string, string>;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/**
+ * The grep for a requirement. Grepping a flow step alone would run it without the steps that set
+ * up its state (a serial describe runs only the selected tests), so every flow holding a check of
+ * the requirement is selected whole, by its describe title.
+ */
+export function grepFor(requirement: string, checks: readonly CatalogueCheck[]): string {
+  const flows = [...new Set(checks.filter((c) => c.requirement === requirement && c.flowTitle).map((c) => c.flowTitle!))].sort();
+  return [`\\[${escapeRegExp(requirement)}\\]`, ...flows.map(escapeRegExp)].join('|');
+}
+
+export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
+  const reqs = new Map(loadRequirements().map((r) => [r.id, r]));
+  return listFaults().map((f) => {
+    const req = reqs.get(f.requirement);
+    if (!req) throw new Error(`fault ${f.name} points at ${f.requirement}, which is not in spec/requirements.yaml`);
+    const load = LOAD_FAULTS[f.name];
+    return {
+      fault: f.name,
+      requirement: f.requirement,
+      level: req.level,
+      class: req.class,
+      description: f.description,
+      mode: load ? 'load' : 'run',
+      grep: GREP_OVERRIDES[f.name]?.grep ?? grepFor(f.requirement, checks),
+      strict: req.level === 'SHOULD',
+      ...(load ? { load } : {}),
+      env: RUN_ENV[f.name] ?? {},
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running.
+
+export interface Outcome {
+  fault: string;
+  exit: number | null;
+  /** Failed, non-environment checks naming the fault's requirement (or `load:<profile>:<invariant>`). */
+  detectedBy: string[];
+  detected: boolean;
+  /** Short status lines of every check of the run, for failure messages. */
+  summary: string;
+  durationMs: number;
+  reportDir: string;
+  error?: string;
+}
+
+export interface Handle {
+  promise: Promise<Outcome>;
+  /** Stops a still-running `cloudcheck run` (SIGINT: it tears down and exits). */
+  cancel(): void;
+}
+
+function spawnCollect(cmd: string, args: string[], options: { env: Record<string, string>; cwd: string; onChild?: (c: ChildProcess) => void }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    options.onChild?.(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+      if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function summarize(checks: readonly CheckResult[]): string {
+  return checks.map((c) => `${c.status} ${c.id} [${c.requirement}]${c.classification ? ` (${c.classification})` : ''}${c.message ? `: ${c.message.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`).join('\n');
+}
+
+export function failedOn(checks: readonly CheckResult[], requirement: string): string[] {
+  return checks.filter((c) => c.status === 'failed' && c.requirement === requirement && c.classification !== 'environment').map((c) => c.id).sort();
+}
+
+/** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
+export function startRun(options: { grep: string; faults: string[]; strict: boolean; reportDir: string; env?: Record<string, string>; requirement?: string; label: string }): Handle {
+  let child: ChildProcess | undefined;
+  let cancelled = false;
+  const started = Date.now();
+  const promise = (async (): Promise<Outcome> => {
+    mkdirSync(options.reportDir, { recursive: true });
+    const args = [BIN, 'run', '--grep', options.grep, '--report-dir', options.reportDir, ...(options.strict ? ['--strict'] : [])];
+    const env = {
+      ...cleanEnv(),
+      FORCE_COLOR: '0',
+      // One inner worker: the grep selects a few checks, and every worker costs a start-up (the
+      // runs of the matrix are many and concurrent, so CPU, not wall time, is what to save).
+      CLOUDCHECK_WORKERS: '1',
+      ...(options.faults.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}),
+      ...options.env,
+    };
+    const { code, stderr } = await spawnCollect(process.execPath, args, {
+      env,
+      cwd: options.reportDir,
+      onChild: (c) => {
+        child = c;
+        if (cancelled) c.kill('SIGINT');
+      },
+    });
+    const base = { fault: options.label, exit: code, durationMs: Date.now() - started, reportDir: options.reportDir };
+    let report: ConformanceReport;
+    try {
+      report = JSON.parse(readFileSync(join(options.reportDir, 'report.json'), 'utf8')) as ConformanceReport;
+    } catch {
+      return { ...base, detectedBy: [], detected: false, summary: '', error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
+    }
+    if (report.checks.length === 0) {
+      return { ...base, detectedBy: [], detected: false, summary: '', error: `no check ran: --grep '${options.grep}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
+    }
+    const detectedBy = options.requirement ? failedOn(report.checks, options.requirement) : [];
+    return { ...base, detectedBy, detected: code === 1 && detectedBy.length > 0, summary: summarize(report.checks) };
+  })();
+  return {
+    promise,
+    cancel() {
+      cancelled = true;
+      if (child && child.exitCode === null) child.kill('SIGINT');
+    },
+  };
+}
+
+/** One load profile against the embedded server with the fault (in this process). */
+export function startLoad(plan: FaultPlan, reportDir: string): Handle {
+  const started = Date.now();
+  const { profile, invariant } = plan.load!;
+  const promise = (async (): Promise<Outcome> => {
+    mkdirSync(reportDir, { recursive: true });
+    let text = '';
+    // sms-volume aligns to an hour with 60 s left; give it room for that wait.
+    const exit = await runLoadCommand({ profiles: [profile], faults: [plan.fault], reportDir, maxWait: 70, out: (t) => void (text += t), err: (t) => void (text += t) });
+    let load: LoadReport | undefined;
+    try {
+      load = (JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { load?: LoadReport }).load;
+    } catch {
+      load = undefined;
+    }
+    const violations = load?.profiles[0]?.violations ?? [];
+    const named = violations.some((v) => v.invariant === invariant);
+    return {
+      fault: plan.fault,
+      exit,
+      detectedBy: named ? [`load:${profile}:${invariant}`] : [],
+      detected: exit === 1 && named,
+      summary: `${text.slice(-3000)}\nviolations: ${violations.map((v) => `${v.invariant}: ${v.message}`).join('; ').slice(0, 2000)}`,
+      durationMs: Date.now() - started,
+      reportDir,
+    };
+  })();
+  // In-process: nothing to stop; it ends on its own within its max wait.
+  return { promise, cancel() {} };
+}
+
+export function startFault(plan: FaultPlan, reportDir: string): Handle {
+  if (plan.mode === 'load') return startLoad(plan, reportDir);
+  return startRun({ grep: plan.grep, faults: [plan.fault], strict: plan.strict, reportDir, env: plan.env, requirement: plan.requirement, label: plan.fault });
+}
+
+/** Runs every plan with at most `concurrency` at a time (the generator; the test schedules its own). */
+export async function runAll(plans: readonly FaultPlan[], concurrency: number, baseDir: string, onDone?: (o: Outcome) => void): Promise<Map<string, Outcome>> {
+  const results = new Map<string, Outcome>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < plans.length) {
+      const plan = plans[next++]!;
+      const outcome = await startFault(plan, join(baseDir, plan.fault)).promise;
+      results.set(plan.fault, outcome);
+      onDone?.(outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return results;
+}

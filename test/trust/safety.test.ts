@@ -1,0 +1,295 @@
+/**
+ * Trust tests (issue "Trust", items 2–4): what cloudcheck promises about a shared target, proved
+ * against a reference server started here, with the `cloudcheck` binary as a child process.
+ *
+ * 1. One full run without --allow-charges against a seeded account: no leaks, seeded resources
+ *    unchanged, no real SMS, no money moved, no secret in any output.
+ * 2. A run interrupted with SIGINT: exits within a bound and tears down what it created.
+ * 3. `cloudcheck sweep`: removes `cc-` leftovers and nothing else.
+ */
+import { expect, test } from '@playwright/test';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startReferenceServer } from '../../reference/server.ts';
+import type { RunningReference } from '../../reference/server.ts';
+import type { RequestLogEntry } from '../../reference/core/context.ts';
+import type { ApiKeyRecord } from '../../reference/core/accounts.ts';
+import {
+  ACCEPTED_LEFTOVERS,
+  STACK_TRACE,
+  rest,
+  restOk,
+  snapshotAccount,
+  startCloudcheck,
+  withoutIgnored,
+} from './safety-support.ts';
+import type { AccountSnapshot } from './safety-support.ts';
+
+const MAIN_KEY = 'cck_trust_main_0123456789abcdef';
+const ALT_KEY = 'cck_trust_alt_fedcba9876543210';
+/** Bounds asserted (README, "Safety guarantees and how they are tested"). */
+const FULL_RUN_BOUND_MS = 8 * 60_000;
+const SIGINT_EXIT_BOUND_MS = 30_000;
+
+type Item = Record<string, unknown>;
+
+/** Records every request (the server's own log drops its oldest entries past 20 000) and every API key created. */
+function instrument(server: RunningReference): { log: RequestLogEntry[]; keys: ApiKeyRecord[] } {
+  const log: RequestLogEntry[] = [];
+  const keys: ApiKeyRecord[] = [];
+  const requestLog = server.context.requestLog;
+  const push = requestLog.push.bind(requestLog);
+  requestLog.push = (...entries: RequestLogEntry[]): number => {
+    log.push(...entries);
+    return push(...entries);
+  };
+  const accounts = server.context.accounts;
+  const createKey = accounts.createKey.bind(accounts);
+  accounts.createKey = (...args: Parameters<typeof createKey>): ApiKeyRecord => {
+    const record = createKey(...args);
+    keys.push(record);
+    return record;
+  };
+  return { log, keys };
+}
+
+async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Pre-existing resources in every class, named `prod-...` (never the run prefix). */
+async function seed(server: RunningReference): Promise<void> {
+  const { baseUrl: b, apiKey: k } = server;
+  const vps = (await restOk(b, k, 'POST', '/vps', { name: 'prod-web-1', region: 'nyc1', image: 'ubuntu-22-04', size: 's-1vcpu-1gb' })).vps as Item;
+  // Boot finishes before the snapshot, so no status transition scheduled before the run shows up as a change.
+  await waitFor('the seeded VPS to run', async () => ((await restOk(b, k, 'GET', `/vps/${String(vps.id)}`)).vps as Item).status === 'running');
+  await restOk(b, k, 'POST', '/storage/volumes', { name: 'prod-data', size: 10, region: 'nyc1' });
+  await restOk(b, k, 'POST', '/storage/buckets', { name: 'prod-assets', region: 'nyc1' });
+  await restOk(b, k, 'PUT', '/storage/buckets/prod-assets/objects/index.html', '<h1>prod</h1>', { 'content-type': 'text/html' });
+  await restOk(b, k, 'PUT', '/storage/buckets/prod-assets/objects/img/logo.bin', new Uint8Array([0, 1, 2, 3, 255, 254]), { 'content-type': 'application/octet-stream' });
+  await restOk(b, k, 'POST', '/messaging/templates', { name: 'prod-otp', content: 'Your code is {{code}}', category: 'auth' });
+  await restOk(b, k, 'POST', '/messaging/contacts/lists', { name: 'prod-customers', description: 'opted in' });
+  await restOk(b, k, 'POST', '/messaging/opt-outs', { phone: '+15005550123' });
+  await restOk(b, k, 'POST', '/projects', { name: 'prod-project' });
+  await restOk(b, k, 'POST', '/account/api-keys', { name: 'prod-deploy', permissions: ['read'] });
+  await restOk(b, k, 'POST', '/account/payment-methods', { type: 'card', token: 'tok_visa', set_default: true });
+  await restOk(b, k, 'POST', '/account/alerts', { type: 'budget', threshold: 100, condition: 'greater_than', notification_methods: ['email'] });
+  await restOk(b, k, 'POST', '/storage/access-keys', { name: 'prod-backup', permissions: ['read'] });
+  await restOk(b, k, 'POST', '/ssh-keys', {
+    name: 'prod-laptop',
+    public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHr0dYpKXzYb8vYcW0uJ2ZqK9sD3xT4mB6nQ1eL7aR5F prod@example.com',
+  });
+  await restOk(b, k, 'POST', '/sms/send', { to: '+15005550006', message: 'prod: seeded test-mode message' }, { 'x-test-mode': 'true' });
+  // Let the seeded message reach its final state before the snapshot.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+/** Every file under a directory, recursively (bounded depth). */
+function filesUnder(dir: string, depth = 0): string[] {
+  if (depth > 5) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path, depth + 1) : [path];
+  });
+}
+
+/**
+ * Compares an account before and after a run. Returns the problems as text lines (empty: fine):
+ * items the run created that remain (outside the allow-list), seeded items that changed or went.
+ */
+function compareSnapshots(before: AccountSnapshot, after: AccountSnapshot): { problems: string[]; leftovers: string[] } {
+  const problems: string[] = [];
+  const leftovers: string[] = [];
+  for (const [collection, items] of after) {
+    const old = before.get(collection) ?? new Map<string, Item>();
+    for (const [id, item] of items) {
+      if (old.has(id)) continue;
+      const accepted = ACCEPTED_LEFTOVERS[collection];
+      if (!accepted) {
+        problems.push(`${collection}: ${id} (${String(item.name ?? '')}) was created by the run and is still there`);
+        continue;
+      }
+      if (accepted.named && !String(item[accepted.named] ?? '').startsWith('cc-')) {
+        problems.push(`${collection}: leftover ${id} is named "${String(item[accepted.named])}", not with the run prefix cc-`);
+      }
+      leftovers.push(`${collection} ${id}`);
+    }
+  }
+  for (const [collection, items] of before) {
+    const now = after.get(collection);
+    for (const [id, item] of items) {
+      const current = now?.get(id);
+      if (!current) {
+        problems.push(`${collection}: seeded ${id} is gone`);
+        continue;
+      }
+      const a = JSON.stringify(withoutIgnored(collection, item));
+      const b = JSON.stringify(withoutIgnored(collection, current));
+      if (a !== b) problems.push(`${collection}: seeded ${id} changed:\n  before ${a}\n  after  ${b}`);
+    }
+  }
+  return { problems, leftovers };
+}
+
+test.describe('trust: safety against a shared target', () => {
+  test('one full run without --allow-charges: no leaks, hands off, no real SMS, no charges, no secrets', async () => {
+    const testInfo = test.info();
+    test.setTimeout(FULL_RUN_BOUND_MS + 60_000);
+    const server = await startReferenceServer({ apiKey: MAIN_KEY, altApiKey: ALT_KEY });
+    try {
+      await seed(server);
+      const before = await snapshotAccount(server.baseUrl, server.apiKey);
+      const altBefore = await snapshotAccount(server.baseUrl, server.altApiKey);
+      const { log, keys } = instrument(server);
+      const reportDir = testInfo.outputPath('report');
+
+      const run = startCloudcheck(
+        ['run', '--target', server.baseUrl, '--api-key', server.apiKey, '--alt-api-key', server.altApiKey, '--s3-url', server.s3Url, '--report-dir', reportDir],
+        { killAfterMs: FULL_RUN_BOUND_MS },
+      );
+      const result = await run.done;
+      await testInfo.attach('stdout', { body: result.stdout, contentType: 'text/plain' });
+      await testInfo.attach('stderr', { body: result.stderr, contentType: 'text/plain' });
+      expect(result.signal, 'the run finished on its own within the bound').toBeNull();
+      expect(result.code, result.stdout.slice(-3000)).toBe(0);
+      expect(result.stdout + result.stderr).not.toMatch(STACK_TRACE);
+
+      // No leaks.
+      const after = await snapshotAccount(server.baseUrl, server.apiKey);
+      const altAfter = await snapshotAccount(server.baseUrl, server.altApiKey);
+      const main = compareSnapshots(before, after);
+      const alt = compareSnapshots(altBefore, altAfter);
+      await testInfo.attach('accepted leftovers', { body: [...main.leftovers, ...alt.leftovers.map((l) => `alt ${l}`)].join('\n'), contentType: 'text/plain' });
+      // Soft from here on: one run, every guarantee reported even when an earlier one is broken.
+      expect.soft([...main.problems, ...alt.problems.map((p) => `alt account: ${p}`)]).toEqual([]);
+      const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { leaks: unknown[]; checks: unknown[] };
+      expect.soft(report.leaks).toEqual([]);
+      expect.soft(report.checks.length).toBeGreaterThan(100);
+
+      // No real SMS: every send carried X-Test-Mode: true.
+      const sends = log.filter((e) => e.method === 'POST' && /^\/v1\/sms\/(send|bulk|send-template)\/?(\?|$)/.test(e.path));
+      expect.soft(sends.length, 'the run sent SMS (in test mode)').toBeGreaterThan(0);
+      expect.soft(sends.filter((e) => !e.testMode).map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([]);
+
+      // No charges without --allow-charges.
+      const charging = log.filter(
+        (e) => (e.method === 'POST' && /^\/v1\/account\/wallets\/topup\/?(\?|$)/.test(e.path)) || ((e.method === 'POST' || e.method === 'DELETE') && /^\/v1\/account\/payment-methods(\/|\?|$)/.test(e.path)),
+      );
+      expect.soft(charging.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([]);
+      expect.soft([...after.get('/account/wallets')!.values()]).toEqual([...before.get('/account/wallets')!.values()]);
+
+      // Secrets: none in stdout, stderr or any report file.
+      const secrets = new Set<string>([server.apiKey, server.altApiKey]);
+      for (const key of keys) secrets.add(key.key);
+      for (const account of server.context.accounts.allAccounts()) {
+        const storage = server.context.accountState<{ accessKeys?: Array<{ secret_access_key: string }> }>(account.id, 'storage-objects', () => ({}));
+        for (const accessKey of storage.accessKeys ?? []) secrets.add(accessKey.secret_access_key);
+        for (const hook of server.context.events.subscriptionsOf(account.id)) if (hook.secret) secrets.add(hook.secret);
+      }
+      let signatures = 0;
+      for (const entry of log) {
+        const query = entry.path.split('?')[1];
+        const signature = query ? new URLSearchParams(query).get('signature') : null;
+        if (signature) {
+          secrets.add(signature);
+          signatures++;
+        }
+      }
+      expect.soft(keys.length, 'the run created API keys').toBeGreaterThan(0);
+      expect.soft(signatures, 'the run used presigned URLs').toBeGreaterThan(0);
+      const outputs: Array<[string, string]> = [
+        ['stdout', result.stdout],
+        ['stderr', result.stderr],
+        ...filesUnder(reportDir).map((file): [string, string] => [file, readFileSync(file, 'utf8')]),
+      ];
+      expect(outputs.map(([name]) => name).filter((n) => /report\.json|junit\.xml|summary\.md|report\.html/.test(n))).toHaveLength(4);
+      const found: string[] = [];
+      for (const secret of secrets) {
+        if (secret.length < 8) continue;
+        for (const [name, text] of outputs) if (text.includes(secret)) found.push(`${secret.slice(0, 6)}… in ${name}`);
+      }
+      expect.soft(found).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a run interrupted with SIGINT exits within the bound and tears down what it created', async () => {
+    const testInfo = test.info();
+    test.setTimeout(5 * 60_000);
+    const server = await startReferenceServer({ apiKey: MAIN_KEY, altApiKey: ALT_KEY });
+    try {
+      const before = await snapshotAccount(server.baseUrl, server.apiKey);
+      const run = startCloudcheck(
+        ['run', '--target', server.baseUrl, '--api-key', server.apiKey, '--alt-api-key', server.altApiKey, '--s3-url', server.s3Url, '--report-dir', testInfo.outputPath('report')],
+        { killAfterMs: 4 * 60_000 },
+      );
+      // Interrupt once a class has finished (progress lines on stderr) and resources exist.
+      const started = Date.now();
+      await waitFor('a finished class on stderr', async () => run.child.exitCode !== null || /^\s+[✓✗] \S+/m.test(run.stderrSoFar()), 3 * 60_000);
+      expect(run.child.exitCode, 'still running when interrupted').toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const sentAt = Date.now();
+      run.child.kill('SIGINT');
+      const result = await run.done;
+      const exitMs = Date.now() - sentAt;
+      await testInfo.attach('stderr', { body: result.stderr, contentType: 'text/plain' });
+      testInfo.annotations.push({ type: 'timing', description: `interrupted after ${sentAt - started} ms, exited ${exitMs} ms after SIGINT` });
+      expect(exitMs, 'exit after SIGINT').toBeLessThan(SIGINT_EXIT_BOUND_MS);
+      expect(result.signal, 'exited on its own, not killed').toBeNull();
+      expect(result.code).toBe(130);
+      expect(result.stdout + result.stderr).not.toMatch(STACK_TRACE);
+
+      const after = await snapshotAccount(server.baseUrl, server.apiKey);
+      expect(compareSnapshots(before, after).problems).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('sweep removes cc- leftovers and nothing else', async () => {
+    const testInfo = test.info();
+    test.setTimeout(2 * 60_000);
+    const server = await startReferenceServer({ apiKey: MAIN_KEY });
+    const { baseUrl: b, apiKey: k } = server;
+    try {
+      for (const prefix of ['cc-old-20240101-abcd-', 'prod-']) {
+        await restOk(b, k, 'POST', '/vps', { name: `${prefix}vps`, region: 'nyc1', image: 'ubuntu-22-04', size: 's-1vcpu-1gb' });
+        await restOk(b, k, 'POST', '/storage/volumes', { name: `${prefix}vol`, size: 10, region: 'nyc1' });
+        await restOk(b, k, 'POST', '/storage/buckets', { name: `${prefix}bucket`, region: 'nyc1' });
+        await restOk(b, k, 'PUT', `/storage/buckets/${prefix}bucket/objects/a/b.txt`, `${prefix} bytes`, { 'content-type': 'text/plain' });
+        await restOk(b, k, 'POST', '/projects', { name: `${prefix}project` });
+        await restOk(b, k, 'POST', '/account/api-keys', { name: `${prefix}key`, permissions: ['read'] });
+      }
+      const vpsIds = [...(await snapshotAccount(b, k)).get('/vps')!.values()].map((v) => String(v.id));
+      for (const id of vpsIds) await waitFor(`VPS ${id} to run`, async () => ((await restOk(b, k, 'GET', `/vps/${id}`)).vps as Item).status === 'running');
+      const before = await snapshotAccount(b, k);
+
+      const sweep = startCloudcheck(['sweep', '--target', b, '--api-key', k], { killAfterMs: 60_000 });
+      const result = await sweep.done;
+      await testInfo.attach('stdout', { body: result.stdout + result.stderr, contentType: 'text/plain' });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout + result.stderr).not.toMatch(STACK_TRACE);
+
+      const after = await snapshotAccount(b, k);
+      for (const collection of ['/vps', '/storage/volumes', '/storage/buckets', '/projects', '/account/api-keys']) {
+        const names = (snap: AccountSnapshot): string[] => [...snap.get(collection)!.values()].map((i) => String(i.name));
+        expect(names(before).filter((n) => n.startsWith('cc-')), `seeded cc- ${collection}`).toHaveLength(1);
+        expect(names(after).filter((n) => n.startsWith('cc-')), `cc- ${collection} after the sweep`).toEqual([]);
+        // Everything else is untouched, field for field.
+        for (const [id, item] of before.get(collection)!) {
+          if (String(item.name).startsWith('cc-')) continue;
+          expect(withoutIgnored(collection, after.get(collection)!.get(id) ?? {}), `${collection} ${id}`).toEqual(withoutIgnored(collection, item));
+        }
+      }
+      expect(after.get('/storage/buckets/prod-bucket/objects')).toEqual(before.get('/storage/buckets/prod-bucket/objects'));
+      expect((await rest(b, k, 'GET', '/storage/buckets/cc-old-20240101-abcd-bucket/objects')).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
