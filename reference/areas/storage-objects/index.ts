@@ -24,11 +24,15 @@ export const storageObjectsArea: AreaModule = {
     const store = objectStoreOf(ctx);
 
     // Every answered request of the account counts in its usage (and against the bucket it names).
-    app.addHook('onResponse', async (request: FastifyRequest) => {
+    // Counted in onSend, before the response leaves: a client that reads its usage right after a
+    // response must see that request counted (onResponse runs only after the bytes are out).
+    app.addHook('onSend', async (request: FastifyRequest, _reply, payload) => {
       const accountId = request.auth?.account.id ?? presignedAccounts.get(request);
-      if (!accountId) return;
-      const bucket = (request.params as { bucket_name?: unknown } | undefined)?.bucket_name;
-      store.recordRequest(accountId, typeof bucket === 'string' ? bucket : undefined);
+      if (accountId) {
+        const bucket = (request.params as { bucket_name?: unknown } | undefined)?.bucket_name;
+        store.recordRequest(accountId, typeof bucket === 'string' ? bucket : undefined);
+      }
+      return payload;
     });
 
     // JSON routes keep the shared JSON parser; object routes get a scope that leaves bodies unread.
