@@ -186,9 +186,11 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     void reply.header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase());
     void reply.header('server', 'cloudcheck-reference');
   });
-  app.addHook('onResponse', async (request) => {
+  // Counted before the response leaves (as on the REST side), so a usage read right after sees it.
+  app.addHook('onSend', async (request, _reply, payload) => {
     const acting = accounts.get(request);
     if (acting) store.recordRequest(acting.accountId, acting.bucket);
+    return payload;
   });
 
   app.setErrorHandler(async (error, request, reply) => {
