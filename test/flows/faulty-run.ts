@@ -1,7 +1,8 @@
 /**
  * Runs `cloudcheck run` against the embedded reference server, optionally with deliberate faults
  * (hidden env var CLOUDCHECK_EMBEDDED_FAULTS, src/harness/embedded.ts), and reads the report.
- * The flow tests use it to prove a flow passes on the correct server and fails on a faulty one.
+ * The flow and rate-limits tests use it to prove checks pass on the correct server and fail on a
+ * faulty one.
  */
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
@@ -22,13 +23,13 @@ export interface FlowRun {
   failed: CheckResult[];
 }
 
-export async function runFlow(options: { classes: string[]; grep: string; faults?: string[]; env?: Record<string, string> }): Promise<FlowRun> {
+export async function runFlow(options: { classes: string[]; grep?: string; faults?: string[]; env?: Record<string, string>; args?: string[] }): Promise<FlowRun> {
   // A whole `cloudcheck run` (embedded server, Playwright, report) takes tens of seconds on a busy
   // machine: give the calling test room beyond the default two minutes.
   if (test.info().timeout < RUN_TIMEOUT_MS) test.setTimeout(RUN_TIMEOUT_MS);
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-flow-test-'));
   try {
-    const args = [BIN, 'run', '--classes', options.classes.join(','), '--grep', options.grep, '--report-dir', join(dir, 'report')];
+    const args = [BIN, 'run', '--classes', options.classes.join(','), ...(options.grep ? ['--grep', options.grep] : []), '--report-dir', join(dir, 'report'), ...(options.args ?? [])];
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
     const env = { ...clean, ...(options.faults?.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}), ...options.env };
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {

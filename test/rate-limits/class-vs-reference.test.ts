@@ -9,45 +9,11 @@
  * load profile).
  */
 import { expect, test } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { ConformanceReport } from '../../src/model/report.ts';
 import { listFaults } from '../../reference/server.ts';
+import { type FlowRun as Run, runFlow } from '../flows/faulty-run.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stderr: string;
-  report: ConformanceReport;
-}
-
-async function runClass(faults: string[], extraArgs: string[] = []): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-rl-test-'));
-  try {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-    const env = { ...clean, ...(faults.length ? { CLOUDCHECK_EMBEDDED_FAULTS: faults.join(',') } : {}) };
-    const args = [BIN, 'run', '--classes', 'rate-limits', '--report-dir', join(dir, 'report'), ...extraArgs];
-    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, args, { env, cwd: dir });
-      let err = '';
-      child.stdout.resume();
-      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      child.on('exit', (exit) => resolve({ code: exit, stderr: err }));
-    });
-    let report: ConformanceReport;
-    try {
-      report = JSON.parse(readFileSync(join(dir, 'report', 'report.json'), 'utf8')) as ConformanceReport;
-    } catch {
-      throw new Error(`cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}`);
-    }
-    return { code, stderr, report };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+function runClass(faults: string[], extraArgs: string[] = []): Promise<Run> {
+  return runFlow({ classes: ['rate-limits'], faults, args: extraArgs });
 }
 
 function summary(run: Run): string {
