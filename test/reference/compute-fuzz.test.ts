@@ -5,8 +5,8 @@
  */
 import { expect, test } from '@playwright/test';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
-import { type ApiResponse, client } from './helpers.ts';
-import { VPS_BODY, freshKey, json } from './compute-support.ts';
+import { client } from './helpers.ts';
+import { VPS_BODY, expectEnvelopeOrSuccess, expectRefused, freshKey, json, rotatingClient } from './compute-support.ts';
 
 type Kind = 'string' | 'array' | 'boolean';
 
@@ -21,33 +21,6 @@ const MALFORMED = ['{bad', '{"name": }', '[1,2', '"just a string"', '42', 'true'
 
 let server: RunningReference;
 let vpsId = '';
-
-/** A client that moves to a fresh key before the 100-per-minute compute burst runs out. */
-function rotating(): { call(method: string, path: string, body?: unknown): Promise<ApiResponse> } {
-  let used = 0;
-  let api = client(server.baseUrl, freshKey(server));
-  return {
-    call(method, path, body) {
-      if (++used % 90 === 0) api = client(server.baseUrl, freshKey(server));
-      return api.call(method, path, body);
-    },
-  };
-}
-
-function expectEnvelopeOrSuccess(label: string, res: ApiResponse): void {
-  expect(res.status, `${label} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
-  if (res.status >= 400) {
-    const error = json(res).error;
-    expect(typeof error?.code, label).toBe('string');
-    expect(typeof error?.message, label).toBe('string');
-  }
-}
-
-function expectRefused(label: string, res: ApiResponse): void {
-  expectEnvelopeOrSuccess(label, res);
-  expect(res.status, `${label} must be refused, got ${res.status} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
-  expect(res.status).toBeLessThan(500);
-}
 
 interface BodyOp {
   method: string;
@@ -81,7 +54,7 @@ test.afterAll(async () => {
 });
 
 test('malformed bodies on every body operation are 4xx with the envelope', async () => {
-  const api = rotating();
+  const api = rotatingClient(server);
   for (const op of OPS) {
     for (const raw of MALFORMED) expectRefused(`${op.method} ${op.path()} body ${JSON.stringify(raw)}`, await api.call(op.method, op.path(), raw));
     const tooBig = await api.call(op.method, op.path(), JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
@@ -97,7 +70,7 @@ test('malformed bodies on every body operation are 4xx with the envelope', async
 
 test('wrong types for every field are refused', async () => {
   test.setTimeout(180_000);
-  const api = rotating();
+  const api = rotatingClient(server);
   for (const op of OPS) {
     for (const [field, kind] of Object.entries(op.fields)) {
       for (const wrong of WRONG_FOR[kind]) {
@@ -110,7 +83,7 @@ test('wrong types for every field are refused', async () => {
 
 test('odd strings in every string field never cause a 5xx', async () => {
   test.setTimeout(180_000);
-  const api = rotating();
+  const api = rotatingClient(server);
   for (const op of OPS) {
     for (const [field, kind] of Object.entries(op.fields)) {
       if (kind === 'boolean') continue;
@@ -124,7 +97,7 @@ test('odd strings in every string field never cause a 5xx', async () => {
 
 test('odd path ids and query values are 4xx, never 5xx', async () => {
   test.setTimeout(180_000);
-  const api = rotating();
+  const api = rotatingClient(server);
   const ids = ['x', '%00', '%E2%80%AE', '..%2F..%2Fetc', `vps_${'a'.repeat(2000)}`, '%F0%9F%98%80', '%FF', 'null', '__proto__', 'constructor'];
   for (const id of ids) {
     for (const [method, path, body] of [

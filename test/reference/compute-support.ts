@@ -4,6 +4,7 @@
  * and checks every response against the OpenAPI document, fresh API keys so a test never meets
  * the 100-per-minute compute burst of another, and a real OpenSSH key generator.
  */
+import { expect } from '@playwright/test';
 import { generateKeyPairSync } from 'node:crypto';
 import type { RunningReference } from '../../reference/server.ts';
 import { type ApiResponse, client, expectDocumented } from './helpers.ts';
@@ -100,3 +101,32 @@ export async function runningVps(api: OpClient, overrides: Record<string, unknow
   return json(done).vps;
 }
 
+
+/** A client that moves to a fresh key before the 100-per-minute compute burst runs out (fuzz passes send many requests). */
+export function rotatingClient(server: RunningReference): { call(method: string, path: string, body?: unknown): Promise<ApiResponse> } {
+  let used = 0;
+  let api = client(server.baseUrl, freshKey(server));
+  return {
+    call(method, path, body) {
+      if (++used % 90 === 0) api = client(server.baseUrl, freshKey(server));
+      return api.call(method, path, body);
+    },
+  };
+}
+
+/** Never a 5xx; an error comes in the envelope. */
+export function expectEnvelopeOrSuccess(label: string, res: ApiResponse): void {
+  expect(res.status, `${label} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
+  if (res.status >= 400) {
+    const error = json(res).error;
+    expect(typeof error?.code, label).toBe('string');
+    expect(typeof error?.message, label).toBe('string');
+  }
+}
+
+/** A 4xx in the envelope. */
+export function expectRefused(label: string, res: ApiResponse): void {
+  expectEnvelopeOrSuccess(label, res);
+  expect(res.status, `${label} must be refused, got ${res.status} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+}
