@@ -90,7 +90,7 @@ export const RUN_CHECKS = {
   reset: {
     id: 'rate-limits.run.reset-epoch',
     requirement: 'RATE-HEADERS-003',
-    level: 'SHOULD',
+    level: 'MUST',
     title: 'X-RateLimit-Reset is epoch seconds, within the window after the response Date, on every response of the run',
     invariant: 'reset-epoch',
   },

@@ -222,7 +222,7 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
       {
         id: `${id}.reset-epoch`,
         requirement: 'RATE-HEADERS-003',
-        level: 'SHOULD',
+        level: 'MUST',
         operation: plan.operation,
         title: 'X-RateLimit-Reset is the end of the minute window in epoch seconds, measured against the response Date',
       },
