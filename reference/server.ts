@@ -11,7 +11,7 @@ import { buildRestApp } from './app.ts';
 import { AREAS } from './areas/index.ts';
 import { AccountStore } from './core/accounts.ts';
 import { SystemClock } from './core/clock.ts';
-import { type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
+import { type CarrierNumbers, type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
 import { EventDispatcher } from './core/events.ts';
 import { ActiveFaults, type FaultDefinition } from './core/faults.ts';
 import { CORE_FAULTS } from './core/http.ts';
@@ -33,6 +33,9 @@ export interface ReferenceOptions {
   faults?: readonly string[];
   seed?: number;
   testNumbers?: Partial<TestNumbers>;
+  /** Numbers the simulated carrier rejects or never confirms (reference behaviour only). */
+  carrierNumbers?: Partial<CarrierNumbers>;
+  /** Unset `smsValidityMs` follows `smsDeliveryMs` (see resolveDelays). */
   delays?: Partial<Delays>;
   dataDir?: string;
   /** Call webhooks on non-loopback hosts too (off: the server only calls back to loopback). */
@@ -51,8 +54,24 @@ export interface RunningReference {
 
 export const DEFAULT_TEST_NUMBERS: TestNumbers = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' };
 
+/** Beside the test numbers; +15005550002 is the number Twilio's test credentials cannot route. */
+export const DEFAULT_CARRIER_NUMBERS: CarrierNumbers = { reject: '+15005550002', expire: '+15005550003' };
+
+/** The default validity period, in delivery delays: an expiring message is visibly `sent` first. */
+export const SMS_VALIDITY_FACTOR = 4;
+
 /** Short enough for a test run, long enough that `creating` and `sent` are observable. */
-export const DEFAULT_DELAYS: Delays = { vpsBootMs: 300, smsDeliveryMs: 150, senderApprovalMs: 300, webhookRetryMs: 200 };
+export const DEFAULT_DELAYS: Delays = { vpsBootMs: 300, smsDeliveryMs: 150, smsValidityMs: SMS_VALIDITY_FACTOR * 150, senderApprovalMs: 300, webhookRetryMs: 200 };
+
+/**
+ * An unset validity period is SMS_VALIDITY_FACTOR delivery delays, so a caller that shortens the
+ * delivery delay (every test does) shortens expiry with it and never waits for the default.
+ */
+export function resolveDelays(given: Partial<Delays> = {}): Delays {
+  const delays = { ...DEFAULT_DELAYS, ...given };
+  if (given.smsValidityMs === undefined) delays.smsValidityMs = SMS_VALIDITY_FACTOR * delays.smsDeliveryMs;
+  return delays;
+}
 
 export function listFaults(): FaultDefinition[] {
   return [...CORE_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
@@ -67,8 +86,9 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
   const ctx: ReferenceContext = {
     options: {
       seed,
-      delays: { ...DEFAULT_DELAYS, ...options.delays },
+      delays: resolveDelays(options.delays),
       testNumbers: { ...DEFAULT_TEST_NUMBERS, ...options.testNumbers },
+      carrierNumbers: { ...DEFAULT_CARRIER_NUMBERS, ...options.carrierNumbers },
       dataDir,
       bodyLimit: 1024 * 1024,
       objectLimit: 5 * 1024 * 1024 * 1024,

@@ -16,6 +16,8 @@ export interface Delays {
   vpsBootMs: number;
   /** `sent` → final message state. */
   smsDeliveryMs: number;
+  /** `sent` → `expired` for a message the carrier never confirms, counted from sending. */
+  smsValidityMs: number;
   /** Sender id registration `pending` → `approved`. */
   senderApprovalMs: number;
   /** First webhook retry; doubles each attempt. */
@@ -28,10 +30,19 @@ export interface TestNumbers {
   random: string;
 }
 
+/** Reserved numbers of the simulated carrier (reference-server behaviour, docs/conventions.md). */
+export interface CarrierNumbers {
+  /** The carrier refuses the message: `rejected` after the delivery delay. */
+  reject: string;
+  /** The carrier never confirms: `expired` once the validity period has passed. */
+  expire: string;
+}
+
 export interface ResolvedOptions {
   seed: number;
   delays: Delays;
   testNumbers: TestNumbers;
+  carrierNumbers: CarrierNumbers;
   /** Folder for object bytes (a fresh temp folder by default). */
   dataDir: string;
   /** Largest JSON body accepted (bytes). */

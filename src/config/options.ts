@@ -40,6 +40,8 @@ export const OPTIONS: OptionDef[] = [
   { name: 'test-number-succeed', type: 'string', commands: ['run', 'serve'], placeholder: 'N', description: 'test number that always succeeds (default +15005550006)' },
   { name: 'test-number-fail', type: 'string', commands: ['run', 'serve'], placeholder: 'N', description: 'test number that always fails (default +15005550001)' },
   { name: 'test-number-random', type: 'string', commands: ['run', 'serve'], placeholder: 'N', description: 'test number that succeeds or fails at random (default +15005550009)' },
+  { name: 'carrier-number-reject', type: 'string', commands: ['serve'], placeholder: 'N', description: 'number the simulated carrier rejects: ends rejected (default +15005550002)' },
+  { name: 'carrier-number-expire', type: 'string', commands: ['serve'], placeholder: 'N', description: 'number the simulated carrier never confirms: ends expired (default +15005550003)' },
   { name: 'webhook-listen', type: 'string', commands: ['run'], placeholder: 'HOST:PORT', description: 'where the webhook receiver listens' },
   { name: 'webhook-url', type: 'string', commands: ['run'], placeholder: 'URL', description: 'the URL the target calls for webhooks (when it differs from --webhook-listen)' },
   { name: 'max-wait', type: 'integer', commands: ['load'], placeholder: 'SECONDS', description: 'longest wait for a fresh rate-limit window or to observe recovery (default 75)' },
@@ -62,6 +64,8 @@ export const DEFAULTS: Record<string, unknown> = {
   'test-number-succeed': '+15005550006',
   'test-number-fail': '+15005550001',
   'test-number-random': '+15005550009',
+  'carrier-number-reject': '+15005550002',
+  'carrier-number-expire': '+15005550003',
 };
 
 export function envName(option: OptionDef | string): string {

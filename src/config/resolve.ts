@@ -74,7 +74,7 @@ function ajvMessage(error: ErrorObject, where: (key: string) => string): string 
 
 function describePattern(key: string): string {
   if (key === 'shard') return 'expected I/N, e.g. 1/4';
-  if (key.startsWith('test_number')) return 'expected an E.164 number, e.g. +15005550006';
+  if (key.startsWith('test_number') || key.startsWith('carrier_number')) return 'expected an E.164 number, e.g. +15005550006';
   if (key === 'webhook_listen') return 'expected HOST:PORT';
   if (key.endsWith('url') || key === 'target') return 'expected an http:// or https:// URL';
   return 'see cloudcheck.config.schema.json';

@@ -73,6 +73,18 @@ test('precedence: flag > env > file > default', () => {
   expect(noFlag.values.seed).toBe(2);
 });
 
+test('serve: the carrier numbers default, come from flags, env or the file, and must be E.164', () => {
+  const defaults = resolveOptions('serve', [], {}, dir);
+  expect([defaults.values['carrier-number-reject'], defaults.values['carrier-number-expire']]).toEqual(['+15005550002', '+15005550003']);
+  withConfig('carrier_number_expire: "+447700900556"\n');
+  const r = resolveOptions('serve', ['--carrier-number-reject', '+447700900555'], {}, dir);
+  expect([r.values['carrier-number-reject'], r.values['carrier-number-expire']]).toEqual(['+447700900555', '+447700900556']);
+  expect(usageError(() => resolveOptions('serve', ['--carrier-number-reject', '555'], {}, dir))).toMatch(/--carrier-number-reject.*E\.164/);
+  expect(usageError(() => resolveOptions('serve', [], { CLOUDCHECK_CARRIER_NUMBER_EXPIRE: 'x' }, dir))).toContain('CLOUDCHECK_CARRIER_NUMBER_EXPIRE');
+  // Reference-server behaviour only: `run` does not take them.
+  expect(usageError(() => resolveOptions('run', ['--carrier-number-reject', '+447700900555'], {}, dir))).toContain('unknown option');
+});
+
 test('--config names another file; --fault is repeatable', () => {
   writeFileSync(join(dir, 'other.yaml'), 'fault: [a]\nport: 0\n');
   const r = resolveOptions('serve', ['--config', 'other.yaml', '--fault', 'x', '--fault', 'y'], {}, dir);

@@ -1,7 +1,8 @@
 /**
  * The life of a message: checks shared by every send operation, charging, creation in `sent`,
- * the simulated carrier that moves it to its final state after `delays.smsDeliveryMs`, campaign
- * completion, and the sms.* events of each transition.
+ * the simulated carrier that moves it to its final state after `delays.smsDeliveryMs` (or, for
+ * a message it never confirms, to `expired` after `delays.smsValidityMs`), campaign completion,
+ * and the sms.* events of each transition.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isoTimestamp } from '../../core/clock.ts';
@@ -131,10 +132,7 @@ export function createMessages(ctx: ReferenceContext, accountId: string, plan: S
   });
   for (const record of records) emitStatus(ctx, accountId, record);
   // One timer per send operation: a bulk of 1000 schedules one job, not 1000.
-  ctx.clock.schedule(ctx.options.delays.smsDeliveryMs, () => {
-    for (const record of records) finish(ctx, accountId, record);
-    if (plan.campaignId) completeCampaignIfDone(ctx, state, plan.campaignId);
-  });
+  ctx.clock.schedule(ctx.options.delays.smsDeliveryMs, () => carrierAnswers(ctx, accountId, state, records, plan.campaignId));
   return records;
 }
 
@@ -144,31 +142,80 @@ function isTestNumber(ctx: ReferenceContext, phone: string): boolean {
 }
 
 /**
- * What the (simulated) carrier answers. The three test numbers behave as the specification says
- * whatever the test-mode header (no real SMS is ever sent to them); any other number is delivered,
- * because the reference server has no real carrier to fail.
+ * The carrier's answer to one send operation, `delays.smsDeliveryMs` after it. Messages it never
+ * confirms (the expire number) stay `sent` until the validity period, counted from sending, has
+ * passed: one more timer for all of them, and only when the operation has any.
  */
-function outcomeFor(ctx: ReferenceContext, to: string): MessageState {
+function carrierAnswers(ctx: ReferenceContext, accountId: string, state: MessagingState, records: readonly MessageRecord[], campaignId: string | undefined): void {
+  let unconfirmed: MessageRecord[] | undefined;
+  for (const record of records) {
+    if (!finish(ctx, accountId, record)) (unconfirmed ??= []).push(record);
+  }
+  if (campaignId) completeCampaignIfDone(ctx, state, campaignId);
+  if (!unconfirmed) return;
+  const waiting = unconfirmed;
+  const left = waiting[0]!.createdMs + ctx.options.delays.smsValidityMs - ctx.clock.now();
+  ctx.clock.schedule(Math.max(0, left), () => {
+    for (const record of waiting) if (record.status === 'sent') settle(ctx, accountId, record, 'expired');
+    if (campaignId) completeCampaignIfDone(ctx, state, campaignId);
+  });
+}
+
+type FinalState = Exclude<MessageState, 'pending' | 'sent'>;
+/** `undefined`: the carrier never answers, and the message expires. */
+type CarrierOutcome = Exclude<FinalState, 'expired'> | undefined;
+
+/**
+ * What the (simulated) carrier answers. The three test numbers behave as the specification says
+ * whatever the test-mode header (no real SMS is ever sent to them), and win over a carrier number
+ * configured to the same value; the two carrier numbers (a reference-server convention,
+ * docs/conventions.md) are rejected or never confirmed, with or without the header; any other
+ * number is delivered, because the reference server has no real carrier to fail.
+ */
+function outcomeFor(ctx: ReferenceContext, to: string): CarrierOutcome {
   const numbers = ctx.options.testNumbers;
   if (to === numbers.fail) return ctx.faults.has('msg-fail-number-delivered') ? 'delivered' : 'failed';
   if (to === numbers.random) {
     if (ctx.faults.has('msg-random-always-delivered')) return 'delivered';
     return ctx.rng.next() < 0.5 ? 'delivered' : 'failed';
   }
+  if (to === numbers.succeed) return 'delivered';
+  const carrier = ctx.options.carrierNumbers;
+  if (to === carrier.reject) return 'rejected';
+  if (to === carrier.expire) return undefined;
   return 'delivered';
 }
 
-function finish(ctx: ReferenceContext, accountId: string, record: MessageRecord): void {
-  if (FINAL_STATES.includes(record.status)) return;
+/** Moves the message to its carrier's answer; false when the carrier stays silent (still `sent`). */
+function finish(ctx: ReferenceContext, accountId: string, record: MessageRecord): boolean {
+  if (FINAL_STATES.includes(record.status)) return true;
   const status = outcomeFor(ctx, record.to);
-  const now = isoTimestamp(ctx.clock.now());
+  if (status === undefined) return false;
+  settle(ctx, accountId, record, status);
+  return true;
+}
+
+/** `error_code` and `error_message` of each unsuccessful final state. */
+function carrierError(ctx: ReferenceContext, record: MessageRecord, status: Exclude<FinalState, 'delivered'>): [string, string] {
+  switch (status) {
+    case 'failed':
+      return ['undeliverable', record.to === ctx.options.testNumbers.fail ? 'The fail test number never receives messages.' : 'The handset could not be reached.'];
+    case 'rejected':
+      return ['carrier_rejected', 'The carrier rejected the message.'];
+    case 'expired':
+      return ['validity_expired', 'The carrier did not confirm delivery within the validity period.'];
+  }
+}
+
+/** Moves a message that is still `sent` to a final state and emits its event. */
+function settle(ctx: ReferenceContext, accountId: string, record: MessageRecord, status: FinalState): void {
   record.status = status;
   if (status === 'delivered') {
-    record.delivered_at = now;
+    record.delivered_at = isoTimestamp(ctx.clock.now());
   } else {
-    record.delivery_report.error_code = 'undeliverable';
-    record.delivery_report.error_message =
-      record.to === ctx.options.testNumbers.fail ? 'The fail test number never receives messages.' : 'The handset could not be reached.';
+    const [code, message] = carrierError(ctx, record, status);
+    record.delivery_report.error_code = code;
+    record.delivery_report.error_message = message;
   }
   emitStatus(ctx, accountId, record);
 }

@@ -6,7 +6,7 @@
 import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
 import { out, outUnredacted } from '../output.ts';
 
-const SYNOPSIS = 'cloudcheck serve [--host 127.0.0.1] [--port 8080] [--s3-port 8081] [--api-key KEY] [--alt-api-key KEY] [--fault NAME]... [--test-number-* N] [--list-faults]';
+const SYNOPSIS = 'cloudcheck serve [--host 127.0.0.1] [--port 8080] [--s3-port 8081] [--api-key KEY] [--alt-api-key KEY] [--fault NAME]... [--test-number-* N] [--carrier-number-* N] [--list-faults]';
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const resolved = resolveOptions('serve', argv);
@@ -41,6 +41,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       faults: v.fault as string[] | undefined,
       seed: v.seed as number | undefined,
       testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
+      carrierNumbers: { reject: v['carrier-number-reject'] as string, expire: v['carrier-number-expire'] as string },
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
