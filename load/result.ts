@@ -59,6 +59,32 @@ export interface RateLimitSeries {
   points: Array<[index: number, remaining: number]>;
 }
 
+/** Most points of one key's series in report.json (the HTML chart draws at most 4000). */
+export const MAX_SERIES_POINTS = 2000;
+
+/**
+ * Bounds one series (points sorted by index) for the report. First losslessly: inside a run of
+ * equal values only the first and last point are kept (the chart draws the same line). Then, if
+ * still longer than `max` (at least 2), evenly spaced points, always the first and the last.
+ */
+export function boundSeries(points: ReadonlyArray<[number, number]>, max = MAX_SERIES_POINTS): Array<[number, number]> {
+  max = Math.max(2, Math.floor(max));
+  const runs: Array<[number, number]> = [];
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i]!;
+    const prev = points[i - 1];
+    const next = points[i + 1];
+    // Interior of a run of equal values: the neighbours on both sides carry the same value.
+    if (prev && next && prev[1] === p[1] && next[1] === p[1]) continue;
+    runs.push(p);
+  }
+  if (runs.length <= max) return runs;
+  const out: Array<[number, number]> = [];
+  const step = (runs.length - 1) / (max - 1);
+  for (let i = 0; i < max; i++) out.push(runs[Math.round(i * step)]!);
+  return out;
+}
+
 export interface LoadReport {
   schema_version: 1;
   target: string;

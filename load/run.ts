@@ -32,7 +32,7 @@ import {
   type Violation,
 } from './invariants.ts';
 import type { LoadedProfile, RequestTemplate, ResolvedPhase } from './profile.ts';
-import { invariantLines, measuredThresholds, type ProfileResult, type TimelineBucket } from './result.ts';
+import { boundSeries, invariantLines, measuredThresholds, type ProfileResult, type TimelineBucket } from './result.ts';
 import { expandString, expandValue } from './template.ts';
 
 export interface RunContext {
@@ -205,16 +205,21 @@ async function runPhase(
   // arrival order, not send order (the concurrent checks never rely on the index order).
   const isStatic = (t: RequestTemplate) =>
     phase.key !== 'round-robin' && t.body === undefined && unknownFree(t.path) && Object.values(t.headers ?? {}).every(unknownFree);
-  const requests = phase.requests.map((t): autocannon.Request => {
+  const templates = phase.requests.map((t): autocannon.Request => {
     const fixed = isStatic(t);
+    // What a response without a build context gets: the same for every response of the template,
+    // so computed once rather than per response (the generator's own CPU per request is what
+    // limits it against wrk on a small machine).
+    const staticLabel = keyLabel(phase.key, 0, fresh.length);
+    const staticUnits = unitsOf(t, undefined);
+    const operation = `${t.method} ${t.path}`;
     const onResponse = (status: number, body: string, context: object, headers: autocannon.Request['headers']) => {
       // A static template never sets `pending`; the context may still hold a dynamic sibling's.
       let p = fixed ? undefined : (context as ClientContext).pending;
       const now = Date.now();
       if (!p) {
-        const label = keyLabel(phase.key, 0, fresh.length);
-        const index = collector.nextIndex(label);
-        p = { keyLabel: label, index, sentAt: now, units: unitsOf(t, undefined), operation: `${t.method} ${t.path}`, path: t.path, token: '' };
+        const index = collector.nextIndex(staticLabel);
+        p = { keyLabel: staticLabel, index, sentAt: now, units: staticUnits, operation, path: t.path, token: '' };
       }
       const lower: Record<string, string> = {};
       for (const k in headers) {
@@ -226,10 +231,7 @@ async function runPhase(
         obs: { index: p.index, sentAt: p.sentAt, receivedAt: now, status, headers: lower, errorCode: errorCodeOf(status, body), units: p.units, operation: p.operation, token: p.token || undefined },
       };
     };
-    if (fixed) {
-      const label = keyLabel(phase.key, 0, fresh.length);
-      return { method: t.method, path: basePath + t.path, headers: { ...t.headers, authorization: `Bearer ${keyFor(label)}` }, onResponse };
-    }
+    if (fixed) return { method: t.method, path: basePath + t.path, headers: { ...t.headers, authorization: `Bearer ${keyFor(staticLabel)}` }, onResponse };
     return {
       method: t.method,
       path: basePath + t.path,
@@ -246,12 +248,19 @@ async function runPhase(
         for (const [k, v] of Object.entries(t.headers ?? {})) headers[k] = expandString(v, tctx);
         headers.authorization = `Bearer ${keyFor(label)}`;
         if (body !== undefined) headers['content-type'] = 'application/json';
-        c.pending = { keyLabel: label, index, sentAt: Date.now(), units: unitsOf(t, body), operation: `${t.method} ${t.path}`, path, token };
+        c.pending = { keyLabel: label, index, sentAt: Date.now(), units: unitsOf(t, body), operation, path, token };
         return { ...req, path: basePath + path, headers, body: body === undefined ? undefined : JSON.stringify(body) };
       },
       onResponse,
     };
   });
+
+  // autocannon deep-clones a fresh request context each time a connection wraps around its list
+  // of requests: with a one-template phase that is every request. Repeating the list (same
+  // objects, same order) makes the wrap rare; the contexts carry nothing from one request to the
+  // next (`setupRequest` overwrites `pending`, static templates ignore it).
+  const requests: autocannon.Request[] = [];
+  while (requests.length < 64) requests.push(...templates);
 
   const opts: autocannon.Options = {
     url: url.origin,
@@ -494,13 +503,16 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
   }
 
   const seriesHeader = rl?.counter === 'sms' ? 'x-sms-remaining' : 'x-ratelimit-remaining';
+  // Bounded for the report (boundSeries): a key's kept observations may number tens of thousands.
   const rateLimitSeries = [...collector.kept.entries()].map(([label, list]) => ({
     label,
     header: seriesHeader,
-    points: list
-      .map((o) => [o.index, Number(o.headers[seriesHeader])] as [number, number])
-      .filter(([, remaining]) => Number.isFinite(remaining))
-      .sort((a, b) => a[0] - b[0]),
+    points: boundSeries(
+      list
+        .map((o) => [o.index, Number(o.headers[seriesHeader])] as [number, number])
+        .filter(([, remaining]) => Number.isFinite(remaining))
+        .sort((a, b) => a[0] - b[0]),
+    ),
   }));
   const histograms = collector.hist.serialize();
   const latency = collector.hist.summary();
@@ -546,7 +558,16 @@ export interface GeneratorRun {
  * The generator alone, exactly as profiles drive it (autocannon plus the per-response hooks and
  * histograms), without keys, checks or reports: for benchmarks. Bounded by `amount` and `seconds`.
  */
-export async function runGenerator(options: { baseUrl: string; apiKey: string; path: string; connections: number; amount: number; seconds: number }): Promise<GeneratorRun> {
+export async function runGenerator(options: {
+  baseUrl: string;
+  apiKey: string;
+  path: string;
+  connections: number;
+  amount: number;
+  seconds: number;
+  /** Called about once a second with the responses completed so far. */
+  onProgress?: (completed: number) => void;
+}): Promise<GeneratorRun> {
   const collector = new Collector(undefined, new Set());
   const phase: ResolvedPhase = {
     name: 'bench',
@@ -559,7 +580,8 @@ export async function runGenerator(options: { baseUrl: string; apiKey: string; p
     requests: [{ method: 'GET', path: options.path }],
   };
   const started = Date.now();
-  await runPhase(phase, { baseUrl: options.baseUrl, apiKey: options.apiKey, runPrefix: newRunPrefix() }, [], collector, 'bench');
+  const progress = options.onProgress ? () => options.onProgress?.(collector.completed) : undefined;
+  await runPhase(phase, { baseUrl: options.baseUrl, apiKey: options.apiKey, runPrefix: newRunPrefix(), progress }, [], collector, 'bench');
   const durationMs = Date.now() - started;
   const latency = collector.hist.summary();
   collector.hist.destroy();
