@@ -28,7 +28,7 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
   // JSON is the default language of the API: every body that is not claimed by an area's own
   // parser (object uploads, XML completion) is read as JSON whatever its Content-Type says.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: ctx.options.bodyLimit }, (_request, body, done) => {
+  const parseJson = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
@@ -36,7 +36,12 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     } catch {
       done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
     }
-  });
+  };
+  const parseOptions = { parseAs: 'string' as const, bodyLimit: ctx.options.bodyLimit };
+  app.addContentTypeParser('*', parseOptions, parseJson);
+  // The same parser under its usual name: Fastify caches a lookup by content type, but never one
+  // that falls through to '*', which would parse the Content-Type header again on every request.
+  app.addContentTypeParser('application/json', parseOptions, parseJson);
 
   installPipeline(app, ctx);
   for (const area of areas) area.setup?.(ctx);

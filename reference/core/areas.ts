@@ -2,8 +2,7 @@
 export type Area = 'messaging' | 'compute' | 'storage' | 'billing' | 'projects';
 
 export function areaOf(pathAfterVersion: string): Area | undefined {
-  const first = pathAfterVersion.split('?')[0]?.split('/')[1] ?? '';
-  switch (first) {
+  switch (firstSegment(pathAfterVersion)) {
     case 'sms':
     case 'messaging':
       return 'messaging';
@@ -23,6 +22,16 @@ export function areaOf(pathAfterVersion: string): Area | undefined {
     default:
       return undefined;
   }
+}
+
+/** What lies between the first and second '/' of the path, query left out (no arrays: every request asks). */
+function firstSegment(path: string): string {
+  const query = path.indexOf('?');
+  const end = query < 0 ? path.length : query;
+  const start = path.indexOf('/');
+  if (start < 0 || start >= end) return '';
+  const next = path.indexOf('/', start + 1);
+  return path.slice(start + 1, next < 0 || next > end ? end : next);
 }
 
 /** The areas whose responses carry X-RateLimit-* headers (specification, "Limits"). */

@@ -78,13 +78,15 @@ export interface ReferenceContext {
 }
 
 export function createStateMaps(): Pick<ReferenceContext, 'accountState' | 'globalState'> {
-  const perAccount = new Map<string, unknown>();
+  // Area, then account: nested maps, so the lookup every request makes builds no key string.
+  const perArea = new Map<string, Map<string, unknown>>();
   const global = new Map<string, unknown>();
   return {
     accountState<T>(accountId: string, area: string, init: () => T): T {
-      const key = `${accountId}|${area}`;
-      if (!perAccount.has(key)) perAccount.set(key, init());
-      return perAccount.get(key) as T;
+      let accounts = perArea.get(area);
+      if (!accounts) perArea.set(area, (accounts = new Map()));
+      if (!accounts.has(accountId)) accounts.set(accountId, init());
+      return accounts.get(accountId) as T;
     },
     globalState<T>(name: string, init: () => T): T {
       if (!global.has(name)) global.set(name, init());

@@ -85,6 +85,11 @@ export class EventDispatcher {
     return subscription;
   }
 
+  /** Whether the account has any webhook at all (senders skip building payloads nobody receives). */
+  hasSubscriptions(accountId: string): boolean {
+    return (this.subscriptions.get(accountId)?.length ?? 0) > 0;
+  }
+
   subscriptionsOf(accountId: string): WebhookSubscription[] {
     return this.subscriptions.get(accountId) ?? [];
   }

@@ -27,7 +27,7 @@ const CALLING_CODES: Record<string, string> = {
 export const UNKNOWN_COUNTRY = 'ZZ';
 
 export function countryOf(phone: string): string {
-  const digits = phone.replace(/^\+/, '');
+  const digits = phone.startsWith('+') ? phone.slice(1) : phone;
   for (let length = 3; length >= 1; length--) {
     const country = CALLING_CODES[digits.slice(0, length)];
     if (country) return country;
@@ -68,12 +68,17 @@ const GSM_7 = new Set(
 );
 
 export function segmentsOf(text: string): number {
-  const chars = [...text];
-  const gsm = chars.every((char) => GSM_7.has(char));
+  // One pass over the code points, without the array a spread would allocate on every send.
+  let length = 0;
+  let gsm = true;
+  for (const char of text) {
+    length++;
+    if (gsm && !GSM_7.has(char)) gsm = false;
+  }
   const single = gsm ? 160 : 70;
   const multi = gsm ? 153 : 67;
-  if (chars.length <= single) return 1;
-  return Math.ceil(chars.length / multi);
+  if (length <= single) return 1;
+  return Math.ceil(length / multi);
 }
 
 /** Money is rounded to 6 decimals so sums of many 0.0075s stay exact in JSON. */

@@ -255,6 +255,9 @@ const CALLBACKS_ONLY = '';
  */
 function emitStatus(ctx: ReferenceContext, accountId: string, record: MessageRecord): void {
   if (record.status === 'pending') return; // no `sms.pending` event exists
+  // Nobody to tell (no callback_url, no webhook on the account, whatever the faults): building
+  // the payload would be wasted work on every send and every final state.
+  if (!record.callback_url && !ctx.events.hasSubscriptions(accountId)) return;
   const event = `sms.${record.status}`;
   const data = eventData(record);
   const callbacks = record.callback_url ? [{ url: record.callback_url, secret: null }] : [];

@@ -29,10 +29,26 @@ export function readMessageText(fields: Fields, field = 'message', max = MAX_MES
 }
 
 export function checkMessageLength(text: string, field: string, max = MAX_MESSAGE_LENGTH): void {
-  const length = [...text].length;
+  // A string never has more code points than UTF-16 units: short texts need no counting.
+  if (text.length <= max) return;
+  const length = codePoints(text);
   if (length > max) {
     throw fieldError('messaging', field, `${field} is ${length} characters long; the limit is ${MAX_MESSAGE_LENGTH}.`, 'message_too_long', { length, max: MAX_MESSAGE_LENGTH });
   }
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point (what `[...text].length` counts).
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
 }
 
 /** An absolute http(s) URL (callback_url, webhook url). */

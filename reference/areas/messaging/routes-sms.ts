@@ -23,8 +23,10 @@ import { bulkView, campaignDetailsView, campaignSummaryView, listEntryView, send
  * such a common way to write a phone filter that it is read as meant.
  */
 function plusRestored(value: string | undefined): string | undefined {
-  return value !== undefined && /^ \d+$/.test(value) ? `+${value.slice(1)}` : value;
+  return value !== undefined && SPACE_THEN_DIGITS.test(value) ? `+${value.slice(1)}` : value;
 }
+
+const SPACE_THEN_DIGITS = /^ \d+$/;
 
 /** Recipients per bulk request: the specification gives no cap; one keeps a request bounded. */
 export const MAX_BULK_RECIPIENTS = 1000;
@@ -41,9 +43,10 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const from = readFrom(fields);
     const callbackUrl = readHttpUrl(fields, 'callback_url');
     const state = stateOf(ctx, account.id);
-    checkSender(state, from, [to]);
-    checkOptOuts(ctx, state, [to], 'to');
-    const plan: SendPlan = { recipients: [to], text, from, callbackUrl, testMode: isTestMode(request) };
+    const recipients = [to];
+    checkSender(state, from, recipients);
+    checkOptOuts(ctx, state, recipients, 'to');
+    const plan: SendPlan = { recipients, text, from, callbackUrl, testMode: isTestMode(request) };
     const id = newId('msg');
     const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: priceOf(text), description: `SMS to ${to}`, resourceId: id });
     const [message] = createMessages(ctx, account.id, plan, [id], charged);

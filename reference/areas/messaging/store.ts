@@ -102,14 +102,19 @@ export interface MessagingState {
 }
 
 export function stateOf(ctx: ReferenceContext, accountId: string): MessagingState {
-  return ctx.accountState(accountId, 'messaging', () => ({
+  return ctx.accountState(accountId, 'messaging', newMessagingState);
+}
+
+/** Module-level rather than inline: `stateOf` runs several times per request. */
+function newMessagingState(): MessagingState {
+  return {
     messages: new Map(),
     campaigns: new Map(),
     senderIds: new Map(),
     templates: new Map(),
     contactLists: new Map(),
     optOuts: new Map(),
-  }));
+  };
 }
 
 /** Newest first (docs/conventions.md, Pagination). */
