@@ -21,8 +21,20 @@ const fmt = (n: number | null, digits = 0): string => (n === null ? 'n/a' : n.to
 const rows: Row[] = [];
 const reference = await referenceVsFastify();
 rows.push(
-  { benchmark: 'reference GET /v1/regions', figure: `${fmt(reference.regions_rps)} req/s`, baseline: `bare fastify ${fmt(reference.bare_rps)} req/s`, ratio: fmt(reference.regions_ratio, 2), goal: '>= 0.5' },
-  { benchmark: 'reference POST /v1/sms/send (test mode)', figure: `${fmt(reference.sms_send_rps)} req/s`, baseline: `bare fastify ${fmt(reference.bare_rps)} req/s`, ratio: fmt(reference.sms_send_ratio, 2), goal: '>= 0.5' },
+  {
+    benchmark: `reference GET /v1/regions (median of ${reference.rounds} rounds)`,
+    figure: `${fmt(reference.regions_rps)} req/s, ${fmt(reference.regions_cpu_us, 1)} µs CPU/req`,
+    baseline: `bare fastify ${fmt(reference.bare_rps)} req/s, ${fmt(reference.bare_cpu_us, 1)} µs CPU/req`,
+    ratio: `${fmt(reference.regions_ratio, 2)} (CPU ${fmt(reference.regions_cpu_ratio, 2)})`,
+    goal: '>= 0.5',
+  },
+  {
+    benchmark: `reference POST /v1/sms/send, test mode (median of ${reference.rounds} rounds)`,
+    figure: `${fmt(reference.sms_send_rps)} req/s, ${fmt(reference.sms_send_cpu_us, 1)} µs CPU/req`,
+    baseline: `bare fastify ${fmt(reference.bare_rps)} req/s, ${fmt(reference.bare_cpu_us, 1)} µs CPU/req`,
+    ratio: `${fmt(reference.sms_send_ratio, 2)} (CPU ${fmt(reference.sms_send_cpu_ratio, 2)})`,
+    goal: '>= 0.5',
+  },
   { benchmark: `reference RSS after ${reference.rss_after_requests} requests`, figure: `${fmt(reference.rss_mb)} MB`, baseline: '-', ratio: '-', goal: '-' },
 );
 const load = await loadVsWrk();
