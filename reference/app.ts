@@ -16,6 +16,9 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     // The peer address is the socket's (ip_whitelist must not trust X-Forwarded-For).
     trustProxy: false,
     return503OnClosing: false,
+    // On close, drop every connection: a keep-alive socket whose streamed response was still
+    // finishing when close() ran would otherwise hold the server open for its keep-alive timeout.
+    forceCloseConnections: true,
     // The router refuses a path with broken percent-encoding (or an over-long parameter) before
     // any hook runs; answer those in the envelope too, never in Fastify's own body shape.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {

@@ -3,6 +3,22 @@ import { defineConfig } from '@playwright/test';
 // The project's own tests (unit, reference-server behaviour, suite-vs-reference, faults, report page).
 // They run with Playwright's runner too, so one tool drives everything; no browser is needed
 // except by the report-page test, which launches Debian's chromium itself.
+
+/**
+ * Files whose tests run `cloudcheck` as a child process (up to minutes per test), longest first.
+ * Playwright hands out tests in project order, then file order: each file here is a project of
+ * its own, ahead of the rest, so the long runs start at once and the quick tests fill the gaps
+ * instead of a long run forming the tail.
+ */
+const FIRST = [
+  'trust/safety.test.ts',
+  'trust/fault-matrix.test.ts',
+  'trust/broken-target.test.ts',
+  's3/suite.test.ts',
+  'flows/flows.test.ts',
+  'rate-limits/class-vs-reference.test.ts',
+];
+
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.test.ts',
@@ -11,4 +27,5 @@ export default defineConfig({
   workers: process.env.CI ? 2 : undefined,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/results.json' }]] : 'list',
   outputDir: '../test-results/artifacts',
+  projects: [...FIRST.map((file) => ({ name: file.replace(/\.test\.ts$/, ''), testMatch: file })), { name: 'rest', testIgnore: FIRST }],
 });

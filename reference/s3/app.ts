@@ -177,7 +177,8 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   const uploadExtras = ctx.globalState('s3-upload-extras', () => new Map<string, UploadExtras>());
   const accounts = new WeakMap<FastifyRequest, { accountId: string; bucket?: string }>();
 
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 10_000 }, exposeHeadRoutes: false });
+  // forceCloseConnections: as the REST app (reference/app.ts), close() must not wait on keep-alive sockets.
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 10_000 }, exposeHeadRoutes: false, forceCloseConnections: true });
   // Bodies stay unread: objects stream from the socket through the verifier to disk.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

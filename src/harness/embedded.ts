@@ -18,7 +18,7 @@ export function randomKey(label: string): string {
 }
 
 /**
- * Hidden switch for the suite's own tests (test/flows): `CLOUDCHECK_EMBEDDED_FAULTS=a,b` starts the
+ * Hidden switch for the suite's own tests (the fault matrix, test/trust): `CLOUDCHECK_EMBEDDED_FAULTS=a,b` starts the
  * embedded server with those deliberate faults, so a test can prove a check fails against them
  * through the real `cloudcheck run`. Not a documented option: users never want a faulty server.
  */

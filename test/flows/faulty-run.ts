@@ -1,8 +1,8 @@
 /**
  * Runs `cloudcheck run` against the embedded reference server, optionally with deliberate faults
  * (hidden env var CLOUDCHECK_EMBEDDED_FAULTS, src/harness/embedded.ts), and reads the report.
- * The flow and rate-limits tests use it to prove checks pass on the correct server and fail on a
- * faulty one.
+ * The flows, s3 and rate-limits tests use it to prove checks pass on the correct server (and the
+ * rate-limits tests that they fail on a faulty one).
  */
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';

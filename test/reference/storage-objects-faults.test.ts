@@ -3,6 +3,7 @@
  * demands is broken; the same steps on a server without faults pass (storage-objects*.test.ts).
  */
 import { expect, test } from '@playwright/test';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { STORAGE_OBJECT_FAULTS } from '../../reference/areas/storage-objects/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client } from './helpers.ts';
@@ -99,6 +100,26 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
   },
 };
 
+/**
+ * A reference server for one test, with `fetch` on a connection pool of its own. The server's
+ * close() closes the connections idle at that moment only; one whose response is still finishing
+ * (a streamed object GET whose bytes this process has already read) then stays open until the
+ * 72 s keep-alive timeout. Closing the client's pool first ends those connections at once.
+ */
+async function withServer(faults: string[], body: (server: RunningReference) => Promise<void>): Promise<void> {
+  const previous = getGlobalDispatcher();
+  const agent = new Agent();
+  setGlobalDispatcher(agent);
+  const server = await startReferenceServer({ faults });
+  try {
+    await body(server);
+  } finally {
+    setGlobalDispatcher(previous);
+    await agent.close();
+    await server.close();
+  }
+}
+
 test('every fault of the area has an observation, and every observation a fault', () => {
   expect(Object.keys(observations).sort()).toEqual(STORAGE_OBJECT_FAULTS.map((fault) => fault.name).sort());
 });
@@ -107,18 +128,12 @@ for (const fault of STORAGE_OBJECT_FAULTS) {
   test(`fault ${fault.name} (${fault.requirement}) is observable`, async () => {
     const observe = observations[fault.name];
     if (!observe) throw new Error(`no observation for ${fault.name}`);
-    const server = await startReferenceServer({ faults: [fault.name] });
-    try {
-      await observe(server);
-    } finally {
-      await server.close();
-    }
+    await withServer([fault.name], observe);
   });
 }
 
 test('the same observations fail on a server without faults', async () => {
-  const server = await startReferenceServer();
-  try {
+  await withServer([], async (server) => {
     for (const [name, observe] of Object.entries(observations)) {
       let held = true;
       try {
@@ -128,7 +143,5 @@ test('the same observations fail on a server without faults', async () => {
       }
       expect(held, `${name} must not be observable without the fault`).toBe(false);
     }
-  } finally {
-    await server.close();
-  }
+  });
 });

@@ -2,9 +2,11 @@
  * Trust: every deliberate fault of the reference server (`listFaults()`) is detected by the suite.
  * Per fault, one `cloudcheck run` against the embedded server with only that fault, restricted
  * with `--grep` to the checks of the fault's requirement (plans and rules: ./matrix.ts): it must
- * exit 1 with a failed check naming the requirement. A clean run of a sample of the same grep sets
- * exits 0, and docs/fault-matrix.md (written by ./write-fault-matrix.ts) must match what the runs
- * found.
+ * exit 1 with a failed check naming the requirement, and every flow the grep runs whole must fail
+ * on that requirement and on nothing else. A clean run of a sample of the same grep sets exits 0,
+ * and docs/fault-matrix.md (written by ./write-fault-matrix.ts) must match what the runs found;
+ * through its rows, every flow of suites/flows/ must detect at least one fault. (The flows' clean
+ * runs: test/flows/flows.test.ts.)
  *
  * Speed: a run is mostly waiting (process start-up, the server's delays, window alignment), so the
  * faults are split into a few groups (run in parallel by the test runner's workers) and each
@@ -20,8 +22,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listFaults } from '../../reference/server.ts';
 import type { FaultPlan, Handle, Outcome } from './matrix.ts';
-import { DOC_PATH, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, REGENERATE, RUN_ENV, listSuiteChecks, planFaults, startFault, startRun } from './matrix.ts';
-import { renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
+import { DOC_PATH, FLOWS_BLIND, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, MUST_DETECT, REGENERATE, RUN_ENV, flowSpecFiles, flowsOf, listSuiteChecks, planFaults, startFault, startRun, suiteFlows } from './matrix.ts';
+import { parseRows, renderFlows, renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
 
 const GROUPS = 4;
 const FAULTS = listFaults().map((f) => f.name);
@@ -78,6 +80,7 @@ groups.forEach((group, g) => {
       test(`fault ${fault} is detected`, async () => {
         const info = test.info();
         const plan = await planOf(fault);
+        const checks = await listSuiteChecks();
         const outcome = await outcomeOf(group, i, info);
         const report = join(outcome.reportDir, 'report.json');
         if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
@@ -90,9 +93,17 @@ groups.forEach((group, g) => {
           expect(outcome.error, context).toBeUndefined();
           expect(outcome.detectedBy, `a failed check should name ${plan.requirement}\n${context}`).not.toEqual([]);
           expect(outcome.exit, `exit code (the gate must fail)\n${context}`).toBe(1);
+          for (const id of MUST_DETECT[fault] ?? []) expect(outcome.detectedBy, `${id} must detect ${fault}\n${context}`).toContain(id);
+          // Every flow run whole for this requirement sees the fault (a step of it fails on the requirement)...
+          const blind = FLOWS_BLIND[fault]?.flows ?? [];
+          expect(flowsOf(outcome.detectedBy, checks), `flows holding a check of ${plan.requirement} that must fail on it\n${context}`).toEqual(plan.flows.filter((f) => !blind.includes(f)));
+          // ...and the fault breaks one requirement: no check (of a flow or the run) fails on another.
+          expect(outcome.failed.filter((c) => c.requirement !== plan.requirement), `failed checks naming another requirement than ${plan.requirement}\n${context}`).toEqual([]);
+          // What the faulty server let the run create is still cleaned up.
+          expect(outcome.leaks, `resources left behind\n${context}`).toEqual([]);
         }
         const row = committedDoc().split('\n').find((l) => l.startsWith(rowPrefix(fault)));
-        expect(row, STALE).toBe(renderRow(plan, outcome));
+        expect(row, STALE).toBe(renderRow(plan, outcome, checks));
       });
     });
   });
@@ -117,17 +128,32 @@ test('clean runs of a sample of the grep sets pass', async () => {
   expect(outcome.exit, context).toBe(0);
 });
 
-test('the exception lists name known faults only', () => {
+test('the exception lists name known faults (and flows) only', async () => {
   const known = new Set(FAULTS);
-  for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES)]) expect(known, `${name} is a fault of listFaults()`).toContain(name);
+  for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES), ...Object.keys(MUST_DETECT), ...Object.keys(FLOWS_BLIND)]) expect(known, `${name} is a fault of listFaults()`).toContain(name);
   for (const [name, reason] of Object.entries(KNOWN_UNDETECTED)) expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
+  for (const [name, { flows }] of Object.entries(FLOWS_BLIND)) expect((await planOf(name)).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
+});
+
+test('every flow of suites/flows/ detects at least one fault', async () => {
+  const checks = await listSuiteChecks();
+  const flows = suiteFlows(checks);
+  // Every spec file of suites/flows/ defines a flow (a file that failed to load would define none).
+  const files = [...new Set(checks.filter((c) => c.flow && flows.includes(c.flow)).map((c) => c.file))].sort();
+  expect(files, 'spec files of suites/flows/ that define a flow').toEqual(flowSpecFiles());
+  // The rows are what each fault's run found (each fault's test compares its row with its run).
+  const rows = parseRows(committedDoc());
+  expect(rows.length, STALE).toBe(FAULTS.length);
+  const undetecting = flows.filter((f) => !rows.some((r) => r.flows.includes(f)));
+  expect(undetecting, 'flows that detect no fault: add a fault to the reference server that one of their steps must catch').toEqual([]);
+  const section = renderFlows(rows, flows);
+  expect(committedDoc().includes(section), `${STALE}\nexpected section:\n${section}`).toBe(true);
 });
 
 test('docs/fault-matrix.md lists exactly the current faults and MUST requirements without one', async () => {
   const doc = committedDoc();
   expect(doc, STALE).not.toBe('');
-  const rows = doc.split('\n').filter((l) => /^\| `[^`]+` \|/.test(l)).map((l) => /^\| `([^`]+)`/.exec(l)![1]);
-  expect(rows, STALE).toEqual(FAULTS);
+  expect(parseRows(doc).map((r) => r.fault), STALE).toEqual(FAULTS);
   const checks = await listSuiteChecks();
   const section = renderUnfaulted(planFaults(checks), checks);
   expect(doc.includes(section), `${STALE}\nexpected section:\n${section}`).toBe(true);

@@ -6,17 +6,50 @@ import { loadRequirements } from '../../spec/requirements.ts';
 import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
 import type { ConformanceClass } from '../../src/model/classes.ts';
 import type { CatalogueCheck, FaultPlan, Outcome } from './matrix.ts';
-import { KNOWN_UNDETECTED, REGENERATE } from './matrix.ts';
+import { KNOWN_UNDETECTED, REGENERATE, flowsOf } from './matrix.ts';
 
 /** Detecting checks shown per row; the rest are counted. */
 const SHOWN = 4;
 
 /** The table row of one fault (the test compares it with the committed row). */
-export function renderRow(plan: FaultPlan, outcome: Outcome): string {
+export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly CatalogueCheck[]): string {
   const ids = outcome.detectedBy;
+  const flows = flowsOf(ids, catalogue);
   const by = ids.length === 0 ? (KNOWN_UNDETECTED[plan.fault] ? `**undetected**: ${KNOWN_UNDETECTED[plan.fault]}` : '**undetected**') : ids.slice(0, SHOWN).map((id) => `\`${id}\``).join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
   const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.strict ? ' (`--strict`)' : '';
-  return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${outcome.exit ?? 'none'}${how} |`;
+  return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} |`;
+}
+
+/** Fault and detecting flows of every row of the committed fault table (the lines after its header, up to a blank line). */
+export function parseRows(doc: string): Array<{ fault: string; flows: string[] }> {
+  const lines = doc.split('\n');
+  const header = lines.findIndex((l) => l.startsWith('| fault | '));
+  if (header < 0) return [];
+  const end = lines.indexOf('', header);
+  return lines
+    .slice(header + 2, end < 0 ? undefined : end)
+    .filter((l) => /^\| `[^`]+` \|/.test(l))
+    .map((l) => {
+      const cells = l.split(' | ');
+      return { fault: /^\| `([^`]+)`/.exec(l)![1]!, flows: [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!) };
+    });
+}
+
+/** The "Flows" section: which faults each flow of suites/flows/ detects (from the table's rows). */
+export function renderFlows(rows: ReadonlyArray<{ fault: string; flows: string[] }>, flows: readonly string[]): string {
+  const lines = [
+    '## Flows',
+    '',
+    `Each of the ${flows.length} flows of \`suites/flows/\` runs whole in the run of every fault whose requirement it`,
+    'checks, and must fail there on that requirement and on nothing else; each detects at least one fault.',
+    'That the flows pass against the correct server is proved by `test/flows/flows.test.ts`.',
+    '',
+    '| flow | faults it detects |',
+    '|---|---|',
+    ...flows.map((f) => `| \`${f}\` | ${rows.filter((r) => r.flows.includes(f)).map((r) => `\`${r.fault}\``).join(', ') || '**none**'} |`),
+    '',
+  ];
+  return lines.join('\n');
 }
 
 export function rowPrefix(fault: string): string {
@@ -85,11 +118,12 @@ export function renderUnfaulted(plans: readonly FaultPlan[], catalogue: readonly
   return lines.join('\n');
 }
 
-export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<string, Outcome>, catalogue: readonly CatalogueCheck[]): string {
+export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<string, Outcome>, catalogue: readonly CatalogueCheck[], flows: readonly string[]): string {
   const all = plans.map((p) => outcomes.get(p.fault)!);
   const detected = all.filter((o) => o.detected).length;
   const load = plans.filter((p) => p.mode === 'load').length;
   const strict = plans.filter((p) => p.strict).length;
+  const rows = plans.map((p) => renderRow(p, outcomes.get(p.fault)!, catalogue));
   const lines = [
     '# Fault matrix',
     '',
@@ -100,14 +134,16 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
     "fault's requirement (flows holding one of them run whole), against the embedded server with only",
     'that fault. A fault is **detected** when the run exits 1 and a failed (non-environment) check names',
     "the fault's requirement; the table lists those checks. Faults only a load profile can observe run",
-    'through `cloudcheck load` and are detected when it exits 1 naming the invariant.',
+    'through `cloudcheck load` and are detected when it exits 1 naming the invariant. "Flows" are the',
+    'flows among those checks.',
     '',
     `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
     '',
-    '| fault | requirement (level, class) | detected by | exit code |',
-    '|---|---|---|---|',
-    ...plans.map((p) => renderRow(p, outcomes.get(p.fault)!)),
+    '| fault | requirement (level, class) | detected by | flows | exit code |',
+    '|---|---|---|---|---|',
+    ...rows,
     '',
+    renderFlows(parseRows(rows.join('\n')), flows),
     renderUnfaulted(plans, catalogue),
   ];
   return `${lines.join('\n').trimEnd()}\n`;

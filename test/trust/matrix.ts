@@ -9,10 +9,13 @@
  * checks of the fault's requirement, exits 1 with a failed, non-environment check whose
  * `requirement` is the fault's requirement. Faults only a load profile can see are run through
  * `runLoadCommand` and detected when it exits 1 naming the profile's invariant.
+ *
+ * The runs also prove the flows: a flow holding a check of the fault's requirement runs whole, and
+ * must fail on that requirement (unless FLOWS_BLIND says why it cannot) and on nothing else.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +66,28 @@ export const RUN_ENV: Record<string, Record<string, string>> = {
 };
 
 /**
+ * Checks that must be among a fault's detectors, beyond "a check of the requirement": the run-wide
+ * invariants (src/report/rate-invariants.ts, the checker `cloudcheck load` uses too) must see the
+ * header faults on the responses of the whole run, not only the burst flows.
+ */
+export const MUST_DETECT: Record<string, string[]> = {
+  'ratelimit-headers-missing-compute': ['rate-limits.run.headers-present'],
+  'ratelimit-remaining-frozen': ['rate-limits.run.remaining-decrements'],
+  'ratelimit-reset-millis': ['rate-limits.run.reset-epoch'],
+};
+
+/**
+ * Flows the grep runs whole (they hold a check of the fault's requirement) that cannot see this
+ * fault. Every other such flow must fail on the requirement; these must not (so the list cannot rot).
+ */
+export const FLOWS_BLIND: Record<string, { flows: string[]; why: string }> = {
+  'ratelimit-headers-missing-compute': { flows: ['rate-limits.burst-messaging'], why: 'the fault drops the headers of compute responses only' },
+  // "Always delivered" is one of the outcomes a single send may have; only the mix over many sends
+  // (test-mode.random-number.mix) can tell.
+  'msg-random-always-delivered': { flows: ['flow.test-mode-numbers'], why: 'its random step accepts either outcome of one send' },
+};
+
+/**
  * Faults the suite does not detect yet, each with the check that is missing. The test asserts every
  * entry really is undetected (so the list cannot rot) instead of failing on it. Keep it empty.
  */
@@ -80,6 +105,8 @@ export interface CatalogueCheck {
   flow: string | null;
   flowTitle: string | null;
   kind: 'contract' | 'flow' | 'check' | 'run-wide';
+  /** The suite file, relative to suites/ (`flows/billing.spec.ts`); '' for run-wide checks. */
+  file: string;
 }
 
 function cleanEnv(): Record<string, string> {
@@ -94,6 +121,8 @@ function playwrightCli(): string {
 
 interface ListSuite {
   title: string;
+  /** The file suites (top level) name their spec file; a spec's own `file` is where `test()` was called. */
+  file?: string;
   specs?: Array<{ tests: Array<{ annotations?: Array<{ type: string; description?: string }> }> }>;
   suites?: ListSuite[];
 }
@@ -117,7 +146,7 @@ export function listSuiteChecks(): Promise<CatalogueCheck[]> {
       if (code !== 0) throw new Error(`listing the suite's checks failed (exit ${code}):\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`);
       const root = JSON.parse(stdout) as { suites: ListSuite[] };
       const byId = new Map<string, CatalogueCheck>();
-      const walk = (suite: ListSuite, flowTitle: string | null): void => {
+      const walk = (suite: ListSuite, flowTitle: string | null, file: string): void => {
         const title = suite.title.startsWith('[flow] ') ? suite.title : flowTitle;
         for (const spec of suite.specs ?? []) {
           for (const t of spec.tests) {
@@ -133,15 +162,16 @@ export function listSuiteChecks(): Promise<CatalogueCheck[]> {
               flow,
               flowTitle: flow ? title : null,
               kind: flow ? 'flow' : id.startsWith('contract.') ? 'contract' : 'check',
+              file,
             });
           }
         }
-        for (const child of suite.suites ?? []) walk(child, title);
+        for (const child of suite.suites ?? []) walk(child, title, file);
       };
-      for (const s of root.suites) walk(s, null);
+      for (const s of root.suites) walk(s, null, s.file ?? s.title);
       // The run-wide rate-limit checks are made by the reporter, not listed as tests.
       for (const c of Object.values(RUN_CHECKS)) {
-        byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide' });
+        byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide', file: '' });
       }
       return [...byId.values()];
     } finally {
@@ -149,6 +179,25 @@ export function listSuiteChecks(): Promise<CatalogueCheck[]> {
     }
   })();
   return catalogue;
+}
+
+/** The hand-written flows: every flow defined in suites/flows/*.spec.ts, by id (`flow.billing`). */
+export function suiteFlows(checks: readonly CatalogueCheck[]): string[] {
+  return [...new Set(checks.filter((c) => c.flow && c.file.startsWith('flows/')).map((c) => c.flow!))].sort();
+}
+
+/** The spec files of suites/flows/ (each must define a flow: a file that fails to load defines none). */
+export function flowSpecFiles(): string[] {
+  return readdirSync(join(ROOT, 'suites', 'flows'))
+    .filter((f) => f.endsWith('.spec.ts'))
+    .map((f) => `flows/${f}`)
+    .sort();
+}
+
+/** The flows (ids) among `checkIds`' checks. */
+export function flowsOf(checkIds: readonly string[], checks: readonly CatalogueCheck[]): string[] {
+  const flowById = new Map(checks.map((c) => [c.id, c.flow]));
+  return [...new Set(checkIds.map((id) => flowById.get(id)).filter((f): f is string => !!f))].sort();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,6 +212,8 @@ export interface FaultPlan {
   mode: 'run' | 'load';
   /** `cloudcheck run --grep`: the requirement's checks plus every flow holding one of them (whole). */
   grep: string;
+  /** The flows (ids) that grep runs whole: each must fail on the requirement. */
+  flows: string[];
   /** SHOULD requirements fail the gate only with --strict. */
   strict: boolean;
   load?: { profile: string; invariant: string; why: string };
@@ -189,6 +240,7 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
     const req = reqs.get(f.requirement);
     if (!req) throw new Error(`fault ${f.name} points at ${f.requirement}, which is not in spec/requirements.yaml`);
     const load = LOAD_FAULTS[f.name];
+    const override = GREP_OVERRIDES[f.name];
     return {
       fault: f.name,
       requirement: f.requirement,
@@ -196,7 +248,8 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
       class: req.class,
       description: f.description,
       mode: load ? 'load' : 'run',
-      grep: GREP_OVERRIDES[f.name]?.grep ?? grepFor(f.requirement, checks),
+      grep: override?.grep ?? grepFor(f.requirement, checks),
+      flows: load || override ? [] : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
       strict: req.level === 'SHOULD',
       ...(load ? { load } : {}),
       env: RUN_ENV[f.name] ?? {},
@@ -207,12 +260,22 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
 // ---------------------------------------------------------------------------------------------
 // Running.
 
+export interface FailedCheck {
+  id: string;
+  requirement: string;
+  classification?: string;
+}
+
 export interface Outcome {
   fault: string;
   exit: number | null;
   /** Failed, non-environment checks naming the fault's requirement (or `load:<profile>:<invariant>`). */
   detectedBy: string[];
   detected: boolean;
+  /** Every failed check of the run (empty for load runs). */
+  failed: FailedCheck[];
+  /** Resources the run could not delete (`kind id: reason`). */
+  leaks: string[];
   /** Short status lines of every check of the run, for failure messages. */
   summary: string;
   durationMs: number;
@@ -280,13 +343,15 @@ export function startRun(options: { grep: string; faults: string[]; strict: bool
     try {
       report = JSON.parse(readFileSync(join(options.reportDir, 'report.json'), 'utf8')) as ConformanceReport;
     } catch {
-      return { ...base, detectedBy: [], detected: false, summary: '', error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
+      return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
     }
     if (report.checks.length === 0) {
-      return { ...base, detectedBy: [], detected: false, summary: '', error: `no check ran: --grep '${options.grep}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
+      return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `no check ran: --grep '${options.grep}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
     }
     const detectedBy = options.requirement ? failedOn(report.checks, options.requirement) : [];
-    return { ...base, detectedBy, detected: code === 1 && detectedBy.length > 0, summary: summarize(report.checks) };
+    const failed = report.checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
+    const leaks = (report.leaks ?? []).map((l) => `${l.kind} ${l.id}: ${l.reason}`);
+    return { ...base, detectedBy, detected: code === 1 && detectedBy.length > 0, failed, leaks, summary: summarize(report.checks) };
   })();
   return {
     promise,
@@ -319,6 +384,8 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
       exit,
       detectedBy: named ? [`load:${profile}:${invariant}`] : [],
       detected: exit === 1 && named,
+      failed: [],
+      leaks: [],
       summary: `${text.slice(-3000)}\nviolations: ${violations.map((v) => `${v.invariant}: ${v.message}`).join('; ').slice(0, 2000)}`,
       durationMs: Date.now() - started,
       reportDir,

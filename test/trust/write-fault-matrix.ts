@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { DOC_PATH, ROOT, listSuiteChecks, planFaults, runAll } from './matrix.ts';
+import { DOC_PATH, ROOT, listSuiteChecks, planFaults, runAll, suiteFlows } from './matrix.ts';
 import { renderDoc } from './matrix-doc.ts';
 
 const started = Date.now();
@@ -26,7 +26,7 @@ try {
     done += 1;
     process.stderr.write(`[${done}/${plans.length}] ${o.detected ? 'detected  ' : 'UNDETECTED'} ${o.fault} (exit ${o.exit}, ${Math.round(o.durationMs / 1000)} s)${o.detected ? '' : `\n${(o.error ?? o.summary).slice(-1500)}`}\n`);
   });
-  writeFileSync(DOC_PATH, renderDoc(plans, outcomes, checks));
+  writeFileSync(DOC_PATH, renderDoc(plans, outcomes, checks, suiteFlows(checks)));
   const undetected = plans.filter((p) => !outcomes.get(p.fault)!.detected).map((p) => p.fault);
   process.stderr.write(`wrote ${relative(ROOT, DOC_PATH)} in ${Math.round((Date.now() - started) / 1000)} s: ${plans.length} faults, ${undetected.length} undetected${undetected.length ? ` (${undetected.join(', ')})` : ''}\n`);
 } finally {
