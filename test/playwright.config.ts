@@ -27,5 +27,7 @@ export default defineConfig({
   workers: process.env.CI ? 2 : undefined,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/results.json' }]] : 'list',
   outputDir: '../test-results/artifacts',
+  // Without the project name (files are split into projects only to order them, above).
+  snapshotPathTemplate: '{testDir}/{testFilePath}-snapshots/{arg}-{platform}{ext}',
   projects: [...FIRST.map((file) => ({ name: file.replace(/\.test\.ts$/, ''), testMatch: file })), { name: 'rest', testIgnore: FIRST }],
 });
