@@ -5,31 +5,17 @@
  */
 import { expect, test } from '@playwright/test';
 import type { RunningReference } from '../../reference/server.ts';
-import { type Api, type Delivery, NUMBERS, TEST_MODE, api, expectEventDocumented, finalStatus, obj, send, sleep, startMessagingServer, startReceiver } from './messaging-helpers.ts';
+import { type Api, EVENT_DATA_FIELDS, NUMBERS, type Receiver, TEST_MODE, api, expectEventDocumented, finalStatus, obj, send, shareServerAndReceiver, sleep, startMessagingServer, startReceiver } from './messaging-helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const CARRIER = { reject: '+15005550002', expire: '+15005550003' };
-const DATA_FIELDS = ['country', 'delivered_at', 'from', 'message_id', 'network', 'status', 'to'];
 /** Delivery and validity of the servers that check what happens between the two. */
 const SLOW_EXPIRY = { smsDeliveryMs: 60, smsValidityMs: 900 };
 
 let server: RunningReference;
 let a: Api;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-test.beforeAll(async () => {
-  server = await startMessagingServer();
-  a = api(server);
-  receiver = await startReceiver();
-});
-test.afterAll(async () => {
-  for (const delivery of receiver.deliveries) await expectEventDocumented(delivery.body);
-  await server.close();
-  await receiver.close();
-});
-
-function forMessage(path: string, id: unknown): Delivery[] {
-  return receiver.deliveries.filter((d) => d.path === path && d.body.data?.message_id === id);
-}
+let receiver: Receiver;
+shareServerAndReceiver((shared) => ({ server, a, receiver } = shared));
 
 async function status(b: Api, id: unknown): Promise<Record<string, unknown>> {
   return obj((await b.call('GET /sms/status/{message_id}', `/sms/status/${String(id)}`)).body);
@@ -102,27 +88,27 @@ test('subscriptions to sms.rejected and sms.expired receive them with the payloa
   await subscribe('/others', ['sms.sent', 'sms.delivered', 'sms.failed']);
   const rejected = await send(a, { to: CARRIER.reject, message: 'hook r', callback_url: `${receiver.url}/cb` });
   const expired = await send(a, { to: CARRIER.expire, message: 'hook e', callback_url: `${receiver.url}/cb` });
-  await expect.poll(() => forMessage('/carrier', rejected.message_id).length).toBe(1);
-  await expect.poll(() => forMessage('/carrier', expired.message_id).length, { timeout: 5000 }).toBe(1);
+  await expect.poll(() => receiver.forMessage('/carrier', rejected.message_id).length).toBe(1);
+  await expect.poll(() => receiver.forMessage('/carrier', expired.message_id).length, { timeout: 5000 }).toBe(1);
   for (const [message, event, to] of [
     [rejected, 'sms.rejected', CARRIER.reject],
     [expired, 'sms.expired', CARRIER.expire],
   ] as const) {
-    const [delivery] = forMessage('/carrier', message.message_id);
+    const [delivery] = receiver.forMessage('/carrier', message.message_id);
     await expectEventDocumented(delivery!.body);
     expect(delivery!.body.event).toBe(event);
     expect(delivery!.body.timestamp).toMatch(ISO);
-    expect(Object.keys(delivery!.body.data ?? {}).sort()).toEqual(DATA_FIELDS);
+    expect(Object.keys(delivery!.body.data ?? {}).sort()).toEqual(EVENT_DATA_FIELDS);
     expect(delivery!.body.data).toMatchObject({ message_id: message.message_id, to, from: 'CloudCheck', status: event.slice(4), delivered_at: null, country: 'US' });
     expect(typeof delivery!.body.data?.network).toBe('string');
     expect(delivery!.headers['x-webhook-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    await expect.poll(() => forMessage('/cb', message.message_id).map((d) => d.body.event)).toEqual(['sms.sent', event]);
+    await expect.poll(() => receiver.forMessage('/cb', message.message_id).map((d) => d.body.event)).toEqual(['sms.sent', event]);
   }
   // Let any stray delivery arrive before asserting that none came.
   await sleep(200);
   for (const message of [rejected, expired]) {
-    expect(forMessage('/others', message.message_id).map((d) => d.body.event)).toEqual(['sms.sent']);
-    expect(forMessage('/carrier', message.message_id)).toHaveLength(1);
+    expect(receiver.forMessage('/others', message.message_id).map((d) => d.body.event)).toEqual(['sms.sent']);
+    expect(receiver.forMessage('/carrier', message.message_id)).toHaveLength(1);
   }
 });
 

@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { type ReferenceOptions, type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { type Validators, compileValidators } from '../../spec/model.ts';
 import { type ApiResponse, client, expectDocumented } from './helpers.ts';
@@ -84,7 +84,13 @@ export interface Delivery {
 }
 
 /** A webhook receiver on 127.0.0.1, port 0; answers 200 and records each POST. */
-export async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
+export async function startReceiver(): Promise<{
+  url: string;
+  deliveries: Delivery[];
+  /** The deliveries to `path` about one message. */
+  forMessage(path: string, messageId: unknown): Delivery[];
+  close(): Promise<void>;
+}> {
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -106,6 +112,7 @@ export async function startReceiver(): Promise<{ url: string; deliveries: Delive
   return {
     url: `http://127.0.0.1:${port}`,
     deliveries,
+    forMessage: (path, messageId) => deliveries.filter((d) => d.path === path && d.body.data?.message_id === messageId),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -119,4 +126,35 @@ export async function expectEventDocumented(body: unknown, schema = 'SmsEvent'):
   validators ??= compileValidators();
   const result = (await validators).validateSchema(schema, body);
   expect(result.errors, `${schema}: ${JSON.stringify(body)}`).toEqual([]);
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** The `data` fields of the specification's messaging event payload. */
+export const EVENT_DATA_FIELDS = ['country', 'delivered_at', 'from', 'message_id', 'network', 'status', 'to'];
+
+export interface SharedServer {
+  server: RunningReference;
+  /** The server's unlimited-key client. */
+  a: Api;
+  receiver: Receiver;
+}
+
+/**
+ * One messaging server and one webhook receiver for a whole test file, handed to `use` once
+ * started; at the end every payload any test received must match the document's event schema.
+ */
+export function shareServerAndReceiver(use: (shared: SharedServer) => void): void {
+  let shared: SharedServer | undefined;
+  test.beforeAll(async () => {
+    const server = await startMessagingServer();
+    shared = { server, a: api(server), receiver: await startReceiver() };
+    use(shared);
+  });
+  test.afterAll(async () => {
+    if (!shared) return;
+    for (const delivery of shared.receiver.deliveries) await expectEventDocumented(delivery.body);
+    await shared.server.close();
+    await shared.receiver.close();
+  });
 }
