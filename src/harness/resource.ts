@@ -1,0 +1,96 @@
+/**
+ * Reading what a success answer carries, the way a client of an unknown server must.
+ *
+ * Where the specification shows a response body (`object vps`, `vps_instances` plus `meta`, the
+ * flat message of POST /sms/send) a check reads exactly that shape. Where it says "Response bodies
+ * not shown", a conformant target may answer the resource flat, wrapped in its singular name (the
+ * convention of docs/conventions.md, a SHOULD), or under a generic envelope key such as `data`.
+ * MUST checks and flow steps read such bodies through these helpers, so a target's legal choice
+ * never turns into a TypeError or a MUST failure; the exact wrapper is checked by SHOULD checks.
+ */
+import { expect } from '@playwright/test';
+import type { ApiResponse } from './client.ts';
+
+type Json = Record<string, unknown>;
+
+/** Envelope keys generic APIs put a single resource or a list under. */
+const ENVELOPES = ['data', 'result', 'item', 'items'] as const;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The places a resource may sit in a body, most specific first. */
+function candidates(body: unknown, name: string): Json[] {
+  if (!isObject(body)) return [];
+  const found: Json[] = [];
+  const push = (value: unknown): void => {
+    if (isObject(value) && !found.includes(value)) found.push(value);
+  };
+  push(body[name]);
+  for (const envelope of ENVELOPES) {
+    const inner = body[envelope];
+    if (isObject(inner)) push(inner[name]);
+  }
+  for (const envelope of ENVELOPES) push(body[envelope]);
+  push(body);
+  return found;
+}
+
+/**
+ * The single resource of a body: `{name: {...}}`, `{data: {name: {...}}}`, `{data: {...}}` or the
+ * body itself, whichever first holds `key` (default `id`). Without such a candidate, the most
+ * specific object is returned (its fields are then checked by the caller's assertions).
+ * `undefined` when the body is not a JSON object at all.
+ */
+export function resourceOf<T = Json>(body: unknown, name: string, key = 'id'): T | undefined {
+  const all = candidates(body, name);
+  return (all.find((c) => key in c) ?? all[0]) as T | undefined;
+}
+
+/**
+ * The list of a body: `{plural: [...]}`, `{data: {plural: [...]}}`, `{data: [...]}` or a bare
+ * array. `undefined` when none is there.
+ */
+export function listOf<T = Json>(body: unknown, plural: string): T[] | undefined {
+  if (Array.isArray(body)) return body as T[];
+  if (!isObject(body)) return undefined;
+  if (Array.isArray(body[plural])) return body[plural] as T[];
+  for (const envelope of ENVELOPES) {
+    const inner = body[envelope];
+    if (Array.isArray(inner)) return inner as T[];
+    if (isObject(inner) && Array.isArray(inner[plural])) return inner[plural] as T[];
+  }
+  return undefined;
+}
+
+/**
+ * Asserts a success answer (any 2xx: the specification lists 200, 201 and 204 and does not say
+ * which operation uses which) and returns the resource under `name` as `resourceOf` finds it.
+ * Fails with the request line and body when there is no such object.
+ */
+export function expectResource<T = Json>(res: ApiResponse, name: string, key = 'id'): T {
+  expectSuccess(res);
+  const resource = resourceOf<T>(res.body, name, key);
+  expect(resource !== undefined && isObject(resource) && key in resource, `${line(res)} answered ${res.status} without a ${name} carrying "${key}": ${short(res.text)}`).toBe(true);
+  return resource!;
+}
+
+/** Asserts a success answer: any 2xx status (the exact one is a SHOULD, docs/conventions.md). */
+export function expectSuccess(res: ApiResponse, hint?: string): void {
+  expect(res.status >= 200 && res.status < 300, `${line(res)} should succeed (2xx)${hint ? ` (${hint})` : ''}, got ${res.status}: ${short(res.text)}`).toBe(true);
+}
+
+function line(res: ApiResponse): string {
+  const r = res.exchange.request;
+  try {
+    const url = new URL(r.url);
+    return `${r.method} ${url.pathname}`;
+  } catch {
+    return `${r.method} ${r.url}`;
+  }
+}
+
+function short(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
