@@ -5,7 +5,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { AreaModule } from './areas/area.ts';
 import type { ReferenceContext } from './core/context.ts';
 import { ApiError } from './core/errors.ts';
-import { installPipeline } from './core/http.ts';
+import { installPipeline, sendError } from './core/http.ts';
 
 export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaModule[]): Promise<FastifyInstance> {
   const app = Fastify({
@@ -24,7 +24,7 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
       const apiError = new ApiError('validation_error', 'The request path is not valid.', undefined, undefined, status);
-      void reply.status(status).type('application/json').send(apiError.toBody(ctx.faults.has('errors-envelope-renamed')));
+      sendError(ctx, reply, apiError);
     },
   });
 

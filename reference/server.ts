@@ -20,6 +20,9 @@ import { SeededRandom } from './core/random.ts';
 import { FixedWindowLimiter } from './core/rate-limit.ts';
 import { ServiceRegistry } from './core/services.ts';
 import { S3_FAULTS, buildS3App } from './s3/app.ts';
+import { CORE_VARIANTS } from './core/core-variants.ts';
+import { setIdStyle } from './core/ids.ts';
+import { ActiveVariants, type VariantDefinition } from './core/variants.ts';
 
 export interface ReferenceOptions {
   host?: string;
@@ -31,6 +34,8 @@ export interface ReferenceOptions {
   /** A key of the first account that is never rate limited (benchmarks only). */
   unlimitedKey?: string;
   faults?: readonly string[];
+  /** Legal variants, `NAME` or `NAME=MS` (core/variants.ts). */
+  variants?: readonly string[];
   seed?: number;
   testNumbers?: Partial<TestNumbers>;
   /** Numbers the simulated carrier rejects or never confirms (reference behaviour only). */
@@ -67,8 +72,11 @@ export const DEFAULT_DELAYS: Delays = { vpsBootMs: 300, smsDeliveryMs: 150, smsV
  * An unset validity period is SMS_VALIDITY_FACTOR delivery delays, so a caller that shortens the
  * delivery delay (every test does) shortens expiry with it and never waits for the default.
  */
-export function resolveDelays(given: Partial<Delays> = {}): Delays {
+export function resolveDelays(given: Partial<Delays> = {}, variants?: ActiveVariants): Delays {
   const delays = { ...DEFAULT_DELAYS, ...given };
+  // The slow variants stand for a real cloud: they win over the short test delays.
+  if (variants?.has('vps-boot-slow')) delays.vpsBootMs = variants.ms('vps-boot-slow', delays.vpsBootMs);
+  if (variants?.has('sms-delivery-slow')) delays.smsDeliveryMs = variants.ms('sms-delivery-slow', delays.smsDeliveryMs);
   if (given.smsValidityMs === undefined) delays.smsValidityMs = SMS_VALIDITY_FACTOR * delays.smsDeliveryMs;
   return delays;
 }
@@ -77,16 +85,21 @@ export function listFaults(): FaultDefinition[] {
   return [...CORE_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
 }
 
+export function listVariants(): VariantDefinition[] {
+  return [...CORE_VARIANTS, ...AREAS.flatMap((area) => area.variants ?? [])];
+}
+
 export async function createReferenceContext(options: ReferenceOptions = {}): Promise<{ ctx: ReferenceContext; ownsDataDir: boolean }> {
   const clock = new SystemClock();
   const faults = new ActiveFaults(options.faults ?? [], listFaults());
+  const variants = new ActiveVariants(options.variants ?? [], listVariants());
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cloudcheck-reference-')));
   const seed = options.seed ?? 1;
   const ctx: ReferenceContext = {
     options: {
       seed,
-      delays: resolveDelays(options.delays),
+      delays: resolveDelays(options.delays, variants),
       testNumbers: { ...DEFAULT_TEST_NUMBERS, ...options.testNumbers },
       carrierNumbers: { ...DEFAULT_CARRIER_NUMBERS, ...options.carrierNumbers },
       dataDir,
@@ -97,6 +110,7 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
     clock,
     rng: new SeededRandom(seed),
     faults,
+    variants,
     accounts: new AccountStore(() => clock.now()),
     limiter: new FixedWindowLimiter(() => clock.now()),
     events: new EventDispatcher(clock, {
@@ -104,6 +118,7 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
       maxAttempts: 5,
       timeoutMs: 5000,
       allowRemote: options.allowRemoteWebhooks ?? false,
+      otherSignature: variants.has('webhook-signature-other'),
     }),
     services: new ServiceRegistry(),
     requestLog: [],
@@ -115,6 +130,8 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
 export async function startReferenceServer(options: ReferenceOptions = {}): Promise<RunningReference> {
   const host = options.host ?? '127.0.0.1';
   const { ctx, ownsDataDir } = await createReferenceContext(options);
+  // One id style per process (ids.ts): a server with ids-other-format sets it until it closes.
+  if (ctx.variants.has('ids-other-format')) setIdStyle('uuid');
 
   const primary = ctx.accounts.createAccount({ email: 'owner@example.com', name: 'Primary account', company: 'Example Corp' });
   const secondary = ctx.accounts.createAccount({ email: 'other@example.org', name: 'Alternate account', company: null });
@@ -147,6 +164,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     context: ctx,
     async close() {
       ctx.clock.cancelAll();
+      if (ctx.variants.has('ids-other-format')) setIdStyle('prefixed');
       await Promise.allSettled(apps.map((app) => app.close()));
       if (ownsDataDir) await rm(ctx.options.dataDir, { recursive: true, force: true });
     },

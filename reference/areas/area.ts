@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ReferenceContext } from '../core/context.ts';
 import type { FaultDefinition } from '../core/faults.ts';
+import type { VariantDefinition } from '../core/variants.ts';
 
 /**
  * One area of the API as a Fastify plugin. The plugin is registered under the `/v1` prefix and
@@ -10,6 +11,8 @@ import type { FaultDefinition } from '../core/faults.ts';
 export interface AreaModule {
   name: string;
   faults: FaultDefinition[];
+  /** Legal variants this area implements (core/variants.ts). */
+  variants?: readonly VariantDefinition[];
   setup?(ctx: ReferenceContext): void;
   plugin: FastifyPluginAsync<{ ctx: ReferenceContext }>;
 }

@@ -10,6 +10,7 @@ import type { ActiveFaults } from './faults.ts';
 import type { SeededRandom } from './random.ts';
 import type { FixedWindowLimiter } from './rate-limit.ts';
 import type { ServiceRegistry } from './services.ts';
+import type { ActiveVariants } from './variants.ts';
 
 export interface Delays {
   /** POST /vps `creating` → `running`. */
@@ -67,6 +68,8 @@ export interface ReferenceContext {
   clock: SystemClock;
   rng: SeededRandom;
   faults: ActiveFaults;
+  /** Legal variants switched on (core/variants.ts): other choices where the specification is silent. */
+  variants: ActiveVariants;
   accounts: AccountStore;
   limiter: FixedWindowLimiter;
   events: EventDispatcher;

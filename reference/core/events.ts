@@ -42,6 +42,8 @@ export interface EventOptions {
   allowRemote: boolean;
   /** Fault hook: lets a fault bend the payload just before it is signed and sent. */
   mutatePayload?: (payload: EventPayload) => EventPayload;
+  /** Variant `webhook-signature-other`: another signature header (the scheme is not shown). */
+  otherSignature?: boolean;
 }
 
 export function signatureHeader(secret: string, timestampSeconds: number, rawBody: string): string {
@@ -115,7 +117,8 @@ export class EventDispatcher {
     const payload = this.options.mutatePayload ? this.options.mutatePayload(original) : original;
     const body = JSON.stringify(payload);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'cloudcheck-reference/1' };
-    if (secret) headers['x-webhook-signature'] = signatureHeader(secret, Math.floor(this.clock.now() / 1000), body);
+    if (secret && this.options.otherSignature) headers['x-signature'] = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    else if (secret) headers['x-webhook-signature'] = signatureHeader(secret, Math.floor(this.clock.now() / 1000), body);
     const retry = (status: number | null, error?: string): void => {
       this.record({ url, event: original.event, attempt, status, error, at: isoTimestamp(this.clock.now()) });
       if (attempt < this.options.maxAttempts) {

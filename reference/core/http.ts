@@ -8,8 +8,9 @@ import type { Account, ApiKeyRecord } from './accounts.ts';
 import { type Area, areaOf, hasRateLimitHeaders } from './areas.ts';
 import { isoTimestamp } from './clock.ts';
 import type { ReferenceContext } from './context.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, type ErrorCode } from './errors.ts';
 import type { FaultDefinition } from './faults.ts';
+import { installResponseVariants } from './response-variants.ts';
 import { type TakeResult, type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
 
 export interface AuthContext {
@@ -148,7 +149,7 @@ function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: Fas
 
 function finishCount(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area, result: TakeResult): void {
   const auth = authOf(request);
-  if (hasRateLimitHeaders(area)) setRateHeaders(ctx, reply, area, result.states);
+  if (hasRateLimitHeaders(area) || ctx.variants.has('ratelimit-headers-everywhere')) setRateHeaders(ctx, reply, area, result.states);
   if (area === 'messaging') setSmsHeaders(ctx, reply, auth.key.id);
   if (!result.ok && !ctx.faults.has('ratelimit-no-429')) throw rateLimited(ctx, reply, result.blocking);
   request.rateStates = result.ok ? result.states : undefined;
@@ -242,13 +243,45 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error(error);
-    void reply.status(apiError.status).type('application/json').send(apiError.toBody(ctx.faults.has('errors-envelope-renamed')));
+    sendError(ctx, reply, apiError);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const error = new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`);
-    void reply.status(404).type('application/json').send(error.toBody(ctx.faults.has('errors-envelope-renamed')));
+    sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
+  installResponseVariants(app, ctx);
+}
+
+/**
+ * Codes of the variant `error-codes-other`: the specification lists eight codes and leaves the
+ * rest open, so every other code may be spelled any way a target likes.
+ */
+const OTHER_CODES: Partial<Record<ErrorCode, string>> = {
+  invalid_json: 'malformed_request',
+  unauthorized: 'authentication_required',
+  forbidden: 'permission_denied',
+  not_found: 'resource_not_found',
+  bucket_not_empty: 'bucket_has_objects',
+  volume_in_use: 'volume_attached',
+  conflict: 'state_conflict',
+  payload_too_large: 'request_too_large',
+  recipient_opted_out: 'recipient_unsubscribed',
+  invalid_state: 'action_not_allowed',
+  internal_error: 'server_error',
+};
+
+/** Answers an error in the envelope, as the active faults and variants shape it. */
+export function sendError(ctx: ReferenceContext, reply: FastifyReply, apiError: ApiError): void {
+  let status = apiError.status;
+  if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
+  if (status === 422 && ctx.variants.has('validation-400')) status = 400;
+  const body = apiError.toBody(ctx.faults.has('errors-envelope-renamed'));
+  const renamed = ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
+  if (renamed) {
+    const envelope = (body.error ?? body.err) as Record<string, unknown>;
+    envelope.code = renamed;
+  }
+  void reply.status(status).type('application/json').send(body);
 }
 
 const SLASH = 0x2f;

@@ -24,7 +24,23 @@ function randomHex(bytes: number): string {
  * Random rather than sequential so one account cannot guess another's ids.
  */
 export function newId(prefix: string): string {
+  if (idStyle === 'uuid') return uuidFrom(randomHex(16));
   return `${prefix}_${randomHex(8)}`;
+}
+
+/**
+ * Variant `ids-other-format` (core-variants.ts): UUIDs with no type prefix. A process-wide switch
+ * rather than a context field because ids are minted deep inside stores that have no context;
+ * one reference server per process (serve, the embedded server) is the only supported use.
+ */
+let idStyle: 'prefixed' | 'uuid' = 'prefixed';
+
+export function setIdStyle(style: 'prefixed' | 'uuid'): void {
+  idStyle = style;
+}
+
+function uuidFrom(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A secret token (API keys, storage secret keys, signing keys). Not pooled: secrets are rare. */

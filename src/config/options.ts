@@ -50,6 +50,8 @@ export const OPTIONS: OptionDef[] = [
   { name: 's3-port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'S3-compatible endpoint port (default 8081; 0 picks a free port)' },
   { name: 'fault', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME', description: 'switch on a deliberate non-conformance (repeatable; see --list-faults)' },
   { name: 'list-faults', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available faults and exit' },
+  { name: 'variant', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME[=MS]', description: 'switch on a legal variant: another choice the specification allows where it is silent (repeatable; see --list-variants)' },
+  { name: 'list-variants', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available legal variants and exit' },
   { name: 'config', type: 'string', commands: ['run', 'serve', 'load', 'sweep'], placeholder: 'FILE', noConfig: true, description: 'config file (default: cloudcheck.config.yaml in the current directory)' },
 ];
 

@@ -30,6 +30,19 @@ export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | 
   return names.length > 0 ? names : undefined;
 }
 
+/**
+ * The twin switch for legal variants: `CLOUDCHECK_EMBEDDED_VARIANTS=create-200,latency=40` starts
+ * the embedded server with those choices (reference/core/variants.ts), so the variant matrix
+ * (test/trust/variant-matrix.test.ts) can prove the suite passes them.
+ */
+export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  const names = (env.CLOUDCHECK_EMBEDDED_VARIANTS ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return names.length > 0 ? names : undefined;
+}
+
 export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string } } = {}): Promise<EmbeddedTarget> {
   // Imported lazily: a run against a real target never loads the server (and its dependencies).
   const { startReferenceServer } = await import('../../reference/server.ts');
@@ -41,6 +54,7 @@ export async function startEmbedded(options: { seed?: number; faults?: string[];
     altApiKey: randomKey('alt'),
     seed: options.seed,
     faults: options.faults ?? faultsFromEnv(),
+    variants: variantsFromEnv(),
     testNumbers: options.testNumbers,
   });
   return { target: running.baseUrl, s3Url: running.s3Url, apiKey: running.apiKey, altApiKey: running.altApiKey, close: () => running.close() };

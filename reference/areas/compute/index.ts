@@ -8,6 +8,7 @@ import { COMPUTE_FAULTS } from './faults.ts';
 import { computeLookup, computeResourceProvider } from './provider.ts';
 import { registerComputeRoutes } from './routes.ts';
 import { ComputeService } from './service.ts';
+import { COMPUTE_VARIANTS } from './variants.ts';
 
 /** One service per server context: `setup` creates it, the plugin reuses it. */
 const services = new WeakMap<ReferenceContext, ComputeService>();
@@ -24,6 +25,7 @@ function serviceFor(ctx: ReferenceContext): ComputeService {
 export const computeArea: AreaModule = {
   name: 'compute',
   faults: [...COMPUTE_FAULTS],
+  variants: COMPUTE_VARIANTS,
   setup(ctx) {
     const service = serviceFor(ctx);
     ctx.services.provide('compute', computeLookup(service));

@@ -16,7 +16,7 @@ import { fail, queryFields, readCreateVps, readImage, readName, readSize, readTa
 import { INTERVALS, MAX_POINTS, buildMetrics, pointCount, pointTimes } from './metrics.ts';
 import type { ActionRequest, ComputeService } from './service.ts';
 import { parsePublicKey } from './ssh.ts';
-import { VPS_STATUSES, type VpsRecord, computeState, snapshotView, sshKeyView, vpsView } from './store.ts';
+import { TRANSITIONAL_STATUSES, VPS_STATUSES, type VpsRecord, computeState, snapshotView, sshKeyView, vpsView } from './store.ts';
 
 /** The content type Fastify gives a serialised object; pre-serialised bodies keep it. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -61,12 +61,12 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const { account } = authOf(request);
     const f = queryFields(request.query);
     const region = f.string('region');
-    const status = f.string('status', { oneOf: VPS_STATUSES });
-    const { page, perPage } = readPageQuery('compute', { page: f.raw('page'), per_page: f.raw('per_page') });
+    const status = f.string('status', { oneOf: [...VPS_STATUSES, ...TRANSITIONAL_STATUSES] });
+    const { page, perPage } = readPageQuery('compute', { page: f.raw('page'), per_page: f.raw('per_page') }, ctx.variants);
     const ignoreFilters = ctx.faults.has('vps-list-filter-ignored');
     const newestFirst = [...computeState(ctx, account.id).vps.values()].reverse();
     const matching = newestFirst.filter((vps) => ignoreFilters || ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)));
-    const { items, meta } = paginate(matching, page, perPage);
+    const { items, meta } = paginate(matching, page, perPage, ctx.variants);
     const vpsInstances = items.map(vpsView);
     return ctx.faults.has('vps-list-meta-missing') ? { vps_instances: vpsInstances } : { vps_instances: vpsInstances, meta };
   });

@@ -37,10 +37,11 @@ export type ActionRequest = KnownAction | { type: string; unknown: true };
 export interface ActionResult {
   id: string;
   type: string;
-  status: 'completed';
+  /** `in-progress` only under the variant `actions-async`. */
+  status: 'completed' | 'in-progress';
   vps_id: string;
   started_at: string;
-  completed_at: string;
+  completed_at: string | null;
 }
 
 type DeletionListener = (accountId: string, vpsId: string) => void;
@@ -138,24 +139,41 @@ export class ComputeService {
    */
   perform(accountId: string, record: VpsRecord, action: ActionRequest): ActionResult {
     const startedAt = isoTimestamp(this.ctx.clock.now());
-    if (!('unknown' in action)) this.apply(accountId, record, action);
-    return { id: newId('act'), type: action.type, status: 'completed', vps_id: record.id, started_at: startedAt, completed_at: isoTimestamp(this.ctx.clock.now()) };
+    const finished = 'unknown' in action ? true : this.apply(accountId, record, action);
+    const completedAt = finished ? isoTimestamp(this.ctx.clock.now()) : null;
+    return { id: newId('act'), type: action.type, status: finished ? 'completed' : 'in-progress', vps_id: record.id, started_at: startedAt, completed_at: completedAt };
   }
 
-  private apply(accountId: string, record: VpsRecord, action: KnownAction): void {
+  /**
+   * Moves the instance to `final`, at once, or under the variant `actions-async` through
+   * `transitional` for the variant's time. Returns whether the action has finished.
+   */
+  private transition(accountId: string, record: VpsRecord, transitional: VpsStatus, final: VpsStatus, event: string | null): boolean {
+    const finish = (): void => {
+      record.status = final;
+      if (event) this.emit(accountId, event, record);
+    };
+    if (!this.ctx.variants.has('actions-async')) {
+      finish();
+      return true;
+    }
+    record.status = transitional;
+    this.ctx.clock.schedule(this.ctx.variants.ms('actions-async', 3000), () => {
+      if (record.status === transitional && computeState(this.ctx, accountId).vps.get(record.id) === record) finish();
+    });
+    return false;
+  }
+
+  private apply(accountId: string, record: VpsRecord, action: KnownAction): boolean {
     this.requireState(record, action.type);
     switch (action.type) {
       case 'start':
-        record.status = 'running';
-        this.emit(accountId, 'vps.started', record);
-        break;
+        return this.transition(accountId, record, 'starting', 'running', 'vps.started');
       case 'stop':
-        record.status = 'stopped';
-        this.emit(accountId, 'vps.stopped', record);
-        break;
+        return this.transition(accountId, record, 'stopping', 'stopped', 'vps.stopped');
       case 'restart':
         // Running before and after; no event names a restart.
-        break;
+        return this.transition(accountId, record, 'restarting', 'running', null);
       case 'resize':
         record.size = action.size.slug;
         record.vcpus = action.size.vcpus;
@@ -175,6 +193,7 @@ export class ComputeService {
         break;
       }
     }
+    return true;
   }
 
   private requireState(record: VpsRecord, type: string): void {

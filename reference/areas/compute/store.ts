@@ -7,7 +7,9 @@ import type { ReferenceContext } from '../../core/context.ts';
 
 /** The states this implementation uses (the specification names these three; the set is open). */
 export const VPS_STATUSES = ['creating', 'running', 'stopped'] as const;
-export type VpsStatus = (typeof VPS_STATUSES)[number];
+/** Passed through only under the variant `actions-async` (compute/variants.ts). */
+export const TRANSITIONAL_STATUSES = ['starting', 'stopping', 'restarting'] as const;
+export type VpsStatus = (typeof VPS_STATUSES)[number] | (typeof TRANSITIONAL_STATUSES)[number];
 
 export interface VpsRecord {
   id: string;

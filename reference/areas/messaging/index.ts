@@ -8,10 +8,12 @@ import { messagingUsageProvider, registerAnalyticsRoutes } from './analytics.ts'
 import { MESSAGING_FAULTS } from './faults.ts';
 import { registerConfigRoutes } from './routes-config.ts';
 import { registerSmsRoutes } from './routes-sms.ts';
+import { MESSAGING_VARIANTS } from './variants.ts';
 
 export const messagingArea: AreaModule = {
   name: 'messaging',
   faults: [...MESSAGING_FAULTS],
+  variants: MESSAGING_VARIANTS,
   setup(ctx) {
     ctx.services.addResourceProvider(messagingUsageProvider(ctx));
   },

@@ -6,7 +6,7 @@
 import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
 import { out, outUnredacted } from '../output.ts';
 
-const SYNOPSIS = 'cloudcheck serve [--host 127.0.0.1] [--port 8080] [--s3-port 8081] [--api-key KEY] [--alt-api-key KEY] [--fault NAME]... [--test-number-* N] [--carrier-number-* N] [--list-faults]';
+const SYNOPSIS = 'cloudcheck serve [--host 127.0.0.1] [--port 8080] [--s3-port 8081] [--api-key KEY] [--alt-api-key KEY] [--fault NAME]... [--variant NAME[=MS]]... [--test-number-* N] [--carrier-number-* N] [--list-faults] [--list-variants]';
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const resolved = resolveOptions('serve', argv);
@@ -16,12 +16,26 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   }
   if (resolved.positionals.length) throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
-  const { listFaults, startReferenceServer } = await import('../../../reference/server.ts');
+  const { listFaults, listVariants, startReferenceServer } = await import('../../../reference/server.ts');
   const faults = listFaults();
   if (v['list-faults']) {
     const width = Math.max(4, ...faults.map((f) => f.name.length));
     for (const f of faults) out(`${f.name.padEnd(width)}  ${(f.requirement ?? '').padEnd(16)}  ${f.description}`);
     return 0;
+  }
+  const variants = listVariants();
+  if (v['list-variants']) {
+    const width = Math.max(4, ...variants.map((variant) => variant.name.length));
+    for (const variant of variants) out(`${variant.name.padEnd(width)}  ${variant.description}`);
+    return 0;
+  }
+  const variantNames = variants.map((variant) => variant.name);
+  for (const entry of (v.variant as string[] | undefined) ?? []) {
+    const name = entry.split('=')[0]!;
+    if (!variantNames.includes(name)) {
+      const hint = suggest(name, variantNames);
+      throw new UsageError(`unknown variant "${name}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-variants lists them)`);
+    }
   }
   const names = faults.map((f) => f.name);
   for (const fault of (v.fault as string[] | undefined) ?? []) {
@@ -39,12 +53,14 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       apiKey: v['api-key'] as string | undefined,
       altApiKey: v['alt-api-key'] as string | undefined,
       faults: v.fault as string[] | undefined,
+      variants: v.variant as string[] | undefined,
       seed: v.seed as number | undefined,
       testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
       carrierNumbers: { reject: v['carrier-number-reject'] as string, expire: v['carrier-number-expire'] as string },
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
+    if (e instanceof Error && /^variant /.test(e.message)) throw new UsageError(e.message);
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
       throw new UsageError(`cannot listen on ${v.host as string} (port ${v.port as number} / s3 port ${v['s3-port'] as number}): ${e.code}`);
     }
@@ -55,6 +71,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   outUnredacted(`api_key=${running.apiKey}`);
   outUnredacted(`alt_api_key=${running.altApiKey}`);
   if (v.fault && (v.fault as string[]).length) out(`faults=${(v.fault as string[]).join(',')}`);
+  if (v.variant && (v.variant as string[]).length) out(`variants=${(v.variant as string[]).join(',')}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

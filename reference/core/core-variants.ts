@@ -1,0 +1,118 @@
+/**
+ * Legal variants of the shared pipeline (`cloudcheck serve --variant NAME`): choices that concern
+ * every area at once. Each names the specification line that leaves the choice open and the
+ * SHOULD requirements (docs/conventions.md) it departs from; the variant matrix
+ * (docs/variant-matrix.md) proves the suite passes each of them.
+ */
+import type { VariantDefinition } from './variants.ts';
+
+const SUCCESS_GAP = 'Errors / Gaps: "Success status code of each endpoint: not shown"';
+const BODY_GAP = 'Endpoints: "Response bodies not shown for: ..." (every area)';
+
+export const CORE_VARIANTS = [
+  {
+    name: 'create-200',
+    departsFrom: ['ERR-OK-002', 'MSG-BULK-007', 'MSG-SID-006', 'MSG-TPL-007', 'MSG-TPL-008', 'MSG-CON-004', 'MSG-OPT-003', 'HOOK-CFG-003', 'SSH-KEY-004', 'BKT-WRAP-001', 'STO-KEY-004', 'VOL-WRAP-001', 'BILL-PM-005', 'BILL-ALR-004', 'PROJ-WRAP-001'],
+    allowedBy: SUCCESS_GAP,
+    description: 'A POST that creates a resource answers 200 instead of 201.',
+  },
+  {
+    name: 'delete-200-body',
+    departsFrom: ['ERR-OK-005', 'PROJ-WRAP-001', 'KEY-REVOKE-002'],
+    allowedBy: `${SUCCESS_GAP}; "Response bodies not shown for: ... delete ..."`,
+    description: 'A DELETE answers 200 with a small JSON body ({"deleted": true, "id": ...}) instead of 204 with none.',
+  },
+  {
+    name: 'action-201',
+    departsFrom: ['ERR-OK-003', 'VPS-ACT-005', 'MSG-CON-004', 'WAL-TOP-002', 'BKT-CDN-003'],
+    allowedBy: SUCCESS_GAP,
+    description: 'A POST that performs an action (VPS action, volume resize/attach/detach, top-up, CDN, presign, multipart) answers 201 instead of 200.',
+  },
+  {
+    name: 'unauth-403',
+    departsFrom: ['AUTH-KEY-004', 'AUTH-KEY-005', 'KEY-REVOKE-002'],
+    allowedBy: 'Authentication: "Status code for a missing or invalid key: not shown"',
+    description: 'A missing, malformed, unknown, revoked or expired key answers 403 instead of 401.',
+  },
+  {
+    name: 'error-codes-other',
+    departsFrom: ['AUTH-KEY-004', 'AUTH-KEY-005', 'KEY-REVOKE-002', 'ERR-MAP-001', 'ERR-MAP-003', 'ERR-MAP-010', 'ERR-MAP-011', 'ERR-MAP-013', 'ERR-MAP-014', 'ERR-MAP-016', 'AUTH-IP-001', 'AUTH-PERM-001', 'VER-PATH-002', 'MPU-CMP-003', 'ISO-READ-001', 'ISO-WRITE-001', 'ISO-BKT-001', 'ISO-VOL-001', 'VPS-ACT-008'],
+    allowedBy: 'Errors / Gaps: "Complete error code lists per area beyond the codes above: not shown"',
+    description: 'Every error code the specification does not list is spelled differently (not_found → resource_not_found, unauthorized → authentication_required, ...); the eight listed codes stay.',
+  },
+  {
+    name: 'validation-400',
+    departsFrom: ['ERR-MAP-004', 'ERR-MAP-005', 'ERR-MAP-006', 'ERR-MAP-007', 'ERR-MAP-008', 'ERR-MAP-009', 'ERR-MAP-010', 'ERR-MAP-011', 'MSG-TPL-009', 'AUTH-PERM-002', 'PAGE-SIZE-004', 'VPS-ACT-008', 'VOL-SIZE-001', 'VOL-ATT-002', 'MPU-PART-002', 'MPU-CMP-004', 'ACCT-UPD-002', 'MSG-SEND-010'],
+    allowedBy: 'Errors / Gaps: "Mapping of each error code to an HTTP status: not shown"',
+    description: 'Every error answered 422 under the conventions (validation, listed codes) answers 400 instead.',
+  },
+  {
+    name: 'ids-other-format',
+    departsFrom: ['MSG-ID-001', 'VPS-ID-001', 'VOL-ID-001', 'WAL-ID-001', 'PROJ-ID-001', 'KEY-ID-001', 'STO-KEY-004'],
+    allowedBy: 'Resources and their fields: "identifiers are strings whose type prefix varies by resource" (format not shown)',
+    description: 'Ids are UUIDs without a type prefix instead of `<prefix>_<16 hex>`.',
+  },
+  {
+    name: 'extra-fields',
+    departsFrom: [],
+    allowedBy: 'Resources and their fields: only the fields of each resource are listed; nothing forbids others',
+    description: 'Every JSON object of every response (the error envelope and `meta` included) carries fields the specification does not name.',
+  },
+  {
+    name: 'timestamps-offset',
+    departsFrom: [],
+    allowedBy: 'Resources and their fields: "timestamps are ISO 8601 UTC strings" (which ISO 8601 form: not shown)',
+    description: 'Timestamps are written `2026-01-02T03:04:05+00:00` (offset, no fraction) instead of `...05.678Z`.',
+  },
+  {
+    name: 'json-charset',
+    departsFrom: [],
+    allowedBy: 'What the service does: "bodies are JSON" (media type parameters: not shown)',
+    description: 'JSON responses are labelled `application/json;charset=UTF-8` (another spelling of the media type and its parameter).',
+  },
+  {
+    name: 'flat-bodies',
+    departsFrom: ['MSG-CMP-006', 'MSG-SID-006', 'MSG-TPL-007', 'MSG-CON-004', 'MSG-OPT-003', 'HOOK-CFG-003', 'VPS-WRAP-001', 'VPS-ACT-005', 'SSH-KEY-004', 'SNAP-LIST-002', 'BKT-WRAP-001', 'OBJ-WRAP-001', 'MPU-PART-003', 'BKT-CDN-003', 'BKT-POL-003', 'STO-KEY-004', 'VOL-WRAP-001', 'ACCT-UPD-002', 'BILL-PM-005', 'INV-GET-002', 'BILL-ALR-004', 'PROJ-WRAP-001'],
+    allowedBy: BODY_GAP,
+    description: 'Where the specification shows no response body, the resource comes unwrapped (a list as a bare array) instead of under its name.',
+  },
+  {
+    name: 'wrapped-bodies',
+    departsFrom: ['MSG-CMP-006', 'MSG-SID-006', 'MSG-TPL-007', 'MSG-TPL-008', 'MSG-CON-004', 'MSG-OPT-003', 'HOOK-CFG-003', 'VPS-WRAP-001', 'VPS-ACT-005', 'SSH-KEY-004', 'SNAP-LIST-002', 'BKT-WRAP-001', 'OBJ-WRAP-001', 'MPU-PART-003', 'BKT-CDN-003', 'BKT-POL-003', 'STO-KEY-004', 'VOL-WRAP-001', 'ACCT-UPD-002', 'WAL-TOP-002', 'BILL-PM-005', 'INV-GET-002', 'BILL-TRD-003', 'BILL-ALR-004', 'PROJ-WRAP-001'],
+    allowedBy: BODY_GAP,
+    description: 'Where the specification shows no response body, the body is `{"data": <the resource or list>}`.',
+  },
+  {
+    name: 'list-oldest-first',
+    departsFrom: ['PAGE-ORD-001'],
+    allowedBy: 'Pagination envelope and Limits: the order of list items is not shown',
+    description: 'Paginated lists are ordered oldest first (across pages).',
+  },
+  {
+    name: 'per-page-clamp',
+    departsFrom: ['PAGE-SIZE-004'],
+    allowedBy: 'Limits: "Page size: default 25, maximum 100" (what happens above the maximum: not shown)',
+    description: 'A `per_page` above 100 is served as 100 instead of being refused.',
+  },
+  {
+    name: 'ratelimit-headers-everywhere',
+    departsFrom: [],
+    allowedBy: 'Limits: "Rate-limit response headers (messaging and compute)" (other areas: not shown)',
+    description: 'Storage, billing and projects responses carry the X-RateLimit-* headers too.',
+  },
+  {
+    name: 'latency',
+    departsFrom: [],
+    allowedBy: 'nothing in the specification bounds response times',
+    description: 'Every REST response is delayed by MS milliseconds (default 80), as across a network.',
+    defaultMs: 80,
+  },
+  {
+    name: 'webhook-signature-other',
+    departsFrom: ['HOOK-SIG-001'],
+    allowedBy: 'Events / Gaps: "Signature scheme and header used with the webhook secret: not shown"',
+    description: 'Deliveries carry `X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` instead of the assumed header.',
+  },
+] as const satisfies readonly VariantDefinition[];
+
+export type CoreVariant = (typeof CORE_VARIANTS)[number]['name'];
