@@ -10,6 +10,7 @@
  * Resources a check destroys or changes for good are created fresh and recorded in the check's
  * own ledger. Everything is recorded the moment its creating response arrives.
  */
+import { listOf, resourceOf } from '../harness/resource.ts';
 import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { EnvironmentError } from '../harness/check.ts';
@@ -73,22 +74,35 @@ export function accountState(operationId: string): { label: string; read: string
 export function evaluateExpression(expression: string, body: unknown): string | undefined {
   const m = /^\$response\.body#(.*)$/.exec(expression);
   if (!m) return expression.startsWith('$') ? undefined : expression;
-  let node: unknown = body;
-  for (const raw of m[1]!.split('/').filter((s) => s !== '')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
+  const path = m[1]!.split('/').map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~')).join('/');
+  const node = pointer(body, path);
   return typeof node === 'string' || typeof node === 'number' ? String(node) : undefined;
 }
 
-export function pointer(body: unknown, path: string): unknown {
-  let node: unknown = body;
-  for (const key of path.split('/').filter((s) => s !== '')) {
+function walk(node: unknown, keys: readonly string[]): unknown {
+  for (const key of keys) {
     if (node === null || typeof node !== 'object') return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;
+}
+
+/**
+ * A JSON pointer into a success body (`/vps/id`, `/snapshots`, `/invoices/0/id`). When the body
+ * has another legal shape than the document's convention (the resource flat, or under `data`:
+ * bodies the specification does not show), the first segment is read as the resource or list
+ * name through resource.ts, so a prerequisite never fails on a shape the target may choose.
+ */
+export function pointer(body: unknown, path: string): unknown {
+  const keys = path.split('/').filter((s) => s !== '');
+  const exact = walk(body, keys);
+  if (exact !== undefined || keys.length === 0) return exact;
+  const [head, ...rest] = keys;
+  const list = listOf(body, head!);
+  if (list) return walk(list, rest);
+  if (rest.length === 0) return undefined;
+  const resource = resourceOf(body, head!, rest[0]);
+  return resource === undefined ? undefined : walk(resource, rest);
 }
 
 /** The operation whose success response links to `target` with `name` (a path parameter or a body field), preferring one that creates. */

@@ -34,6 +34,8 @@ export const ANNOTATION = {
   flow: 'cc.flow',
   classification: 'cc.classification',
   location: 'cc.location',
+  /** A SHOULD check's failed assertion (see check.ts `wrap`): the test passes, the report fails it. */
+  deviation: 'cc.deviation',
 } as const;
 
 export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';

@@ -65,13 +65,18 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
   let status: CheckResult['status'] = 'skipped';
   let classification: Classification | undefined;
   let message: string | undefined;
+  const deviation = result?.status === 'passed' ? ann.get(ANNOTATION.deviation) : undefined;
   if (result) {
-    if (result.status === 'passed') status = 'passed';
+    if (deviation !== undefined) {
+      status = 'failed';
+      classification = 'spec-gap';
+      message = deviation.replace(ANSI, '').replace(/^Error: /, '');
+    } else if (result.status === 'passed') status = 'passed';
     else if (result.status === 'skipped') {
       status = 'skipped';
       message = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description;
     } else status = 'failed';
-    if (status === 'failed') {
+    if (status === 'failed' && deviation === undefined) {
       const error = result.errors[0] ?? result.error;
       // Plain `Error: ` adds nothing; EnvironmentError-style names stay (the classification reads them).
       message = (error?.message ?? error?.value ?? `test ${result.status}`).replace(ANSI, '').replace(/^Error: /, '');
@@ -163,7 +168,8 @@ export default class CloudcheckReporter implements Reporter {
     const project = progressGroup(test);
     const c = this.counts.get(project);
     if (c) {
-      if (result.status === 'passed') c.passed++;
+      if (result.annotations.some((a) => a.type === ANNOTATION.deviation)) c.failed++;
+      else if (result.status === 'passed') c.passed++;
       else if (result.status === 'skipped') c.skipped++;
       else c.failed++;
     }

@@ -9,6 +9,7 @@
 import { expect, expectStatus } from '../../src/harness/check.ts';
 import type { ApiResponse, CheckContext } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
+import { resourceOf } from '../../src/harness/resource.ts';
 
 export interface Vps {
   id: string;
@@ -114,8 +115,9 @@ export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, 
         pause = Math.min(ctx.scaled(5_000), Math.max(ctx.scaled(250), pause * 2));
         const res = await api.get(`/vps/${encodeURIComponent(id)}`);
         expectStatus(res, 200);
-        last = res.json<{ vps: Vps }>().vps;
-        return accept(last) ? last : undefined;
+        // GET /vps/{vps_id}'s body is not shown: wrapped (the convention) or not.
+        last = resourceOf<Vps>(res.body, 'vps');
+        return last && accept(last) ? last : undefined;
       },
       { timeoutMs, intervalMs: 50 },
     );

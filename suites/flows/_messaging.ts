@@ -4,6 +4,7 @@
  * message to reach its final state. Not a spec file: Playwright only loads `*.spec.ts`.
  */
 import { expect, expectStatus } from '../../src/harness/check.ts';
+import { listOf as anyListOf, resourceOf } from '../../src/harness/resource.ts';
 import type { CheckContext } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 
@@ -32,17 +33,14 @@ export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-
  * MUST step only needs the record.
  */
 export function recordOf<T>(body: unknown, wrapper: string): T {
-  const obj = body as Record<string, unknown> | undefined;
-  const inner = obj?.[wrapper];
-  return (inner && typeof inner === 'object' && !Array.isArray(inner) ? inner : obj) as T;
+  return (resourceOf<T>(body, wrapper) ?? body) as T;
 }
 
 /** The array of a list response (`{"<plural>": [...]}`, or a bare array). */
 export function listOf<T>(body: unknown, plural: string): T[] {
-  if (Array.isArray(body)) return body as T[];
-  const inner = (body as Record<string, unknown> | undefined)?.[plural];
+  const inner = anyListOf<T>(body, plural);
   expect(Array.isArray(inner), `the list response should carry an array \`${plural}\``).toBe(true);
-  return inner as T[];
+  return inner!;
 }
 
 export async function messageStatus(api: ApiClient, id: string): Promise<MessageStatus> {

@@ -7,6 +7,7 @@
  * an alert that is created is listed.
  */
 import { defineFlow, expect, expectStatus, ORIGINAL, originalOnce } from '../../src/harness/check.ts';
+import { expectResource, listOf, resourceOf } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 
 interface Account {
@@ -105,7 +106,7 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       try {
         const res = await api.put('/account', change);
         expectStatus(res, 200);
-        const answered = (res.json<{ account?: Account }>().account ?? res.json<Account>()) as Account;
+        const answered = (resourceOf<Account>(res.body, 'account') ?? {}) as Account;
         expect({ name: answered.name, company: answered.company, timezone: answered.timezone }, 'the PUT response').toEqual(change);
         const after = await getAccount(api);
         expect({ name: after.name, company: after.company, timezone: after.timezone }, 'a later GET /account').toEqual(change);
@@ -165,7 +166,7 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const setDefault = ctx.embedded || before.length === 0;
       const res = await api.post('/account/payment-methods', { type: 'card', token: 'tok_visa', ...(setDefault ? { set_default: true } : {}) });
       expectStatus(res, [200, 201]);
-      const created = (res.json<{ payment_method?: PaymentMethod }>().payment_method ?? res.json<PaymentMethod>()) as PaymentMethod;
+      const created = (resourceOf<PaymentMethod>(res.body, 'payment_method') ?? {}) as PaymentMethod;
       state.paymentMethodId = ledger.track('payment-method', created.id);
       const listed = (await paymentMethods(api)).find((pm) => pm.id === created.id);
       expect(listed, `payment method ${created.id} in GET /account/payment-methods`).toBeTruthy();
@@ -380,11 +381,12 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
     async ({ api, ledger }) => {
       const res = await api.post('/account/alerts', { type: 'balance', threshold: 0.01, condition: 'less_than', notification_methods: ['email'] });
       expectStatus(res, [200, 201]);
-      const created = (res.json<{ alert?: { id: string } }>().alert ?? res.json<{ id: string }>()) as { id: string };
+      const created = expectResource<{ id: string }>(res, 'alert');
       ledger.track('alert', created.id);
       const list = await api.get('/account/alerts');
       expectStatus(list, 200);
-      expect(list.json<{ alerts: Array<{ id: string }> }>().alerts.map((a) => a.id), 'GET /account/alerts').toContain(created.id);
+      // The list's body is not shown: `alerts` (the convention), a bare array or under `data`.
+      expect((listOf<{ id: string }>(list.body, 'alerts') ?? []).map((a) => a.id), 'GET /account/alerts').toContain(created.id);
     },
   );
 });

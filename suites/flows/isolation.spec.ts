@@ -10,6 +10,7 @@
  * template_id that names no template of the caller's account is refused (MSG-TPL-006).
  */
 import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
+import { expectResource, resourceOf } from '../../src/harness/resource.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
 import { computeCatalogue } from './_compute.ts';
 import { createBucket, objectPath } from './_storage.ts';
@@ -60,7 +61,7 @@ defineFlow<State>({ id: FLOW, class: 'isolation', title: "isolation: the other a
       o.projectName = ctx.name('iso-proj');
       const project = await api.post('/projects', { name: o.projectName, description: 'cloudcheck isolation' });
       expectStatus(project, [200, 201], 'create project');
-      o.projectId = ledger.track('project', project.json<{ project: { id: string } }>().project.id);
+      o.projectId = ledger.track('project', expectResource<{ id: string }>(project, 'project').id);
 
       const catalogue = await computeCatalogue(api);
       o.vpsName = ctx.name('iso-vps');
@@ -71,8 +72,7 @@ defineFlow<State>({ id: FLOW, class: 'isolation', title: "isolation: the other a
       o.volumeName = ctx.name('iso-vol');
       const volume = await api.post('/storage/volumes', { name: o.volumeName, size: 1, region: catalogue.region });
       expectStatus(volume, [200, 201, 202], 'create volume');
-      const volumeRecord = volume.json<{ volume?: { id: string }; id?: string }>();
-      o.volumeId = ledger.track('volume', volumeRecord.volume?.id ?? volumeRecord.id!);
+      o.volumeId = ledger.track('volume', expectResource<{ id: string }>(volume, 'volume').id);
 
       o.bucket = await createBucket(api, ledger, ctx, 'iso-bkt');
       o.objectKey = 'cloudcheck/isolation.txt';
@@ -83,8 +83,7 @@ defineFlow<State>({ id: FLOW, class: 'isolation', title: "isolation: the other a
 
       const template = await api.post('/messaging/templates', { name: ctx.name('iso-tpl'), content: 'cloudcheck isolation {{code}}' });
       expectStatus(template, [200, 201], 'create template');
-      const tpl = template.json<{ template?: { id: string }; id?: string }>();
-      o.templateId = ledger.track('template', tpl.template?.id ?? tpl.id!);
+      o.templateId = ledger.track('template', expectResource<{ id: string }>(template, 'template').id);
 
       const send = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}isolation` });
       expectStatus(send, [200, 201], 'send message');
@@ -183,8 +182,8 @@ defineFlow<State>({ id: FLOW, class: 'isolation', title: "isolation: the other a
       ctx.requireAlt();
       const bucket = await api.get(`/storage/buckets/${enc(state.owned.bucket)}`);
       expectStatus(bucket, 200);
-      const region = bucket.json<{ bucket?: { region: string }; region?: string }>();
-      const res = await api.post('/storage/buckets', { name: state.owned.bucket, region: region.bucket?.region ?? region.region }, { account: 'alt' });
+      const region = resourceOf<{ region?: string }>(bucket.body, 'bucket', 'region')?.region;
+      const res = await api.post('/storage/buckets', { name: state.owned.bucket, region }, { account: 'alt' });
       if (res.status < 300) ledger.track('bucket', state.owned.bucket, { account: 'alt', rank: 61 });
       expect(res.status, 'the name is taken (by another account): refused').toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
@@ -234,18 +233,17 @@ defineFlow<State>({ id: FLOW, class: 'isolation', title: "isolation: the other a
       const o = state.owned;
       const vps = await api.get(`/vps/${enc(o.vpsId)}`);
       expectStatus(vps, 200, 'the VPS still exists');
-      expect(vps.json<{ vps: { name: string } }>().vps.name, 'the VPS keeps its name').toBe(o.vpsName);
+      expect(expectResource<{ name: string }>(vps, 'vps').name, 'the VPS keeps its name').toBe(o.vpsName);
       const volume = await api.get(`/storage/volumes/${enc(o.volumeId)}`);
       expectStatus(volume, 200, 'the volume still exists');
-      const vol = volume.json<{ volume?: { size: number; name: string }; size?: number; name?: string }>();
-      expect(vol.volume?.size ?? vol.size, 'the volume keeps its size').toBe(1);
+      expect(expectResource<{ size: number }>(volume, 'volume').size, 'the volume keeps its size').toBe(1);
       expectStatus(await api.get(`/storage/buckets/${enc(o.bucket)}`), 200, 'the bucket still exists');
       const object = await api.get(objectPath(o.bucket, o.objectKey));
       expectStatus(object, 200, 'the object still exists');
       expect(object.text, 'the object keeps its content').toBe(o.objectBody);
       const project = await api.get(`/projects/${enc(o.projectId)}`);
       expectStatus(project, 200, 'the project still exists');
-      expect(project.json<{ project: { name: string } }>().project.name, 'the project keeps its name').toBe(o.projectName);
+      expect(expectResource<{ name: string }>(project, 'project').name, 'the project keeps its name').toBe(o.projectName);
       expectStatus(await api.get('/account', { key: o.key }), 200, 'the API key still works');
       expectStatus(await api.get(`/sms/status/${enc(o.messageId)}`), 200, 'the message is still readable');
     },

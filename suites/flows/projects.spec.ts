@@ -5,6 +5,7 @@
  * project and find its resources gone ("removes the project and all its resources").
  */
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { resourceOf } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { computeCatalogue } from './_compute.ts';
 
@@ -46,8 +47,7 @@ const FLOW = 'flow.projects';
 const projectPath = (id: string): string => `/projects/${encodeURIComponent(id)}`;
 
 function projectOf(body: unknown): Project {
-  const b = body as { project?: Project } | undefined;
-  return (b?.project ?? body) as Project;
+  return (resourceOf<Project>(body, 'project') ?? body) as Project;
 }
 
 async function getProject(api: ApiClient, id: string): Promise<Project> {

@@ -4,6 +4,7 @@
  * cannot be restored smaller than itself; a restore makes a new volume; delete removes it.
  */
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { expectResource, listOf, resourceOf } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
@@ -34,8 +35,7 @@ const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponen
 
 /** A volume from a body that is `{"volume": {...}}` (the convention) or the bare record. */
 function volumeOf(body: unknown): Volume {
-  const b = body as { volume?: Volume } | undefined;
-  return (b?.volume ?? body) as Volume;
+  return (resourceOf<Volume>(body, 'volume') ?? body) as Volume;
 }
 
 async function getVolume(api: ApiClient, id: string): Promise<Volume> {
@@ -183,13 +183,12 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
     async ({ api, ledger, ctx, state }) => {
       const res = await api.post('/storage/snapshots', { volume_id: state.volumeId, name: ctx.name('vsnap'), description: 'cloudcheck flow' });
       expectStatus(res, [200, 201]);
-      const body = res.json<{ snapshot?: { id: string; size?: number }; id?: string; size?: number }>();
-      const snapshot = body.snapshot ?? (body as { id: string; size?: number });
+      const snapshot = expectResource<{ id: string; size?: number }>(res, 'snapshot');
       state.snapshotId = ledger.track('volume-snapshot', snapshot.id);
       state.snapshotSize = typeof snapshot.size === 'number' ? snapshot.size : state.size;
       const list = await api.get('/storage/snapshots', { query: { volume_id: state.volumeId } });
       expectStatus(list, 200);
-      const snapshots = list.json<{ snapshots: Array<{ id: string; volume_id?: string }> }>().snapshots;
+      const snapshots = listOf<{ id: string; volume_id?: string }>(list.body, 'snapshots') ?? [];
       expect(snapshots.map((s) => s.id), 'GET /storage/snapshots?volume_id=').toContain(state.snapshotId);
       for (const s of snapshots) if (s.volume_id !== undefined) expect(s.volume_id, `snapshot ${s.id} listed for volume_id`).toBe(state.volumeId);
     },

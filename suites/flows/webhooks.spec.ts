@@ -10,6 +10,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { resourceOf } from '../../src/harness/resource.ts';
 import type { CheckContext } from '../../src/harness/check.ts';
 import { addSecret } from '../../src/harness/redact.ts';
 import { webhookReceiver } from '../../src/harness/webhook-receiver.ts';
@@ -92,8 +93,7 @@ defineFlow<State>({ id: FLOW, class: 'webhooks', title: 'webhooks: subscribed ev
       addSecret(state.secret);
       const res = await api.post('/messaging/webhooks', { url: state.hookUrl, events: SUBSCRIBED, secret: state.secret });
       expectStatus(res, [200, 201]);
-      const body = res.body as { webhook?: { id?: unknown }; id?: unknown } | undefined;
-      const id = body?.webhook?.id ?? body?.id;
+      const id = resourceOf<{ id?: unknown }>(res.body, 'webhook')?.id;
       if (typeof id === 'string') ledger.track('webhook', id);
     },
   );

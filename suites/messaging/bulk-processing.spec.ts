@@ -2,7 +2,8 @@
  * The state a bulk send starts in: the campaign of an accepted POST /sms/bulk is `processing`
  * (MSG-BULK-005, "States and transitions"), whatever it becomes once the messages are delivered.
  */
-import { defineCheck, expect, expectStatus } from '../../src/harness/check.ts';
+import { defineCheck, expect } from '../../src/harness/check.ts';
+import { expectSuccess } from '../../src/harness/resource.ts';
 
 defineCheck(
   {
@@ -16,7 +17,7 @@ defineCheck(
   async ({ api, ledger, ctx }) => {
     const recipients = [ctx.testNumbers.succeed, ctx.testNumbers.fail];
     const res = await api.post('/sms/bulk', { recipients, message: `cloudcheck ${ctx.runPrefix}bulk state`, campaign_name: ctx.name('campaign') });
-    expectStatus(res, 201);
+    expectSuccess(res);
     const campaign = res.json<{ campaign_id: string; status: string; messages?: Array<{ message_id: string }> }>();
     ledger.track('campaign', campaign.campaign_id);
     for (const m of campaign.messages ?? []) ledger.track('message', m.message_id);

@@ -5,6 +5,7 @@
  */
 import { CreateBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { expect, expectStatus } from '../../src/harness/check.ts';
+import { resourceOf } from '../../src/harness/resource.ts';
 import type { CheckContext } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
@@ -27,8 +28,8 @@ export async function createAccessKey(
 ): Promise<KeyPair> {
   const res = await api.post('/storage/access-keys', { name: ctx.name('s3key'), permissions: input.permissions ?? ['read', 'write'], ...input });
   expectStatus(res, [200, 201], 'create a storage access key');
-  const body = res.json<{ access_key?: Record<string, unknown> } & Record<string, unknown>>();
-  const record = body.access_key ?? body;
+  // The creation body is not shown: `access_key` (the convention), flat or under `data`.
+  const record = resourceOf<Record<string, unknown>>(res.body, 'access_key') ?? {};
   if (typeof record.id === 'string') ledger.track('access-key', record.id);
   const accessKeyId = record.access_key_id ?? record.access_key;
   const secretAccessKey = record.secret_access_key ?? record.secret_key;
