@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFORMANCE_CLASSES } from './src/model/classes.ts';
-import { newRunId } from './src/harness/settings.ts';
+import { ASYNC_TIMEOUT_DEFAULT_S, newRunId } from './src/harness/settings.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const env = process.env;
@@ -30,6 +30,11 @@ if (!driven) reporter.unshift(['list']);
 
 const workers = Number(env.CLOUDCHECK_WORKERS ?? 2);
 
+function asyncTimeoutSeconds(): number {
+  const seconds = Number(env.CLOUDCHECK_ASYNC_TIMEOUT ?? ASYNC_TIMEOUT_DEFAULT_S);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : ASYNC_TIMEOUT_DEFAULT_S;
+}
+
 /**
  * Run directly, the suite has one project per class (`npx playwright test --project=compute`).
  * Driven by `cloudcheck run`, it has one project for all the selected classes: Playwright starts
@@ -44,9 +49,10 @@ function classPattern(classes: readonly string[]): RegExp {
 export default defineConfig({
   testDir: 'suites',
   testMatch: '**/*.spec.ts',
-  // Generous: flows wait for VPS boots and SMS deliveries; CLOUDCHECK_TIMEOUT_SCALE scales the
-  // polling waits inside checks, and this timeout with them.
-  timeout: 60_000 * Math.max(1, Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1) || 1),
+  // A check's own work plus two waits for asynchronous changes (ctx.poll), each bounded by the
+  // run's --async-timeout: a slow but conformant target must fail on the wait's own message
+  // ("waited N s for ..."), never on this timeout.
+  timeout: 60_000 * Math.max(1, Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1) || 1) + 2 * 1000 * asyncTimeoutSeconds(),
   expect: { timeout: 5_000 },
   fullyParallel: true,
   workers: Number.isFinite(workers) && workers > 0 ? workers : 2,

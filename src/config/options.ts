@@ -31,6 +31,7 @@ export const OPTIONS: OptionDef[] = [
   { name: 'classes', type: 'list', commands: ['run'], placeholder: 'a,b', description: 'conformance classes to check (default: all)' },
   { name: 'strict', type: 'boolean', commands: ['run'], description: 'SHOULD deviations fail the gate too' },
   { name: 'report-dir', type: 'string', commands: ['run', 'load'], placeholder: 'DIR', description: 'where to write the report (default: reports/<run-id>/)' },
+  { name: 'async-timeout', type: 'integer', commands: ['run'], placeholder: 'SECONDS', description: 'deadline of every wait for an asynchronous change: VPS boot and actions, SMS delivery, webhooks, key expiry (default 300)' },
   { name: 'seed', type: 'integer', commands: ['run', 'serve'], placeholder: 'N', description: 'seed of generated data (same seed, same requests)' },
   { name: 'grep', type: 'string', commands: ['run'], placeholder: 'RE', description: 'only checks whose title, requirement or tags match' },
   { name: 'shard', type: 'string', commands: ['run'], placeholder: 'I/N', description: 'run shard I of N' },

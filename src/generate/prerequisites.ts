@@ -239,7 +239,7 @@ async function waitRunning(env: Env, vpsId: string): Promise<void> {
     const res = await env.api.get(`/vps/${encodeURIComponent(vpsId)}`);
     expectOk(res, 'GET /vps/{vps_id}');
     return pointer(res.body, '/vps/status') === 'running';
-  }, { timeoutMs: 30_000, intervalMs: 300 });
+  }, { intervalMs: 300 });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -36,7 +36,12 @@ export const ANNOTATION = {
   location: 'cc.location',
   /** A SHOULD check's failed assertion (see check.ts `wrap`): the test passes, the report fails it. */
   deviation: 'cc.deviation',
+  /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
+  waited: 'cc.waited',
 } as const;
+
+/** Polls back off to this interval at most. */
+const MAX_POLL_INTERVAL_MS = 5_000;
 
 export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
 
@@ -167,13 +172,23 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckCon
         .replace(/-+$/, '');
     },
     async poll<T>(what: string, probe: () => Promise<T | undefined | false>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
-      const deadline = Date.now() + scaled(options.timeoutMs ?? 15_000);
-      const interval = scaled(options.intervalMs ?? 250);
-      for (;;) {
-        const value = await probe();
-        if (value !== undefined && value !== false) return value;
-        if (Date.now() >= deadline) throw new Error(`timed out after ${scaled(options.timeoutMs ?? 15_000)} ms waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, interval));
+      // One deadline for every wait (--async-timeout), so a slow but conformant target passes;
+      // `timeoutMs` only for waits that are not for the target (tests of the suite itself).
+      const limit = options.timeoutMs ?? settings.asyncTimeoutMs;
+      const started = Date.now();
+      let interval = options.intervalMs ?? 250;
+      try {
+        for (;;) {
+          const value = await probe();
+          if (value !== undefined && value !== false) return value;
+          const waited = Date.now() - started;
+          if (waited >= limit) throw new Error(`waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`);
+          await new Promise((resolve) => setTimeout(resolve, Math.min(interval, limit - waited)));
+          // Back off: a real cloud takes minutes, and every poll counts against the rate budget.
+          interval = Math.min(MAX_POLL_INTERVAL_MS, interval * 2);
+        }
+      } finally {
+        testInfo.annotations.push({ type: ANNOTATION.waited, description: String(Date.now() - started) });
       }
     },
     requireAlt() {

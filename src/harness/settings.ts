@@ -26,8 +26,13 @@ export interface RunSettings {
   allowCharges: boolean;
   liveSms: boolean;
   strict: boolean;
-  /** Multiplies every polling wait and budget wait (slow targets, CI machines). */
+  /** Multiplies budget waits and request deadlines (slow targets, CI machines). */
   timeoutScale: number;
+  /**
+   * Deadline of every wait for an asynchronous change (VPS boot and actions, SMS delivery,
+   * campaigns, webhooks, key expiry): `--async-timeout` seconds, default ASYNC_TIMEOUT_DEFAULT_S.
+   */
+  asyncTimeoutMs: number;
   webhook: { listen: string | null; url: string | null };
   /** True when the target is the embedded reference server started for this run. */
   embedded: boolean;
@@ -39,6 +44,12 @@ export interface RunSettings {
   /** The keys the runner created for all workers (CLOUDCHECK_BUDGET_KEYS); each worker uses its slice. */
   budgetKeys: string[];
 }
+
+/**
+ * Seconds a wait for an asynchronous change may take before it fails: a real cloud boots a VPS
+ * in about a minute and may take several; a carrier confirms an SMS in seconds to minutes.
+ */
+export const ASYNC_TIMEOUT_DEFAULT_S = 300;
 
 export function parseBool(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
@@ -79,6 +90,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
   const runId = env.CLOUDCHECK_RUN_ID || 'adhoc';
   const seed = Number(env.CLOUDCHECK_SEED ?? DEFAULT_SEED);
   const scale = Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1);
+  const asyncTimeout = Number(env.CLOUDCHECK_ASYNC_TIMEOUT ?? ASYNC_TIMEOUT_DEFAULT_S);
   const keysPerWorker = Number(env.CLOUDCHECK_KEYS_PER_WORKER ?? 3);
   return {
     runId,
@@ -97,6 +109,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     liveSms: parseBool(env.CLOUDCHECK_LIVE_SMS) ?? false,
     strict: parseBool(env.CLOUDCHECK_STRICT) ?? false,
     timeoutScale: Number.isFinite(scale) && scale > 0 ? scale : 1,
+    asyncTimeoutMs: (Number.isFinite(asyncTimeout) && asyncTimeout > 0 ? asyncTimeout : ASYNC_TIMEOUT_DEFAULT_S) * 1000,
     webhook: webhookSettings(target, env.CLOUDCHECK_WEBHOOK_LISTEN || null, env.CLOUDCHECK_WEBHOOK_URL || null),
     embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
     reportDir: env.CLOUDCHECK_REPORT_DIR || null,

@@ -44,6 +44,8 @@ export interface CheckResult {
   actual?: string;
   exchanges?: Exchange[];
   duration_ms?: number;
+  /** Time this check spent waiting for asynchronous changes of the target (ctx.poll). */
+  waited_ms?: number;
   /** Playwright's shard, file and line, for people who want to run one check alone. */
   location?: string;
 }

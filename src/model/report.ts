@@ -58,6 +58,11 @@ export interface ConformanceReport {
   checks: CheckResult[];
   coverage: { operations: OperationCoverage[] };
   leaks: Leak[];
+  /**
+   * Time spent waiting for asynchronous changes (VPS boot, SMS delivery, ...) per class, in ms:
+   * what a slow target costs a run, apart from the checks' own work.
+   */
+  waits?: Partial<Record<ConformanceClass, number>>;
   /** Results of `cloudcheck load`, when a load stage wrote into the same report. */
   load?: unknown;
 }

@@ -21,12 +21,12 @@ export function writeMarkdown(input: ConformanceReport): string {
   if (s.gate) out.push(`- gate: **${s.gate.passed ? 'passed' : 'failed'}** (${s.gate.reason})${report.run.strict ? ', strict' : ''}`);
   out.push(`- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`);
   out.push('');
-  out.push('| class | passed | failed | skipped |', '|---|---:|---:|---:|');
+  out.push('| class | passed | failed | skipped | waited (s) |', '|---|---:|---:|---:|---:|');
   const classes = [...new Set(report.checks.map((c) => c.class))].sort();
   for (const cls of classes) {
     const list = report.checks.filter((c) => c.class === cls);
     const n = (st: string): number => list.filter((c) => c.status === st).length;
-    out.push(`| ${cls} | ${n('passed')} | ${n('failed')} | ${n('skipped')} |`);
+    out.push(`| ${cls} | ${n('passed')} | ${n('failed')} | ${n('skipped')} | ${((report.waits?.[cls] ?? 0) / 1000).toFixed(1)} |`);
   }
   const section = (title: string, checks: CheckResult[]): void => {
     if (checks.length === 0) return;

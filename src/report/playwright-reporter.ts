@@ -103,9 +103,22 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
     ...(message && status === 'failed' ? expectedActual(message) : {}),
     ...(exchanges.length ? { exchanges } : {}),
     ...(result ? { duration_ms: result.duration } : {}),
+    ...(waitedMs(result) > 0 ? { waited_ms: waitedMs(result) } : {}),
     location: ann.get(ANNOTATION.location) ?? `${test.location.file.replace(/^.*?\/suites\//, 'suites/')}:${test.location.line}`,
   };
   return check;
+}
+
+/** The sum of the check's waits for asynchronous changes (ctx.poll annotations). */
+function waitedMs(result: TestResult | undefined): number {
+  return (result?.annotations ?? []).filter((a) => a.type === ANNOTATION.waited).reduce((sum, a) => sum + (Number(a.description) || 0), 0);
+}
+
+/** Waiting time per class, for report.json `waits`. */
+export function waitsByClass(checks: readonly CheckResult[]): Partial<Record<ConformanceClass, number>> {
+  const waits: Partial<Record<ConformanceClass, number>> = {};
+  for (const c of checks) if (c.waited_ms) waits[c.class] = (waits[c.class] ?? 0) + c.waited_ms;
+  return waits;
 }
 
 /** Statuses for coverage come from every check's exchanges, not only the failed ones kept in the report. */
@@ -239,6 +252,7 @@ export default class CloudcheckReporter implements Reporter {
       checks,
       coverage: { operations },
       leaks: readJournals(env.CLOUDCHECK_RUN_TMP).leaks,
+      waits: waitsByClass(checks),
     };
     if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;
     const dir = env.CLOUDCHECK_REPORT_DIR ?? join(process.cwd(), 'reports', report.run.id);

@@ -94,32 +94,23 @@ export async function computeCatalogue(api: ApiClient): Promise<ComputeCatalogue
   };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Polls GET /vps/{id} until `accept` says yes, backing off from 250 ms to 5 s between requests
- * (staging boots take minutes and every request counts against the hourly budget; the reference
- * server boots in a fraction of a second). The timeout is scaled by ctx.poll.
+ * Polls GET /vps/{id} until `accept` says yes (staging boots take minutes and every request
+ * counts against the hourly budget; the reference server boots in a fraction of a second).
  */
-export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, what: string, accept: (vps: Vps) => boolean, timeoutMs = 600_000): Promise<Vps> {
-  let pause = 0;
+export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, what: string, accept: (vps: Vps) => boolean): Promise<Vps> {
   let last: Vps | undefined;
-  // A staging boot can outlast the per-check timeout: give this check room for the whole wait.
-  const info = ctx.testInfo;
-  if (info.timeout > 0 && info.timeout < ctx.scaled(timeoutMs) + 30_000) info.setTimeout(ctx.scaled(timeoutMs) + 30_000);
   try {
+    // ctx.poll backs off from 250 ms to 5 s until the run's --async-timeout deadline.
     return await ctx.poll(
       what,
       async () => {
-        if (pause) await sleep(pause);
-        pause = Math.min(ctx.scaled(5_000), Math.max(ctx.scaled(250), pause * 2));
         const res = await api.get(`/vps/${encodeURIComponent(id)}`);
         expectStatus(res, 200);
         // GET /vps/{vps_id}'s body is not shown: wrapped (the convention) or not.
         last = resourceOf<Vps>(res.body, 'vps');
         return last && accept(last) ? last : undefined;
       },
-      { timeoutMs, intervalMs: 50 },
     );
   } catch (error) {
     if (last) {

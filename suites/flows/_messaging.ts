@@ -57,6 +57,6 @@ export function finalStatus(api: ApiClient, ctx: CheckContext, id: string): Prom
       const message = await messageStatus(api, id);
       return FINAL_STATES.includes(message.status) ? message : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 200 },
+    { intervalMs: 200 },
   );
 }

@@ -140,7 +140,6 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
           const found = listOf<Campaign>(res.body, 'campaigns').find((c) => c.campaign_id === state.campaign.campaign_id);
           return found?.status === 'completed' ? found : undefined;
         },
-        { timeoutMs: 60_000 },
       );
       const delivered = finals.filter((m) => m.status === 'delivered').length;
       const failed = finals.filter((m) => ['failed', 'expired', 'rejected'].includes(m.status)).length;
@@ -349,7 +348,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
           const found = listOf<{ sender_id: string; status: string; approved_at?: string | null }>(res.body, 'sender_ids').find((s) => s.sender_id === state.senderId);
           return found?.status === 'approved' ? found : undefined;
         },
-        { timeoutMs: 60_000, intervalMs: 250 },
+        { intervalMs: 250 },
       );
       expect(record.approved_at, 'an approved sender ID carries approved_at').toMatch(ISO_TIMESTAMP);
       const res = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}sender`, from: state.senderId });

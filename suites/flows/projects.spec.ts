@@ -222,7 +222,7 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
             const status = (r.body as { vps?: { status?: string } } | undefined)?.vps?.status;
             return status === 'deleted' ? true : undefined;
           },
-          { timeoutMs: 20_000, intervalMs: 500 },
+          { intervalMs: 500 },
         );
       }
     },

@@ -76,7 +76,8 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'template send: placeho
     async ({ api, ledger, ctx, state }) => {
       const res = await api.post('/sms/send-template', { to: ctx.testNumbers.succeed, template_id: state.templateId, variables: state.variables });
       expectStatus(res, [200, 201]);
-      const message = res.json<{ message_id: string; message: string; to: string }>();
+      // "sent message": the body is not shown; flat like POST /sms/send (the convention) or wrapped.
+      const message = recordOf<{ message_id: string; message: string; to: string }>(res.body, 'message');
       expect(typeof message.message_id, 'the send answers a message_id').toBe('string');
       state.messageId = ledger.track('message', message.message_id);
       expect(message.message, 'the sent text is the template content with the variables substituted').toBe(state.expected);

@@ -207,7 +207,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ api, ctx, state }) => {
       const acted = await act(api, state.vpsId, { type: 'stop' });
-      await waitForVps(api, ctx, state.vpsId, 'the VPS to be stopped', (v) => v.status === 'stopped', 120_000);
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be stopped', (v) => v.status === 'stopped');
       actionConvention(acted, 'stop');
     },
   );
@@ -235,7 +235,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ api, ctx, state }) => {
       const acted = await act(api, state.vpsId, { type: 'start' });
-      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running', (v) => v.status === 'running', 120_000);
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running', (v) => v.status === 'running');
       actionConvention(acted, 'start');
     },
   );
@@ -250,7 +250,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ api, ctx, state }) => {
       const acted = await act(api, state.vpsId, { type: 'restart' });
-      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running after restart', (v) => v.status === 'running', 120_000);
+      await waitForVps(api, ctx, state.vpsId, 'the VPS to be running after restart', (v) => v.status === 'running');
       actionConvention(acted, 'restart');
     },
   );
@@ -267,7 +267,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const target = state.catalogue.largerSize;
       ctx.testInfo.skip(!target, 'the target offers no larger available size to resize to');
       const acted = await act(api, state.vpsId, { type: 'resize', size: target!.slug });
-      const vps = await waitForVps(api, ctx, state.vpsId, `the VPS to have size ${target!.slug}`, (v) => v.size === target!.slug, 120_000);
+      const vps = await waitForVps(api, ctx, state.vpsId, `the VPS to have size ${target!.slug}`, (v) => v.size === target!.slug);
       expect({ vcpus: vps.vcpus, memory: vps.memory, disk: vps.disk }, `vcpus, memory and disk of size ${target!.slug}`).toEqual({
         vcpus: target!.vcpus,
         memory: target!.memory,
@@ -297,7 +297,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
           // GET /snapshots's body is not shown: a `snapshots` list (the convention) or another shape.
           return listOf<{ id: string; name: string }>(res.body, 'snapshots')?.find((s) => s.name === state.snapshotName);
         },
-        { timeoutMs: 120_000, intervalMs: 500 },
+        { intervalMs: 500 },
       );
       state.snapshotId = ledger.track('snapshot', snapshot.id);
       actionConvention(acted, 'snapshot');
@@ -336,7 +336,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const image = state.catalogue.otherImage;
       ctx.testInfo.skip(!image, 'the target offers only one image that fits the size');
       const acted = await act(api, state.vpsId, { type: 'rebuild', image: image! });
-      await waitForVps(api, ctx, state.vpsId, `the VPS to run image ${image!}`, (v) => v.image === image && v.status === 'running', 300_000);
+      await waitForVps(api, ctx, state.vpsId, `the VPS to run image ${image!}`, (v) => v.image === image && v.status === 'running');
       actionConvention(acted, 'rebuild');
     },
   );
@@ -427,7 +427,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
           const r = await api.get(vpsPath(state.vpsId));
           return r.status >= 400 ? r : undefined;
         },
-        { timeoutMs: 30_000, intervalMs: 500 },
+        { intervalMs: 500 },
       );
       expect(res.status, 'GET of a deleted VPS should be a client error').toBeLessThan(500);
       expectErrorEnvelope(res);

@@ -141,11 +141,11 @@ defineFlow<State>({ id: FLOW, class: 'webhooks', title: 'webhooks: subscribed ev
       state.failed = await send(ctx.testNumbers.fail, {});
       for (const event of SUBSCRIBED) {
         await receiver.waitFor(`${event} of ${state.delivered}`, (d) => at(state.hookUrl)(d) && messageIdOf(d) === state.delivered && eventOf(d) === event, {
-          timeoutMs: 60_000,
+          timeoutMs: ctx.asyncTimeoutMs,
         });
       }
       await receiver.waitFor(`sms.sent of ${state.failed}`, (d) => at(state.hookUrl)(d) && messageIdOf(d) === state.failed && eventOf(d) === 'sms.sent', {
-        timeoutMs: 60_000,
+        timeoutMs: ctx.asyncTimeoutMs,
       });
     },
   );
@@ -224,7 +224,7 @@ defineFlow<State>({ id: FLOW, class: 'webhooks', title: 'webhooks: subscribed ev
       const [d] = await receiver.waitFor(
         `the delivery status of ${state.delivered} at its callback_url`,
         (x) => at(state.callbackUrl)(x) && eventOf(x) === 'sms.delivered',
-        { timeoutMs: 60_000 },
+        { timeoutMs: ctx.asyncTimeoutMs },
       );
       expectPayload(d!);
       expect(payloadOf(d!).data?.message_id).toBe(state.delivered);

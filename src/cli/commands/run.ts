@@ -25,7 +25,7 @@ import { probeTarget } from '../probe.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const SYNOPSIS =
-  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--grep RE] [--shard I/N] [--baseline FILE] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
+  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--async-timeout SECONDS] [--grep RE] [--shard I/N] [--baseline FILE] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
 
 export interface RunPlan {
   runId: string;
@@ -57,6 +57,7 @@ export function planRun(
     CLOUDCHECK_CLASSES: classes.join(','),
     CLOUDCHECK_STRICT: values.strict ? '1' : '0',
     CLOUDCHECK_SEED: String(values.seed ?? 1),
+    ...(values['async-timeout'] !== undefined ? { CLOUDCHECK_ASYNC_TIMEOUT: String(values['async-timeout']) } : {}),
     // The embedded server moves no real money, so charges are implied there.
     CLOUDCHECK_ALLOW_CHARGES: values['allow-charges'] || target.embedded ? '1' : '0',
     CLOUDCHECK_LIVE_SMS: values['live-sms'] ? '1' : '0',
@@ -250,6 +251,8 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   out(
     `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} passed/failed/skipped)${s.environment ? `, ${s.environment} environment problems` : ''}`,
   );
+  const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
+  if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
   if (report.leaks.length) out(`leaks: ${report.leaks.length} resources could not be deleted (listed in the report; \`cloudcheck sweep\` removes cc- leftovers)`);
   out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})`);
   const rel = relative(process.cwd(), join(reportDir, 'report.json'));
