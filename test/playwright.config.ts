@@ -13,6 +13,7 @@ import { defineConfig } from '@playwright/test';
 const FIRST = [
   'trust/safety.test.ts',
   'trust/fault-matrix.test.ts',
+  'trust/variant-matrix.test.ts',
   'trust/broken-target.test.ts',
   's3/suite.test.ts',
   'flows/flows.test.ts',

@@ -261,14 +261,16 @@ export const RECIPES: Record<string, Recipe> = {
   },
   async vpsSnapshot(env, ledger) {
     const { vps_id } = await resource(env, 'runningVps');
+    // The shared VPS may still be in an action another check started (actions may be asynchronous).
+    await waitRunning(env, vps_id!);
     const name = env.ctx.name('snap');
     const res = await env.api.post(`/vps/${enc(vps_id!)}/actions`, { type: 'snapshot', name });
     expectOk(res, 'POST /vps/{vps_id}/actions snapshot');
-    const list = await env.api.get('/snapshots');
-    expectOk(list, 'GET /snapshots');
-    const snapshots = (pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? [];
-    const snap = snapshots.find((s) => s.name === name);
-    if (!snap) throw new EnvironmentError(`prerequisite VPS snapshot: "${name}" not listed by GET /snapshots after the snapshot action`);
+    const snap = await env.ctx.poll(`snapshot "${name}" in GET /snapshots after the snapshot action`, async () => {
+      const list = await env.api.get('/snapshots');
+      expectOk(list, 'GET /snapshots');
+      return ((pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? []).find((s) => s.name === name);
+    }, { intervalMs: 300 });
     ledger.track('snapshot', snap.id);
     return { snapshot_id: snap.id };
   },

@@ -314,19 +314,19 @@ export function failedOn(checks: readonly CheckResult[], requirement: string): s
 }
 
 /** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
-export function startRun(options: { grep: string; faults: string[]; strict: boolean; reportDir: string; env?: Record<string, string>; requirement?: string; label: string }): Handle {
+export function startRun(options: { grep?: string; args?: string[]; faults: string[]; strict: boolean; reportDir: string; env?: Record<string, string>; requirement?: string; label: string; workers?: number }): Handle {
   let child: ChildProcess | undefined;
   let cancelled = false;
   const started = Date.now();
   const promise = (async (): Promise<Outcome> => {
     mkdirSync(options.reportDir, { recursive: true });
-    const args = [BIN, 'run', '--grep', options.grep, '--report-dir', options.reportDir, ...(options.strict ? ['--strict'] : [])];
+    const args = [BIN, 'run', ...(options.grep ? ['--grep', options.grep] : []), ...(options.args ?? []), '--report-dir', options.reportDir, ...(options.strict ? ['--strict'] : [])];
     const env = {
       ...cleanEnv(),
       FORCE_COLOR: '0',
       // One inner worker: the grep selects a few checks, and every worker costs a start-up (the
       // runs of the matrix are many and concurrent, so CPU, not wall time, is what to save).
-      CLOUDCHECK_WORKERS: '1',
+      CLOUDCHECK_WORKERS: String(options.workers ?? 1),
       ...(options.faults.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}),
       ...options.env,
     };
@@ -346,7 +346,7 @@ export function startRun(options: { grep: string; faults: string[]; strict: bool
       return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
     }
     if (report.checks.length === 0) {
-      return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `no check ran: --grep '${options.grep}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
+      return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
     }
     const detectedBy = options.requirement ? failedOn(report.checks, options.requirement) : [];
     const failed = report.checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
