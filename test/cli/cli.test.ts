@@ -117,3 +117,23 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a selection that selects no check exits 2 instead of passing the gate', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-nomatch-'));
+  try {
+    const r = await cli(['run', '--grep', 'cloudcheck-no-such-check-zz', '--report-dir', dir]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('selects no check');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('serve lists the legal variants and refuses an unknown one', async () => {
+  const list = await cli(['serve', '--list-variants']);
+  expect(list.code).toBe(0);
+  for (const name of ['create-200', 'flat-bodies', 'vps-boot-slow', 'latency']) expect(list.stdout).toContain(name);
+  const bad = await cli(['serve', '--variant', 'create-201', '--port', '0', '--s3-port', '0']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('did you mean "create-200"');
+});

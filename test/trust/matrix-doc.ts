@@ -143,7 +143,8 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
     '|---|---|---|---|---|',
     ...rows,
     '',
-    renderFlows(parseRows(rows.join('\n')), flows),
+    // parseRows reads a table: give it the header the rows sit under.
+    renderFlows(parseRows(['| fault | requirement (level, class) | detected by | flows | exit code |', '|---|---|---|---|---|', ...rows].join('\n')), flows),
     renderUnfaulted(plans, catalogue),
   ];
   return `${lines.join('\n').trimEnd()}\n`;

@@ -60,9 +60,9 @@ export const GREP_OVERRIDES: Record<string, { grep: string; why: string }> = {
 
 /** Extra environment for one fault's run. */
 export const RUN_ENV: Record<string, Record<string, string>> = {
-  // The use-after-delete steps poll (scaled) until the deleted resource disappears; against a
-  // ghost it polls to the end. The reference server's delays are far below the scaled waits.
-  'vps-delete-ghost': { CLOUDCHECK_TIMEOUT_SCALE: '0.2' },
+  // The use-after-delete steps poll until the deleted resource disappears; against a ghost they
+  // poll to the deadline. The reference server's delays are far below it.
+  'vps-delete-ghost': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
 };
 
 /**
@@ -327,6 +327,9 @@ export function startRun(options: { grep?: string; args?: string[]; faults: stri
       // One inner worker: the grep selects a few checks, and every worker costs a start-up (the
       // runs of the matrix are many and concurrent, so CPU, not wall time, is what to save).
       CLOUDCHECK_WORKERS: String(options.workers ?? 1),
+      // The reference server settles in milliseconds; a fault that never settles (a ghost that
+      // stays readable, a key that never expires) is seen at this deadline instead of 300 s.
+      CLOUDCHECK_ASYNC_TIMEOUT: '20',
       ...(options.faults.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}),
       ...options.env,
     };

@@ -44,7 +44,8 @@ test.describe('variant runs', () => {
           strict: false,
           reportDir: dir,
           args: run.classes ? ['--classes', run.classes.join(',')] : [],
-          env: { CLOUDCHECK_EMBEDDED_VARIANTS: run.variants.join(',') },
+          // Room for the slow variants' waits (a 15 s boot) far below the default 300 s deadline.
+          env: { CLOUDCHECK_EMBEDDED_VARIANTS: run.variants.join(','), CLOUDCHECK_ASYNC_TIMEOUT: '120' },
           workers: 2,
         }).promise;
         expect(outcome.error, outcome.error).toBeUndefined();

@@ -152,6 +152,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       return exit.interrupted ? 130 : 2;
     }
     let report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
+    // A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate.
+    if (report.checks.length === 0 && !exit.interrupted) {
+      err(`cloudcheck run: the selection selects no check (--classes ${(v.classes as string[] | undefined)?.join(',') ?? 'all'}${v.grep ? `, --grep ${v.grep as string}` : ''}${v.shard ? `, --shard ${v.shard as string}` : ''}); nothing was checked`);
+      rmSync(plan.runTmp, { recursive: true, force: true });
+      return 2;
+    }
     const baseline = typeof v.baseline === 'string' ? parseBaseline(readFileSync(resolve(v.baseline), 'utf8'), v.baseline) : null;
     report = { ...report, summary: summarize(report.checks, { strict: v.strict === true, baseline, baselineSource: (v.baseline as string | undefined) ?? null }) };
     if (recovered) report.leaks = recovered.leaks;

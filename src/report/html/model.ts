@@ -73,6 +73,8 @@ export interface ClassRow {
   must: LevelCounts;
   should: LevelCounts;
   environment: number;
+  /** Milliseconds the class's checks waited for asynchronous changes of the target. */
+  waitedMs: number;
 }
 
 function levelCounts(checks: readonly CheckResult[]): LevelCounts {
@@ -96,6 +98,7 @@ export function classRows(report: ConformanceReport): ClassRow[] {
       must: levelCounts(list.filter((c) => c.level === 'MUST')),
       should: levelCounts(list.filter((c) => c.level === 'SHOULD')),
       environment: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'environment').length,
+      waitedMs: report.waits?.[name as ConformanceClass] ?? 0,
     };
   });
 }

@@ -147,7 +147,7 @@ export function renderClasses(rows: readonly ClassRow[]): string {
         : `<table class="mini"><thead><tr><th></th><th>pass</th><th>fail</th><th>skip</th></tr></thead><tbody>
 <tr><th>MUST</th><td class="num${r.must.passed ? ' c-pass' : ' zero'}">${r.must.passed}</td>${cell(r.must.failed, 'c-must')}<td class="num${r.must.skipped ? '' : ' zero'}">${r.must.skipped}</td></tr>
 <tr><th>SHOULD</th><td class="num${r.should.passed ? ' c-pass' : ' zero'}">${r.should.passed}</td>${cell(r.should.failed, 'c-should')}<td class="num${r.should.skipped ? '' : ' zero'}">${r.should.skipped}</td></tr>
-</tbody></table>${r.environment ? `<p class="envnote">${esc(plural(r.environment, 'environment problem'))}</p>` : ''}`;
+</tbody></table>${r.environment ? `<p class="envnote">${esc(plural(r.environment, 'environment problem'))}</p>` : ''}${r.waitedMs >= 1000 ? `<p class="waitnote">waited ${esc((r.waitedMs / 1000).toFixed(1))} s for the target</p>` : ''}`;
     return `<div class="class-card tone-${tone}" data-failed="${failed}"><h3>${esc(r.name)}</h3><p class="state">${esc(state)}</p>${body}</div>`;
   });
   return `<section id="classes"><h2>Conformance classes</h2><div class="class-grid">${cards.join('')}</div></section>`;
