@@ -1,5 +1,5 @@
 /**
- * Starting the embedded reference server for a run with no target (design notes, section 3):
+ * Starting the embedded reference server for a run with no target (README, Quick start):
  * free loopback ports, fresh random keys. Used by `cloudcheck run`, `cloudcheck load` and the
  * Playwright global setup.
  */
@@ -17,17 +17,22 @@ export function randomKey(label: string): string {
   return `cc_${label}_${randomBytes(24).toString('base64url')}`;
 }
 
+/** A comma-separated list from the environment, or undefined when empty. */
+function namesFromEnv(value: string | undefined): string[] | undefined {
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return names.length > 0 ? names : undefined;
+}
+
 /**
  * Hidden switch for the suite's own tests (the fault matrix, test/trust): `CLOUDCHECK_EMBEDDED_FAULTS=a,b` starts the
  * embedded server with those deliberate faults, so a test can prove a check fails against them
  * through the real `cloudcheck run`. Not a documented option: users never want a faulty server.
  */
 export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
-  const names = (env.CLOUDCHECK_EMBEDDED_FAULTS ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  return names.length > 0 ? names : undefined;
+  return namesFromEnv(env.CLOUDCHECK_EMBEDDED_FAULTS);
 }
 
 /**
@@ -36,11 +41,7 @@ export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | 
  * (test/trust/variant-matrix.test.ts) can prove the suite passes them.
  */
 export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
-  const names = (env.CLOUDCHECK_EMBEDDED_VARIANTS ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  return names.length > 0 ? names : undefined;
+  return namesFromEnv(env.CLOUDCHECK_EMBEDDED_VARIANTS);
 }
 
 export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string } } = {}): Promise<EmbeddedTarget> {
