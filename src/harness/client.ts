@@ -154,7 +154,8 @@ function shellQuote(text: string): string {
 
 /** A curl line; the key is a shell variable so the line can be pasted and shared. */
 export function curlLine(method: string, url: string, headers: Record<string, string>, body: string | undefined, keyVar: string | null): string {
-  const parts = ['curl', '-sS', '-i', '-X', method, shellQuote(url)];
+  // HEAD as `-I`: with `-X HEAD` curl waits for a body that never comes.
+  const parts = method.toUpperCase() === 'HEAD' ? ['curl', '-sS', '-I', shellQuote(url)] : ['curl', '-sS', '-i', '-X', method, shellQuote(url)];
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() === 'authorization') {
       if (keyVar) parts.push('-H', `"Authorization: Bearer $${keyVar}"`);

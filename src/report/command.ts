@@ -114,6 +114,10 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       return outcome.written.some((w) => w.endsWith('report.json')) ? 0 : 2;
     }
     if (sub === 'diff') {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        out(`${REPORT_USAGE}\n`);
+        return 0;
+      }
       const json = rest.includes('--json');
       const unknown = rest.filter((a) => a.startsWith('-') && a !== '--json');
       if (unknown.length) throw new ReportInputError(`report diff: unknown option ${unknown[0]}`);

@@ -65,3 +65,9 @@ test('no secret survives in any writer output', () => {
     for (const secret of secrets) expect(text, `${writer.file} leaks ${secret}`).not.toContain(secret);
   }
 });
+
+test('a HEAD request is reproduced with curl -I (with -X HEAD curl would wait for a body)', () => {
+  const line = curlLine('HEAD', 'http://h/v1/storage/buckets/b/objects/k', { authorization: 'Bearer x' }, undefined, 'CLOUDCHECK_API_KEY');
+  expect(line.startsWith("curl -sS -I 'http://h/v1/storage/buckets/b/objects/k'")).toBe(true);
+  expect(line).not.toContain('-X HEAD');
+});

@@ -69,4 +69,9 @@ test('clear errors with exit 2: missing file, bad JSON, wrong schema_version, no
   const h = io();
   expect(await runReportCommand(['--help'], h.io)).toBe(0);
   expect(h.out.join('')).toContain('cloudcheck report merge');
+  for (const sub of ['merge', 'diff']) {
+    const c = io();
+    expect(await runReportCommand([sub, '--help'], c.io), `report ${sub} --help`).toBe(0);
+    expect(c.out.join('')).toContain(`cloudcheck report ${sub}`);
+  }
 });
