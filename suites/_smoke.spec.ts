@@ -4,12 +4,7 @@
  * `smoke.` so they never collide with generated ones.
  */
 import { defineCheck, defineFlow, expect, expectErrorEnvelope, expectStatus } from '../src/harness/check.ts';
-import { expectResource, expectSuccess } from '../src/harness/resource.ts';
-
-/** Refused: a 4xx status. Which one is not shown; the exact status is a SHOULD of its own. */
-function expectRefused(res: { status: number; text: string }, what: string): void {
-  expect(res.status >= 400 && res.status < 500, `${what} should be refused with a 4xx status, got ${res.status}: ${res.text.slice(0, 200)}`).toBe(true);
-}
+import { expectRefused, expectResource, expectSuccess } from '../src/harness/resource.ts';
 
 defineCheck(
   {

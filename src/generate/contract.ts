@@ -330,7 +330,7 @@ function otherShapes(schema: JsonSchema, body: unknown): unknown[] {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   if (required.length === 1) {
     const name = required[0]!;
-    const value = properties[name]?.type === 'array' ? listOf(body, name) : resourceOf(body, name, Object.keys((properties[name]?.properties ?? {}) as object)[0] ?? 'id');
+    const value = properties[name]?.type === 'array' ? listOf(body, name) : resourceOf(body, name);
     if (value !== undefined) shapes.push({ [name]: value });
   }
   return shapes;

@@ -81,6 +81,14 @@ export function expectSuccess(res: ApiResponse, hint?: string): void {
   expect(res.status >= 200 && res.status < 300, `${line(res)} should succeed (2xx)${hint ? ` (${hint})` : ''}, got ${res.status}: ${short(res.text)}`).toBe(true);
 }
 
+/**
+ * Asserts a refusal: a 4xx status (the specification lists 400, 401, 403, 404, 409 and 422 but
+ * maps none to a condition, so which one is a SHOULD check's business).
+ */
+export function expectRefused(res: { status: number; text: string }, what: string): void {
+  expect(res.status >= 400 && res.status < 500, `${what} should be refused with a 4xx status, got ${res.status}: ${short(res.text)}`).toBe(true);
+}
+
 function line(res: ApiResponse): string {
   const r = res.exchange.request;
   try {

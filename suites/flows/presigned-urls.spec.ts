@@ -5,6 +5,7 @@
  * another object or with another method, and an expired URL are refused and change nothing.
  */
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { expectRefused } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { createBucket, deterministicBytes, objectPath, sha256 } from './_storage.ts';
 
@@ -39,11 +40,6 @@ async function plain(method: string, url: string, body?: Buffer): Promise<{ stat
   const res = await fetch(url, { method, ...(body ? { body, headers: { 'content-type': 'application/octet-stream' } } : {}) });
   const bytes = Buffer.from(await res.arrayBuffer());
   return { status: res.status, bytes, text: bytes.toString('utf8').slice(0, 300) };
-}
-
-function expectRefused(res: { status: number; text: string }, what: string): void {
-  expect(res.status, `${what} should be refused (got ${res.status}: ${res.text})`).toBeGreaterThanOrEqual(400);
-  expect(res.status, `${what} should be refused as a client error (got ${res.status}: ${res.text})`).toBeLessThan(500);
 }
 
 /** The URL with its `signature` parameter changed in its last character. */
