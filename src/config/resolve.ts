@@ -7,6 +7,7 @@
  * and is enough for a flat option set. Help text, suggestions and repeatable flags are our small
  * layer on top.
  */
+import { parsePattern } from '../harness/selection.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -147,11 +148,13 @@ function checkValues(values: Record<string, unknown>, sources: Record<string, So
     const [i, n] = values.shard.split('/').map(Number);
     if (!i || !n || i > n) throw new UsageError(`${describe('shard')}: expected I/N with 1 <= I <= N, got "${values.shard}"`);
   }
-  if (typeof values.grep === 'string') {
+  for (const name of ['grep', 'grep-invert']) {
+    const pattern = values[name];
+    if (typeof pattern !== 'string') continue;
     try {
-      new RegExp(values.grep);
+      parsePattern(pattern);
     } catch (error) {
-      throw new UsageError(`${describe('grep')}: not a valid regular expression: ${(error as Error).message}`);
+      throw new UsageError(`${describe(name)}: not a valid regular expression: ${(error as Error).message}`);
     }
   }
   void sources;

@@ -52,14 +52,18 @@
  */
 import type { TestInfo } from '@playwright/test';
 import { expect } from '@playwright/test';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ConformanceClass, Level } from '../model/classes.ts';
 import { isConformanceClass } from '../model/classes.ts';
+import { requirementById } from '../../spec/requirements.ts';
 import type { ApiClient, ApiResponse } from './client.ts';
-import { isEnvironmentError } from './errors.ts';
+import { isEnvironmentError, isSuiteError } from './errors.ts';
 import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
 import { redactString } from './redact.ts';
+import { isSelected, planFlow, selectionFromEnv } from './selection.ts';
 
 export interface CheckMeta {
   id: string;
@@ -94,15 +98,25 @@ export type StepFn<S> = (meta: StepMeta, body: CheckBody<S>) => void;
 /** id → where it was defined; the same file loaded again (per project) is not a duplicate. */
 const registry = new Map<string, string>();
 
-/** `suites/x.spec.ts:12` of the suite line that called defineCheck/step (Playwright's own location points into this file). */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * `suites/x.spec.ts:12` of the suite line that declared the check: the first frame in a suite file
+ * (generated checks are declared by src/generate for a suite file), else the first frame outside
+ * this file, relative to the project (never a path of the machine that ran it).
+ */
 function callerLocation(): string {
-  const lines = (new Error().stack ?? '').split('\n').slice(1);
-  const outside = lines.find((l) => !l.includes('/src/harness/check.ts') && !l.includes('node:internal') && /\.[cm]?[jt]s:\d+/.test(l));
-  const m = outside ? /\(?((?:file:\/\/)?[^()\s]+?):(\d+):\d+\)?\s*$/.exec(outside.trim()) : null;
-  if (!m) return 'unknown';
-  const file = m[1]!.replace(/^file:\/\//, '');
-  const i = file.lastIndexOf('/suites/');
-  return `${i >= 0 ? file.slice(i + 1) : file}:${m[2]}`;
+  const frames = (new Error().stack ?? '')
+    .split('\n')
+    .slice(1)
+    .map((line) => /\(?((?:file:\/\/)?[^()\s]+?):(\d+):\d+\)?\s*$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null && !m[1]!.startsWith('node:') && /\.[cm]?[jt]s$/.test(m[1]!));
+  const files = frames.map((m) => ({ file: m[1]!.replace(/^file:\/\//, ''), line: m[2]! }));
+  const chosen = files.find((f) => f.file.includes('/suites/')) ?? files.find((f) => !f.file.endsWith('/src/harness/check.ts'));
+  if (!chosen) return 'unknown';
+  const i = chosen.file.lastIndexOf('/suites/');
+  const file = i >= 0 ? chosen.file.slice(i + 1) : relative(ROOT, chosen.file);
+  return `${file}:${chosen.line}`;
 }
 
 /** Registers a check id; throws when another place already uses it. Exported for tests and tools. */
@@ -128,22 +142,37 @@ function validateMeta(meta: CheckMeta): void {
   }
 }
 
-function detailsOf(meta: CheckMeta, flowId?: string) {
+function detailsOf(meta: CheckMeta, location: string, flowId?: string, setup = false) {
   const annotation = [
-    { type: ANNOTATION.location, description: callerLocation() },
+    { type: ANNOTATION.location, description: location },
     { type: ANNOTATION.id, description: meta.id },
     { type: ANNOTATION.requirement, description: meta.requirement },
     { type: ANNOTATION.level, description: meta.level },
     { type: ANNOTATION.class, description: meta.class },
     ...(meta.operation ? [{ type: ANNOTATION.operation, description: meta.operation }] : []),
     ...(flowId ? [{ type: ANNOTATION.flow, description: flowId }] : []),
+    ...(setup ? [{ type: ANNOTATION.setup, description: 'runs for the state of the selected steps after it' }] : []),
   ];
   const tag = [`@class:${meta.class}`, meta.level === 'MUST' ? '@must' : '@should', ...(meta.tags ?? []).map((t) => `@${t}`)];
   return { tag, annotation };
 }
 
-/** Errors of the check's own code (a bug of cloudcheck), never a deviation of the target. */
-const CODE_ERRORS = [TypeError, ReferenceError, SyntaxError, RangeError];
+/**
+ * A check's class is its requirement's class in the catalogue (`--classes auth` selects every
+ * auth check, generated under any operation); the class a suite file names is the fallback for
+ * requirements the catalogue does not hold (validateMeta's caller reports those elsewhere).
+ */
+function withCatalogueClass<M extends { requirement: string; class?: ConformanceClass }>(meta: M, fallback: ConformanceClass): M & { class: ConformanceClass } {
+  const cls = requirementById(meta.requirement)?.class;
+  return { ...meta, class: cls && isConformanceClass(cls) ? cls : (meta.class ?? fallback) };
+}
+
+/** `flows/billing.spec.ts` from a location `suites/flows/billing.spec.ts:12`. */
+function suiteFile(location: string): string {
+  return location.replace(/^suites\//, '').replace(/:\d+$/, '');
+}
+
+const selection = selectionFromEnv();
 
 /**
  * A SHOULD check that fails its assertion records the deviation as an annotation and ends as a
@@ -153,7 +182,7 @@ const CODE_ERRORS = [TypeError, ReferenceError, SyntaxError, RangeError];
  * target with many legal-but-different choices take minutes.
  */
 function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): boolean {
-  if (level !== 'SHOULD' || isEnvironmentError(error) || CODE_ERRORS.some((type) => error instanceof type)) return false;
+  if (level !== 'SHOULD' || isEnvironmentError(error) || isSuiteError(error)) return false;
   const message = error instanceof Error ? error.message : String(error);
   testInfo.annotations.push({ type: ANNOTATION.deviation, description: redactString(message) });
   return true;
@@ -169,6 +198,7 @@ function wrap<S>(body: CheckBody<S>, level: Level) {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
     } catch (error) {
       if (isEnvironmentError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
+      else if (isSuiteError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'cloudcheck-error' });
       if (recordDeviation(level, error, testInfo)) return;
       throw error;
     } finally {
@@ -177,27 +207,48 @@ function wrap<S>(body: CheckBody<S>, level: Level) {
   };
 }
 
-/** Declares one check (a Playwright test). */
+/** Declares one check (a Playwright test), when the run's selection selects it. */
 export function defineCheck(meta: CheckMeta, body: CheckBody): void {
-  validateMeta(meta);
-  registerCheckId(meta.id);
-  test(`[${meta.requirement}] ${meta.title}`, detailsOf(meta), wrap(body, meta.level));
+  const full = withCatalogueClass(meta, meta.class);
+  validateMeta(full);
+  const location = callerLocation();
+  registerCheckId(full.id, location);
+  const title = `[${full.requirement}] ${full.title}`;
+  const details = detailsOf(full, location);
+  if (!isSelected(selection, { file: suiteFile(location), describe: null, title, tags: details.tag, class: full.class })) return;
+  test(title, details, wrap(body, full.level));
 }
 
-/** Declares a flow: steps run in order in one worker, sharing `state` and the ledger; a failed step skips the rest. */
+/**
+ * Declares a flow: steps run in order in one worker, sharing `state` and the ledger; a failed step
+ * skips the rest. Under a selection, the flow is defined up to its last selected step, the
+ * earlier steps running as setup (selection.ts), or not at all when no step is selected.
+ */
 export function defineFlow<S extends object = Record<string, unknown>>(meta: FlowMeta, build: (step: StepFn<S>) => void): void {
   if (!isConformanceClass(meta.class)) throw new Error(`flow ${meta.id}: unknown class "${meta.class}"`);
   registerCheckId(meta.id);
-  test.describe.serial(`[flow] ${meta.title}`, { tag: [`@class:${meta.class}`, ...(meta.tags ?? []).map((t) => `@${t}`)] }, () => {
-    build((stepMeta, body) => {
-      const full: CheckMeta = { ...stepMeta, class: stepMeta.class ?? meta.class };
-      validateMeta(full);
-      registerCheckId(full.id);
-      const details = detailsOf(full, meta.id);
-      // The flow's class tag (on the describe) selects the project for every step, so the flow
-      // stays in one worker; a step's own class, if different, is only reported.
-      test(`[${full.requirement}] ${full.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(body, full.level));
-    });
+  const describe = `[flow] ${meta.title}`;
+  const flowTags = [`@class:${meta.class}`, ...(meta.tags ?? []).map((t) => `@${t}`)];
+  const steps: Array<{ meta: CheckMeta; body: CheckBody<S>; location: string; selected: boolean }> = [];
+  build((stepMeta, body) => {
+    const full = withCatalogueClass(stepMeta, meta.class);
+    validateMeta(full);
+    const location = callerLocation();
+    registerCheckId(full.id, location);
+    const title = `[${full.requirement}] ${full.title}`;
+    const tags = [...flowTags, ...detailsOf(full, location).tag];
+    steps.push({ meta: full, body, location, selected: isSelected(selection, { file: suiteFile(location), describe, title, tags, class: full.class }) });
+  });
+  const plan = planFlow(steps.map((s) => s.selected));
+  if (plan.length === 0) return;
+  test.describe.serial(describe, { tag: flowTags }, () => {
+    for (const { index, setup } of plan) {
+      const step = steps[index]!;
+      const details = detailsOf(step.meta, step.location, meta.id, setup);
+      // The flow's class tag (on the describe) selects the project for every step when Playwright
+      // runs the suite directly (one project per class), so the flow stays in one worker.
+      test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level));
+    }
     test.afterAll(async ({ harness }) => {
       await harness.endFlow(meta.id);
     });

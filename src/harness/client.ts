@@ -18,7 +18,7 @@ import type { Dispatcher } from 'undici';
 import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from './budget.ts';
 import type { Budget } from './budget.ts';
-import { EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
+import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
 import { processObserver } from './rate-observer.ts';
 import { addSecret, redact, redactString } from './redact.ts';
 
@@ -60,6 +60,9 @@ async function readLimited(body: Dispatcher.ResponseData['body'], limit: number)
 }
 
 /** Query values: arrays repeat the parameter; null/undefined are left out; `true` alone gives `?name`. */
+/** A path segment that is a JavaScript non-value turned into text by a template literal. */
+const UNSET_SEGMENT = /\/(undefined|null|NaN|\[object%20Object\]|\[object Object\])(?=\/|$)/;
+
 export type QueryValue = string | number | boolean | null | undefined | Array<string | number>;
 
 export interface RequestOptions {
@@ -247,6 +250,12 @@ export class ApiClient {
     const method = options.method.toUpperCase();
     const absolute = /^https?:\/\//.test(options.path);
     const relPath = absolute ? new URL(options.path).pathname : options.path.split('?')[0]!;
+    const unset = UNSET_SEGMENT.exec(relPath);
+    if (unset) {
+      // The suite built this path from a value it does not have (an earlier step did not run or
+      // did not set it): sending it would blame the target for cloudcheck's own error.
+      throw new CloudcheckError(`cloudcheck built ${method} ${relPath} from a missing value ("${unset[1]}"): a step that should have produced it did not run or did not set it`);
+    }
     if (!absolute && method === 'POST' && CHARGING.some((re) => re.test(relPath)) && !this.settings.allowCharges) {
       throw new PrerequisiteMissingError(`${method} ${relPath} moves money and the run does not have --allow-charges`);
     }

@@ -37,3 +37,24 @@ export function isEnvironmentError(error: unknown): boolean {
 
 /** Names the reporter recognises in an error message coming from a worker. */
 export const ENVIRONMENT_ERROR_NAMES = ['EnvironmentError', 'NetworkError', 'BudgetExhaustedError', 'PrerequisiteMissingError'];
+
+/**
+ * cloudcheck's own failure, detected by the suite: a request path built from a value an earlier
+ * step should have produced, a state a flow step needs and does not have. Classified
+ * `cloudcheck-error`: never the target's fault, and the run exits 2 (the requirement went unchecked).
+ */
+export class CloudcheckError extends Error {
+  override readonly name: string = 'CloudcheckError';
+  readonly suiteError = true;
+}
+
+/** Errors thrown by the check's own code rather than by an assertion about the target. */
+const CODE_ERRORS = [TypeError, ReferenceError, SyntaxError, RangeError];
+
+export function isSuiteError(error: unknown): boolean {
+  if (error instanceof CloudcheckError || CODE_ERRORS.some((type) => error instanceof type)) return true;
+  return typeof error === 'object' && error !== null && (error as { suiteError?: unknown }).suiteError === true;
+}
+
+/** Names the reporter recognises as the suite's own errors in a message coming from a worker. */
+export const SUITE_ERROR_NAMES = ['CloudcheckError', 'TypeError', 'ReferenceError', 'SyntaxError', 'RangeError'];

@@ -34,6 +34,8 @@ export const ANNOTATION = {
   flow: 'cc.flow',
   classification: 'cc.classification',
   location: 'cc.location',
+  /** A flow step that runs only to set up the state of a selected step after it (selection.ts). */
+  setup: 'cc.setup',
   /** A SHOULD check's failed assertion (see check.ts `wrap`): the test passes, the report fails it. */
   deviation: 'cc.deviation',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */

@@ -1,7 +1,11 @@
 import type { ConformanceClass, Level } from './classes.ts';
 
-/** Who is at fault when a check does not pass. Only defects can fail the gate. */
-export type Classification = 'defect' | 'spec-gap' | 'environment';
+/**
+ * Who is at fault when a check does not pass. Only defects (and, with --strict, spec-gaps) can
+ * fail the gate; a `cloudcheck-error` is the suite's own failure (an exception in check code, a
+ * value an earlier step should have made): the requirement was not checked, and the run exits 2.
+ */
+export type Classification = 'defect' | 'spec-gap' | 'environment' | 'cloudcheck-error';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -43,6 +47,8 @@ export interface CheckResult {
   expected?: string;
   actual?: string;
   exchanges?: Exchange[];
+  /** Where the suite's own code failed, for `cloudcheck-error` findings only. */
+  stack?: string;
   duration_ms?: number;
   /** Time this check spent waiting for asynchronous changes of the target (ctx.poll). */
   waited_ms?: number;

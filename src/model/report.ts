@@ -53,6 +53,8 @@ export interface ConformanceReport {
     should: LevelCounts;
     /** Failures classified as `environment` (not the target's fault; never fail the gate). */
     environment?: number;
+    /** Failures classified `cloudcheck-error` (the suite's own): never fail the gate, make the run exit 2. */
+    cloudcheck_errors?: number;
     gate?: { passed: boolean; reason: string; baseline?: string | null; new_failures?: string[] };
   };
   checks: CheckResult[];

@@ -3,11 +3,12 @@
  *
  * - A failed MUST check classified `defect` fails the gate.
  * - A failed SHOULD check (`spec-gap`, a deviation) fails it only with `strict`.
- * - `environment` failures never fail it (not the target's fault).
+ * - `environment` failures never fail it (not the target's fault), nor do `cloudcheck-error`s (the
+ *   suite's own failures: the run exits 2 for them, see `cloudcheckErrors`).
  * - With a baseline (requirement ids and/or check ids known to fail), only failures not in it count.
  */
 import { parse as parseYaml } from 'yaml';
-import type { CheckResult } from '../model/finding.ts';
+import type { CheckResult, Classification } from '../model/finding.ts';
 import type { ConformanceReport, LevelCounts } from '../model/report.ts';
 
 export interface GateOptions {
@@ -29,7 +30,7 @@ export interface GateDecision {
 }
 
 /** The classification a failed check gets when its writer did not set one. */
-export function classificationOf(check: CheckResult): 'defect' | 'spec-gap' | 'environment' {
+export function classificationOf(check: CheckResult): Classification {
   if (check.classification) return check.classification;
   return check.level === 'MUST' ? 'defect' : 'spec-gap';
 }
@@ -37,9 +38,14 @@ export function classificationOf(check: CheckResult): 'defect' | 'spec-gap' | 'e
 export function isGateRelevant(check: CheckResult, strict: boolean): boolean {
   if (check.status !== 'failed') return false;
   const c = classificationOf(check);
-  if (c === 'environment') return false;
+  if (c === 'environment' || c === 'cloudcheck-error') return false;
   if (check.level === 'MUST') return c === 'defect' || strict;
   return strict;
+}
+
+/** Failed checks that failed in cloudcheck's own code: their requirements went unchecked. */
+export function cloudcheckErrors(checks: readonly CheckResult[]): CheckResult[] {
+  return checks.filter((c) => c.status === 'failed' && classificationOf(c) === 'cloudcheck-error');
 }
 
 function inBaseline(check: CheckResult, baseline: Set<string> | null | undefined): boolean {
@@ -84,14 +90,17 @@ export function summarize(checks: CheckResult[], options: GateOptions = {}): Con
   const all = counts(checks);
   const must = counts(checks.filter((c) => c.level === 'MUST'));
   const should = counts(checks.filter((c) => c.level === 'SHOULD'));
-  const environment = checks.filter((c) => c.status === 'failed' && classificationOf(c) === 'environment').length;
-  const mustDefects = checks.filter((c) => c.status === 'failed' && c.level === 'MUST' && classificationOf(c) !== 'environment').length;
-  const deviations = checks.filter((c) => c.status === 'failed' && c.level === 'SHOULD' && classificationOf(c) !== 'environment').length;
+  const failedAs = (c: CheckResult): Classification | null => (c.status === 'failed' ? classificationOf(c) : null);
+  const environment = checks.filter((c) => failedAs(c) === 'environment').length;
+  const suiteErrors = cloudcheckErrors(checks).length;
+  const mustDefects = checks.filter((c) => c.level === 'MUST' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap')).length;
+  const deviations = checks.filter((c) => c.level === 'SHOULD' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap')).length;
   const verdict = mustDefects === 0 ? 'conformant' : 'non-conformant';
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   let headline = verdict === 'conformant' ? 'conformant (MUST)' : `non-conformant: ${plural(mustDefects, 'MUST failure')}`;
   headline += `, ${plural(deviations, 'SHOULD deviation')}`;
   if (environment) headline += `, ${plural(environment, 'environment problem')}`;
+  if (suiteErrors) headline += `; cloudcheck could not check ${plural(new Set(cloudcheckErrors(checks).map((c) => c.requirement)).size, 'requirement')} (${plural(suiteErrors, 'cloudcheck error')})`;
   const gate = decideGate(checks, options);
   return {
     verdict,
@@ -102,6 +111,7 @@ export function summarize(checks: CheckResult[], options: GateOptions = {}): Con
     must,
     should,
     environment,
+    ...(suiteErrors ? { cloudcheck_errors: suiteErrors } : {}),
     gate: { passed: gate.passed, reason: gate.reason, baseline: gate.baseline, new_failures: gate.new_failures },
   };
 }

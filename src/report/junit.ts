@@ -2,7 +2,7 @@
  * junit.xml writer: one testsuite per conformance class, one testcase per check (CI systems show
  * these natively). MUST failures are `<failure>`; SHOULD deviations are `<failure>` only in strict
  * runs, otherwise a property plus system-out, so CI does not turn red for a convention;
- * `environment` failures are `<error>` (the run, not the target) and skipped checks `<skipped>`.
+ * `environment` and `cloudcheck-error` failures are `<error>` (the run or the suite, not the target) and skipped checks `<skipped>`.
  * Pure; no runner imports.
  */
 import { classificationOf } from '../report/gate.ts';
@@ -77,9 +77,9 @@ export function writeJunit(input: ConformanceReport): string {
       } else if (check.status === 'failed') {
         const c = classificationOf(check);
         const message = xmlEscape((check.message ?? 'failed').split('\n')[0]!.slice(0, 500));
-        if (c === 'environment') {
+        if (c === 'environment' || c === 'cloudcheck-error') {
           errors++;
-          inner.push(`      <error message="${message}" type="environment">${cdata(describe(check))}</error>`);
+          inner.push(`      <error message="${message}" type="${c}">${cdata(c === 'cloudcheck-error' && check.stack ? `${describe(check)}\n${check.stack}` : describe(check))}</error>`);
         } else if (check.level === 'MUST' || strict) {
           failures++;
           inner.push(`      <failure message="${message}" type="${c}">${cdata(describe(check))}</failure>`);

@@ -44,7 +44,8 @@ export function writeMarkdown(input: ConformanceReport): string {
   };
   const failed = report.checks.filter((c) => c.status === 'failed');
   section('MUST failures', failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'));
-  section('SHOULD deviations', failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) !== 'environment'));
+  section('SHOULD deviations', failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'));
+  section('cloudcheck errors (not the target: these requirements went unchecked)', failed.filter((c) => classificationOf(c) === 'cloudcheck-error'));
   section('Environment problems (not the target)', failed.filter((c) => classificationOf(c) === 'environment'));
   if (report.leaks.length) {
     out.push('', `## Leaked resources (${report.leaks.length})`, '', '| kind | id | reason |', '|---|---|---|');

@@ -13,13 +13,13 @@ import { isConformanceClass } from '../model/classes.ts';
 import type { ConformanceClass, Level } from '../model/classes.ts';
 import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak } from '../model/report.ts';
-import { ENVIRONMENT_ERROR_NAMES } from '../harness/errors.ts';
+import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
 import { ANNOTATION, EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
-import { addSecret, redact } from '../harness/redact.ts';
+import { addSecret, redact, redactString } from '../harness/redact.ts';
 import { parseBool, parseClasses } from '../harness/settings.ts';
 import { computeCoverage, loadInventory } from './coverage.ts';
-import { rateInvariantChecks, readObservations } from './rate-invariants.ts';
+import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { parseBaseline, summarize } from './gate.ts';
 import { writeReportFiles } from './writers.ts';
 
@@ -56,6 +56,22 @@ function expectedActual(message: string): { expected?: string; actual?: string }
   return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
 }
 
+const startsWithName = (message: string, names: readonly string[]): boolean =>
+  names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
+
+/**
+ * Whose fault a failed test is. The check wrapper's annotation says it when the error was thrown in
+ * the worker's check code; the error's name says it otherwise (fixtures, hooks). A timeout is the
+ * environment's; anything else is the target's: a defect at MUST, a deviation at SHOULD.
+ */
+function failureClassification(annotated: string | undefined, status: TestResult['status'], message: string, level: Level): Classification {
+  if (annotated === 'environment' || annotated === 'cloudcheck-error') return annotated;
+  if (status === 'timedOut' || status === 'interrupted') return 'environment';
+  if (startsWithName(message, ENVIRONMENT_ERROR_NAMES)) return 'environment';
+  if (startsWithName(message, SUITE_ERROR_NAMES)) return 'cloudcheck-error';
+  return level === 'MUST' ? 'defect' : 'spec-gap';
+}
+
 export function checkFromTest(test: TestCase, result: TestResult | undefined, projectName: string | undefined): CheckResult {
   const ann = annotationsOf(test, result);
   const rawClass = ann.get(ANNOTATION.class) ?? projectName ?? '';
@@ -65,6 +81,7 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
   let status: CheckResult['status'] = 'skipped';
   let classification: Classification | undefined;
   let message: string | undefined;
+  let stack: string | undefined;
   const deviation = result?.status === 'passed' ? ann.get(ANNOTATION.deviation) : undefined;
   if (result) {
     if (deviation !== undefined) {
@@ -81,10 +98,8 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
       // Plain `Error: ` adds nothing; EnvironmentError-style names stay (the classification reads them).
       message = (error?.message ?? error?.value ?? `test ${result.status}`).replace(ANSI, '').replace(/^Error: /, '');
       if (result.status === 'timedOut') message = `timed out after ${result.duration} ms: ${message}`;
-      if (ann.get(ANNOTATION.classification) === 'environment') classification = 'environment';
-      else if (result.status === 'timedOut' || result.status === 'interrupted') classification = 'environment';
-      else if (ENVIRONMENT_ERROR_NAMES.some((name) => message!.startsWith(`${name}:`) || message!.includes(`\n${name}:`))) classification = 'environment';
-      else classification = level === 'MUST' ? 'defect' : 'spec-gap';
+      classification = failureClassification(ann.get(ANNOTATION.classification), result.status, message, level);
+      if (classification === 'cloudcheck-error') stack = (error?.stack ?? '').replace(ANSI, '') || undefined;
     }
   } else {
     message = 'not run';
@@ -102,6 +117,7 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
     ...(message ? { message } : {}),
     ...(message && status === 'failed' ? expectedActual(message) : {}),
     ...(exchanges.length ? { exchanges } : {}),
+    ...(stack ? { stack: redactString(stack) } : {}),
     ...(result ? { duration_ms: result.duration } : {}),
     ...(waitedMs(result) > 0 ? { waited_ms: waitedMs(result) } : {}),
     location: ann.get(ANNOTATION.location) ?? `${test.location.file.replace(/^.*?\/suites\//, 'suites/')}:${test.location.line}`,
@@ -141,35 +157,54 @@ export function readJournals(dir: string | undefined | null): { leaks: Leak[] } 
   };
 }
 
-/** The conformance class a test belongs to, for progress lines. */
-function progressGroup(test: TestCase): string {
-  for (const tag of test.tags) {
-    const match = /^@class:([\w-]+)$/.exec(tag);
-    if (match?.[1]) return match[1];
-  }
-  return test.parent.project()?.name ?? '';
+/** A flow step that ran only for the state of a selected step after it (selection.ts). */
+function isSetup(test: TestCase): boolean {
+  return test.annotations.some((a) => a.type === ANNOTATION.setup);
 }
+
+/**
+ * Whether a test is one of the run's results. A setup step is one only when it failed: the
+ * selected steps after it could not run, and its failure is what the target did.
+ */
+export function isReported(test: TestCase, check: CheckResult): boolean {
+  return !isSetup(test) || check.status === 'failed';
+}
+
+/** The class a test is counted under before it runs: its check's class (the requirement's). */
+function classOfTest(test: TestCase): string {
+  return test.annotations.find((a) => a.type === ANNOTATION.class)?.description ?? test.parent.project()?.name ?? '';
+}
+
+/** How often a progress line is printed when stderr is not a terminal. */
+const PROGRESS_EVERY_MS = 10_000;
 
 export default class CloudcheckReporter implements Reporter {
   private rootSuite: Suite | undefined;
   private readonly progress = parseBool(process.env.CLOUDCHECK_PROGRESS) ?? false;
+  private readonly tty = process.stderr.isTTY === true;
   private readonly remaining = new Map<string, number>();
   private readonly counts = new Map<string, { passed: number; failed: number; skipped: number }>();
   private config: FullConfig | undefined;
   private finishedTests = 0;
   private totalTests = 0;
+  private startedAt = Date.now();
+  private lastProgressAt = 0;
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
     this.rootSuite = suite;
-    // Progress is per conformance class (from the test's tag), whatever the project layout.
+    this.startedAt = Date.now();
+    // Counted per check class (the requirement's class), as report.json counts them; setup steps
+    // are not checks of the selection and are not counted unless they fail.
     for (const test of suite.allTests()) {
-      const name = progressGroup(test);
+      if (isSetup(test)) continue;
+      const name = classOfTest(test);
       this.remaining.set(name, (this.remaining.get(name) ?? 0) + 1);
       if (!this.counts.has(name)) this.counts.set(name, { passed: 0, failed: 0, skipped: 0 });
       this.totalTests++;
     }
-    if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes\n`);
+    const runWide = this.counts.has('rate-limits') ? ` (and ${Object.keys(RUN_CHECKS).length} run-wide rate-limit invariants at the end)` : '';
+    if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
   }
 
   printsToStdio(): boolean {
@@ -177,22 +212,40 @@ export default class CloudcheckReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    const check = checkFromTest(test, result, undefined);
+    if (!isReported(test, check)) return;
+    const cls = check.class;
+    if (isSetup(test)) {
+      // A failed setup step becomes a result: count it as if it had been selected.
+      this.totalTests++;
+      this.remaining.set(cls, (this.remaining.get(cls) ?? 0) + 1);
+    }
     this.finishedTests++;
-    const project = progressGroup(test);
-    const c = this.counts.get(project);
-    if (c) {
-      if (result.annotations.some((a) => a.type === ANNOTATION.deviation)) c.failed++;
-      else if (result.status === 'passed') c.passed++;
-      else if (result.status === 'skipped') c.skipped++;
-      else c.failed++;
-    }
-    const left = (this.remaining.get(project) ?? 1) - 1;
-    this.remaining.set(project, left);
+    const c = this.counts.get(cls) ?? { passed: 0, failed: 0, skipped: 0 };
+    this.counts.set(cls, c);
+    c[check.status]++;
+    const left = (this.remaining.get(cls) ?? 1) - 1;
+    this.remaining.set(cls, left);
     if (!this.progress) return;
-    if (left === 0 && c) {
+    if (left === 0) {
+      if (this.tty) process.stderr.write('\r\x1b[K');
       const mark = c.failed ? '✗' : '✓';
-      process.stderr.write(`  ${mark} ${project.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`);
+      process.stderr.write(`  ${mark} ${cls.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`);
     }
+    this.printProgress();
+  }
+
+  /** Count, elapsed time and an estimate of what is left: on one line on a terminal, every 10 s in a log. */
+  private printProgress(): void {
+    const now = Date.now();
+    const done = this.finishedTests >= this.totalTests;
+    if (!this.tty && (done || now - this.lastProgressAt < PROGRESS_EVERY_MS)) return;
+    this.lastProgressAt = now;
+    const elapsed = (now - this.startedAt) / 1000;
+    const rate = this.finishedTests / Math.max(elapsed, 0.001);
+    const left = rate > 0 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
+    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${Number.isFinite(left) && !done ? ` · about ${Math.ceil(left)} s left` : ''}`;
+    process.stderr.write(this.tty ? `\r\x1b[K${line}${done ? '\n' : ''}` : `${line}\n`);
   }
 
   async onEnd(result: FullResult): Promise<void> {
@@ -204,7 +257,8 @@ export default class CloudcheckReporter implements Reporter {
     for (const project of this.rootSuite?.suites ?? []) {
       for (const test of project.allTests()) {
         const last = test.results.at(-1);
-        checks.push(checkFromTest(test, last, project.title));
+        const check = checkFromTest(test, last, project.title);
+        if (isReported(test, check)) checks.push(check);
         forCoverage.push(statusesOnlyCheck(test, last));
       }
     }

@@ -17,7 +17,7 @@ import { recoverFromJournals } from '../../harness/recover.ts';
 import { newRunId } from '../../harness/settings.ts';
 import { CONFORMANCE_CLASSES } from '../../model/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
-import { classificationOf, parseBaseline, summarize } from '../../report/gate.ts';
+import { classificationOf, cloudcheckErrors, parseBaseline, summarize } from '../../report/gate.ts';
 import { writeReportFiles } from '../../report/writers.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
@@ -25,7 +25,7 @@ import { probeTarget } from '../probe.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const SYNOPSIS =
-  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--async-timeout SECONDS] [--grep RE] [--shard I/N] [--baseline FILE] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
+  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--async-timeout SECONDS] [--grep RE] [--grep-invert RE] [--shard I/N] [--baseline FILE] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
 
 export interface RunPlan {
   runId: string;
@@ -64,6 +64,9 @@ export function planRun(
     CLOUDCHECK_TEST_NUMBER_SUCCEED: String(values['test-number-succeed']),
     CLOUDCHECK_TEST_NUMBER_FAIL: String(values['test-number-fail']),
     CLOUDCHECK_TEST_NUMBER_RANDOM: String(values['test-number-random']),
+    // The pinned SDK supports Node 20; its notice about future releases would interleave with the
+    // progress lines of every worker that loads it.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   if (target.s3Url) env.CLOUDCHECK_S3_URL = target.s3Url;
   if (target.altApiKey) env.CLOUDCHECK_ALT_API_KEY = target.altApiKey;
@@ -74,8 +77,11 @@ export function planRun(
   // One Playwright project for the selected classes: workers (and the API keys each creates) live
   // for the whole run instead of restarting per class (playwright.config.ts).
   env.CLOUDCHECK_RUN_CLASSES = classes.join(',');
+  // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
+  // selected flow step brings the steps before it; Playwright's own filters would not.
+  if (values.grep) env.CLOUDCHECK_GREP = values.grep as string;
+  if (values['grep-invert']) env.CLOUDCHECK_GREP_INVERT = values['grep-invert'] as string;
   const args = ['test', '-c', options.configPath];
-  if (values.grep) args.push(`--grep=${values.grep as string}`);
   if (values.shard) args.push(`--shard=${values.shard as string}`);
   return { runId: options.runId, reportDir, runTmp, env, args };
 }
@@ -154,7 +160,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     let report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
     // A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate.
     if (report.checks.length === 0 && !exit.interrupted) {
-      err(`cloudcheck run: the selection selects no check (--classes ${(v.classes as string[] | undefined)?.join(',') ?? 'all'}${v.grep ? `, --grep ${v.grep as string}` : ''}${v.shard ? `, --shard ${v.shard as string}` : ''}); nothing was checked`);
+      err(`cloudcheck run: the selection selects no check (--classes ${(v.classes as string[] | undefined)?.join(',') ?? 'all'}${v.grep ? `, --grep ${v.grep as string}` : ''}${v['grep-invert'] ? `, --grep-invert ${v['grep-invert'] as string}` : ''}${v.shard ? `, --shard ${v.shard as string}` : ''}); nothing was checked`);
       rmSync(plan.runTmp, { recursive: true, force: true });
       return 2;
     }
@@ -175,7 +181,16 @@ export async function runCommand(argv: string[]): Promise<number> {
       err(`cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`);
       return 2;
     }
-    return report.summary.gate?.passed ? 0 : 1;
+    if (!report.summary.gate?.passed) return 1;
+    // The suite's own failures never blame the target, but the requirements they stood for went
+    // unchecked: a gate that passed on them would pass on no evidence.
+    const suiteErrors = cloudcheckErrors(report.checks);
+    if (suiteErrors.length > 0) {
+      const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
+      err(`cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`);
+      return 2;
+    }
+    return 0;
   } finally {
     await embedded?.close().catch(() => undefined);
   }
@@ -244,9 +259,11 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   out('');
   if (failed.length) {
     out('failures:');
-    const order = (c: (typeof failed)[number]): number => (c.level === 'MUST' ? 0 : 1) + (classificationOf(c) === 'environment' ? 2 : 0);
+    const TAG = { environment: 'ENV   ', 'cloudcheck-error': 'SUITE ' } as const;
+    const order = (c: (typeof failed)[number]): number => (c.level === 'MUST' ? 0 : 1) + ({ environment: 2, 'cloudcheck-error': 4 }[classificationOf(c) as string] ?? 0);
     for (const c of [...failed].sort((a, b) => order(a) - order(b)).slice(0, 40)) {
-      const tag = classificationOf(c) === 'environment' ? 'ENV   ' : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
+      const cls = classificationOf(c);
+      const tag = cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
       out(`  ${tag} [${c.requirement}] ${c.title}${c.message ? ` — ${c.message.replace(/^Error: /, '').split('\n')[0]!.slice(0, 160)}` : ''}`);
     }
     if (failed.length > 40) out(`  … and ${failed.length - 40} more (see the report)`);
@@ -255,12 +272,16 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   if (report.checks.length === 0) out('warning: no checks ran (check --classes, --grep and --shard)');
   out(`${s.headline ?? s.verdict}`);
   out(
-    `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} passed/failed/skipped)${s.environment ? `, ${s.environment} environment problems` : ''}`,
+    `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} passed/failed/skipped)${s.environment ? `, ${s.environment} environment problems` : ''}${s.cloudcheck_errors ? `, ${s.cloudcheck_errors} cloudcheck errors` : ''}`,
   );
   const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
   if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
   if (report.leaks.length) out(`leaks: ${report.leaks.length} resources could not be deleted (listed in the report; \`cloudcheck sweep\` removes cc- leftovers)`);
   out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})`);
-  const rel = relative(process.cwd(), join(reportDir, 'report.json'));
-  out(`report: ${rel.startsWith('..') ? join(reportDir, 'report.json') : rel}`);
+  const shown = (file: string): string => {
+    const rel = relative(process.cwd(), join(reportDir, file));
+    return rel.startsWith('..') ? join(reportDir, file) : rel;
+  };
+  out(`report: ${shown('report.json')} (junit.xml, summary.md beside it)`);
+  out(`open: ${shown('report.html')}`);
 }

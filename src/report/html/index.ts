@@ -41,7 +41,7 @@ export function renderHtmlReport(input: ConformanceReport, opts: HtmlReportOptio
   const load = loadView(report.load);
   const verdict = verdictOf(report, f, load?.passed ?? null);
   const rows = requirementRows(report.checks, opts.requirements);
-  const failedTotal = f.must.length + f.should.length + f.environment.length;
+  const failedTotal = f.must.length + f.should.length + f.environment.length + f.cloudcheck.length;
   const nav: Array<[string, string, number | null]> = [];
   if (report.leaks.length) nav.push(['leaks', 'leaks', report.leaks.length]);
   if (report.checks.length) {

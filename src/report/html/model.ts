@@ -9,15 +9,16 @@ import type { ConformanceReport, LevelCounts } from '../../model/report.ts';
 import type { Requirement } from '../../model/requirement.ts';
 
 /** Reading order of failures: what the target got wrong first, the run's own problems last. */
-export type FailureGroup = 'must' | 'should' | 'environment';
+export type FailureGroup = 'must' | 'should' | 'environment' | 'cloudcheck';
 
 export function failureGroup(check: CheckResult): FailureGroup {
   if (classificationOf(check) === 'environment') return 'environment';
+  if (classificationOf(check) === 'cloudcheck-error') return 'cloudcheck';
   return check.level === 'MUST' ? 'must' : 'should';
 }
 
 /** A requirement's status over its checks: any target failure wins, then the run's own problems. */
-export type RequirementStatus = 'failed' | 'environment' | 'passed' | 'skipped';
+export type RequirementStatus = 'failed' | 'unchecked' | 'environment' | 'passed' | 'skipped';
 
 export interface RequirementRow {
   id: string;
@@ -32,16 +33,23 @@ export interface RequirementRow {
   checks: CheckResult[];
 }
 
+/** A failure the target caused (a defect or a deviation), not the run's or cloudcheck's own. */
+function isTargetFailure(check: CheckResult): boolean {
+  const c = classificationOf(check);
+  return c === 'defect' || c === 'spec-gap';
+}
+
 export function aggregateStatus(checks: readonly CheckResult[]): RequirementStatus {
   const failed = checks.filter((c) => c.status === 'failed');
-  if (failed.some((c) => classificationOf(c) !== 'environment')) return 'failed';
+  if (failed.some((c) => isTargetFailure(c))) return 'failed';
+  if (failed.some((c) => classificationOf(c) === 'cloudcheck-error')) return 'unchecked';
   if (failed.length > 0) return 'environment';
   if (checks.some((c) => c.status === 'passed')) return 'passed';
   return 'skipped';
 }
 
 const LEVEL_ORDER: Record<Level, number> = { MUST: 0, SHOULD: 1 };
-const STATUS_ORDER: Record<RequirementStatus, number> = { failed: 0, environment: 1, passed: 2, skipped: 3 };
+const STATUS_ORDER: Record<RequirementStatus, number> = { failed: 0, unchecked: 1, environment: 2, passed: 3, skipped: 4 };
 
 export function requirementRows(checks: readonly CheckResult[], catalogue: readonly Requirement[] | undefined): RequirementRow[] {
   const byId = new Map((catalogue ?? []).map((r) => [r.id, r]));
@@ -73,6 +81,8 @@ export interface ClassRow {
   must: LevelCounts;
   should: LevelCounts;
   environment: number;
+  /** Failures in cloudcheck's own code: not the target's. */
+  cloudcheck: number;
   /** Milliseconds the class's checks waited for asynchronous changes of the target. */
   waitedMs: number;
 }
@@ -80,7 +90,7 @@ export interface ClassRow {
 function levelCounts(checks: readonly CheckResult[]): LevelCounts {
   return {
     passed: checks.filter((c) => c.status === 'passed').length,
-    failed: checks.filter((c) => c.status === 'failed' && classificationOf(c) !== 'environment').length,
+    failed: checks.filter((c) => c.status === 'failed' && isTargetFailure(c)).length,
     skipped: checks.filter((c) => c.status === 'skipped').length,
   };
 }
@@ -98,6 +108,7 @@ export function classRows(report: ConformanceReport): ClassRow[] {
       must: levelCounts(list.filter((c) => c.level === 'MUST')),
       should: levelCounts(list.filter((c) => c.level === 'SHOULD')),
       environment: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'environment').length,
+      cloudcheck: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'cloudcheck-error').length,
       waitedMs: report.waits?.[name as ConformanceClass] ?? 0,
     };
   });
@@ -107,15 +118,17 @@ export interface Failures {
   must: CheckResult[];
   should: CheckResult[];
   environment: CheckResult[];
+  cloudcheck: CheckResult[];
 }
 
 export function failures(checks: readonly CheckResult[]): Failures {
-  const out: Failures = { must: [], should: [], environment: [] };
+  const out: Failures = { must: [], should: [], environment: [], cloudcheck: [] };
   for (const c of checks) if (c.status === 'failed') out[failureGroup(c)].push(c);
   const order = (a: CheckResult, b: CheckResult): number => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.requirement.localeCompare(b.requirement) || a.id.localeCompare(b.id);
   out.must.sort(order);
   out.should.sort(order);
   out.environment.sort(order);
+  out.cloudcheck.sort(order);
   return out;
 }
 

@@ -25,16 +25,17 @@ function levelBadge(level: string): string {
   return `<span class="badge lvl-${level === 'MUST' ? 'must' : 'should'}">${esc(level)}</span>`;
 }
 
-const STATUS_LABEL: Record<RequirementStatus, string> = { failed: 'failed', environment: 'environment', passed: 'passed', skipped: 'skipped' };
+const STATUS_LABEL: Record<RequirementStatus, string> = { failed: 'failed', unchecked: 'cloudcheck error', environment: 'environment', passed: 'passed', skipped: 'skipped' };
 
 /** Failed SHOULD reads "deviation" (amber), failed MUST "failed" (red). */
 function statusBadge(status: RequirementStatus | CheckResult['status'], level: string): string {
   if (status === 'failed') return level === 'MUST' ? '<span class="st st-fail">failed</span>' : '<span class="st st-dev">deviation</span>';
-  return `<span class="st st-${status === 'environment' ? 'env' : status === 'passed' ? 'pass' : 'skip'}">${esc(STATUS_LABEL[status])}</span>`;
+  return `<span class="st st-${status === 'environment' || status === 'unchecked' ? 'env' : status === 'passed' ? 'pass' : 'skip'}">${esc(STATUS_LABEL[status])}</span>`;
 }
 
 function checkStatusBadge(check: CheckResult): string {
   if (check.status === 'failed' && classificationOf(check) === 'environment') return statusBadge('environment', check.level);
+  if (check.status === 'failed' && classificationOf(check) === 'cloudcheck-error') return statusBadge('unchecked', check.level);
   return statusBadge(check.status, check.level);
 }
 
@@ -101,6 +102,7 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
     tile('must', f.must.length, 'MUST failures', 'failures-must'),
     tile('should', f.should.length, 'SHOULD deviations', 'failures-should'),
     tile('env', env, 'environment problems', 'failures-environment'),
+    ...(f.cloudcheck.length ? [tile('env', f.cloudcheck.length, 'cloudcheck errors', 'failures-cloudcheck')] : []),
     tile('pass', s.passed, 'checks passed', null),
     tile('skip', s.skipped, 'checks skipped', null),
   ];
@@ -109,7 +111,7 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
   if (Array.isArray(run.merge_notes)) for (const n of run.merge_notes) notes.push(`<li>${esc(n)}</li>`);
   if (loadView) for (const p of loadView.problems) notes.push(`<li>${esc(p)}</li>`);
   const lead =
-    f.must.length + f.should.length + env > 0
+    f.must.length + f.should.length + env + f.cloudcheck.length > 0
       ? '<p class="lead">Each failure below names the requirement it breaks and where the specification says so, what was expected and what came back, the recorded exchanges, and a curl line to reproduce it (set <code class="nowrap">CLOUDCHECK_API_KEY</code> first).</p>'
       : report.checks.length > 0
         ? '<p class="lead">No check failed. The tables below show what was checked, per class and per requirement, and which operations and statuses the run exercised.</p>'
@@ -147,7 +149,7 @@ export function renderClasses(rows: readonly ClassRow[]): string {
         : `<table class="mini"><thead><tr><th></th><th>pass</th><th>fail</th><th>skip</th></tr></thead><tbody>
 <tr><th>MUST</th><td class="num${r.must.passed ? ' c-pass' : ' zero'}">${r.must.passed}</td>${cell(r.must.failed, 'c-must')}<td class="num${r.must.skipped ? '' : ' zero'}">${r.must.skipped}</td></tr>
 <tr><th>SHOULD</th><td class="num${r.should.passed ? ' c-pass' : ' zero'}">${r.should.passed}</td>${cell(r.should.failed, 'c-should')}<td class="num${r.should.skipped ? '' : ' zero'}">${r.should.skipped}</td></tr>
-</tbody></table>${r.environment ? `<p class="envnote">${esc(plural(r.environment, 'environment problem'))}</p>` : ''}${r.waitedMs >= 1000 ? `<p class="waitnote">waited ${esc((r.waitedMs / 1000).toFixed(1))} s for the target</p>` : ''}`;
+</tbody></table>${r.environment ? `<p class="envnote">${esc(plural(r.environment, 'environment problem'))}</p>` : ''}${r.cloudcheck ? `<p class="envnote">${esc(plural(r.cloudcheck, 'cloudcheck error'))}</p>` : ''}${r.waitedMs >= 1000 ? `<p class="waitnote">waited ${esc((r.waitedMs / 1000).toFixed(1))} s for the target</p>` : ''}`;
     return `<div class="class-card tone-${tone}" data-failed="${failed}"><h3>${esc(r.name)}</h3><p class="state">${esc(state)}</p>${body}</div>`;
   });
   return `<section id="classes"><h2>Conformance classes</h2><div class="class-grid">${cards.join('')}</div></section>`;
@@ -185,7 +187,12 @@ export function renderFailureCard(check: CheckResult, req: Requirement | undefin
   if (check.location) meta.push(`at <code>${esc(check.location)}</code>`);
   if (check.duration_ms !== undefined) meta.push(`${esc(Math.round(check.duration_ms))} ms`);
   if (check.classification) meta.push(`classified <code>${esc(check.classification)}</code>`);
-  const envNote = group === 'environment' ? '<p class="envflag">Not the target’s fault: the run itself had a problem here (network, timeout or the suite’s own rate budget).</p>' : '';
+  const envNote =
+    group === 'environment'
+      ? '<p class="envflag">Not the target’s fault: the run itself had a problem here (network, timeout or the suite’s own rate budget).</p>'
+      : group === 'cloudcheck'
+        ? `<p class="envflag">Not the target’s fault: cloudcheck’s own code failed here, so the requirement went unchecked. Please report it with this stack.</p>${check.stack ? `<pre class="stack">${esc(check.stack)}</pre>` : ''}`
+        : '';
   return `<details class="failure f-${group}" id="${esc(checkAnchor(check))}"${open ? ' open' : ''}>
 <summary>${levelBadge(check.level)} <span class="rid">${esc(check.requirement)}</span> <span class="ftitle">${esc(check.title)}</span>${check.operation ? ` <code class="op">${esc(check.operation)}</code>` : ''}</summary>
 <div class="fbody">${envNote}${requirementBlock(check, req)}${whatBlock(check)}${repro}${ex}<p class="meta">${meta.join(' · ')}</p></div>
@@ -196,7 +203,7 @@ export function renderFailureCard(check: CheckResult, req: Requirement | undefin
 const OPEN_FIRST = 5;
 
 export function renderFailures(f: Failures, reqs: ReadonlyMap<string, Requirement>): string {
-  const total = f.must.length + f.should.length + f.environment.length;
+  const total = f.must.length + f.should.length + f.environment.length + f.cloudcheck.length;
   if (total === 0) return `<section id="failures"><h2>Failures</h2><p class="allgood">No check failed.</p></section>`;
   const group = (id: string, title: string, blurb: string, list: CheckResult[], openFirst: number): string => {
     if (list.length === 0) return '';
@@ -206,6 +213,7 @@ export function renderFailures(f: Failures, reqs: ReadonlyMap<string, Requiremen
 <div class="h2row"><h2>Failures</h2><span class="tools"><button type="button" data-expand="#failures">expand all</button><button type="button" data-collapse="#failures">collapse all</button></span></div>
 ${group('failures-must', 'MUST defects', 'The target contradicts the specification. Each one fails the gate.', f.must, OPEN_FIRST)}
 ${group('failures-should', 'SHOULD deviations', 'The specification is silent here; the target does not follow the common convention cloudcheck assumes. They fail the gate only with <code>--strict</code>.', f.should, f.must.length === 0 ? OPEN_FIRST : 0)}
+${group('failures-cloudcheck', 'cloudcheck errors: not the target’s fault', 'cloudcheck’s own code failed (an exception in a check, a value an earlier step should have made). The requirement went unchecked: the run exits 2, never 1.', f.cloudcheck, 0)}
 ${group('failures-environment', 'Environment problems: not the target’s fault', 'The run could not judge these (network errors, timeouts, the suite’s own rate budget). They never fail the gate; rerun to get a verdict.', f.environment, 0)}
 </section>`;
 }

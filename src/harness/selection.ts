@@ -1,0 +1,72 @@
+/**
+ * Which checks a run selects (`--classes`, `--grep`, `--grep-invert`), decided where checks are
+ * defined (check.ts) rather than by Playwright's own filters, for two reasons:
+ *
+ * - a flow step needs the steps before it (a serial describe runs only the selected tests, so
+ *   `--grep` of one step ran it without the steps that create its state, and the suite blamed the
+ *   target for its own `undefined`). Here a flow with any selected step is defined up to its last
+ *   selected step; the earlier steps run as setup (annotated, not reported when they pass);
+ * - a check's class is its requirement's class (spec/requirements.yaml): `--classes auth` selects
+ *   the generated auth checks of every operation, wherever they are defined.
+ *
+ * Sharding stays Playwright's: it never splits a serial describe, so a flow stays whole in one shard.
+ */
+import type { ConformanceClass } from '../model/classes.ts';
+
+export interface Selection {
+  /** null: every class. */
+  classes: ReadonlySet<string> | null;
+  grep: RegExp | null;
+  grepInvert: RegExp | null;
+}
+
+/** What a selection looks at: the text Playwright's own --grep would match, and the class. */
+export interface Candidate {
+  /** Suite file relative to suites/ (`flows/billing.spec.ts`). */
+  file: string;
+  /** `[flow] VPS lifecycle` for flow steps. */
+  describe: string | null;
+  /** `[REQ-ID] title`. */
+  title: string;
+  tags: readonly string[];
+  class: ConformanceClass;
+}
+
+/**
+ * A pattern as Playwright's --grep reads one: `/source/flags`, or a plain case-insensitive
+ * regular expression. A pattern that does not compile is a usage error, said by the caller.
+ */
+export function parsePattern(pattern: string): RegExp {
+  const literal = /^\/(.*)\/([imsu]*)$/s.exec(pattern);
+  return literal ? new RegExp(literal[1]!, literal[2]) : new RegExp(pattern, 'i');
+}
+
+export const NO_SELECTION: Selection = { classes: null, grep: null, grepInvert: null };
+
+/** The selection `cloudcheck run` passes through the environment (run.ts planRun). */
+export function selectionFromEnv(env: NodeJS.ProcessEnv = process.env): Selection {
+  if (env.CLOUDCHECK_DRIVEN !== '1') return NO_SELECTION;
+  const classes = env.CLOUDCHECK_RUN_CLASSES ? new Set(env.CLOUDCHECK_RUN_CLASSES.split(',').filter(Boolean)) : null;
+  return {
+    classes,
+    grep: env.CLOUDCHECK_GREP ? parsePattern(env.CLOUDCHECK_GREP) : null,
+    grepInvert: env.CLOUDCHECK_GREP_INVERT ? parsePattern(env.CLOUDCHECK_GREP_INVERT) : null,
+  };
+}
+
+export function isSelected(selection: Selection, candidate: Candidate): boolean {
+  if (selection.classes && !selection.classes.has(candidate.class)) return false;
+  const text = [candidate.file, candidate.describe ?? '', candidate.title, ...candidate.tags].filter(Boolean).join(' ');
+  if (selection.grep && !selection.grep.test(text)) return false;
+  if (selection.grepInvert && selection.grepInvert.test(text)) return false;
+  return true;
+}
+
+/**
+ * The steps of a flow to define: none when no step is selected, else every step up to the last
+ * selected one; `setup` marks the unselected ones among them (they run for their state only).
+ */
+export function planFlow(selected: readonly boolean[]): Array<{ index: number; setup: boolean }> {
+  const last = selected.lastIndexOf(true);
+  return selected.slice(0, last + 1).map((chosen, index) => ({ index, setup: !chosen }));
+}

@@ -1,0 +1,115 @@
+/**
+ * Selections and cloudcheck's own errors, end to end against the embedded server (issue: a verdict
+ * that means what it says): a flow step selected alone runs with the steps before it as setup,
+ * `--classes` follows the catalogue's classes, a broken check is a cloudcheck error (exit 2).
+ */
+import { expect, test } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isSelected, parsePattern, planFlow } from '../../src/harness/selection.ts';
+import type { ConformanceReport } from '../../src/model/report.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; report: ConformanceReport | null }> {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-selection-'));
+  return new Promise((resolve) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+    const child = spawn(process.execPath, [BIN, 'run', '--report-dir', dir, ...args], { env: { ...clean, ...env }, cwd: tmpdir() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => {
+      let report: ConformanceReport | null;
+      try {
+        report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ConformanceReport;
+      } catch {
+        report = null;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code, stdout, stderr, report });
+    });
+  });
+}
+
+test('planFlow keeps every step up to the last selected one, the others as setup', () => {
+  expect(planFlow([false, false, false])).toEqual([]);
+  expect(planFlow([false, true, false])).toEqual([
+    { index: 0, setup: true },
+    { index: 1, setup: false },
+  ]);
+  expect(planFlow([true, false, true, false]).map((s) => s.setup)).toEqual([false, true, false]);
+});
+
+test('a selection matches like Playwright --grep (case-insensitive, file, describe, tags) and by catalogue class', () => {
+  const candidate = { file: 'flows/vps-lifecycle.spec.ts', describe: '[flow] VPS lifecycle', title: '[VPS-LIST-002] the list holds it', tags: ['@class:compute', '@must'], class: 'compute' as const };
+  const sel = (grep: string | null, classes: string[] | null = null, invert: string | null = null) => ({ grep: grep ? parsePattern(grep) : null, grepInvert: invert ? parsePattern(invert) : null, classes: classes ? new Set(classes) : null });
+  expect(isSelected(sel('vps-list-002'), candidate)).toBe(true);
+  expect(isSelected(sel('vps-lifecycle\\.spec'), candidate)).toBe(true);
+  expect(isSelected(sel('@must'), candidate)).toBe(true);
+  expect(isSelected(sel('/VPS-LIST/'), candidate)).toBe(true);
+  expect(isSelected(sel('/vps-list/'), candidate)).toBe(false);
+  expect(isSelected(sel(null, ['auth']), candidate)).toBe(false);
+  expect(isSelected(sel(null, null, 'lifecycle'), candidate)).toBe(false);
+});
+
+// The requirements whose `--grep` used to run a flow step without its earlier steps (TypeError,
+// GET /v1/vps/undefined) and blame the target.
+for (const requirement of ['OBJ-HEAD-001', 'VPS-LIST-002', 'MPU-CMP-002', 'BKT-DEL-001']) {
+  test(`--grep ${requirement} passes against the conformant server and reports only its checks`, async () => {
+    const r = await run(['--grep', `\\[${requirement}\\]`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report!.checks.length).toBeGreaterThan(0);
+    expect(r.report!.checks.map((c) => c.requirement).filter((id) => id !== requirement)).toEqual([]);
+  });
+}
+
+test('--classes auth runs the generated no-key and bad-key checks of every operation', async () => {
+  const r = await run(['--classes', 'auth']);
+  expect(r.code, r.stderr).toBe(0);
+  const ops = (kind: string) => new Set(r.report!.checks.filter((c) => c.id.endsWith(`.${kind}`)).map((c) => c.operation));
+  expect(ops('auth-no-key').size).toBeGreaterThanOrEqual(80);
+  expect(ops('auth-bad-key')).toEqual(ops('auth-no-key'));
+  expect(new Set(r.report!.checks.map((c) => c.class))).toEqual(new Set(['auth']));
+});
+
+test('broken checks are cloudcheck errors: exit 2, never 1, listed with their stacks', async () => {
+  const r = await run(['--grep', 'selftest'], { CLOUDCHECK_SELFTEST: 'broken-checks' });
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toContain('cloudcheck could not check 1 requirement');
+  const failed = r.report!.checks.filter((c) => c.status === 'failed');
+  expect(failed.map((c) => [c.id, c.classification])).toEqual([
+    ['selftest.code-error', 'cloudcheck-error'],
+    ['selftest.flow.unset-value', 'cloudcheck-error'],
+  ]);
+  expect(failed.every((c) => (c.stack ?? '').includes('_selftest.spec.ts'))).toBe(true);
+  expect(r.report!.summary.gate?.passed).toBe(true);
+  expect(r.report!.summary.verdict).toBe('conformant');
+  expect(r.report!.summary.cloudcheck_errors).toBe(2);
+  // The unset value never reached the target.
+  expect(JSON.stringify(failed[1]!.exchanges ?? [])).not.toContain('/vps/undefined');
+});
+
+test('a sharded run never splits a flow (Playwright keeps a serial describe in one shard)', async () => {
+  const cli = fileURLToPath(new URL('../../node_modules/@playwright/test/cli.js', import.meta.url));
+  const config = fileURLToPath(new URL('../../playwright.config.ts', import.meta.url));
+  const listShard = (shard: string): Promise<string> =>
+    new Promise((resolve) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+      const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_RUN_CLASSES: 'compute,storage-volumes,storage-objects,billing', CLOUDCHECK_RUN_TMP: join(tmpdir(), 'cloudcheck-shard-list') };
+      const child = spawn(process.execPath, [cli, 'test', '-c', config, '--list', `--shard=${shard}`], { env });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('exit', () => resolve(out));
+    });
+  const shards = await Promise.all(['1/4', '2/4', '3/4', '4/4'].map(listShard));
+  const flowsIn = (listing: string) => new Set([...listing.matchAll(/\[flow\] ([^›]+?) ›/g)].map((m) => m[1]!));
+  const seen = new Map<string, number>();
+  for (const listing of shards) for (const flow of flowsIn(listing)) seen.set(flow, (seen.get(flow) ?? 0) + 1);
+  expect(seen.size).toBeGreaterThan(3);
+  expect([...seen].filter(([, n]) => n > 1)).toEqual([]);
+});
