@@ -4,13 +4,14 @@
  * (the summary names the invariant), 2 bad profile, usage error or unreachable target.
  */
 import { WRITERS, writeReportFiles } from '../src/report/writers.ts';
-import type { ConformanceReport } from '../src/model/report.ts';
+import type { CheckResult, ConformanceReport } from '../src/model/report.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mergeLoadReports } from './merge.ts';
 import { ProfileError, builtinProfileNames, resolveProfile, type LoadedProfile } from './profile.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
-import { newRunPrefix, probeTarget, runProfile } from './run.ts';
+import { probeTarget } from '../src/cli/probe.ts';
+import { newRunPrefix, runProfile } from './run.ts';
 import { formatSummary } from './summary.ts';
 
 export interface LoadCommandOptions {
@@ -44,6 +45,25 @@ async function startEmbedded(apiKey: string | undefined, faults: string[] | unde
   return { baseUrl: server.baseUrl, apiKey: server.apiKey, close: () => server.close() };
 }
 
+/**
+ * Fills what a schema_version 1 report must hold and a load-only (or hand-made) report.json may
+ * lack, so that every writer can read it; fields already there are kept as they are.
+ */
+function completeReport(report: Record<string, unknown>, load: LoadReport): void {
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  report.schema_version ??= 1;
+  report.run ??= { id: `load-${load.started_at}`, target: load.target, started_at: load.started_at, finished_at: load.finished_at, seed: 0, classes: [] };
+  const summary = (report.summary ??= {}) as Record<string, unknown>;
+  summary.verdict ??= load.passed ? 'conformant' : 'non-conformant';
+  summary.headline ??= load.passed ? 'load profiles passed' : 'load profiles failed';
+  for (const key of ['passed', 'failed', 'skipped'] as const) summary[key] ??= 0;
+  summary.must ??= { ...counts };
+  summary.should ??= { ...counts };
+  report.checks ??= [];
+  report.coverage ??= { operations: [] };
+  report.leaks ??= [];
+}
+
 /** Writes the `load` section into report.json (creating a minimal schema_version 1 report if none). */
 export async function writeLoadReport(reportDir: string, load: LoadReport): Promise<string> {
   await mkdir(reportDir, { recursive: true });
@@ -56,35 +76,33 @@ export async function writeLoadReport(reportDir: string, load: LoadReport): Prom
     report = undefined;
   }
   if (report) {
+    completeReport(report, load);
     // Same-named profiles of an earlier load run are replaced (not merged: that would count them twice).
     const prev = report.load as LoadReport | undefined;
     const kept = prev?.profiles?.filter((p) => !load.profiles.some((q) => q.profile === p.profile)) ?? [];
     report.load = kept.length > 0 ? mergeLoadReports([{ ...load, profiles: [...kept, ...load.profiles] }]) : load;
   } else {
-    report = {
-      schema_version: 1,
-      run: { id: `load-${load.started_at}`, target: load.target, started_at: load.started_at, finished_at: load.finished_at, seed: 0, classes: [] },
-      summary: {
-        verdict: load.passed ? 'conformant' : 'non-conformant',
-        headline: load.passed ? 'load profiles passed' : 'load profiles failed',
-        passed: 0,
-        failed: 0,
-        skipped: 0,
-        must: { passed: 0, failed: 0, skipped: 0 },
-        should: { passed: 0, failed: 0, skipped: 0 },
-      },
-      checks: [],
-      coverage: { operations: [] },
-      leaks: [],
-      load,
-    };
+    report = { load };
+    completeReport(report, load);
   }
   const tmp = `${file}.tmp-${process.pid}`;
   await writeFile(tmp, `${JSON.stringify(report, null, 2)}\n`);
   await rename(tmp, file);
   // The page with the load charts (and the other views) beside report.json; report.json itself
   // was written above, atomically.
-  const outcome = writeReportFiles(report as unknown as ConformanceReport, reportDir, WRITERS.filter((w) => w.file !== 'report.json'));
+  // The writers read typed checks: a hand-made entry lacking fields is shown with placeholders
+  // (report.json itself keeps it as it was).
+  const checks = (report.checks as Array<Partial<CheckResult>>).map((c, i) => ({
+    ...c,
+    id: c.id ?? `check-${i + 1}`,
+    requirement: c.requirement ?? 'UNKNOWN',
+    level: c.level ?? 'MUST',
+    class: c.class ?? 'errors',
+    operation: c.operation ?? null,
+    title: c.title ?? c.id ?? 'untitled',
+    status: c.status ?? 'skipped',
+  }));
+  const outcome = writeReportFiles({ ...(report as unknown as ConformanceReport), checks }, reportDir, WRITERS.filter((w) => w.file !== 'report.json'));
   for (const failure of outcome.failed) process.stderr.write(`cloudcheck load: could not write ${failure.file}: ${failure.error}\n`);
   return file;
 }
@@ -139,9 +157,11 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
 
   try {
     try {
-      await probeTarget(target.baseUrl);
+      // The same probe as `cloudcheck run`, with the key: a wrong key or a base URL that is not the
+      // API stops here, before any window is waited for.
+      await probeTarget(target.baseUrl, target.apiKey);
     } catch (e) {
-      err(`cloudcheck load: target ${target.baseUrl} unreachable: ${(e as Error).message}\n`);
+      err(`cloudcheck load: ${(e as Error).message}\n`);
       return 2;
     }
 

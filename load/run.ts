@@ -88,11 +88,6 @@ function errorCodeOf(status: number, text: string): string | null {
   }
 }
 
-/** Checks that something answers HTTP at the base URL (any status). Throws when nothing does. */
-export async function probeTarget(baseUrl: string): Promise<void> {
-  await http(`${baseUrl}/regions`, 'GET', undefined);
-}
-
 /** Server clock in epoch ms, from an unauthenticated request's Date header (not counted). */
 async function serverNowMs(baseUrl: string): Promise<number> {
   const before = Date.now();

@@ -1,11 +1,15 @@
 /**
- * Before a run: is the target reachable, and does it accept the key? `GET /account` is cheap,
- * exists on every conforming target and needs only read permission. 401/403 → the key was
- * rejected; no response → cannot reach. Anything else (even 404 or 500) means "reachable with a
- * valid key"; the checks will say what is wrong.
+ * Before a run or a load: is the target the API, reachable, and does it accept the key? One
+ * authenticated `GET /account` (cheap, read-only, on every conforming target) must answer JSON the
+ * API could send: an account (however wrapped: a legal variant) on success, the error envelope on
+ * a refusal (a target that does not implement billing may answer 404 with it: the checks judge
+ * that). Anything else (an HTML page, a bare 404, JSON of another API) means the base URL is not
+ * the API: exit 2 within seconds, with a hint when the version segment is missing, instead of a
+ * run that crawls through a thousand checks against the wrong thing.
  */
 import { Agent, request } from 'undici';
 import { UsageError } from '../config/resolve.ts';
+import { isObject, resourceOf } from '../harness/body-shape.ts';
 
 /** 10 s, or CLOUDCHECK_REQUEST_TIMEOUT_MS when that is set and shorter (tests of broken targets). */
 function defaultProbeTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -13,9 +17,37 @@ function defaultProbeTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(fixed) && fixed > 0 ? Math.min(fixed, 10_000) : 10_000;
 }
 
+/** " (did you mean …/v1?)" when the base URL has no version segment. */
+function versionHint(target: string): string {
+  const url = new URL(target);
+  return /\/v\d+\/?$/.test(url.pathname) ? '' : `; did you mean ${target.replace(/\/+$/, '')}/v1?`;
+}
+
+/** Why an answer to GET /account is not one the API could give, or null when it could. */
+export function notTheApi(status: number, contentType: string | undefined, text: string): string | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const kind = /html/i.test(contentType ?? '') || /^\s*<(!doctype|html)/i.test(text) ? 'an HTML page' : text.trim() === '' ? 'an empty body' : `${contentType ?? 'a body'} that is not JSON`;
+    return `GET /account answered ${status} with ${kind}`;
+  }
+  if (status >= 200 && status < 300) {
+    const account = resourceOf(body, 'account');
+    const looksLikeAccount = isObject(account) && (typeof account.id === 'string' || typeof account.email === 'string');
+    return looksLikeAccount ? null : `GET /account answered ${status} with JSON that holds no account (no object with an id or email)`;
+  }
+  const error = isObject(body) ? body.error : undefined;
+  if (isObject(error) && typeof error.code === 'string') return null;
+  return `GET /account answered ${status} without the error envelope {"error": {"code", "message"}}`;
+}
+
 export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = defaultProbeTimeoutMs()): Promise<void> {
   const agent = new Agent({ connect: { timeout: timeoutMs } });
   const url = `${target.replace(/\/+$/, '')}/account`;
+  let status: number;
+  let contentType: string | undefined;
+  let text: string;
   try {
     const res = await request(url, {
       method: 'GET',
@@ -23,16 +55,19 @@ export async function probeTarget(target: string, key: string, what = 'the API k
       dispatcher: agent,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await res.body.dump();
-    if (res.statusCode === 401 || res.statusCode === 403) {
-      throw new UsageError(`${what} was rejected by ${target} (GET /account answered ${res.statusCode})`);
-    }
+    status = res.statusCode;
+    const type = res.headers['content-type'];
+    contentType = Array.isArray(type) ? type[0] : type;
+    // The probe needs the start of the body only; a huge page must not stall it.
+    text = (await res.body.text()).slice(0, 64 * 1024);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
     const e = error as Error & { code?: string; cause?: Error & { code?: string } };
     const reason = e.cause?.code ?? e.code ?? e.cause?.message ?? e.message;
     throw new UsageError(`cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}`);
   } finally {
     await agent.close().catch(() => undefined);
   }
+  if (status === 401 || status === 403) throw new UsageError(`${what} was rejected by ${target} (GET /account answered ${status})`);
+  const problem = notTheApi(status, contentType, text);
+  if (problem) throw new UsageError(`${target} does not look like the Cloud Platform API: ${problem}${versionHint(target)}`);
 }

@@ -5,6 +5,7 @@
  * `environment` and `cloudcheck-error` failures are `<error>` (the run or the suite, not the target) and skipped checks `<skipped>`.
  * Pure; no runner imports.
  */
+import { loadOutcome } from './load-lines.ts';
 import { classificationOf } from '../report/gate.ts';
 import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
@@ -96,7 +97,21 @@ export function writeJunit(input: ConformanceReport): string {
       `  <testsuite name="${xmlEscape(cls)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlEscape(report.run.started_at)}">\n${cases.join('\n')}\n  </testsuite>`,
     );
   }
-  const total = report.checks.length;
+  // Load profiles (cloudcheck load): one test case per threshold or invariant line.
+  const load = loadOutcome(report.load);
+  let loadTests = 0;
+  for (const profile of load?.profiles ?? []) {
+    const lines = profile.error ? [{ name: 'profile ran', expected: 'ran', actual: profile.error, passed: false }] : profile.lines;
+    const cases = lines.map((line) => {
+      const failure = line.passed ? '' : `\n      <failure message="${xmlEscape(`${line.name}: expected ${line.expected}, got ${line.actual}`.slice(0, 500))}" type="load"/>`;
+      return `    <testcase classname="load.${xmlEscape(profile.profile)}" name="${xmlEscape(line.name)}">${failure}${failure ? '\n    ' : ''}</testcase>`;
+    });
+    const failed = lines.filter((l) => !l.passed).length;
+    loadTests += lines.length;
+    totalFailures += failed;
+    suites.push(`  <testsuite name="load.${xmlEscape(profile.profile)}" tests="${lines.length}" failures="${failed}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`);
+  }
+  const total = report.checks.length + loadTests;
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<testsuites name="${xmlEscape(`cloudcheck ${report.run.id}`)}" tests="${total}" failures="${totalFailures}" errors="${totalErrors}" skipped="${totalSkipped}">\n` +

@@ -3,6 +3,7 @@
  * curl line, and the leaks. Suited to a CI job summary (e.g. $GITHUB_STEP_SUMMARY). Pure.
  */
 import { classificationOf } from './gate.ts';
+import { loadOutcome } from './load-lines.ts';
 import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
@@ -50,6 +51,19 @@ export function writeMarkdown(input: ConformanceReport): string {
   if (report.leaks.length) {
     out.push('', `## Leaked resources (${report.leaks.length})`, '', '| kind | id | reason |', '|---|---|---|');
     for (const l of report.leaks) out.push(`| ${cell(l.kind)} | \`${cell(l.id)}\` | ${cell(l.reason)} |`);
+  }
+  const load = loadOutcome(report.load);
+  if (load) {
+    out.push('', `## Load profiles: ${load.passed ? 'passed' : 'FAILED'}`, '');
+    for (const p of load.profiles) {
+      out.push(`### ${p.passed ? '✓' : '✗'} ${cell(p.profile)}`, '');
+      if (p.error) out.push(`- could not run: ${cell(p.error)}`, '');
+      if (p.lines.length) {
+        out.push('| | expectation | expected | actual |', '|---|---|---|---|');
+        for (const l of p.lines) out.push(`| ${l.passed ? 'ok' : '**failed**'} | ${cell(l.name)} | ${cell(l.expected)} | ${cell(l.actual)} |`);
+        out.push('');
+      }
+    }
   }
   const uncovered = report.coverage.operations.filter((o) => o.checks === 0);
   if (uncovered.length) out.push('', `Operations without checks: ${uncovered.map((o) => `\`${o.operation}\``).join(', ')}`);

@@ -65,6 +65,37 @@ test('a rejected key exits 2, and the key is not printed', async () => {
   expect(server.requests[0]!.headers.authorization).toBe('Bearer cck_bad_key_987654321');
 });
 
+test('a base URL that is not the API exits 2 within seconds, with a hint for a missing /v1', async () => {
+  // The API under /v1, an HTML page elsewhere: what a reverse proxy in front of it looks like.
+  server = await tinyServer((req, _body, res) => {
+    if (req.url === '/v1/account') return json(res, 200, { account: { id: 'acc_1', email: 'a@example.net' } });
+    res.writeHead(404, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>Not found</title>');
+  });
+  const started = Date.now();
+  const r = await cli(['run', '--target', server.url], { CLOUDCHECK_API_KEY: 'cck_some_key_123456' });
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toContain('does not look like the Cloud Platform API: GET /account answered 404 with an HTML page');
+  expect(r.stderr).toContain(`did you mean ${server.url}/v1?`);
+  expect(Date.now() - started).toBeLessThan(30_000);
+  // JSON of another API is refused too; the API's own error envelope is not (billing may be unclaimed).
+  const { notTheApi } = await import('../../src/cli/probe.ts');
+  expect(notTheApi(200, 'application/json', '{"status":"ok"}')).toContain('holds no account');
+  expect(notTheApi(404, 'application/json', '{"message":"no route"}')).toContain('without the error envelope');
+  expect(notTheApi(404, 'application/json', '{"error":{"code":"not_found","message":"x"}}')).toBeNull();
+  expect(notTheApi(200, 'application/json', '{"data":{"account":{"id":"acc_1"}}}')).toBeNull();
+  expect(notTheApi(200, 'application/json', '{"id":"acc_1","email":"a@example.net"}')).toBeNull();
+});
+
+test('cloudcheck load probes with the key: a wrong key exits 2 before any load', async () => {
+  server = await tinyServer((_req, _body, res) => json(res, 401, { error: { code: 'unauthorized', message: 'no' } }));
+  const r = await cli(['load', 'smoke', '--target', `${server.url}/v1`], { CLOUDCHECK_API_KEY: 'cck_wrong_key_123456' });
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toContain('the API key was rejected');
+  expect(server.requests).toHaveLength(1);
+  expect(server.requests[0]!.headers.authorization).toBe('Bearer cck_wrong_key_123456');
+});
+
 test('an unknown key in cloudcheck.config.yaml exits 2 naming file, key and closest key', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-cli-'));
   try {

@@ -96,7 +96,7 @@ test('bad profiles and unreachable targets exit 2', async () => {
     });
     const down = await run({ profiles: ['smoke'], target: `http://127.0.0.1:${port}/v1`, apiKey: 'x' });
     expect(down.code).toBe(2);
-    expect(down.text).toContain('unreachable');
+    expect(down.text).toContain('cannot reach');
     const noKey = await run({ profiles: ['smoke'], target: 'http://127.0.0.1:9/v1' });
     expect(noKey.code).toBe(2);
   } finally {
@@ -114,6 +114,26 @@ test('report.json: the load section is merged into an existing report', async ()
     const merged = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { checks: unknown[]; load: LoadReport };
     expect(merged.checks).toEqual([{ id: 'x' }]);
     expect(merged.load.passed).toBe(true);
+    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect((await readFile(join(dir, file), 'utf8')).length, file).toBeGreaterThan(0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a load-only report carries the load results into junit.xml and summary.md', async () => {
+  const { writeLoadReport } = await import('../../load/command.ts');
+  const dir = await mkdtemp(join(tmpdir(), 'cc-load-only-'));
+  try {
+    const line = (name: string, passed: boolean) => ({ name, expected: 'no violation', actual: passed ? 'ok' : '1 violation: 101st request answered 200', passed });
+    const profile = { profile: 'burst-compute', passed: false, thresholds: [line('invariant onset', false), line('invariant reset-epoch', true)] };
+    const load = { schema_version: 1, target: 't', started_at: 'a', finished_at: 'b', passed: false, profiles: [profile] } as unknown as LoadReport;
+    await writeLoadReport(dir, load);
+    const junit = await readFile(join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('tests="2" failures="1"');
+    expect(junit).toContain('<testcase classname="load.burst-compute" name="invariant onset">');
+    const summary = await readFile(join(dir, 'summary.md'), 'utf8');
+    expect(summary).toContain('## Load profiles: FAILED');
+    expect(summary).toContain('| **failed** | invariant onset | no violation | 1 violation: 101st request answered 200 |');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,57 @@
+/**
+ * Where a resource or a list sits in a JSON body, the way a client of an unknown server must read
+ * it (see resource.ts for why). Pure and free of the test runner, so the CLI's probe can use it too.
+ */
+export type Json = Record<string, unknown>;
+
+/** Envelope keys generic APIs put a single resource or a list under. */
+const ENVELOPES = ['data', 'result', 'item', 'items'] as const;
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The places a resource may sit in a body, most specific first. */
+function candidates(body: unknown, name: string): Json[] {
+  if (!isObject(body)) return [];
+  const found: Json[] = [];
+  const push = (value: unknown): void => {
+    if (isObject(value) && !found.includes(value)) found.push(value);
+  };
+  push(body[name]);
+  for (const envelope of ENVELOPES) {
+    const inner = body[envelope];
+    if (isObject(inner)) push(inner[name]);
+  }
+  for (const envelope of ENVELOPES) push(body[envelope]);
+  push(body);
+  return found;
+}
+
+/**
+ * The single resource of a body: `{name: {...}}`, `{data: {name: {...}}}`, `{data: {...}}` or the
+ * body itself, whichever first holds `key` (default `id`). Without such a candidate, the most
+ * specific object is returned (its fields are then checked by the caller's assertions).
+ * `undefined` when the body is not a JSON object at all.
+ */
+export function resourceOf<T = Json>(body: unknown, name: string, key = 'id'): T | undefined {
+  const all = candidates(body, name);
+  return (all.find((c) => key in c) ?? all[0]) as T | undefined;
+}
+
+/**
+ * The list of a body: `{plural: [...]}`, `{data: {plural: [...]}}`, `{data: [...]}` or a bare
+ * array. `undefined` when none is there.
+ */
+export function listOf<T = Json>(body: unknown, plural: string): T[] | undefined {
+  if (Array.isArray(body)) return body as T[];
+  if (!isObject(body)) return undefined;
+  if (Array.isArray(body[plural])) return body[plural] as T[];
+  for (const envelope of ENVELOPES) {
+    const inner = body[envelope];
+    if (Array.isArray(inner)) return inner as T[];
+    if (isObject(inner) && Array.isArray(inner[plural])) return inner[plural] as T[];
+  }
+  return undefined;
+}
+
