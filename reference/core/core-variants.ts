@@ -108,6 +108,12 @@ export const CORE_VARIANTS = [
     defaultMs: 80,
   },
   {
+    name: 'accept-honoured',
+    departsFrom: [],
+    allowedBy: 'What the service does: "bodies are JSON" (content negotiation, the Accept header: not shown; HTTP lets a server answer 406)',
+    description: 'A request whose Accept header rules out the media type of the success answer (a PDF asked for as application/json) gets 406 with the error envelope.',
+  },
+  {
     name: 'webhook-signature-other',
     departsFrom: ['HOOK-SIG-001'],
     allowedBy: 'Events / Gaps: "Signature scheme and header used with the webhook secret: not shown"',

@@ -119,6 +119,17 @@ function successStatus(ctx: ReferenceContext, method: string, status: number): n
   return status;
 }
 
+/** Whether an Accept header admits a media type (no header, `*\/*`, `type/*` or the type itself, q > 0). */
+function acceptable(accept: string | undefined, contentType: unknown): boolean {
+  if (!accept || typeof contentType !== 'string') return true;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return accept.split(',').some((range) => {
+    const [media, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (params.some((p) => /^q=0(\.0*)?$/.test(p))) return false;
+    return media === '*/*' || media === type || (media!.endsWith('/*') && type.startsWith(media!.slice(0, -1)));
+  });
+}
+
 function isJson(reply: FastifyReply): boolean {
   const type = reply.getHeader('content-type');
   return typeof type === 'string' && type.startsWith('application/json');
@@ -155,6 +166,10 @@ export function installResponseVariants(app: FastifyInstance, ctx: ReferenceCont
         if (reshaping) parsed = reshape(parsed, flat);
         body = JSON.stringify(rewrite(parsed, extraFields, offsets));
       }
+    }
+    if (v.has('accept-honoured') && status >= 200 && status < 300 && !acceptable(request.headers.accept, reply.getHeader('content-type'))) {
+      reply.status(406).type('application/json');
+      body = JSON.stringify({ error: { code: 'not_acceptable', message: `this answer is ${String(reply.getHeader('content-type'))}, which the Accept header rules out` } });
     }
     if (v.has('json-charset') && isJson(reply)) reply.header('content-type', 'application/json;charset=UTF-8');
     done(null, body);

@@ -130,7 +130,7 @@ async function send(env: Env, op: ContractOperation, built: BuiltRequest, extra:
     method: built.method,
     path: built.path,
     query: built.query,
-    headers: built.headers,
+    headers: { ...acceptFor(op), ...built.headers },
     ...(built.json !== undefined ? { json: built.json } : {}),
     ...(built.body !== undefined ? { body: built.body } : {}),
     ...extra,
@@ -203,6 +203,17 @@ function expectCode(res: ApiResponse, code: string, what: string): void {
 
 // ---------------------------------------------------------------------------------------------
 // Positive
+
+/**
+ * The Accept header of an operation whose success is not JSON (the invoice PDF, object bodies):
+ * its own media types first, JSON after them for the error envelope. The client's default
+ * (`application/json`) would let a target that honours Accept answer 406 and be blamed for it.
+ */
+function acceptFor(op: ContractOperation): Record<string, string> {
+  const media = successOf(op)?.content.map((c) => c.contentType) ?? [];
+  if (media.length === 0 || media.some((m) => /json/.test(m))) return {};
+  return { accept: [...media.map((m) => (m === '*/*' ? '*/*;q=0.9' : m)), 'application/json;q=0.5'].join(', ') };
+}
 
 function successOf(op: ContractOperation) {
   return op.responses.filter((r) => /^2\d\d$/.test(r.status)).sort((a, b) => a.status.localeCompare(b.status))[0];

@@ -288,7 +288,9 @@ export class ApiClient {
 
   private async send(options: RequestOptions, method: string, key: string | null): Promise<ApiResponse> {
     const url = buildUrl(this.settings.target, options.path, options.query);
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'cloudcheck', ...lowerKeys(options.headers ?? {}) };
+    // JSON first, anything else after it: object and PDF downloads must not be refused (406) by a
+    // target that honours Accept.
+    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': 'cloudcheck', ...lowerKeys(options.headers ?? {}) };
     let payload: Uint8Array | undefined;
     if (options.json !== undefined) {
       payload = Buffer.from(JSON.stringify(options.json));

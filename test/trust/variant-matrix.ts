@@ -28,7 +28,7 @@ export interface VariantRun {
 export const VARIANT_RUNS: VariantRun[] = [
   {
     label: 'statuses, codes and formats',
-    variants: ['create-200', 'delete-200-body', 'action-201', 'unauth-403', 'error-codes-other', 'validation-400', 'ids-other-format', 'extra-fields', 'timestamps-offset', 'json-charset', 'list-oldest-first', 'per-page-clamp', 'ratelimit-headers-everywhere', 'webhook-signature-other', 'latency=20'],
+    variants: ['create-200', 'delete-200-body', 'action-201', 'unauth-403', 'error-codes-other', 'validation-400', 'ids-other-format', 'extra-fields', 'timestamps-offset', 'json-charset', 'list-oldest-first', 'per-page-clamp', 'ratelimit-headers-everywhere', 'webhook-signature-other', 'accept-honoured', 'latency=20'],
     why: 'each bends another part of every answer (status, code, format, order, headers, latency); none hides another',
   },
   { label: 'flat bodies', variants: ['flat-bodies'], why: 'excludes wrapped-bodies' },
