@@ -1,6 +1,11 @@
 import type { CheckResult, CheckStatus } from './finding.ts';
 import type { ConformanceClass } from './classes.ts';
 
+export interface ShardInfo {
+  index: number;
+  total: number;
+}
+
 export interface LevelCounts {
   passed: number;
   failed: number;
@@ -38,7 +43,10 @@ export interface ConformanceReport {
     seed: number;
     classes: ConformanceClass[];
     strict?: boolean;
-    shard?: string | null;
+    /** The `--shard` of the run (`"I/N"` in reports of older versions); null when unsharded. */
+    shard?: ShardInfo | string | null;
+    /** What the run selected, so a merge can tell whether its shards belong together. */
+    selection?: { classes: string[]; grep: string | null; grep_invert: string | null };
     embedded?: boolean;
     cloudcheck_version?: string;
   };

@@ -2,8 +2,10 @@
  * `cloudcheck report merge DIR... [--out DIR]` and `cloudcheck report diff A B [--json]`.
  * The CLI calls `runReportCommand(argv)` with the arguments after `report`.
  *
- * Exit codes: 0 done (merge wrote its files; diff printed, whatever changed), 2 usage error or an
- * unreadable input: missing file, bad JSON, wrong schema_version (the message names the file).
+ * Exit codes: merge: 0 when the merged gate passes, 1 when it fails (a defect, or an incomplete
+ * merge: a shard missing or given twice, another target or version, unless --allow-partial);
+ * diff: 0 whatever changed; both: 2 usage error or an unreadable input: missing file, bad JSON,
+ * wrong schema_version (the message names the file).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,7 +23,10 @@ export interface ReportCommandIO {
 }
 
 export const REPORT_USAGE = `usage:
-  cloudcheck report merge DIR|FILE... [--out DIR]   join the report.json of --shard runs; writes report.json, report.html, junit.xml, summary.md
+  cloudcheck report merge DIR|FILE... [--out DIR] [--allow-partial]
+                                                    join the report.json of --shard runs; writes report.json, report.html, junit.xml, summary.md;
+                                                    exits 1 when the merged gate fails, also when a shard is missing or given twice
+                                                    (--allow-partial: judge what is there, and say so in the verdict)
   cloudcheck report diff A B [--json]               what changed from A to B (report.json files or report directories)`;
 
 /** An input problem the user can fix; becomes exit code 2 with this message. */
@@ -68,9 +73,10 @@ export function mergeWriters(): ReportWriter[] {
   return [...WRITERS.filter((w) => w.file !== htmlWriter.file), htmlWriter];
 }
 
-function parseMergeArgs(args: string[]): { inputs: string[]; out: string | null } {
+function parseMergeArgs(args: string[]): { inputs: string[]; out: string | null; allowPartial: boolean } {
   const inputs: string[] = [];
   let out: string | null = null;
+  let allowPartial = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--out' || a === '-o') {
@@ -78,11 +84,12 @@ function parseMergeArgs(args: string[]): { inputs: string[]; out: string | null 
       if (!v) throw new ReportInputError(`report merge: ${a} needs a directory`);
       out = v;
     } else if (a.startsWith('--out=')) out = a.slice('--out='.length);
+    else if (a === '--allow-partial') allowPartial = true;
     else if (a.startsWith('-')) throw new ReportInputError(`report merge: unknown option ${a}`);
     else inputs.push(a);
   }
   if (inputs.length === 0) throw new ReportInputError('report merge: name at least one report directory or report.json');
-  return { inputs, out };
+  return { inputs, out, allowPartial };
 }
 
 export async function runReportCommand(argv: string[], io: ReportCommandIO = {}): Promise<number> {
@@ -100,9 +107,9 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
         out(`${REPORT_USAGE}\n`);
         return 0;
       }
-      const { inputs, out: outDir } = parseMergeArgs(rest);
+      const { inputs, out: outDir, allowPartial } = parseMergeArgs(rest);
       const reports = inputs.map((p) => readReport(p, cwd));
-      const { report, notes } = mergeReportsWithNotes(reports);
+      const { report, notes } = mergeReportsWithNotes(reports, { allowPartial });
       const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
       const outcome = writeReportFiles(report, dir, mergeWriters());
       for (const n of notes) err(`note: ${n}\n`);
@@ -110,8 +117,10 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       const s = report.summary;
       out(`merged ${reports.length} report${reports.length === 1 ? '' : 's'}: ${s.headline ?? s.verdict}\n`);
       out(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped\n`);
+      out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})\n`);
       out(`report: ${join(dir, 'report.html')}\n`);
-      return outcome.written.some((w) => w.endsWith('report.json')) ? 0 : 2;
+      if (!outcome.written.some((w) => w.endsWith('report.json'))) return 2;
+      return s.gate?.passed ? 0 : 1;
     }
     if (sub === 'diff') {
       if (rest.includes('--help') || rest.includes('-h')) {

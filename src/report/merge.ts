@@ -17,11 +17,17 @@ export interface MergedRunFields {
   merged_from: string[];
   /** Anomalies found while merging, for people: duplicate checks, different targets, missing shards. */
   merge_notes: string[];
+  /** The anomalies that make the merge incomplete (missing or duplicated shards, other targets...). */
+  merge_problems?: string[];
+  /** True when the merge was made with --allow-partial despite them. */
+  partial?: boolean;
 }
 
 export interface MergeResult {
   report: ConformanceReport;
   notes: string[];
+  /** What makes the merge incomplete (mergeProblems); the gate fails on them unless allowPartial. */
+  problems: string[];
 }
 
 /** Worst first: a target failure beats a run problem, which beats a pass, which beats a skip. */
@@ -132,36 +138,61 @@ function mergeLoad(reports: readonly ConformanceReport[], notes: string[]): unkn
   return loads.flatMap((l) => (Array.isArray(l) ? (l as unknown[]) : [l]));
 }
 
-/** "2/3" → [2, 3]. */
-function parseShard(shard: string | null | undefined): [number, number] | null {
+/** `{index, total}` (or `"2/3"` from older reports) → [2, 3]. */
+function parseShard(shard: ConformanceReport['run']['shard']): [number, number] | null {
+  if (shard && typeof shard === 'object') return [shard.index, shard.total];
   const m = /^(\d+)\/(\d+)$/.exec(shard ?? '');
   return m ? [Number(m[1]), Number(m[2])] : null;
 }
 
-function shardNotes(reports: readonly ConformanceReport[], notes: string[]): void {
+const shardText = (r: ConformanceReport): string => {
+  const s = parseShard(r.run.shard);
+  return s ? `${s[0]}/${s[1]}` : 'unsharded';
+};
+
+/**
+ * What makes a merge incomplete or a mix of unrelated runs: shards missing or duplicated, shards of
+ * different splits, targets, cloudcheck versions or selections. Each one fails the merged gate
+ * unless the merge is told `--allow-partial`.
+ */
+export function mergeProblems(reports: readonly ConformanceReport[]): string[] {
+  const problems: string[] = [];
+  const distinct = (values: Array<string | null | undefined>): string[] => [...new Set(values.map((v) => v ?? 'unknown'))];
+  const targets = distinct(reports.map((r) => r.run.target));
+  if (targets.length > 1) problems.push(`the reports ran against different targets: ${targets.join(', ')}`);
+  const versions = distinct(reports.map((r) => r.run.cloudcheck_version).filter((v) => v !== undefined));
+  if (versions.length > 1) problems.push(`the reports come from different cloudcheck versions: ${versions.join(', ')}`);
   const shards = reports.map((r) => parseShard(r.run.shard));
-  if (shards.every((s) => s === null)) return;
-  const totals = new Set(shards.filter((s) => s !== null).map((s) => s[1]));
+  if (shards.every((s) => s === null)) return problems;
+  const totals = new Set(shards.map((s) => (s ? s[1] : 0)));
   if (totals.size > 1) {
-    notes.push(`the shards come from different splits: ${reports.map((r) => r.run.shard ?? 'unsharded').join(', ')}`);
-    return;
+    problems.push(`the shards come from different splits: ${reports.map(shardText).join(', ')}`);
+    return problems;
   }
+  const selections = distinct(reports.map((r) => (r.run.selection ? JSON.stringify(r.run.selection) : undefined)));
+  if (selections.length > 1) problems.push(`the shards selected different checks: ${selections.join(' vs ')}`);
   const total = [...totals][0]!;
-  const have = new Set(shards.filter((s) => s !== null).map((s) => s[0]));
-  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !have.has(i));
-  if (missing.length) notes.push(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${total}`).join(', ')} missing: the merged report covers only part of the suite`);
+  const counts = new Map<number, number>();
+  for (const s of shards) if (s) counts.set(s[0], (counts.get(s[0]) ?? 0) + 1);
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !counts.has(i));
+  if (missing.length) problems.push(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${total}`).join(', ')} missing: the merged report covers only part of the suite`);
+  const twice = [...counts].filter(([, n]) => n > 1).map(([i]) => `${i}/${total}`);
+  if (twice.length) problems.push(`shard${twice.length > 1 ? 's' : ''} ${twice.join(', ')} given more than once`);
+  return problems;
 }
 
-export function mergeReportsWithNotes(reports: readonly ConformanceReport[]): MergeResult {
+export interface MergeOptions {
+  /** Merge an incomplete or mixed set anyway: the gate is judged on what is there, and says so. */
+  allowPartial?: boolean;
+}
+
+export function mergeReportsWithNotes(reports: readonly ConformanceReport[], options: MergeOptions = {}): MergeResult {
   const first = reports[0];
   if (!first) throw new Error('mergeReports: no report to merge');
-  if (reports.length === 1) return { report: first, notes: [] };
   const notes: string[] = [];
-  const targets = [...new Set(reports.map((r) => r.run.target))];
-  if (targets.length > 1) notes.push(`the reports ran against different targets: ${targets.join(', ')}; the first is shown`);
+  const problems = mergeProblems(reports);
   const seeds = [...new Set(reports.map((r) => r.run.seed))];
   if (seeds.length > 1) notes.push(`the reports used different seeds: ${seeds.join(', ')}; the first is shown`);
-  shardNotes(reports, notes);
 
   const checks = mergeChecks(reports, notes);
   const strict = reports.some((r) => r.run.strict === true);
@@ -174,13 +205,23 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[]): Me
     baseline = new Set(checks.filter((c) => isGateRelevant(c, strict) && !fresh.has(c.id)).map((c) => c.id));
   }
   const summary = summarize(checks, { strict, baseline, baselineSource: baselineSources.join(', ') || null });
+  if (problems.length > 0 && summary.gate) {
+    // An incomplete merge proves nothing about what is missing: the gate fails unless the user
+    // accepted a partial verdict, and both say why.
+    const why = problems.join('; ');
+    if (options.allowPartial) {
+      summary.gate = { ...summary.gate, reason: `${summary.gate.reason} (partial merge, --allow-partial: ${why})` };
+      summary.headline = `${summary.headline ?? summary.verdict} (partial: ${why})`;
+    } else {
+      summary.gate = { ...summary.gate, passed: false, reason: `incomplete merge: ${why}` };
+      summary.headline = `${summary.headline ?? summary.verdict} (incomplete merge)`;
+    }
+  }
 
   const classes = new Set<string>(reports.flatMap((r) => r.run.classes));
   const orderedClasses: ConformanceClass[] = CONFORMANCE_CLASSES.filter((c) => classes.has(c));
   const started = reports.map((r) => r.run.started_at).sort()[0]!;
   const finished = reports.map((r) => r.run.finished_at).sort().at(-1)!;
-  const version = [...new Set(reports.map((r) => r.run.cloudcheck_version).filter((v): v is string => !!v))];
-  if (version.length > 1) notes.push(`the reports come from different cloudcheck versions: ${version.join(', ')}`);
   const load = mergeLoad(reports, notes);
 
   const run: ConformanceReport['run'] & MergedRunFields = {
@@ -193,7 +234,8 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[]): Me
     shard: null,
     embedded: reports.every((r) => r.run.embedded === true) ? true : first.run.embedded,
     merged_from: reports.map((r) => r.run.id),
-    merge_notes: notes,
+    merge_notes: [...problems, ...notes],
+    ...(problems.length ? { merge_problems: problems, partial: options.allowPartial === true } : {}),
   };
   const report: ConformanceReport = {
     schema_version: 1,
@@ -204,10 +246,10 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[]): Me
     leaks: mergeLeaks(reports),
   };
   if (load !== undefined) report.load = load;
-  return { report, notes };
+  return { report, notes: [...problems, ...notes], problems };
 }
 
 /** The merged report; anomalies are in `run.merge_notes` (see mergeReportsWithNotes). */
-export function mergeReports(reports: ConformanceReport[]): ConformanceReport {
-  return mergeReportsWithNotes(reports).report;
+export function mergeReports(reports: ConformanceReport[], options: MergeOptions = {}): ConformanceReport {
+  return mergeReportsWithNotes(reports, options).report;
 }

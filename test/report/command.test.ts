@@ -28,12 +28,33 @@ test('merge reads DIR/report.json of each and writes report.json, report.html, j
   const c = io();
   const code = await runReportCommand(['merge', join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')], c.io);
   expect(c.err.join('')).toBe('');
-  expect(code).toBe(0);
+  // The merged gate fails on the shards' MUST failures: the exit code says so.
+  expect(code).toBe(1);
+  expect(c.out.join('')).toContain('gate: FAILED (3 MUST failures)');
   for (const f of ['report.json', 'report.html', 'junit.xml', 'summary.md']) expect(existsSync(join(dir, 'merged', f))).toBe(true);
   const merged = JSON.parse(readFileSync(join(dir, 'merged', 'report.json'), 'utf8')) as ConformanceReport;
   expect(merged.checks).toHaveLength(16);
   expect(c.out.join('')).toContain('merged 2 reports: non-conformant: 3 MUST failures');
   expect(readFileSync(join(dir, 'merged', 'report.html'), 'utf8')).toContain('<h1>non-conformant: 3 MUST failures');
+});
+
+test('merge of one shard of two exits 1 with the gate failed; --allow-partial judges what is there and says so', async () => {
+  const passing = JSON.parse(readFileSync(join(dir, 's1', 'report.json'), 'utf8')) as ConformanceReport;
+  // Shard 1 of 2 with nothing failed: alone it must not pass the gate.
+  const clean: ConformanceReport = { ...passing, checks: passing.checks.filter((c) => c.status !== 'failed') };
+  mkdirSync(join(dir, 'clean'));
+  writeFileSync(join(dir, 'clean', 'report.json'), JSON.stringify(clean));
+  const c = io();
+  expect(await runReportCommand(['merge', join(dir, 'clean'), '--out', join(dir, 'm1')], c.io)).toBe(1);
+  expect(c.out.join('')).toContain('gate: FAILED (incomplete merge: shard 2/2 missing');
+  const p = io();
+  expect(await runReportCommand(['merge', join(dir, 'clean'), '--allow-partial', '--out', join(dir, 'm2')], p.io)).toBe(0);
+  const partial = JSON.parse(readFileSync(join(dir, 'm2', 'report.json'), 'utf8')) as ConformanceReport;
+  expect(partial.summary.headline).toContain('(partial: shard 2/2 missing');
+  // The same shard twice is no more complete.
+  const d = io();
+  expect(await runReportCommand(['merge', join(dir, 'clean'), join(dir, 'clean'), '--out', join(dir, 'm3')], d.io)).toBe(1);
+  expect(d.out.join('')).toContain('given more than once');
 });
 
 test('diff takes report files or directories and prints the changes', async () => {

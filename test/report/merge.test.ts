@@ -93,7 +93,13 @@ test('the baseline each shard applied is kept: failures it excused stay excused'
   expect(oneNew.summary.gate?.new_failures).toEqual(mustIds(s1).slice(0, 1));
 });
 
-test('merging one report returns it; none is an error', () => {
-  expect(mergeReports([s1])).toBe(s1);
+test('merging one unsharded report keeps its checks and gate; one shard alone fails the gate; none is an error', () => {
+  const unsharded: ConformanceReport = { ...s1, run: { ...s1.run, shard: null } };
+  const merged = mergeReports([unsharded]);
+  expect(merged.checks).toEqual(unsharded.checks);
+  expect(merged.summary.gate?.passed).toBe(unsharded.summary.gate?.passed);
+  const alone = mergeReports([{ ...s1, checks: s1.checks.filter((c) => c.status !== 'failed') }]);
+  expect(alone.summary.gate).toMatchObject({ passed: false });
+  expect(alone.summary.gate?.reason).toContain('shard 2/2 missing');
   expect(() => mergeReports([])).toThrow(/no report/);
 });

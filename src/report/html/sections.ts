@@ -85,7 +85,7 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
   facts.push(fact('duration', esc(duration ?? '?')));
   facts.push(fact('seed', `<code>${esc(run.seed)}</code>`));
   facts.push(fact('run id', `<code>${esc(run.id)}</code>`));
-  if (run.shard) facts.push(fact('shard', esc(run.shard)));
+  if (run.shard) facts.push(fact('shard', esc(typeof run.shard === 'string' ? run.shard : `${run.shard.index}/${run.shard.total}`)));
   facts.push(fact('mode', run.strict ? 'strict (SHOULD deviations fail the gate)' : 'default (only MUST defects fail the gate)'));
   if (s.gate) facts.push(fact('gate', `${s.gate.passed ? 'passed' : '<strong>failed</strong>'}: ${esc(s.gate.reason)}${s.gate.baseline ? ` (baseline <code>${esc(s.gate.baseline)}</code>)` : ''}`));
   const classes = run.classes.length ? run.classes.map((c) => `<span class="chip">${esc(c)}</span>`).join(' ') : '<span class="muted">none</span>';
