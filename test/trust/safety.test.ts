@@ -8,6 +8,7 @@
  * 3. `cloudcheck sweep`: removes `cc-` leftovers and nothing else.
  */
 import { expect, test } from '@playwright/test';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startReferenceServer } from '../../reference/server.ts';
@@ -24,6 +25,13 @@ import {
   withoutIgnored,
 } from './safety-support.ts';
 import type { AccountSnapshot } from './safety-support.ts';
+
+/** A well-formed OpenSSH ed25519 public key with random key bytes (each one a new fingerprint). */
+function ed25519Key(): string {
+  const field = (bytes: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, bytes.length]), bytes]);
+  const blob = Buffer.concat([field(Buffer.from('ssh-ed25519')), field(randomBytes(32))]);
+  return `ssh-ed25519 ${blob.toString('base64')} cc@example.net`;
+}
 
 const MAIN_KEY = 'cck_trust_main_0123456789abcdef';
 const ALT_KEY = 'cck_trust_alt_fedcba9876543210';
@@ -264,6 +272,7 @@ test.describe('trust: safety against a shared target', () => {
         await restOk(b, k, 'PUT', `/storage/buckets/${prefix}bucket/objects/a/b.txt`, `${prefix} bytes`, { 'content-type': 'text/plain' });
         await restOk(b, k, 'POST', '/projects', { name: `${prefix}project` });
         await restOk(b, k, 'POST', '/account/api-keys', { name: `${prefix}key`, permissions: ['read'] });
+        await restOk(b, k, 'POST', '/ssh-keys', { name: `${prefix}ssh`, public_key: ed25519Key() });
       }
       const vpsIds = [...(await snapshotAccount(b, k)).get('/vps')!.values()].map((v) => String(v.id));
       for (const id of vpsIds) await waitFor(`VPS ${id} to run`, async () => ((await restOk(b, k, 'GET', `/vps/${id}`)).vps as Item).status === 'running');
@@ -288,6 +297,14 @@ test.describe('trust: safety against a shared target', () => {
       }
       expect(after.get('/storage/buckets/prod-bucket/objects')).toEqual(before.get('/storage/buckets/prod-bucket/objects'));
       expect((await rest(b, k, 'GET', '/storage/buckets/cc-old-20240101-abcd-bucket/objects')).status).toBe(404);
+      // The SSH key has no DELETE in the specification: listed as such, never counted as deleted.
+      expect(result.stdout).toMatch(/not deletable through the API: ssh key \S+ \(cc-old-20240101-abcd-ssh\)/);
+      expect(result.stdout).toMatch(/sweep: 6 deleted, 0 already gone, 0 failed, 1 not deletable/);
+
+      // A second sweep finds nothing left to delete and says so.
+      const again = await startCloudcheck(['sweep', '--target', b, '--api-key', k], { killAfterMs: 60_000 }).done;
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/sweep: 0 deleted, 0 already gone, 0 failed, 1 not deletable/);
     } finally {
       await server.close();
     }

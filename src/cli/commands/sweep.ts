@@ -1,10 +1,14 @@
 /**
  * `cloudcheck sweep`: removes leftovers of earlier runs from a target, by their name prefix `cc-`
  * and only those (every resource a run creates is named `cc-<runid>-...`). Buckets are emptied
- * first, and only `cc-` buckets are touched. Kinds the API cannot delete (templates, contact lists,
- * sender ids, ...) are skipped. Exit 0 when everything found could be deleted, 1 otherwise.
+ * first, and only `cc-` buckets are touched. It reports what happened to each, truthfully:
+ * deleted (the DELETE succeeded), already gone (404: someone else deleted it), failed, or not
+ * deletable through the API (kinds the specification gives no DELETE: SSH keys, templates, contact
+ * lists, volume snapshots, storage access keys, alerts): listed for a person to remove, never
+ * counted as deleted. Exit 0 when nothing failed, 1 otherwise.
  */
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import { listOf as listIn } from '../../harness/body-shape.ts';
 import { Budget } from '../../harness/budget.ts';
 import { ApiClient } from '../../harness/client.ts';
 import type { ApiResponse } from '../../harness/client.ts';
@@ -17,10 +21,10 @@ export const RUN_PREFIX = 'cc-';
 
 type Item = Record<string, unknown>;
 
+/** The items of a list answer, however the target wraps it (a legal choice where bodies are not shown). */
 function listOf(res: ApiResponse, field: string): Item[] {
-  const body = res.body as Record<string, unknown> | undefined;
-  const list = body?.[field];
-  return Array.isArray(list) ? (list.filter((x) => x && typeof x === 'object') as Item[]) : [];
+  const list = listIn<unknown>(res.body, field) ?? [];
+  return list.filter((x): x is Item => typeof x === 'object' && x !== null);
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -28,13 +32,27 @@ const enc = encodeURIComponent;
 
 export interface SweepResult {
   deleted: string[];
+  /** The DELETE answered 404: it was gone before this sweep got to it. */
+  alreadyGone: string[];
   failed: string[];
+  /** `cc-` resources of kinds the API cannot delete (no DELETE in the specification). */
+  notDeletable: string[];
   skipped: string[];
 }
 
+/** Collections whose resources the specification gives no DELETE: listed, never "deleted". */
+const NOT_DELETABLE: ReadonlyArray<{ kind: string; path: string; field: string }> = [
+  { kind: 'ssh key', path: '/ssh-keys', field: 'ssh_keys' },
+  { kind: 'template', path: '/messaging/templates', field: 'templates' },
+  { kind: 'contact list', path: '/messaging/contacts/lists', field: 'lists' },
+  { kind: 'volume snapshot', path: '/storage/snapshots', field: 'snapshots' },
+  { kind: 'storage access key', path: '/storage/access-keys', field: 'access_keys' },
+  { kind: 'alert', path: '/account/alerts', field: 'alerts' },
+];
+
 /** The sweep itself, separate from option handling so tests can call it with a client. */
 export async function sweep(api: ApiClient, ownKey: string, log: (line: string) => void = () => undefined): Promise<SweepResult> {
-  const result: SweepResult = { deleted: [], failed: [], skipped: [] };
+  const result: SweepResult = { deleted: [], alreadyGone: [], failed: [], notDeletable: [], skipped: [] };
   const del = async (label: string, path: string, before?: () => Promise<void>): Promise<void> => {
     try {
       await before?.();
@@ -43,9 +61,12 @@ export async function sweep(api: ApiClient, ownKey: string, log: (line: string) 
         await api.request({ method: 'POST', path: `${path}/detach` });
         res = await api.request({ method: 'DELETE', path });
       }
-      if ((res.status >= 200 && res.status < 300) || res.status === 404) {
+      if (res.status >= 200 && res.status < 300) {
         result.deleted.push(label);
         log(`deleted ${label}`);
+      } else if (res.status === 404) {
+        result.alreadyGone.push(label);
+        log(`already gone: ${label}`);
       } else if (res.status === 405) {
         result.skipped.push(label);
         log(`skipped ${label}: the target cannot delete it (405)`);
@@ -88,8 +109,15 @@ export async function sweep(api: ApiClient, ownKey: string, log: (line: string) 
     if (!meta?.pages || page >= meta.pages || items.length === 0) break;
   }
   for (const project of listOf(await api.get('/projects'), 'projects').filter(ours)) await del(`project ${str(project.id)} (${str(project.name)})`, `/projects/${enc(str(project.id))}`);
-  // The specification lists no DELETE for SSH keys; a target that has one gets it called.
-  for (const key of listOf(await api.get('/ssh-keys'), 'ssh_keys').filter(ours)) await del(`ssh key ${str(key.id)} (${str(key.name)})`, `/ssh-keys/${enc(str(key.id))}`);
+  for (const { kind, path, field } of NOT_DELETABLE) {
+    const res = await api.get(path);
+    if (res.status < 200 || res.status >= 300) continue;
+    for (const item of listOf(res, field).filter(ours)) {
+      const label = `${kind} ${str(item.id)} (${str(item.name)})`;
+      result.notDeletable.push(label);
+      log(`not deletable through the API: ${label}`);
+    }
+  }
   // API keys last, and never the key this sweep is using.
   for (const key of listOf(await api.get('/account/api-keys'), 'api_keys').filter(ours)) {
     if (str(key.prefix) && ownKey.startsWith(str(key.prefix))) {
@@ -120,7 +148,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     budgets: { main: new Budget([key], { maxWaitMs: 60_000 }) },
   });
   const result = await sweep(api, key, out);
-  const summary = `sweep: ${result.deleted.length} deleted, ${result.failed.length} failed, ${result.skipped.length} skipped`;
+  const summary = `sweep: ${result.deleted.length} deleted, ${result.alreadyGone.length} already gone, ${result.failed.length} failed, ${result.notDeletable.length} not deletable through the API (listed above: remove them another way), ${result.skipped.length} skipped`;
   if (result.failed.length) err(summary);
   else out(summary);
   return result.failed.length ? 1 : 0;
