@@ -6,6 +6,7 @@
  * Pure; no runner imports.
  */
 import { loadOutcome } from './load-lines.ts';
+import { classCounts, type StatusCounts } from './class-counts.ts';
 import { classificationOf } from '../report/gate.ts';
 import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
@@ -39,6 +40,15 @@ function describe(check: CheckResult): string {
   return lines.join('\n');
 }
 
+/**
+ * cloudcheck's own counts of a class (JUnit's failures leave out SHOULD deviations outside strict
+ * mode and put environment problems under errors): the same numbers every other output shows.
+ */
+function suiteProperties(n: StatusCounts): string {
+  const props = (['passed', 'failed', 'skipped'] as const).map((k) => `      <property name="cloudcheck.${k}" value="${n[k]}"/>`).join('\n');
+  return `    <properties>\n${props}\n    </properties>`;
+}
+
 export function writeJunit(input: ConformanceReport): string {
   const report = redact(input);
   const strict = report.run.strict ?? false;
@@ -48,6 +58,7 @@ export function writeJunit(input: ConformanceReport): string {
     list.push(check);
     byClass.set(check.class, list);
   }
+  const counts = classCounts(report.checks);
   const seconds = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
   let totalFailures = 0;
   let totalErrors = 0;
@@ -94,7 +105,7 @@ export function writeJunit(input: ConformanceReport): string {
     totalErrors += errors;
     totalSkipped += skipped;
     suites.push(
-      `  <testsuite name="${xmlEscape(cls)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlEscape(report.run.started_at)}">\n${cases.join('\n')}\n  </testsuite>`,
+      `  <testsuite name="${xmlEscape(cls)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlEscape(report.run.started_at)}">\n${suiteProperties(counts.get(cls)!)}\n${cases.join('\n')}\n  </testsuite>`,
     );
   }
   // Load profiles (cloudcheck load): one test case per threshold or invariant line.

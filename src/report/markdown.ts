@@ -4,6 +4,8 @@
  */
 import { classificationOf } from './gate.ts';
 import { loadOutcome } from './load-lines.ts';
+import { classCounts } from './class-counts.ts';
+import type { ConformanceClass } from '../model/classes.ts';
 import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
@@ -23,11 +25,10 @@ export function writeMarkdown(input: ConformanceReport): string {
   out.push(`- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`);
   out.push('');
   out.push('| class | passed | failed | skipped | waited (s) |', '|---|---:|---:|---:|---:|');
-  const classes = [...new Set(report.checks.map((c) => c.class))].sort();
-  for (const cls of classes) {
-    const list = report.checks.filter((c) => c.class === cls);
-    const n = (st: string): number => list.filter((c) => c.status === st).length;
-    out.push(`| ${cls} | ${n('passed')} | ${n('failed')} | ${n('skipped')} | ${((report.waits?.[cls] ?? 0) / 1000).toFixed(1)} |`);
+  const counts = classCounts(report.checks);
+  for (const cls of [...counts.keys()].sort()) {
+    const n = counts.get(cls)!;
+    out.push(`| ${cls} | ${n.passed} | ${n.failed} | ${n.skipped} | ${((report.waits?.[cls as ConformanceClass] ?? 0) / 1000).toFixed(1)} |`);
   }
   const section = (title: string, checks: CheckResult[]): void => {
     if (checks.length === 0) return;

@@ -18,6 +18,7 @@ import { ANNOTATION, EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redact, redactString } from '../harness/redact.ts';
 import { parseBool, parseClasses } from '../harness/settings.ts';
+import { classCounts } from './class-counts.ts';
 import { computeCoverage, loadInventory } from './coverage.ts';
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { parseBaseline, summarize } from './gate.ts';
@@ -283,8 +284,10 @@ export default class CloudcheckReporter implements Reporter {
       const runWide = rateInvariantChecks(readObservations(env.CLOUDCHECK_RUN_TMP), { target, mainKey: env.CLOUDCHECK_API_KEY, altKey: env.CLOUDCHECK_ALT_API_KEY ?? null });
       checks.push(...runWide);
       if (this.progress) {
-        const failed = runWide.filter((c) => c.status === 'failed').length;
-        process.stderr.write(`  ${failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} run-wide header invariants: ${runWide.length - failed} held, ${failed} violated\n`);
+        // The class line again, with the run-wide checks counted in: its last line is the class's total.
+        const c = classCounts(checks).get('rate-limits')!;
+        const violated = runWide.filter((x) => x.status === 'failed').length;
+        process.stderr.write(`  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`);
       }
     }
     const report: ConformanceReport = {

@@ -113,3 +113,49 @@ test('a sharded run never splits a flow (Playwright keeps a serial describe in o
   expect(seen.size).toBeGreaterThan(3);
   expect([...seen].filter(([, n]) => n > 1)).toEqual([]);
 });
+
+test('console, report.json, JUnit, Markdown and HTML give the same per-class counts', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-counts-'));
+  try {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+      const child = spawn(process.execPath, [BIN, 'run', '--classes', 'pagination,rate-limits,isolation,errors', '--report-dir', dir], { env: clean, cwd: tmpdir() });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      child.on('exit', (exit) => resolve({ code: exit, stderr: err }));
+    });
+    expect(code, stderr).toBe(0);
+    type Counts = Record<string, [number, number, number]>;
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ConformanceReport;
+    const fromJson: Counts = {};
+    for (const c of report.checks) {
+      const n = (fromJson[c.class] ??= [0, 0, 0]);
+      n[c.status === 'passed' ? 0 : c.status === 'failed' ? 1 : 2]++;
+    }
+    // The console: the last line of each class.
+    const fromConsole: Counts = {};
+    for (const m of stderr.matchAll(/^ {2}[✓✗] (\S+)\s+(\d+) passed\s+(\d+) failed\s+(\d+) skipped/gm)) fromConsole[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    const fromJunit: Counts = {};
+    for (const m of junit.matchAll(/<testsuite name="([^"]+)"[^>]*>\s*<properties>\s*<property name="cloudcheck.passed" value="(\d+)"\/>\s*<property name="cloudcheck.failed" value="(\d+)"\/>\s*<property name="cloudcheck.skipped" value="(\d+)"\/>/g)) {
+      fromJunit[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
+    }
+    const fromMarkdown: Counts = {};
+    for (const m of readFileSync(join(dir, 'summary.md'), 'utf8').matchAll(/^\| ([a-z-]+) \| (\d+) \| (\d+) \| (\d+) \|/gm)) fromMarkdown[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
+    const fromHtml: Counts = {};
+    for (const m of readFileSync(join(dir, 'report.html'), 'utf8').matchAll(/data-class="([^"]+)" data-passed="(\d+)" data-failed="(\d+)" data-skipped="(\d+)"/g)) {
+      const n = [Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number];
+      if (n.some((x) => x > 0)) fromHtml[m[1]!] = n;
+    }
+    expect(Object.keys(fromJson).sort()).toEqual(['errors', 'isolation', 'pagination', 'rate-limits']);
+    expect(fromConsole).toEqual(fromJson);
+    expect(fromJunit).toEqual(fromJson);
+    expect(fromMarkdown).toEqual(fromJson);
+    expect(fromHtml).toEqual(fromJson);
+    // "running N checks" counts what the report holds (the run-wide invariants announced apart).
+    const announced = /running (\d+) checks in \d+ classes \(and (\d+) run-wide/.exec(stderr);
+    expect(Number(announced![1]) + Number(announced![2])).toBe(report.checks.length);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -3,6 +3,7 @@
  * aggregated status, counts per class and level. Pure; the section renderers only format this.
  */
 import { classificationOf } from '../gate.ts';
+import { classCounts, emptyCounts, type StatusCounts } from '../class-counts.ts';
 import { CONFORMANCE_CLASSES, type ConformanceClass, type Level } from '../../model/classes.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import type { ConformanceReport, LevelCounts } from '../../model/report.ts';
@@ -83,6 +84,8 @@ export interface ClassRow {
   environment: number;
   /** Failures in cloudcheck's own code: not the target's. */
   cloudcheck: number;
+  /** The class's checks by status (class-counts.ts), as every other output counts them. */
+  counts: StatusCounts;
   /** Milliseconds the class's checks waited for asynchronous changes of the target. */
   waitedMs: number;
 }
@@ -100,6 +103,7 @@ export function classRows(report: ConformanceReport): ClassRow[] {
   const names = [...CONFORMANCE_CLASSES.filter((c) => claimed.has(c) || report.checks.some((k) => k.class === c))];
   for (const c of report.checks) if (!names.includes(c.class)) names.push(c.class);
   for (const c of CONFORMANCE_CLASSES) if (!names.includes(c)) names.push(c);
+  const counts = classCounts(report.checks);
   return names.map((name) => {
     const list = report.checks.filter((c) => c.class === name);
     return {
@@ -109,6 +113,7 @@ export function classRows(report: ConformanceReport): ClassRow[] {
       should: levelCounts(list.filter((c) => c.level === 'SHOULD')),
       environment: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'environment').length,
       cloudcheck: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'cloudcheck-error').length,
+      counts: counts.get(name) ?? emptyCounts(),
       waitedMs: report.waits?.[name as ConformanceClass] ?? 0,
     };
   });

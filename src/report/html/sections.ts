@@ -139,7 +139,6 @@ export function renderLeaks(leaks: readonly Leak[]): string {
 export function renderClasses(rows: readonly ClassRow[]): string {
   const cell = (n: number, cls: string): string => `<td class="num${n > 0 ? ` ${cls}` : ' zero'}">${esc(n)}</td>`;
   const cards = rows.map((r) => {
-    const failed = r.must.failed + r.should.failed;
     const total = r.must.passed + r.must.failed + r.must.skipped + r.should.passed + r.should.failed + r.should.skipped;
     const tone = !r.claimed && total === 0 ? 'unclaimed' : r.must.failed > 0 ? 'must' : r.should.failed > 0 ? 'should' : total === 0 ? 'unclaimed' : r.must.passed + r.should.passed > 0 ? 'pass' : 'unclaimed';
     const state = !r.claimed ? 'not claimed: skipped' : r.must.failed > 0 ? `${plural(r.must.failed, 'MUST failure')}` : r.should.failed > 0 ? plural(r.should.failed, 'deviation') : total === 0 ? 'no checks' : 'all passed';
@@ -150,7 +149,8 @@ export function renderClasses(rows: readonly ClassRow[]): string {
 <tr><th>MUST</th><td class="num${r.must.passed ? ' c-pass' : ' zero'}">${r.must.passed}</td>${cell(r.must.failed, 'c-must')}<td class="num${r.must.skipped ? '' : ' zero'}">${r.must.skipped}</td></tr>
 <tr><th>SHOULD</th><td class="num${r.should.passed ? ' c-pass' : ' zero'}">${r.should.passed}</td>${cell(r.should.failed, 'c-should')}<td class="num${r.should.skipped ? '' : ' zero'}">${r.should.skipped}</td></tr>
 </tbody></table>${r.environment ? `<p class="envnote">${esc(plural(r.environment, 'environment problem'))}</p>` : ''}${r.cloudcheck ? `<p class="envnote">${esc(plural(r.cloudcheck, 'cloudcheck error'))}</p>` : ''}${r.waitedMs >= 1000 ? `<p class="waitnote">waited ${esc((r.waitedMs / 1000).toFixed(1))} s for the target</p>` : ''}`;
-    return `<div class="class-card tone-${tone}" data-failed="${failed}"><h3>${esc(r.name)}</h3><p class="state">${esc(state)}</p>${body}</div>`;
+    const data = `data-passed="${r.counts.passed}" data-failed="${r.counts.failed}" data-skipped="${r.counts.skipped}"`;
+    return `<div class="class-card tone-${tone}" data-class="${esc(r.name)}" ${data}><h3>${esc(r.name)}</h3><p class="state">${esc(state)}</p>${body}</div>`;
   });
   return `<section id="classes"><h2>Conformance classes</h2><div class="class-grid">${cards.join('')}</div></section>`;
 }
