@@ -37,6 +37,7 @@ export const OPTIONS: OptionDef[] = [
   { name: 'grep-invert', type: 'string', commands: ['run'], placeholder: 'RE', description: 'leave out checks whose title, requirement, file or tags match' },
   { name: 'shard', type: 'string', commands: ['run'], placeholder: 'I/N', description: 'run shard I of N' },
   { name: 'baseline', type: 'string', commands: ['run'], placeholder: 'FILE', description: 'a previous report.json or a list of requirement ids: gate only on new failures' },
+  { name: 'keep', type: 'boolean', commands: ['run'], description: 'keep what the run creates (listed at the end) so the report\'s curl lines can be replayed; remove it later with cloudcheck sweep' },
   { name: 'allow-charges', type: 'boolean', commands: ['run'], description: 'run operations that move money (implied with the embedded server)' },
   { name: 'live-sms', type: 'boolean', commands: ['run'], description: 'send real SMS (without it every send carries X-Test-Mode: true)' },
   { name: 'test-number-succeed', type: 'string', commands: ['run', 'serve'], placeholder: 'N', description: 'test number that always succeeds (default +15005550006)' },

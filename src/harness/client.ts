@@ -13,6 +13,9 @@
  * undici rather than global fetch: it gives raw header access (fetch hides `set-cookie` and merges
  * duplicates differently), its own connection pool per worker, and no CORS/forbidden-header rules.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request as undiciRequest } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Exchange } from '../model/finding.ts';
@@ -115,6 +118,12 @@ export interface ClientSettings {
    * appended there for the run-wide rate-limit header invariants (rate-observer.ts).
    */
   runTmp?: string | null;
+  /**
+   * The run's report directory (RunSettings has it): a request body a curl line cannot carry
+   * inline (binary, or longer than the recording keeps) is saved under `bodies/` there, and the
+   * line reads it with `--data-binary @bodies/<file>` from the report directory.
+   */
+  reportDir?: string | null;
 }
 
 export interface ClientOptions {
@@ -155,8 +164,17 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A curl line; the key is a shell variable so the line can be pasted and shared. */
-export function curlLine(method: string, url: string, headers: Record<string, string>, body: string | undefined, keyVar: string | null): string {
+/** A recorded body that stands for bytes it does not hold (binary, or cut at BODY_LIMIT). */
+function isPlaceholder(recorded: string): boolean {
+  return recorded.startsWith('<binary body') || /… <truncated, \d+ bytes in all>$/.test(recorded);
+}
+
+/**
+ * A curl line; the key is a shell variable so the line can be pasted and shared. A body the
+ * recording could not keep whole is read from `bodyFile` (relative to the report directory), or
+ * from a `@FILE` placeholder when it was not saved.
+ */
+export function curlLine(method: string, url: string, headers: Record<string, string>, body: string | undefined, keyVar: string | null, bodyFile: string | null = null): string {
   // HEAD as `-I`: with `-X HEAD` curl waits for a body that never comes.
   const parts = method.toUpperCase() === 'HEAD' ? ['curl', '-sS', '-I', shellQuote(url)] : ['curl', '-sS', '-i', '-X', method, shellQuote(url)];
   for (const [name, value] of Object.entries(headers)) {
@@ -169,7 +187,7 @@ export function curlLine(method: string, url: string, headers: Record<string, st
     parts.push('-H', shellQuote(`${name}: ${value}`));
   }
   if (body !== undefined) {
-    if (body.startsWith('<binary body')) parts.push('--data-binary', '@FILE');
+    if (isPlaceholder(body)) parts.push('--data-binary', bodyFile ? shellQuote(`@${bodyFile}`) : '@FILE');
     else parts.push('--data-raw', shellQuote(body));
   }
   return redactString(parts.join(' '));
@@ -280,6 +298,21 @@ export class ApiClient {
     }
   }
 
+  /** `bodies/<sha256>.bin` under the report directory for a body the recording could not keep whole. */
+  private bodyFile(payload: Uint8Array | undefined, recorded: string | undefined): string | null {
+    const reportDir = this.settings.reportDir;
+    if (!payload || recorded === undefined || !reportDir || !isPlaceholder(recorded)) return null;
+    const name = `bodies/${createHash('sha256').update(payload).digest('hex').slice(0, 32)}.bin`;
+    try {
+      mkdirSync(join(reportDir, 'bodies'), { recursive: true });
+      if (!existsSync(join(reportDir, name))) writeFileSync(join(reportDir, name), payload);
+      return name;
+    } catch {
+      // The line then says @FILE, as without a report directory: the exchange itself is not lost.
+      return null;
+    }
+  }
+
   /** The path below the target's base path (`/v1/sms/send` → `/sms/send`). */
   private relative(pathname: string): string {
     const base = new URL(this.settings.target).pathname.replace(/\/+$/, '');
@@ -311,7 +344,7 @@ export class ApiClient {
     const exchangeBase = {
       request: { method, url: url.toString(), headers: { ...headers }, ...(requestBodyText !== undefined ? { body: requestBodyText } : {}) },
       started_at: startedAt.toISOString(),
-      curl: curlLine(method, url.toString(), headers, requestBodyText, options.authorization !== undefined ? null : keyVar),
+      curl: curlLine(method, url.toString(), headers, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
     };
     const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings.timeoutScale);
     let status: number;

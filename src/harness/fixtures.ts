@@ -94,7 +94,7 @@ export class WorkerHarness {
   constructor(settings: RunSettings, workerIndex: number, parallelIndex = workerIndex) {
     this.settings = settings;
     const journal = settings.runTmp;
-    this.ledger = new Ledger(`worker-${workerIndex}`, journal);
+    this.ledger = new Ledger(`worker-${workerIndex}`, journal, { keep: settings.keep });
     this.budgets = mainAndAltBudgets(settings, parallelIndex);
     this.client = new ApiClient({ settings, budgets: this.budgets });
   }
@@ -104,7 +104,7 @@ export class WorkerHarness {
   flow(flowId: string): FlowScope {
     let scope = this.flows.get(flowId);
     if (!scope) {
-      scope = { ledger: new Ledger(`flow:${flowId}`, this.settings.runTmp), state: {} };
+      scope = { ledger: new Ledger(`flow:${flowId}`, this.settings.runTmp, { keep: this.settings.keep }), state: {} };
       this.flows.set(flowId, scope);
     }
     return scope;
@@ -252,7 +252,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await use(harness.flow(flowId).ledger);
       return;
     }
-    const ledger = new Ledger(`check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`, harness.settings.runTmp);
+    const ledger = new Ledger(`check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`, harness.settings.runTmp, { keep: harness.settings.keep });
     try {
       await use(ledger);
     } finally {

@@ -104,10 +104,18 @@ export class Ledger {
   readonly leaks: Leak[] = [];
   private readonly journal: string | null;
 
-  /** `journalDir`: where to append the journal; null keeps it in memory only (unit tests). */
+  /** Resources `--keep` left in place at teardown (deletable, not deleted). */
+  readonly kept: Leak[] = [];
+
+  /**
+   * `journalDir`: where to append the journal; null keeps it in memory only (unit tests).
+   * `keep` (`cloudcheck run --keep`): teardown deletes nothing, so the curl lines of a report can
+   * be replayed; it still restores what the run changed, and journals what it kept.
+   */
   constructor(
     readonly scope: string,
     journalDir: string | null = null,
+    private readonly options: { keep?: boolean } = {},
   ) {
     this.journal = journalDir ? join(journalDir, `ledger-${process.pid}.jsonl`) : null;
     if (journalDir) mkdirSync(journalDir, { recursive: true });
@@ -194,6 +202,13 @@ export class Ledger {
         entry.gone = true;
         continue;
       }
+      if (this.options.keep) {
+        entry.gone = true;
+        const kept = { kind: entry.kind, id: entry.id, delete_operation: entry.deleteOperation, reason: 'kept (--keep)' };
+        this.kept.push(kept);
+        this.write({ event: 'kept', scope: this.scope, ...kept });
+        continue;
+      }
       const client = clientFor(entry.account);
       if (!client) {
         leaks.push(leakOf(entry, `no client for the ${entry.account} account at teardown`));
@@ -264,7 +279,7 @@ function leakOf(entry: LedgerEntry, reason: string): Leak {
 }
 
 export interface JournalRecord {
-  event: 'created' | 'deleted' | 'leaked';
+  event: 'created' | 'deleted' | 'leaked' | 'kept';
   scope: string;
   kind: string;
   id: string;
@@ -281,9 +296,10 @@ export interface JournalRecord {
  * Folds journal lines into what is still alive and what leaked. Used by `cloudcheck run` after the
  * workers ended (Ctrl-C, crash) and by the reporter.
  */
-export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Leak[] } {
+export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Leak[]; kept: Leak[] } {
   const alive = new Map<string, LedgerEntry>();
   const leaks = new Map<string, Leak>();
+  const kept = new Map<string, Leak>();
   let seq = 0;
   for (const line of lines) {
     if (!line.trim()) continue;
@@ -309,12 +325,15 @@ export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Lea
     } else if (rec.event === 'deleted') {
       alive.delete(k);
       leaks.delete(k);
+    } else if (rec.event === 'kept') {
+      alive.delete(k);
+      kept.set(k, { kind: rec.kind, id: rec.id, delete_operation: rec.delete_operation ?? null, reason: rec.reason ?? 'kept (--keep)' });
     } else if (rec.event === 'leaked') {
       alive.delete(k);
       leaks.set(k, { kind: rec.kind, id: rec.id, delete_operation: rec.delete_operation ?? null, reason: rec.reason ?? 'not deleted' });
     }
   }
-  return { alive: teardownOrder([...alive.values()].filter((e) => e.deletePath || e.restore)), leaks: [...leaks.values()] };
+  return { alive: teardownOrder([...alive.values()].filter((e) => e.deletePath || e.restore)), leaks: [...leaks.values()], kept: [...kept.values()] };
 }
 
 /** Labels of `originalOnce` values shared by several checks (the contract checks and the flows). */

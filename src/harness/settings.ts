@@ -37,6 +37,8 @@ export interface RunSettings {
   /** True when the target is the embedded reference server started for this run. */
   embedded: boolean;
   reportDir: string | null;
+  /** `--keep`: leave what the run created in place (listed in the report) for replaying its curl lines. */
+  keep: boolean;
   /** Directory shared by the workers and the reporter for per-worker files (leaks, ledger journal). */
   runTmp: string | null;
   /** API keys the run creates per worker, in the runner before workers start (0: none; run-keys.ts). */
@@ -113,6 +115,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     webhook: webhookSettings(target, env.CLOUDCHECK_WEBHOOK_LISTEN || null, env.CLOUDCHECK_WEBHOOK_URL || null),
     embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
     reportDir: env.CLOUDCHECK_REPORT_DIR || null,
+    keep: parseBool(env.CLOUDCHECK_KEEP) ?? false,
     runTmp: env.CLOUDCHECK_RUN_TMP || null,
     keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
     budgetKeys: decodeRunKeys(env.CLOUDCHECK_BUDGET_KEYS),

@@ -68,6 +68,8 @@ export interface ConformanceReport {
   checks: CheckResult[];
   coverage: { operations: OperationCoverage[] };
   leaks: Leak[];
+  /** What `--keep` left in place on purpose (`cloudcheck sweep` removes it later). */
+  kept?: Leak[];
   /**
    * Time spent waiting for asynchronous changes (VPS boot, SMS delivery, ...) per class, in ms:
    * what a slow target costs a run, apart from the checks' own work.

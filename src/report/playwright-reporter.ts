@@ -143,14 +143,15 @@ function statusesOnlyCheck(test: TestCase, result: TestResult | undefined): Chec
   return { ...checkFromTest(test, result, undefined), exchanges: exchangesOf(result) };
 }
 
-export function readJournals(dir: string | undefined | null): { leaks: Leak[] } {
-  if (!dir || !existsSync(dir)) return { leaks: [] };
+export function readJournals(dir: string | undefined | null): { leaks: Leak[]; kept: Leak[] } {
+  if (!dir || !existsSync(dir)) return { leaks: [], kept: [] };
   const lines: string[] = [];
   for (const name of readdirSync(dir)) {
     if (name.startsWith('ledger-') && name.endsWith('.jsonl')) lines.push(...readFileSync(join(dir, name), 'utf8').split('\n'));
   }
-  const { alive, leaks } = foldJournal(lines);
+  const { alive, leaks, kept } = foldJournal(lines);
   return {
+    kept,
     leaks: [
       ...leaks,
       ...alive.map((e) => ({ kind: e.kind, id: e.id, delete_operation: e.deleteOperation, reason: 'not deleted: its worker ended before teardown' })),
@@ -290,6 +291,8 @@ export default class CloudcheckReporter implements Reporter {
         process.stderr.write(`  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`);
       }
     }
+    const { leaks, kept } = readJournals(env.CLOUDCHECK_RUN_TMP);
+    const journals = { leaks, ...(kept.length ? { kept } : {}) };
     const report: ConformanceReport = {
       schema_version: 1,
       run: {
@@ -309,7 +312,7 @@ export default class CloudcheckReporter implements Reporter {
       summary: summarize(checks, { strict, baseline, baselineSource: env.CLOUDCHECK_BASELINE ?? null }),
       checks,
       coverage: { operations },
-      leaks: readJournals(env.CLOUDCHECK_RUN_TMP).leaks,
+      ...journals,
       waits: waitsByClass(checks),
     };
     if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;

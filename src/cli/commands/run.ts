@@ -25,7 +25,7 @@ import { probeTarget } from '../probe.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const SYNOPSIS =
-  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--async-timeout SECONDS] [--grep RE] [--grep-invert RE] [--shard I/N] [--baseline FILE] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
+  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--async-timeout SECONDS] [--grep RE] [--grep-invert RE] [--shard I/N] [--baseline FILE] [--keep] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
 
 export interface RunPlan {
   runId: string;
@@ -74,6 +74,7 @@ export function planRun(
   if (values.shard) env.CLOUDCHECK_SHARD = values.shard as string;
   if (values['webhook-listen']) env.CLOUDCHECK_WEBHOOK_LISTEN = values['webhook-listen'] as string;
   if (values['webhook-url']) env.CLOUDCHECK_WEBHOOK_URL = values['webhook-url'] as string;
+  if (values.keep) env.CLOUDCHECK_KEEP = '1';
   // One Playwright project for the selected classes: workers (and the API keys each creates) live
   // for the whole run instead of restarting per class (playwright.config.ts).
   env.CLOUDCHECK_RUN_CLASSES = classes.join(',');
@@ -107,6 +108,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       throw new UsageError((error as Error).message);
     }
   }
+  // The embedded server ends with the run: there would be nothing left to replay against.
+  if (v.keep && !v.target) throw new UsageError('--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)');
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
   addSecret(v['api-key'] as string | undefined);
   addSecret(v['alt-api-key'] as string | undefined);
@@ -276,6 +279,12 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   );
   const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
   if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
+  if (report.kept?.length) {
+    out(`kept (--keep): ${report.kept.length} resources the run created are still there, so the report's curl lines can be replayed:`);
+    for (const k of report.kept.slice(0, 20)) out(`  ${k.kind} ${k.id}`);
+    if (report.kept.length > 20) out(`  … and ${report.kept.length - 20} more (report.json "kept")`);
+    out(`  remove them when done: cloudcheck sweep --target ${report.run.target}`);
+  }
   if (report.leaks.length) out(`leaks: ${report.leaks.length} resources could not be deleted (listed in the report; \`cloudcheck sweep\` removes cc- leftovers)`);
   out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})`);
   const shown = (file: string): string => {
