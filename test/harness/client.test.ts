@@ -86,3 +86,29 @@ test('no response becomes a NetworkError and is still recorded', async () => {
   await expect(api.get('/account')).rejects.toBeInstanceOf(NetworkError);
   expect(exchanges[0]!.error).toBeTruthy();
 });
+
+test('a binary request body is saved under bodies/ of the report directory and read back by the curl line', async () => {
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const reportDir = mkdtempSync(join(tmpdir(), 'cc-bodies-'));
+  try {
+    server = await tinyServer((_req, _body, res) => json(res, 200, {}));
+    const exchanges: Exchange[] = [];
+    const api = new ApiClient({
+      settings: { target: `${server.url}/v1`, keys: { main: 'cck_main_key_1234', alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, reportDir },
+      budgets: { main: new Budget(['cck_main_key_1234'], { maxWaitMs: 50, reserve: 0 }) },
+      record: (e) => exchanges.push(e),
+    });
+    const bytes = Buffer.from([0, 1, 2, 255, 254, 0, 7]);
+    await api.request({ method: 'PUT', path: '/storage/buckets/cc-b/objects/blob.bin', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    // A JSON body stays inline.
+    await api.post('/sms/send', { to: '+15005550006', message: 'x' });
+    const file = /--data-binary '@(bodies\/[0-9a-f]+\.bin)'/.exec(exchanges[0]!.curl)?.[1];
+    expect(file, exchanges[0]!.curl).toBeTruthy();
+    expect(readFileSync(join(reportDir, file!))).toEqual(bytes);
+    expect(exchanges[1]!.curl).toContain("--data-raw '{\"to\"");
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+});
