@@ -1,0 +1,58 @@
+/**
+ * `cloudcheck run --grep R` passes against the conformant embedded server for every requirement R
+ * that has a check: a selected flow step must bring its earlier steps (selection.ts), and no check
+ * may depend on another one the selection leaves out.
+ *
+ * Cheaply: one run per group instead of one per requirement. A group never holds two requirements
+ * of the same flow, so each flow runs in the group exactly the prefix it runs for that one
+ * requirement alone (up to its last step of the requirement), and the other members' checks are
+ * other checks: the group passes exactly when each member's own run would.
+ */
+import { expect, test } from '@playwright/test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listSuiteChecks, startRun, type CatalogueCheck } from './matrix.ts';
+
+/** Requirements with checks, grouped so that no two members share a flow (greedy, biggest first). */
+export function grepGroups(checks: readonly CatalogueCheck[]): string[][] {
+  const flowsOf = new Map<string, Set<string>>();
+  for (const c of checks) {
+    if (c.kind === 'run-wide') continue;
+    const flows = flowsOf.get(c.requirement) ?? new Set<string>();
+    if (c.flow) flows.add(c.flow);
+    flowsOf.set(c.requirement, flows);
+  }
+  const requirements = [...flowsOf.keys()].sort((a, b) => flowsOf.get(b)!.size - flowsOf.get(a)!.size || a.localeCompare(b));
+  const groups: Array<{ members: string[]; flows: Set<string> }> = [];
+  for (const requirement of requirements) {
+    const flows = flowsOf.get(requirement)!;
+    let group = groups.find((g) => [...flows].every((f) => !g.flows.has(f)));
+    if (!group) groups.push((group = { members: [], flows: new Set() }));
+    group.members.push(requirement);
+    for (const f of flows) group.flows.add(f);
+  }
+  return groups.map((g) => g.members.sort());
+}
+
+test('every requirement with a check passes alone under --grep (grouped runs, no flow twice in a group)', async () => {
+  test.setTimeout(15 * 60_000);
+  const checks = await listSuiteChecks();
+  const groups = grepGroups(checks);
+  const problems: string[] = [];
+  for (const members of groups) {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-grep-walk-'));
+    try {
+      const outcome = await startRun({ label: members[0]!, grep: `\\[(${members.join('|')})\\]`, faults: [], strict: false, reportDir: dir, workers: 2 }).promise;
+      if (outcome.exit !== 0 || outcome.error) {
+        problems.push(`group of ${members.length} (${members.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${outcome.error ?? outcome.failed.map((f) => `${f.id} (${f.classification ?? ''})`).join(', ')}`);
+      }
+      const reported = new Set(outcome.summary.split('\n').map((line) => /\[([^\]]+)\]/.exec(line)?.[1]));
+      const missing = members.filter((r) => !reported.has(r));
+      if (missing.length && !outcome.error) problems.push(`selected but not reported: ${missing.join(', ')}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  expect(problems).toEqual([]);
+});
