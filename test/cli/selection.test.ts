@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadRequirements } from '../../spec/requirements.ts';
 import { isSelected, parsePattern, planFlow } from '../../src/harness/selection.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 
@@ -152,6 +153,12 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
     expect(fromJunit).toEqual(fromJson);
     expect(fromMarkdown).toEqual(fromJson);
     expect(fromHtml).toEqual(fromJson);
+    // Locations are the suite lines that declared the checks (the run-wide ones: their module),
+    // relative to the project, never a path of this machine.
+    expect(report.checks.filter((c) => c.location && !/^(suites\/[\w/.-]+\.ts:\d+|src\/[\w/.-]+\.ts)$/.test(c.location)).map((c) => `${c.id}: ${c.location}`)).toEqual([]);
+    // Every check names a requirement of the catalogue (the gate counts MUSTs by it).
+    const catalogue = new Set(loadRequirements().map((r) => r.id));
+    expect(report.checks.filter((c) => !catalogue.has(c.requirement)).map((c) => `${c.id}: ${c.requirement}`)).toEqual([]);
     // "running N checks" counts what the report holds (the run-wide invariants announced apart).
     const announced = /running (\d+) checks in \d+ classes \(and (\d+) run-wide/.exec(stderr);
     expect(Number(announced![1]) + Number(announced![2])).toBe(report.checks.length);
