@@ -31,7 +31,7 @@ export interface LoadCommandOptions {
   err?: (text: string) => void;
 }
 
-export const DEFAULT_PROFILES_ORDER = ['smoke', 'burst-compute', 'burst-messaging', 'key-isolation', 'concurrency-race', 'hourly-quota', 'sms-volume', 'soak'];
+export const DEFAULT_PROFILES_ORDER = ['smoke', 'burst-compute', 'burst-messaging', 'key-isolation', 'concurrency-race', 'hourly-quota', 'billing-hourly', 'projects-hourly', 'sms-volume', 'soak'];
 
 interface Target {
   baseUrl: string;

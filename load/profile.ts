@@ -52,6 +52,8 @@ export interface RateLimitSpec {
 export interface Profile {
   name: string;
   description?: string;
+  /** Requirement ids this profile verifies. */
+  requirements?: string[];
   keys?: { fresh?: number; permissions?: ('read' | 'write')[] };
   align?: { window: WindowName; min_seconds_left: number };
   model?: LoadModel;

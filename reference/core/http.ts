@@ -44,6 +44,16 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'ratelimit-non-atomic', requirement: 'RATE-BURST-001', description: 'The limiter reads and writes its count in two steps, so concurrent requests slip through.' },
   { name: 'ratelimit-reset-millis', requirement: 'RATE-HEADERS-003', description: 'X-RateLimit-Reset is given in milliseconds.' },
   { name: 'ratelimit-sms-volume-ignored', requirement: 'RATE-SMS-001', description: 'The 10000 SMS per hour limit is not enforced.' },
+  { name: 'ratelimit-hourly-ignored', requirement: 'RATE-HOUR-001', description: 'The 1000 requests per hour limit of a key is not enforced.' },
+  { name: 'ratelimit-billing-ignored', requirement: 'RATE-BILL-001', description: 'The 100 billing requests per hour limit is not enforced.' },
+  { name: 'ratelimit-projects-ignored', requirement: 'RATE-PROJ-001', description: 'The 500 project requests per hour limit is not enforced.' },
+];
+
+/** The hourly windows each fault above switches off. */
+const IGNORED_RULES: ReadonlyArray<[fault: string, rule: WindowRule]> = [
+  ['ratelimit-hourly-ignored', RULES.hour],
+  ['ratelimit-billing-ignored', RULES.billing],
+  ['ratelimit-projects-ignored', RULES.projects],
 ];
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -129,7 +139,7 @@ function scopeFor(area: Area) {
 function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area): Promise<void> | undefined {
   const auth = request.auth;
   if (!auth || auth.key.unlimited) return undefined;
-  const rules = requestRules(area);
+  const rules = requestRules(area).filter((rule) => !IGNORED_RULES.some(([fault, ignored]) => ignored === rule && ctx.faults.has(fault)));
   const scope = scopeFor(area);
   if (ctx.faults.has('ratelimit-non-atomic')) {
     // Deliberately broken: read, yield to other requests, then write. Concurrent requests all

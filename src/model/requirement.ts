@@ -14,4 +14,9 @@ export interface Requirement {
   operations?: string[];
   /** SHOULD only: the convention assumed and why. */
   assumption?: string;
+  /**
+   * Why `cloudcheck run` cannot check it (a window of an hour, a bandwidth no routine run should
+   * spend), and the load profile that does, if one does. Reported as not checkable, never passed.
+   */
+  not_checkable?: { reason: string; checked_by?: string };
 }

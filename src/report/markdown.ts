@@ -49,6 +49,10 @@ export function writeMarkdown(input: ConformanceReport): string {
   section('SHOULD deviations', failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'));
   section('cloudcheck errors (not the target: these requirements went unchecked)', failed.filter((c) => classificationOf(c) === 'cloudcheck-error'));
   section('Environment problems (not the target)', failed.filter((c) => classificationOf(c) === 'environment'));
+  if (report.not_checkable?.length) {
+    out.push('', `## Not checkable by \`cloudcheck run\` (${report.not_checkable.length}): neither passed nor failed`, '');
+    for (const n of report.not_checkable) out.push(`- **${n.requirement}** (${n.level}, ${n.class}): ${cell(n.reason)}${n.checked_by ? ` Checked by \`${n.checked_by}\`.` : ''}`);
+  }
   if (report.leaks.length) {
     out.push('', `## Leaked resources (${report.leaks.length})`, '', '| kind | id | reason |', '|---|---|---|');
     for (const l of report.leaks) out.push(`| ${cell(l.kind)} | \`${cell(l.id)}\` | ${cell(l.reason)} |`);

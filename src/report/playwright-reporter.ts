@@ -18,6 +18,7 @@ import { ANNOTATION, EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redact, redactString } from '../harness/redact.ts';
 import { parseBool, parseClasses } from '../harness/settings.ts';
+import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
 import { computeCoverage, loadInventory } from './coverage.ts';
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
@@ -293,6 +294,7 @@ export default class CloudcheckReporter implements Reporter {
     }
     const { leaks, kept } = readJournals(env.CLOUDCHECK_RUN_TMP);
     const journals = { leaks, ...(kept.length ? { kept } : {}) };
+    const notCheckable = notCheckableIn(classes);
     const report: ConformanceReport = {
       schema_version: 1,
       run: {
@@ -313,6 +315,7 @@ export default class CloudcheckReporter implements Reporter {
       checks,
       coverage: { operations },
       ...journals,
+      ...(notCheckable.length ? { not_checkable: notCheckable } : {}),
       waits: waitsByClass(checks),
     };
     if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;
@@ -323,6 +326,13 @@ export default class CloudcheckReporter implements Reporter {
       process.stdout.write(`\ncloudcheck: ${report.summary.headline}\ncloudcheck: report in ${dir}\n`);
     }
   }
+}
+
+/** The catalogue's not-checkable requirements of the run's classes (report.json `not_checkable`). */
+function notCheckableIn(classes: readonly string[]): NonNullable<ConformanceReport['not_checkable']> {
+  return loadRequirements()
+    .filter((r) => r.not_checkable && classes.includes(r.class))
+    .map((r) => ({ requirement: r.id, level: r.level, class: r.class, reason: r.not_checkable!.reason, checked_by: r.not_checkable!.checked_by ?? null }));
 }
 
 function packageVersion(): string {

@@ -19,7 +19,7 @@ function errorOf(data: unknown, file = 'load/profiles/x.yaml'): ProfileError {
 
 test('every built-in profile is valid', async () => {
   const names = await builtinProfileNames();
-  expect(names).toEqual(['burst-compute', 'burst-messaging', 'concurrency-race', 'hourly-quota', 'key-isolation', 'smoke', 'sms-volume', 'soak']);
+  expect(names).toEqual(['billing-hourly', 'burst-compute', 'burst-messaging', 'concurrency-race', 'hourly-quota', 'key-isolation', 'projects-hourly', 'smoke', 'sms-volume', 'soak']);
   for (const n of names) {
     const p = await resolveProfile(n);
     expect(p.file).toBe(`load/profiles/${n}.yaml`);

@@ -52,13 +52,15 @@ for (const profile of ['burst-compute', 'burst-messaging', 'key-isolation', 'con
   });
 }
 
-test('hourly-quota and sms-volume pass against the reference server', async () => {
+test('the hourly profiles (hourly-quota, sms-volume, billing-hourly, projects-hourly) pass against the reference server', async () => {
   test.setTimeout(240_000);
-  const { code, text, report } = await run({ profiles: ['hourly-quota', 'sms-volume'], maxWait: 70 });
+  const { code, text, report } = await run({ profiles: ['hourly-quota', 'sms-volume', 'billing-hourly', 'projects-hourly'], maxWait: 70 });
   expect(code, text).toBe(0);
-  const [quota, sms] = report?.profiles ?? [];
+  const [quota, sms, billing, projects] = report?.profiles ?? [];
   expect(quota?.requests.by_status['429']).toBe(10);
   expect(sms?.requests.by_status['429']).toBe(3);
+  expect(billing?.requests.by_status['429']).toBe(5);
+  expect(projects?.requests.by_status['429']).toBe(10);
 });
 
 const FAULTS: [fault: string, profile: string, invariant: string][] = [

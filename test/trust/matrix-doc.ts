@@ -2,7 +2,7 @@
  * Renders docs/fault-matrix.md from the fault plans, their outcomes and the check catalogue. Pure:
  * the generator writes what this returns, and the test compares parts of it with the committed file.
  */
-import { loadRequirements } from '../../spec/requirements.ts';
+import { loadRequirements, type Requirement } from '../../spec/requirements.ts';
 import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
 import type { ConformanceClass } from '../../src/model/classes.ts';
 import type { CatalogueCheck, FaultPlan, Outcome } from './matrix.ts';
@@ -56,36 +56,60 @@ export function rowPrefix(fault: string): string {
   return `| \`${fault}\` |`;
 }
 
-type Category = 'unchecked' | 'hand-written' | 'response-shape' | 'input-validation' | 'generic';
+type Category = 'unchecked' | 'not-checkable' | 'hand-written' | 'response-shape' | 'input-validation' | 'generic';
 
-const CATEGORY_ORDER: Category[] = ['unchecked', 'hand-written', 'input-validation', 'response-shape', 'generic'];
+const CATEGORY_ORDER: Category[] = ['unchecked', 'not-checkable', 'hand-written', 'input-validation', 'response-shape', 'generic'];
 
 /** One line per group: why these MUST requirements have no fault (yet). */
 const REASONS: Record<Category, string> = {
-  unchecked: 'no check of `cloudcheck run` verifies them (some are left to the load profiles or are not testable from outside); a fault would go unnoticed, so a check must come first',
+  unchecked: 'no check of `cloudcheck run` verifies them; a fault would go unnoticed, so a check must come first',
+  'not-checkable': 'marked `not_checkable` in spec/requirements.yaml, with the reason (listed below), and checked by no load profile either; the report lists them as not checkable, never as passed',
   'hand-written': 'verified by hand-written checks or flow steps that have no fault of their own yet: candidates for the next faults',
   'input-validation': 'verified only by generated negative checks (one per field and constraint); faults on a sample of them (`msg-sender-type-unchecked`, `usage-service-unchecked`, `volume-min-size-unchecked`, ...) prove the generator, a fault per constraint would be noise',
   'response-shape': 'verified only by schema validation of the generated positive request of each operation; faults on a sample (`wallet-balance-strings`, `vps-list-meta-missing`, ...) prove it, a fault per field would be noise',
   generic: 'verified only by generated per-operation checks (auth, unknown id, use after delete); faults on a sample (`auth-ignored`, `errors-envelope-renamed`, `key-revoke-ignored`, ...) prove them',
 };
 
-function categoryOf(checks: readonly CatalogueCheck[]): Category {
-  if (checks.length === 0) return 'unchecked';
+function categoryOf(requirement: Requirement, checks: readonly CatalogueCheck[]): Category {
+  if (checks.length === 0) return requirement.not_checkable ? 'not-checkable' : 'unchecked';
   if (checks.some((c) => c.kind !== 'contract')) return 'hand-written';
   if (checks.some((c) => /\.negative\./.test(c.id))) return 'input-validation';
   if (checks.some((c) => /\.positive(-|$)/.test(c.id))) return 'response-shape';
   return 'generic';
 }
 
+/** MUST requirements without a fault, by category (the section below and the header's counts). */
+export function unfaultedCategories(plans: readonly FaultPlan[], catalogue: readonly CatalogueCheck[]): Map<Category, string[]> {
+  const faulted = new Set(plans.map((p) => p.requirement));
+  const byReq = new Map<string, CatalogueCheck[]>();
+  for (const c of catalogue) byReq.set(c.requirement, [...(byReq.get(c.requirement) ?? []), c]);
+  const out = new Map<Category, string[]>();
+  for (const r of loadRequirements()) {
+    if (r.level !== 'MUST' || faulted.has(r.id)) continue;
+    const cat = categoryOf(r, byReq.get(r.id) ?? []);
+    out.set(cat, [...(out.get(cat) ?? []), r.id]);
+  }
+  return out;
+}
+
+/** The header's one line of MUST coverage counts. */
+export function coverageLine(plans: readonly FaultPlan[], catalogue: readonly CatalogueCheck[]): string {
+  const cats = unfaultedCategories(plans, catalogue);
+  const marked = loadRequirements().filter((r) => r.level === 'MUST' && r.not_checkable);
+  const byLoad = marked.filter((r) => r.not_checkable!.checked_by).length;
+  return `**MUST requirements: ${cats.get('unchecked')?.length ?? 0} unchecked, ${marked.length} not checkable by \`cloudcheck run\` (${byLoad} of them checked by a load profile, ${marked.length - byLoad} by nothing), ${cats.get('hand-written')?.length ?? 0} hand-written without a fault.**`;
+}
+
 /** The "MUST requirements without a fault" section (pure; compared as a whole by the test). */
 export function renderUnfaulted(plans: readonly FaultPlan[], catalogue: readonly CatalogueCheck[]): string {
   const faulted = new Set(plans.map((p) => p.requirement));
   const must = loadRequirements().filter((r) => r.level === 'MUST' && !faulted.has(r.id));
+  const reasons = new Map(must.map((r) => [r.id, r.not_checkable?.reason.replace(/\s+/g, ' ') ?? '']));
   const byReq = new Map<string, CatalogueCheck[]>();
   for (const c of catalogue) byReq.set(c.requirement, [...(byReq.get(c.requirement) ?? []), c]);
   const groups = new Map<ConformanceClass, Map<Category, string[]>>();
   for (const r of must) {
-    const cat = categoryOf(byReq.get(r.id) ?? []);
+    const cat = categoryOf(r, byReq.get(r.id) ?? []);
     const cls = groups.get(r.class) ?? new Map<Category, string[]>();
     cls.set(cat, [...(cls.get(cat) ?? []), r.id]);
     groups.set(r.class, cls);
@@ -113,6 +137,7 @@ export function renderUnfaulted(plans: readonly FaultPlan[], catalogue: readonly
       const ids = g.get(cat);
       if (ids) lines.push(`- ${cat} (${ids.length}): ${ids.join(', ')}`);
     }
+    for (const id of g.get('not-checkable') ?? []) lines.push(`  - ${id}: ${reasons.get(id)}`);
     lines.push('');
   }
   return lines.join('\n');
@@ -138,6 +163,8 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
     'flows among those checks.',
     '',
     `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
+    '',
+    coverageLine(plans, catalogue),
     '',
     '| fault | requirement (level, class) | detected by | flows | exit code |',
     '|---|---|---|---|---|',

@@ -44,6 +44,10 @@ export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; w
   'ratelimit-non-atomic': { profile: 'concurrency-race', invariant: 'onset', why: 'needs 200 simultaneous requests on one key' },
   // Needs 10000 SMS within one hour on one key (80 bulk sends of 125): far beyond a conformance run's budget.
   'ratelimit-sms-volume-ignored': { profile: 'sms-volume', invariant: 'onset', why: 'needs 10000 SMS in one hour on one key' },
+  // The hourly windows: a key's whole hour (1000), billing's (100), projects' (500) on one key.
+  'ratelimit-hourly-ignored': { profile: 'hourly-quota', invariant: 'onset', why: 'needs 1000 requests in one hour on one key' },
+  'ratelimit-billing-ignored': { profile: 'billing-hourly', invariant: 'onset', why: 'needs 100 billing requests in one hour on one key' },
+  'ratelimit-projects-ignored': { profile: 'projects-hourly', invariant: 'onset', why: 'needs 500 project requests in one hour on one key' },
 };
 
 /**

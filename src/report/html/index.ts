@@ -8,7 +8,7 @@ import { chartLibrary, pageAssets } from './assets.ts';
 import { esc, inlineScriptText, inlineStyleText, jsonForScript } from './escape.ts';
 import { loadView, type LoadView } from './load.ts';
 import { classRows, failures, requirementRows } from './model.ts';
-import { renderClasses, renderCoverage, renderFailures, renderHeader, renderLeaks, renderLoad, renderOverview, renderRequirements, verdictOf } from './sections.ts';
+import { renderClasses, renderCoverage, renderFailures, renderHeader, renderLeaks, renderLoad, renderNotCheckable, renderOverview, renderRequirements, verdictOf } from './sections.ts';
 import { redact } from '../../harness/redact.ts';
 import { loadRequirements } from '../../../spec/requirements.ts';
 import type { ConformanceReport } from '../../model/report.ts';
@@ -68,6 +68,7 @@ export function renderHtmlReport(input: ConformanceReport, opts: HtmlReportOptio
     report.checks.length ? renderFailures(f, reqs) : '',
     report.checks.length ? renderClasses(classRows(report)) : '',
     renderRequirements(rows),
+    renderNotCheckable(report.not_checkable),
     renderCoverage(report.coverage.operations),
     renderLoad(load),
   ]

@@ -351,3 +351,12 @@ export function renderLoad(view: LoadView | null): string {
   const verdict = view.passed === null ? '' : view.passed ? ' <span class="st st-pass">all profiles passed</span>' : ' <span class="st st-fail">a profile failed</span>';
   return `<section id="load"><h2>Load${verdict}</h2>${view.profiles.map(renderProfile).join('')}</section>`;
 }
+
+/** Requirements `cloudcheck run` cannot check: listed apart, so no one reads them as passed. */
+export function renderNotCheckable(list: ConformanceReport['not_checkable']): string {
+  if (!list?.length) return '';
+  const items = list
+    .map((n) => `<li>${levelBadge(n.level)} <span class="rid">${esc(n.requirement)}</span> <span class="muted">${esc(n.class)}</span>: ${esc(n.reason)}${n.checked_by ? ` Checked by <code>${esc(n.checked_by)}</code>.` : ''}</li>`)
+    .join('');
+  return `<section id="not-checkable"><h2>Not checkable by <code>cloudcheck run</code> <span class="count">${list.length}</span></h2><p class="blurb">Neither passed nor failed: the run cannot observe these from outside at a cost a routine run should pay.</p><ul class="notcheckable">${items}</ul></section>`;
+}
