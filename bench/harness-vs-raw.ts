@@ -32,10 +32,23 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 
+/** A single cheap check: its run is the fixed cost of any run (start-up, server, report). */
+const ONE_CHECK = '\\[ERR-ENVELOPE-001\\] an unknown route';
+
 export interface HarnessBenchFigures {
   name: 'harness-vs-raw';
-  /** Wall time of `cloudcheck run`, process start to exit, server start included (s); goal < 60. */
+  /** Wall time of `cloudcheck run`, process start to exit, server start included (s). */
   run_seconds: number;
+  /** CPU of the run and everything it started (s); null where /proc is not there. */
+  run_cpu_seconds: number | null;
+  /** Waits for asynchronous changes inside the run (report.json waits), apart from the harness's own cost. */
+  wait_seconds: number;
+  checks: number;
+  /** Wall time of a run of one check. */
+  fixed_seconds: number;
+  fixed_checks: number;
+  /** (run − waits) / raw with the run's concurrency: the harness's own cost. */
+  harness_ratio: number;
   run_exit_code: number | null;
   requests: number;
   /** Raw replay, one request at a time (s). */
@@ -81,11 +94,37 @@ function readRecording(dir: string): Recorded[] {
   return all.sort((a, b) => a.at - b.at || a.pid - b.pid || a.seq - b.seq);
 }
 
-async function timedRun(recordDir: string, reportDir: string, classes: string | undefined): Promise<{ seconds: number; code: number | null }> {
+/**
+ * CPU seconds (user + system) of this process's children that have ended and been waited for,
+ * grandchildren included (Linux /proc/self/stat cutime + cstime); null elsewhere. The difference
+ * around a run is the CPU of the run: its runner, its Playwright workers, the embedded server.
+ */
+function childrenCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 16 and 17 of stat(5) (cutime, cstime), counted here from field 3 (state) on.
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks / 100 : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface TimedRun {
+  seconds: number;
+  cpuSeconds: number | null;
+  code: number | null;
+  /** Time the run's checks spent waiting for the target's asynchronous changes (report.json waits). */
+  waitSeconds: number;
+  checks: number;
+}
+
+export async function timedRun(recordDir: string | null, reportDir: string, extraArgs: string[] = []): Promise<TimedRun> {
   const preload = pathToFileURL(join(ROOT, 'bench', 'harness-recorder.mjs')).href;
-  const args = [join(ROOT, 'bin', 'cloudcheck.mjs'), 'run', '--report-dir', reportDir];
-  if (classes) args.push('--classes', classes);
-  const env: NodeJS.ProcessEnv = { ...process.env, CLOUDCHECK_BENCH_RECORD: recordDir, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim() };
+  const args = [join(ROOT, 'bin', 'cloudcheck.mjs'), 'run', '--report-dir', reportDir, ...extraArgs];
+  const env: NodeJS.ProcessEnv = recordDir ? { ...process.env, CLOUDCHECK_BENCH_RECORD: recordDir, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim() } : { ...process.env };
+  const cpuBefore = childrenCpuSeconds();
   for (const name of ['CLOUDCHECK_TARGET', 'CLOUDCHECK_API_KEY', 'CLOUDCHECK_ALT_API_KEY', 'CLOUDCHECK_S3_URL']) delete env[name];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -96,8 +135,18 @@ async function timedRun(recordDir: string, reportDir: string, classes: string | 
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
   const seconds = (performance.now() - t0) / 1000;
+  const cpuAfter = childrenCpuSeconds();
   if (code !== 0 && code !== 1) process.stderr.write(`cloudcheck run exited ${code}:\n${tail}\n`);
-  return { seconds, code };
+  let waitSeconds = 0;
+  let checks = 0;
+  try {
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { waits?: Record<string, number>; checks: unknown[] };
+    waitSeconds = Object.values(report.waits ?? {}).reduce((a, b) => a + b, 0) / 1000;
+    checks = report.checks.length;
+  } catch {
+    // No report: the figures say so through the exit code.
+  }
+  return { seconds, cpuSeconds: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null, code, waitSeconds, checks };
 }
 
 interface FreshServer {
@@ -182,7 +231,9 @@ export async function run(options: { classes?: string; log?: (line: string) => v
   const notes: string[] = [];
   try {
     log(`harness: cloudcheck run against the embedded server${options.classes ? ` (classes ${options.classes})` : ''}`);
-    const timed = await timedRun(work, join(work, 'report'), options.classes);
+    const timed = await timedRun(work, join(work, 'report'), options.classes ? ['--classes', options.classes] : []);
+    log('fixed cost: a run of one check');
+    const one = await timedRun(null, join(work, 'one'), ['--grep', ONE_CHECK]);
     const recorded = readRecording(work);
     const streamed = recorded.filter((r) => r.bodyKind === 'stream').length;
     if (streamed) notes.push(`${streamed} streamed request bodies replayed empty`);
@@ -208,6 +259,12 @@ export async function run(options: { classes?: string; log?: (line: string) => v
     return {
       name: 'harness-vs-raw',
       run_seconds: Math.round(timed.seconds * 10) / 10,
+      run_cpu_seconds: timed.cpuSeconds === null ? null : Math.round(timed.cpuSeconds * 10) / 10,
+      wait_seconds: Math.round(timed.waitSeconds * 10) / 10,
+      checks: timed.checks,
+      fixed_seconds: Math.round(one.seconds * 100) / 100,
+      fixed_checks: one.checks,
+      harness_ratio: Math.round(((timed.seconds - timed.waitSeconds) / concurrent.seconds) * 10) / 10,
       run_exit_code: timed.code,
       requests: recorded.length,
       raw_sequential_seconds: Math.round(sequential.seconds * 100) / 100,

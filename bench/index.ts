@@ -33,7 +33,7 @@ rows.push(
     figure: `${fmt(reference.sms_send_rps)} req/s, ${fmt(reference.sms_send_cpu_us, 1)} µs CPU/req`,
     baseline: `bare fastify ${fmt(reference.bare_rps)} req/s, ${fmt(reference.bare_cpu_us, 1)} µs CPU/req`,
     ratio: `${fmt(reference.sms_send_ratio, 2)} (CPU ${fmt(reference.sms_send_cpu_ratio, 2)})`,
-    goal: '>= 0.5',
+    goal: '>= 0.6',
   },
   { benchmark: `reference RSS after ${reference.rss_after_requests} requests`, figure: `${fmt(reference.rss_mb)} MB`, baseline: '-', ratio: '-', goal: '-' },
 );
@@ -54,18 +54,21 @@ rows.push(
     figure: load.rss_complete ? `${fmt(load.peak_rss_mb)} MB` : `no figure: time cap hit after ${load.rss_requests} requests`,
     baseline: '-',
     ratio: '-',
-    goal: '< 250 MB',
+    goal: '<= 250 MB (was 170 MB at 1,000,000)',
   },
 );
 const harness = await harnessVsRaw();
 rows.push(
-  { benchmark: 'cloudcheck run, embedded server (wall, server start included)', figure: `${fmt(harness.run_seconds, 1)} s`, baseline: '-', ratio: '-', goal: '< 60 s' },
+  { benchmark: `cloudcheck run, all classes, embedded server (${harness.checks} checks; wall, server start included)`, figure: `${fmt(harness.run_seconds, 1)} s`, baseline: '-', ratio: '-', goal: '<= 10 s' },
+  { benchmark: 'cloudcheck run, CPU of every process it starts', figure: harness.run_cpu_seconds === null ? 'n/a (no /proc)' : `${fmt(harness.run_cpu_seconds, 1)} s`, baseline: '-', ratio: '-', goal: '<= 15 s' },
+  { benchmark: `fixed cost: a run of ${harness.fixed_checks} check (wall)`, figure: `${fmt(harness.fixed_seconds, 2)} s`, baseline: '-', ratio: '-', goal: '<= 2 s' },
+  { benchmark: 'waits for the target inside the run (VPS boot, delivery, key expiry: report.json waits)', figure: `${fmt(harness.wait_seconds, 1)} s`, baseline: '-', ratio: '-', goal: '-' },
   {
-    benchmark: `cloudcheck run vs raw undici replay of its ${harness.requests} requests`,
-    figure: `${fmt(harness.run_seconds, 1)} s`,
+    benchmark: `harness cost: (run − waits) vs raw undici replay of its ${harness.requests} requests`,
+    figure: `${fmt(harness.run_seconds - harness.wait_seconds, 1)} s`,
     baseline: `raw ${fmt(harness.raw_concurrent_seconds, 2)} s in ${harness.lanes} lanes (${fmt(harness.raw_sequential_seconds, 2)} s sequential)`,
-    ratio: fmt(harness.ratio, 1),
-    goal: '<= 2',
+    ratio: fmt(harness.harness_ratio, 1),
+    goal: '<= 3',
   },
 );
 

@@ -188,7 +188,20 @@ function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): bool
   return true;
 }
 
-function wrap<S>(body: CheckBody<S>, level: Level) {
+/**
+ * A standalone check (not a flow step) that fails records the failure as an annotation and ends as
+ * a passed test, which the reporter turns back into the failed check (classification, message,
+ * stack): Playwright replaces its worker after every failed test, and against a target that fails
+ * hundreds of checks (an error on every route) that made a run take many minutes. Flow steps keep
+ * failing for real: a failed step must skip the steps after it.
+ */
+function recordFailure(error: unknown, testInfo: TestInfo): void {
+  const named = error instanceof Error && error.name !== 'Error' ? `${error.name}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  testInfo.annotations.push({ type: ANNOTATION.failure, description: redactString(named) });
+  if (isSuiteError(error) && error instanceof Error && error.stack) testInfo.annotations.push({ type: ANNOTATION.stack, description: redactString(error.stack) });
+}
+
+function wrap<S>(body: CheckBody<S>, level: Level, inFlow: boolean) {
   return async (
     { api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> },
     testInfo: TestInfo,
@@ -197,9 +210,12 @@ function wrap<S>(body: CheckBody<S>, level: Level) {
     try {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
     } catch (error) {
+      // test.skip() and ctx.require*() skip by throwing: that is not a failure.
+      if (testInfo.expectedStatus === 'skipped') throw error;
       if (isEnvironmentError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
       else if (isSuiteError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'cloudcheck-error' });
       if (recordDeviation(level, error, testInfo)) return;
+      if (!inFlow) return recordFailure(error, testInfo);
       throw error;
     } finally {
       runningLevel = undefined;
@@ -216,7 +232,7 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
   if (!isSelected(selection, { file: suiteFile(location), describe: null, title, tags: details.tag, class: full.class })) return;
-  test(title, details, wrap(body, full.level));
+  test(title, details, wrap(body, full.level, false));
 }
 
 /**
@@ -247,7 +263,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
       const details = detailsOf(step.meta, step.location, meta.id, setup);
       // The flow's class tag (on the describe) selects the project for every step when Playwright
       // runs the suite directly (one project per class), so the flow stays in one worker.
-      test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level));
+      test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level, true));
     }
     test.afterAll(async ({ harness }) => {
       await harness.endFlow(meta.id);

@@ -63,6 +63,19 @@ async function readLimited(body: Dispatcher.ResponseData['body'], limit: number)
 }
 
 /** Query values: arrays repeat the parameter; null/undefined are left out; `true` alone gives `?name`. */
+/**
+ * How the target's transport has behaved for this process (a worker). A target that answered the
+ * probe but then answers nothing (hangs, resets, trickles bytes past every deadline) would make
+ * each of a thousand checks wait out its own timeout: after SILENT_AFTER failures in a row with
+ * no answer ever, requests fail at once (as environment problems), and the run ends "unusable".
+ */
+const transport = { answered: 0, consecutiveFailures: 0 };
+const SILENT_AFTER = 5;
+
+function targetSilent(): boolean {
+  return transport.answered === 0 && transport.consecutiveFailures >= SILENT_AFTER;
+}
+
 /** A path segment that is a JavaScript non-value turned into text by a template literal. */
 const UNSET_SEGMENT = /\/(undefined|null|NaN|\[object%20Object\]|\[object Object\])(?=\/|$)/;
 
@@ -347,6 +360,11 @@ export class ApiClient {
       curl: curlLine(method, url.toString(), headers, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
     };
     const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings.timeoutScale);
+    if (targetSilent()) {
+      const message = `not sent: the target answered none of this worker's last ${transport.consecutiveFailures} requests (connection failures or timeouts) and never answered one before; the rest fails fast`;
+      this.record?.(redact<Exchange>({ ...exchangeBase, error: message, duration_ms: 0 }));
+      throw new NetworkError(`${method} ${url.pathname}: ${message}`);
+    }
     let status: number;
     let resHeaders: Record<string, string>;
     let bytes: Buffer;
@@ -365,8 +383,11 @@ export class ApiClient {
       const message = error instanceof Error ? `${error.name}: ${error.message}${causeText(error)}` : String(error);
       const exchange = redact<Exchange>({ ...exchangeBase, error: message, duration_ms: Math.round(performance.now() - t0) });
       this.record?.(exchange);
+      transport.consecutiveFailures++;
       throw new NetworkError(`${method} ${url.pathname} failed without a response: ${redactString(message)}`, { cause: error });
     }
+    transport.answered++;
+    transport.consecutiveFailures = 0;
     const durationMs = Math.round(performance.now() - t0);
     const text = bytes.toString('utf8');
     let body: unknown;

@@ -38,6 +38,10 @@ export const ANNOTATION = {
   setup: 'cc.setup',
   /** A SHOULD check's failed assertion (see check.ts `wrap`): the test passes, the report fails it. */
   deviation: 'cc.deviation',
+  /** A standalone check's failure (check.ts `recordFailure`): the test passes, the report fails it. */
+  failure: 'cc.failure',
+  /** The stack of a cloudcheck error recorded as a `failure`. */
+  stack: 'cc.stack',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
   waited: 'cc.waited',
 } as const;

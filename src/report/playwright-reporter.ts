@@ -85,17 +85,23 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
   let message: string | undefined;
   let stack: string | undefined;
   const deviation = result?.status === 'passed' ? ann.get(ANNOTATION.deviation) : undefined;
+  const recorded = result?.status === 'passed' ? ann.get(ANNOTATION.failure) : undefined;
   if (result) {
     if (deviation !== undefined) {
       status = 'failed';
       classification = 'spec-gap';
       message = deviation.replace(ANSI, '').replace(/^Error: /, '');
+    } else if (recorded !== undefined) {
+      status = 'failed';
+      message = recorded.replace(ANSI, '');
+      classification = failureClassification(ann.get(ANNOTATION.classification), 'failed', message, level);
+      if (classification === 'cloudcheck-error') stack = ann.get(ANNOTATION.stack)?.replace(ANSI, '');
     } else if (result.status === 'passed') status = 'passed';
     else if (result.status === 'skipped') {
       status = 'skipped';
       message = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description;
     } else status = 'failed';
-    if (status === 'failed' && deviation === undefined) {
+    if (status === 'failed' && deviation === undefined && recorded === undefined) {
       const error = result.errors[0] ?? result.error;
       // Plain `Error: ` adds nothing; EnvironmentError-style names stay (the classification reads them).
       message = (error?.message ?? error?.value ?? `test ${result.status}`).replace(ANSI, '').replace(/^Error: /, '');
