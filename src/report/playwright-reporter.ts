@@ -252,7 +252,8 @@ export default class CloudcheckReporter implements Reporter {
     this.lastProgressAt = now;
     const elapsed = (now - this.startedAt) / 1000;
     const rate = this.finishedTests / Math.max(elapsed, 0.001);
-    const left = rate > 0 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
+    // An estimate from the first few checks says nothing: wait for a sample.
+    const left = rate > 0 && this.finishedTests >= 20 && elapsed >= 3 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
     const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${Number.isFinite(left) && !done ? ` · about ${Math.ceil(left)} s left` : ''}`;
     process.stderr.write(this.tty ? `\r\x1b[K${line}${done ? '\n' : ''}` : `${line}\n`);
   }
