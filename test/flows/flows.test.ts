@@ -16,6 +16,7 @@ import { expectAllPassed, runFlow } from './faulty-run.ts';
 const EXPECTED_STEPS: Record<string, number> = {
   'flow.api-keys': 10,
   'flow.billing': 13,
+  'flow.buckets': 6,
   'flow.isolation': 7,
   'flow.messaging-consistency': 17,
   'flow.multipart-upload': 11,
