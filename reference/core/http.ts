@@ -44,6 +44,9 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'ratelimit-non-atomic', requirement: 'RATE-BURST-001', description: 'The limiter reads and writes its count in two steps, so concurrent requests slip through.' },
   { name: 'ratelimit-reset-millis', requirement: 'RATE-HEADERS-003', description: 'X-RateLimit-Reset is given in milliseconds.' },
   { name: 'ratelimit-sms-volume-ignored', requirement: 'RATE-SMS-001', description: 'The 10000 SMS per hour limit is not enforced.' },
+  { name: 'errors-details-array', requirement: 'ERR-ENVELOPE-002', description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.' },
+  { name: 'success-status-202', requirement: 'ERR-STAT-001', description: 'Successful responses without a body answer 202 instead of 204.' },
+  { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
 ];
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -250,6 +253,13 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
     sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
   installResponseVariants(app, ctx);
+  if (ctx.faults.has('success-status-202')) {
+    // Registered last: it bends whatever status the route and the variants chose.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (reply.statusCode === 204) reply.status(202);
+      done(null, payload);
+    });
+  }
 }
 
 /**
@@ -275,7 +285,16 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, apiError: 
   let status = apiError.status;
   if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
   if (status === 422 && ctx.variants.has('validation-400')) status = 400;
+  const request = reply.request;
+  if (ctx.faults.has('errors-409-outside-storage') && status === 404 && request.method === 'DELETE' && request.area !== undefined && request.area !== 'storage') {
+    apiError = new ApiError('conflict', 'The resource is already gone.');
+    status = 409;
+  }
   const body = apiError.toBody(ctx.faults.has('errors-envelope-renamed'));
+  const details = apiError.details;
+  if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {
+    (body.error as Record<string, unknown>).details = [{ field: String(details.field), message: String(details.message) }];
+  }
   const renamed = ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
   if (renamed) {
     const envelope = (body.error ?? body.err) as Record<string, unknown>;
