@@ -15,6 +15,7 @@ import { type CarrierNumbers, type Delays, type ReferenceContext, type TestNumbe
 import { EventDispatcher } from './core/events.ts';
 import { ActiveFaults, type FaultDefinition } from './core/faults.ts';
 import { CORE_FAULTS } from './core/http.ts';
+import { PAGINATION_FAULTS } from './core/pagination.ts';
 import { newSecret } from './core/ids.ts';
 import { SeededRandom } from './core/random.ts';
 import { FixedWindowLimiter } from './core/rate-limit.ts';
@@ -82,7 +83,7 @@ export function resolveDelays(given: Partial<Delays> = {}, variants?: ActiveVari
 }
 
 export function listFaults(): FaultDefinition[] {
-  return [...CORE_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
+  return [...CORE_FAULTS, ...PAGINATION_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
 }
 
 export function listVariants(): VariantDefinition[] {

@@ -132,7 +132,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const status = fields.string('status', { oneOf: MESSAGE_STATES });
     const to = plusRestored(fields.string('to'));
     const from = plusRestored(fields.string('from'));
-    const { page, perPage: asked } = readPageQuery('messaging', query, ctx.variants);
+    const { page, perPage: asked } = readPageQuery('messaging', query, ctx.variants, ctx.faults);
     const perPage = ctx.faults.has('msg-page-size-default-20') && (query.per_page === undefined || query.per_page === '') ? 20 : asked;
     const ignoreStatus = ctx.faults.has('msg-status-filter-ignored');
     const matching = newestFirst(stateOf(ctx, account.id).messages.values()).filter(
@@ -142,7 +142,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
         (to === undefined || m.to === to) &&
         (from === undefined || m.from === from),
     );
-    const { items, meta } = paginate(matching, page, perPage, ctx.variants);
+    const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     return { messages: items.map(listEntryView), meta };
   });
 
