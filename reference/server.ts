@@ -158,7 +158,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     return address.port;
   };
   return {
-    baseUrl: `http://${urlHost}:${portOf(rest)}/v1`,
+    baseUrl: `http://${urlHost}:${portOf(rest)}${ctx.faults.has('api-unversioned') ? '' : '/v1'}`,
     s3Url: `http://${urlHost}:${portOf(s3)}`,
     apiKey,
     altApiKey,

@@ -44,6 +44,9 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'ratelimit-non-atomic', requirement: 'RATE-BURST-001', description: 'The limiter reads and writes its count in two steps, so concurrent requests slip through.' },
   { name: 'ratelimit-reset-millis', requirement: 'RATE-HEADERS-003', description: 'X-RateLimit-Reset is given in milliseconds.' },
   { name: 'ratelimit-sms-volume-ignored', requirement: 'RATE-SMS-001', description: 'The 10000 SMS per hour limit is not enforced.' },
+  { name: 'api-unversioned', requirement: 'VER-PATH-001', description: 'The API is served at the root of the server, without the /v1 segment.' },
+  { name: 'auth-missing-header-served', requirement: 'AUTH-KEY-001', description: 'Requests without any Authorization header are served as the first account (a wrong key is still refused).' },
+  { name: 'auth-volumes-forbidden', requirement: 'AUTH-KEY-003', description: 'Valid read+write keys are refused with 403 on the block-storage volume operations.' },
   { name: 'errors-details-array', requirement: 'ERR-ENVELOPE-002', description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.' },
   { name: 'success-status-202', requirement: 'ERR-STAT-001', description: 'Successful responses without a body answer 202 instead of 204.' },
   { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
@@ -99,7 +102,7 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   if (key?.revoked && !ctx.faults.has('auth-revoked-accepted')) usable = false;
   if (key?.expires_at && Date.parse(key.expires_at) <= now && !ctx.faults.has('auth-expired-accepted')) usable = false;
   if (!key || !usable) {
-    if (ctx.faults.has('auth-ignored')) {
+    if (ctx.faults.has('auth-ignored') || (ctx.faults.has('auth-missing-header-served') && request.headers.authorization === undefined)) {
       const first = ctx.accounts.allAccounts()[0];
       const fallback = first ? ctx.accounts.keysOf(first.id).at(-1) : undefined;
       if (first && fallback) {
@@ -112,6 +115,7 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   if (!ctx.faults.has('auth-ip-whitelist-ignored') && !ipAllowed(key.ip_whitelist, request.socket.remoteAddress ?? '')) {
     throw new ApiError('forbidden', 'This API key may not be used from this address.');
   }
+  if (ctx.faults.has('auth-volumes-forbidden') && request.url.startsWith('/v1/storage/volumes')) throw new ApiError('forbidden', 'This API key may not use volumes.');
   const needed = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
   if (!key.permissions.includes(needed)) throw new ApiError('forbidden', `This API key lacks the ${needed} permission.`);
   const account = ctx.accounts.account(key.accountId);
