@@ -24,7 +24,7 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.presigned-urls': 9,
   'flow.projects': 8,
   'flow.template-send': 6,
-  'flow.test-mode-numbers': 7,
+  'flow.test-mode-numbers': 8,
   'flow.volumes': 10,
   'flow.vps-lifecycle': 18,
   'flow.webhooks': 8,
