@@ -12,7 +12,7 @@ import { AREAS } from './areas/index.ts';
 import { AccountStore } from './core/accounts.ts';
 import { SystemClock } from './core/clock.ts';
 import { type CarrierNumbers, type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
-import { EventDispatcher } from './core/events.ts';
+import { EVENT_FAULTS, EventDispatcher, eventFaultMutation } from './core/events.ts';
 import { ActiveFaults, type FaultDefinition } from './core/faults.ts';
 import { CORE_FAULTS } from './core/http.ts';
 import { PAGINATION_FAULTS } from './core/pagination.ts';
@@ -83,7 +83,7 @@ export function resolveDelays(given: Partial<Delays> = {}, variants?: ActiveVari
 }
 
 export function listFaults(): FaultDefinition[] {
-  return [...CORE_FAULTS, ...PAGINATION_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
+  return [...CORE_FAULTS, ...PAGINATION_FAULTS, ...EVENT_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
 }
 
 export function listVariants(): VariantDefinition[] {
@@ -120,6 +120,7 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
       timeoutMs: 5000,
       allowRemote: options.allowRemoteWebhooks ?? false,
       otherSignature: variants.has('webhook-signature-other'),
+      mutatePayload: eventFaultMutation(faults),
     }),
     services: new ServiceRegistry(),
     requestLog: [],

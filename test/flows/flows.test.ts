@@ -17,6 +17,7 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.api-keys': 10,
   'flow.billing': 13,
   'flow.buckets': 6,
+  'flow.compute-events': 3,
   'flow.isolation': 7,
   'flow.messaging-consistency': 17,
   'flow.multipart-upload': 11,

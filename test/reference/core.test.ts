@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { FixedWindowLimiter, RULES, nearestExhaustion } from '../../reference/core/rate-limit.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
+import { VPS_BODY } from './compute-support.ts';
+import { startReceiver } from './messaging-helpers.ts';
 
 test.describe('fixed-window limiter', () => {
   test('counts exactly up to the limit and resets on the window boundary', () => {
@@ -174,10 +176,46 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
   async 'page-meta-total-string'(server) {
     expect(typeof ((await (await authed(server, '/vps')).json()) as { meta: { total: unknown } }).meta.total).toBe('string');
   },
+  async 'webhook-event-status-stale'(server) {
+    await withReceiver(async (receiver) => {
+      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['sms.delivered'] }) });
+      await authed(server, '/sms/send', { method: 'POST', headers: { 'x-test-mode': 'true' }, body: JSON.stringify({ to: '+15005550006', message: 'x' }) });
+      await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(receiver.deliveries[0]!.body.data?.status).toBe('sent');
+    });
+  },
+  async 'webhook-compute-data-flat'(server) {
+    await withReceiver(async (receiver) => {
+      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.created'] }) });
+      await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'flat' }) });
+      await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(receiver.deliveries[0]!.body.data).not.toHaveProperty('vps');
+      expect(receiver.deliveries[0]!.body.data).toHaveProperty('id');
+    });
+  },
+  async 'webhook-vps-deleted-renamed'(server) {
+    await withReceiver(async (receiver) => {
+      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.deleted'] }) });
+      const created = (await (await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'gone' }) })).json()) as { vps: { id: string } };
+      await expect.poll(async () => ((await (await authed(server, `/vps/${created.vps.id}`)).json()) as { vps: { status: string } }).vps.status, { timeout: 5000 }).toBe('running');
+      await authed(server, `/vps/${created.vps.id}`, { method: 'DELETE' });
+      await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(receiver.deliveries[0]!.body.event).toBe('vps.destroyed');
+    });
+  },
   async 'page-meta-per-page-default'(server) {
     expect(((await (await authed(server, '/vps?per_page=2')).json()) as { meta: { per_page: number } }).meta.per_page).toBe(25);
   },
 };
+
+async function withReceiver(work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>): Promise<void> {
+  const receiver = await startReceiver();
+  try {
+    await work(receiver);
+  } finally {
+    await receiver.close();
+  }
+}
 
 function authed(server: RunningReference, path: string, init: RequestInit = {}): Promise<Response> {
   const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) };

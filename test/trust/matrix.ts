@@ -68,6 +68,9 @@ export const RUN_ENV: Record<string, Record<string, string>> = {
   // The use-after-delete steps poll until the deleted resource disappears; against a ghost they
   // poll to the deadline. The reference server's delays are far below it.
   'vps-delete-ghost': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
+  // The vps.deleted step waits for an event that never comes under this name; the reference
+  // server delivers events within milliseconds.
+  'webhook-vps-deleted-renamed': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
 };
 
 /**
