@@ -19,6 +19,8 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     // On close, drop every connection: a keep-alive socket whose streamed response was still
     // finishing when close() ran would otherwise hold the server open for its keep-alive timeout.
     forceCloseConnections: true,
+    // Fault `api-unversioned`: the API answers at the root; a /v1 path is one no route has.
+    ...(ctx.faults.has('api-unversioned') && { rewriteUrl: (request: { url?: string }) => unversioned(request.url ?? '/') }),
     // The router refuses a path with broken percent-encoding (or an over-long parameter) before
     // any hook runs; answer those in the envelope too, never in Fastify's own body shape.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
@@ -50,4 +52,9 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
   for (const area of areas) area.setup?.(ctx);
   for (const area of areas) await app.register(area.plugin, { prefix: '/v1', ctx });
   return app;
+}
+
+/** Routes stay under /v1 inside; outside, the root stands for it and /v1 leads nowhere. */
+function unversioned(url: string): string {
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?') ? `/unversioned${url}` : `/v1${url === '/' ? '' : url}`;
 }

@@ -12,9 +12,10 @@ import { AREAS } from './areas/index.ts';
 import { AccountStore } from './core/accounts.ts';
 import { SystemClock } from './core/clock.ts';
 import { type CarrierNumbers, type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
-import { EventDispatcher } from './core/events.ts';
+import { EVENT_FAULTS, EventDispatcher, eventFaultMutation } from './core/events.ts';
 import { ActiveFaults, type FaultDefinition } from './core/faults.ts';
 import { CORE_FAULTS } from './core/http.ts';
+import { PAGINATION_FAULTS } from './core/pagination.ts';
 import { newSecret } from './core/ids.ts';
 import { SeededRandom } from './core/random.ts';
 import { FixedWindowLimiter } from './core/rate-limit.ts';
@@ -82,7 +83,7 @@ export function resolveDelays(given: Partial<Delays> = {}, variants?: ActiveVari
 }
 
 export function listFaults(): FaultDefinition[] {
-  return [...CORE_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
+  return [...CORE_FAULTS, ...PAGINATION_FAULTS, ...EVENT_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
 }
 
 export function listVariants(): VariantDefinition[] {
@@ -119,6 +120,7 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
       timeoutMs: 5000,
       allowRemote: options.allowRemoteWebhooks ?? false,
       otherSignature: variants.has('webhook-signature-other'),
+      mutatePayload: eventFaultMutation(faults),
     }),
     services: new ServiceRegistry(),
     requestLog: [],
@@ -157,7 +159,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     return address.port;
   };
   return {
-    baseUrl: `http://${urlHost}:${portOf(rest)}/v1`,
+    baseUrl: `http://${urlHost}:${portOf(rest)}${ctx.faults.has('api-unversioned') ? '' : '/v1'}`,
     s3Url: `http://${urlHost}:${portOf(s3)}`,
     apiKey,
     altApiKey,

@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { request } from 'undici';
 import type { Clock } from './clock.ts';
 import { isoTimestamp } from './clock.ts';
+import type { ActiveFaults, FaultDefinition } from './faults.ts';
 import { newId } from './ids.ts';
 
 export interface WebhookSubscription {
@@ -44,6 +45,32 @@ export interface EventOptions {
   mutatePayload?: (payload: EventPayload) => EventPayload;
   /** Variant `webhook-signature-other`: another signature header (the scheme is not shown). */
   otherSignature?: boolean;
+}
+
+/** Faults of the event payloads, applied through `mutatePayload` (see eventFaultMutation). */
+export const EVENT_FAULTS: FaultDefinition[] = [
+  { name: 'webhook-event-status-stale', requirement: 'HOOK-EVT-001', description: 'sms.delivered events carry `data.status` sent (the state before) instead of delivered.' },
+  { name: 'webhook-compute-data-flat', requirement: 'HOOK-PAY-002', description: 'Compute events carry the instance fields directly in `data` instead of in `data.vps`.' },
+  { name: 'webhook-vps-deleted-renamed', requirement: 'HOOK-EVT-002', description: 'The deletion of a VPS is announced as `vps.destroyed` instead of `vps.deleted`.' },
+];
+
+/** The payload mutation of the active event faults; undefined when none is active. */
+export function eventFaultMutation(faults: ActiveFaults): ((payload: EventPayload) => EventPayload) | undefined {
+  const stale = faults.has('webhook-event-status-stale');
+  const flat = faults.has('webhook-compute-data-flat');
+  const renamed = faults.has('webhook-vps-deleted-renamed');
+  if (!stale && !flat && !renamed) return undefined;
+  return (payload) => {
+    const data = payload.data ?? {};
+    const vps = data.vps;
+    if (stale && payload.event === 'sms.delivered') return { ...payload, data: { ...data, status: 'sent' } };
+    if (flat && /^(vps|snapshot)\./.test(payload.event) && typeof vps === 'object' && vps !== null) {
+      const { vps: _nested, ...rest } = data;
+      return { ...payload, data: { ...rest, ...(vps as Record<string, unknown>) } };
+    }
+    if (renamed && payload.event === 'vps.deleted') return { ...payload, event: 'vps.destroyed' };
+    return payload;
+  };
 }
 
 export function signatureHeader(secret: string, timestampSeconds: number, rawBody: string): string {

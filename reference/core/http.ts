@@ -47,6 +47,12 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'ratelimit-hourly-ignored', requirement: 'RATE-HOUR-001', description: 'The 1000 requests per hour limit of a key is not enforced.' },
   { name: 'ratelimit-billing-ignored', requirement: 'RATE-BILL-001', description: 'The 100 billing requests per hour limit is not enforced.' },
   { name: 'ratelimit-projects-ignored', requirement: 'RATE-PROJ-001', description: 'The 500 project requests per hour limit is not enforced.' },
+  { name: 'api-unversioned', requirement: 'VER-PATH-001', description: 'The API is served at the root of the server, without the /v1 segment.' },
+  { name: 'auth-missing-header-served', requirement: 'AUTH-KEY-001', description: 'Requests without any Authorization header are served as the first account (a wrong key is still refused).' },
+  { name: 'auth-volumes-forbidden', requirement: 'AUTH-KEY-003', description: 'Valid read+write keys are refused with 403 on the block-storage volume operations.' },
+  { name: 'errors-details-array', requirement: 'ERR-ENVELOPE-002', description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.' },
+  { name: 'success-status-202', requirement: 'ERR-STAT-001', description: 'Successful responses without a body answer 202 instead of 204.' },
+  { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
 ];
 
 /** The hourly windows each fault above switches off. */
@@ -106,7 +112,7 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   if (key?.revoked && !ctx.faults.has('auth-revoked-accepted')) usable = false;
   if (key?.expires_at && Date.parse(key.expires_at) <= now && !ctx.faults.has('auth-expired-accepted')) usable = false;
   if (!key || !usable) {
-    if (ctx.faults.has('auth-ignored')) {
+    if (ctx.faults.has('auth-ignored') || (ctx.faults.has('auth-missing-header-served') && request.headers.authorization === undefined)) {
       const first = ctx.accounts.allAccounts()[0];
       const fallback = first ? ctx.accounts.keysOf(first.id).at(-1) : undefined;
       if (first && fallback) {
@@ -119,6 +125,7 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   if (!ctx.faults.has('auth-ip-whitelist-ignored') && !ipAllowed(key.ip_whitelist, request.socket.remoteAddress ?? '')) {
     throw new ApiError('forbidden', 'This API key may not be used from this address.');
   }
+  if (ctx.faults.has('auth-volumes-forbidden') && request.url.startsWith('/v1/storage/volumes')) throw new ApiError('forbidden', 'This API key may not use volumes.');
   const needed = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
   if (!key.permissions.includes(needed)) throw new ApiError('forbidden', `This API key lacks the ${needed} permission.`);
   const account = ctx.accounts.account(key.accountId);
@@ -260,6 +267,13 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
     sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
   installResponseVariants(app, ctx);
+  if (ctx.faults.has('success-status-202')) {
+    // Registered last: it bends whatever status the route and the variants chose.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (reply.statusCode === 204) reply.status(202);
+      done(null, payload);
+    });
+  }
 }
 
 /**
@@ -285,7 +299,16 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, apiError: 
   let status = apiError.status;
   if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
   if (status === 422 && ctx.variants.has('validation-400')) status = 400;
+  const request = reply.request;
+  if (ctx.faults.has('errors-409-outside-storage') && status === 404 && request.method === 'DELETE' && request.area !== undefined && request.area !== 'storage') {
+    apiError = new ApiError('conflict', 'The resource is already gone.');
+    status = 409;
+  }
   const body = apiError.toBody(ctx.faults.has('errors-envelope-renamed'));
+  const details = apiError.details;
+  if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {
+    (body.error as Record<string, unknown>).details = [{ field: String(details.field), message: String(details.message) }];
+  }
   const renamed = ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
   if (renamed) {
     const envelope = (body.error ?? body.err) as Record<string, unknown>;

@@ -44,6 +44,17 @@ export const S3_FAULTS: FaultDefinition[] = [
     requirement: 'S3-LIST-001',
     description: 'ListObjectsV2 continuation tokens resume one entry early, so the last key of every truncated page comes again on the next.',
   },
+  { name: 's3-path-style-refused', requirement: 'S3-ADDR-001', description: 'Requests naming a bucket in the path (path-style) are refused with InvalidRequest.' },
+  { name: 's3-presigned-refused', requirement: 'S3-AUTH-001', description: 'Requests signed in the query string (SDK presigned URLs) are refused with AccessDenied.' },
+  { name: 's3-region-slug-refused', requirement: 'S3-REG-001', description: 'Only us-east-1 is accepted as the signing region; a region slug is refused with AuthorizationHeaderMalformed.' },
+  { name: 's3-list-prefix-ignored', requirement: 'S3-OBJ-002', description: 'ListObjects(V2) ignores `prefix` and lists every key.' },
+  { name: 's3-list-buckets-empty', requirement: 'S3-BKT-001', description: 'ListBuckets answers no buckets.' },
+  { name: 's3-rest-objects-invisible', requirement: 'S3-STORE-001', description: 'GetObject and HeadObject answer NoSuchKey for objects uploaded through the REST API.' },
+  {
+    name: 's3-list-encoding-type-refused',
+    requirement: 'S3-TOOL-001',
+    description: 'ListObjects(V2) with `encoding-type=url` (which aws cli, rclone and s3cmd send) is refused with InvalidArgument.',
+  },
 ];
 
 const MAX_XML_BODY = 1024 * 1024;
@@ -267,7 +278,9 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
 
   async function listBuckets(call: Call) {
     const limited = call.auth.key.bucket_access;
-    const buckets = store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
+    const buckets = ctx.faults.has('s3-list-buckets-empty')
+      ? []
+      : store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
     const body = xmlDocument('ListAllMyBucketsResult', {
       Owner: { ID: call.accountId, DisplayName: call.accountId },
       Buckets: buckets.length === 0 ? '' : { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created_at, BucketRegion: b.region })) },
@@ -297,8 +310,9 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const q = call.query;
     const v2 = q.get('list-type') === '2';
     const encode = q.get('encoding-type') === 'url';
+    if (q.has('encoding-type') && ctx.faults.has('s3-list-encoding-type-refused')) throw new S3Error('InvalidArgument', 'encoding-type is not supported.');
     if (q.has('encoding-type') && !encode) throw new S3Error('InvalidArgument', 'encoding-type must be url.');
-    const prefix = q.get('prefix') ?? '';
+    const prefix = ctx.faults.has('s3-list-prefix-ignored') ? '' : (q.get('prefix') ?? '');
     const delimiter = q.get('delimiter') ?? '';
     const maxKeys = intParam(q, 'max-keys', MAX_KEYS, MAX_KEYS);
     let marker: string | undefined;
@@ -461,6 +475,8 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   async function getObject(call: Call, bucket: string, key: string, head: boolean) {
     const object = store.headObject(call.accountId, bucket, key);
     const extras = objectExtras.get(object.blob);
+    // Objects written through S3 have extras; the REST side writes none.
+    if (!extras && ctx.faults.has('s3-rest-objects-invisible')) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
     const range = parseRange(header(call.request, 'range'), object.size);
     setObjectHeaders(call.reply, object, extras);
     for (const [param, name] of [
@@ -588,12 +604,15 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');
+    if (target.bucket !== undefined && ctx.faults.has('s3-path-style-refused')) throw new S3Error('InvalidRequest', 'Path-style requests are not supported; use virtual-hosted-style addressing.');
     const raw: RawRequest = { method: request.method, rawPath, query, headers: request.headers };
     const auth = await verifyRequest(raw, {
       now: ctx.clock.now(),
       lookup: (id) => store.accessKeyById(id),
       skipSignature: ctx.faults.has('s3-signature-unchecked'),
     });
+    if (auth.mode === 'presigned' && ctx.faults.has('s3-presigned-refused')) throw new S3Error('AccessDenied', 'Query-string authentication is not supported.');
+    if (auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused')) throw new S3Error('AuthorizationHeaderMalformed', `The region '${auth.region}' is wrong; expecting 'us-east-1'.`);
     const accountId = auth.key.accountId;
     accounts.set(request, { accountId, bucket: target.bucket });
     allow(auth, request.method, target.bucket);

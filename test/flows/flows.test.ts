@@ -16,6 +16,8 @@ import { expectAllPassed, runFlow } from './faulty-run.ts';
 const EXPECTED_STEPS: Record<string, number> = {
   'flow.api-keys': 10,
   'flow.billing': 13,
+  'flow.buckets': 6,
+  'flow.compute-events': 3,
   'flow.isolation': 7,
   'flow.messaging-consistency': 17,
   'flow.multipart-upload': 11,
@@ -23,7 +25,7 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.presigned-urls': 9,
   'flow.projects': 8,
   'flow.template-send': 6,
-  'flow.test-mode-numbers': 7,
+  'flow.test-mode-numbers': 8,
   'flow.volumes': 10,
   'flow.vps-lifecycle': 18,
   'flow.webhooks': 8,

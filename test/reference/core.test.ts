@@ -1,6 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { FixedWindowLimiter, RULES, nearestExhaustion } from '../../reference/core/rate-limit.ts';
-import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
+import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
+import { VPS_BODY } from './compute-support.ts';
+import { startReceiver } from './messaging-helpers.ts';
 
 test.describe('fixed-window limiter', () => {
   test('counts exactly up to the limit and resets on the window boundary', () => {
@@ -130,4 +132,127 @@ test('fault ratelimit-non-atomic lets more than L through', async () => {
 
 test('unknown fault names are refused with the list command named', async () => {
   await expect(startReferenceServer({ faults: ['no-such-fault'] })).rejects.toThrow(/--list-faults/);
+});
+
+/** Core faults of issue 15, each observed through plain HTTP; the same steps pass on a server without faults. */
+const coreObservations: Record<string, (server: RunningReference) => Promise<void>> = {
+  async 'api-unversioned'(server) {
+    expect(server.baseUrl.endsWith('/v1')).toBe(false);
+    expect((await authed(server, '/regions')).status).toBe(200);
+  },
+  async 'auth-missing-header-served'(server) {
+    expect((await fetch(`${server.baseUrl}/account`)).status).toBe(200);
+    expect((await fetch(`${server.baseUrl}/account`, { headers: { authorization: 'Bearer not-a-key' } })).status).toBe(401);
+  },
+  async 'auth-volumes-forbidden'(server) {
+    expect((await authed(server, '/storage/volumes')).status).toBe(403);
+  },
+  async 'errors-details-array'(server) {
+    const res = await authed(server, '/sms/send', { method: 'POST', body: JSON.stringify({ to: 'nope', message: 'x' }) });
+    expect(Array.isArray(((await res.json()) as { error: { details?: unknown } }).error.details)).toBe(true);
+  },
+  async 'success-status-202'(server) {
+    const created = (await (await authed(server, '/projects', { method: 'POST', body: JSON.stringify({ name: 'cc-202' }) })).json()) as { project: { id: string } };
+    expect((await authed(server, `/projects/${created.project.id}`, { method: 'DELETE' })).status).toBe(202);
+  },
+  async 'errors-409-outside-storage'(server) {
+    expect((await authed(server, '/vps/no-such-vps', { method: 'DELETE' })).status).toBe(409);
+  },
+  async 'per-page-unbounded'(server) {
+    expect(((await (await authed(server, '/vps?per_page=1000')).json()) as { meta: { per_page: number } }).meta.per_page).toBe(1000);
+  },
+  async 'page-zero-based-default'(server) {
+    expect(((await (await authed(server, '/vps')).json()) as { meta: { page: number } }).meta.page).toBe(0);
+  },
+  async 'page-walk-overlap'(server) {
+    for (let i = 0; i < 3; i++) await authed(server, '/sms/send', { method: 'POST', headers: { 'x-test-mode': 'true' }, body: JSON.stringify({ to: '+15005550006', message: `m${i}` }) });
+    const ids: string[] = [];
+    for (const page of [1, 2, 3]) {
+      const body = (await (await authed(server, `/sms/messages?per_page=1&page=${page}`)).json()) as { messages: Array<{ message_id: string }> };
+      ids.push(...body.messages.map((m) => m.message_id));
+    }
+    expect(new Set(ids).size).toBeLessThan(3);
+  },
+  async 'page-meta-total-string'(server) {
+    expect(typeof ((await (await authed(server, '/vps')).json()) as { meta: { total: unknown } }).meta.total).toBe('string');
+  },
+  async 'webhook-event-status-stale'(server) {
+    await withReceiver(async (receiver) => {
+      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['sms.delivered'] }) });
+      await authed(server, '/sms/send', { method: 'POST', headers: { 'x-test-mode': 'true' }, body: JSON.stringify({ to: '+15005550006', message: 'x' }) });
+      await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(receiver.deliveries[0]!.body.data?.status).toBe('sent');
+    });
+  },
+  async 'webhook-compute-data-flat'(server) {
+    await withReceiver(async (receiver) => {
+      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.created'] }) });
+      await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'flat' }) });
+      await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(receiver.deliveries[0]!.body.data).not.toHaveProperty('vps');
+      expect(receiver.deliveries[0]!.body.data).toHaveProperty('id');
+    });
+  },
+  async 'webhook-vps-deleted-renamed'(server) {
+    await withReceiver(async (receiver) => {
+      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.deleted'] }) });
+      const created = (await (await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'gone' }) })).json()) as { vps: { id: string } };
+      await expect.poll(async () => ((await (await authed(server, `/vps/${created.vps.id}`)).json()) as { vps: { status: string } }).vps.status, { timeout: 5000 }).toBe('running');
+      await authed(server, `/vps/${created.vps.id}`, { method: 'DELETE' });
+      await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(receiver.deliveries[0]!.body.event).toBe('vps.destroyed');
+    });
+  },
+  async 'page-meta-per-page-default'(server) {
+    expect(((await (await authed(server, '/vps?per_page=2')).json()) as { meta: { per_page: number } }).meta.per_page).toBe(25);
+  },
+};
+
+async function withReceiver(work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>): Promise<void> {
+  const receiver = await startReceiver();
+  try {
+    await work(receiver);
+  } finally {
+    await receiver.close();
+  }
+}
+
+function authed(server: RunningReference, path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) };
+  return fetch(`${server.baseUrl}${path}`, { ...init, headers });
+}
+
+test.describe('core faults of issue 15', () => {
+  test('each names a known fault', () => {
+    const known = new Set(listFaults().map((f) => f.name));
+    for (const name of Object.keys(coreObservations)) expect(known.has(name), name).toBe(true);
+  });
+
+  for (const [name, observe] of Object.entries(coreObservations)) {
+    test(`fault ${name} is observable`, async () => {
+      const server = await startReferenceServer({ faults: [name] });
+      try {
+        await observe(server);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  test('the same observations fail on a server without faults', async () => {
+    const server = await startReferenceServer();
+    try {
+      for (const [name, observe] of Object.entries(coreObservations)) {
+        let held = true;
+        try {
+          await observe(server);
+        } catch {
+          held = false;
+        }
+        expect(held, `${name} must not be observable without the fault`).toBe(false);
+      }
+    } finally {
+      await server.close();
+    }
+  });
 });

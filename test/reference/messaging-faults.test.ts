@@ -125,6 +125,34 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
       await receiver.close();
     }
   },
+  'msg-random-number-refused': async (a) => {
+    const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.random, message: 'x' }, TEST_MODE);
+    expect(errorOf(res).code).toBe('invalid_phone_number');
+  },
+  'msg-test-mode-status-queued': async (a) => {
+    expect((await send(a, { to: NUMBERS.succeed, message: 'x' })).status).toBe('queued');
+  },
+  'msg-succeed-number-failed': async (a) => {
+    const { message_id } = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    expect((await finalStatus(a, String(message_id))).status).toBe('failed');
+  },
+  'webhook-secret-refused': async (a) => {
+    const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['sms.sent'], secret: 's3cret' });
+    expect(res.status).toBe(422);
+  },
+  'webhook-callback-data-incomplete': async (a) => {
+    const receiver = await startReceiver();
+    try {
+      await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: `${receiver.url}/sub`, events: ['sms.sent'] });
+      const msg = await send(a, { to: NUMBERS.succeed, message: 'x', callback_url: `${receiver.url}/cb` });
+      await expect.poll(() => receiver.deliveries.filter((d) => d.body.data?.message_id === msg.message_id).length).toBeGreaterThanOrEqual(2);
+      expect(receiver.deliveries.find((d) => d.path === '/cb')?.body.data).not.toHaveProperty('network');
+      // The subscription keeps the full payload: only the callback (HOOK-CB-001) is bent.
+      expect(receiver.deliveries.find((d) => d.path === '/sub')?.body.data).toHaveProperty('network');
+    } finally {
+      await receiver.close();
+    }
+  },
 };
 
 for (const fault of MESSAGING_FAULTS) {

@@ -2,7 +2,8 @@
  * Each S3 fault is observable with a standard SDK: with the fault on, the behaviour its
  * requirement demands is broken (the same steps pass on a server without faults, s3.test.ts).
  */
-import { CreateBucketCommand, ListBucketsCommand, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Upload } from '@aws-sdk/lib-storage';
 import { expect, test } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
@@ -40,6 +41,48 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     for await (const page of paginateListObjectsV2({ client: s3, pageSize: 4 }, { Bucket: bucket })) seen.push(...(page.Contents ?? []).map((c) => c.Key!));
     expect(seen.length).toBeGreaterThan(10);
     expect(new Set(seen).size).toBe(10);
+  },
+  async 's3-path-style-refused'(server) {
+    expect(await errorCode(s3Client(server, await accessKey(server)).send(new CreateBucketCommand({ Bucket: uniqueBucket('ps') })))).toBe('InvalidRequest');
+  },
+  async 's3-presigned-refused'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('pre');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a', Body: 'x' }));
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'a' }), { expiresIn: 60 });
+    expect((await fetch(url)).status).toBe(403);
+  },
+  async 's3-region-slug-refused'(server) {
+    expect(await errorCode(s3Client(server, await accessKey(server)).send(new ListBucketsCommand({})))).toBe('AuthorizationHeaderMalformed');
+  },
+  async 's3-list-prefix-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('pfx');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    for (const key of ['docs/a', 'other/b']) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'x' }));
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
+    expect((listed.Contents ?? []).map((c) => c.Key)).toContain('other/b');
+  },
+  async 's3-list-buckets-empty'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    await s3.send(new CreateBucketCommand({ Bucket: uniqueBucket('lb') }));
+    expect((await s3.send(new ListBucketsCommand({}))).Buckets ?? []).toEqual([]);
+  },
+  async 's3-rest-objects-invisible'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('rest');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const put = await fetch(`${server.baseUrl}/storage/buckets/${bucket}/objects/a`, { method: 'PUT', headers: { authorization: `Bearer ${server.apiKey}` }, body: 'x' });
+    expect(put.status).toBe(200);
+    expect(await errorCode(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'a' })))).toBe('NoSuchKey');
+  },
+  async 's3-list-encoding-type-refused'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('enc');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
+    expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, EncodingType: 'url' })))).toBe('InvalidArgument');
   },
 };
 

@@ -7,7 +7,7 @@ import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { STORAGE_OBJECT_FAULTS } from '../../reference/areas/storage-objects/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client } from './helpers.ts';
-import { bytesOf, completionXml, createBucket, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';
+import { bytesOf, completionXml, createBucket, errorOf, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';
 
 const observations: Record<string, (server: RunningReference) => Promise<void>> = {
   async 'bucket-name-not-unique'(server) {
@@ -97,6 +97,169 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await rawRequest(`${url}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, body: completionXml([{ number: 1, etag: part.headers.get('etag')! }]) });
     const get = await rawRequest(url, { method: 'GET', apiKey: server.apiKey });
     expect(get.headers.get('content-type')).not.toBe('text/html');
+  },
+
+  async 'bucket-versioning-dropped'(server) {
+    const name = uniqueBucket('ver');
+    await createBucket(server, name, server.apiKey, { versioning: true });
+    const get = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${name}`);
+    expect((get.body as { bucket: { versioning: boolean } }).bucket.versioning).toBe(false);
+  },
+
+  async 'bucket-size-string'(server) {
+    const name = uniqueBucket('size');
+    await client(server.baseUrl, server.apiKey).call('POST', '/storage/buckets', { name, region: 'nyc1' });
+    const get = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${name}`);
+    expect((get.body as { bucket: { size: unknown } }).bucket.size).toBe('0');
+  },
+
+  async 'object-overwrite-ignored'(server) {
+    const bucket = uniqueBucket('over');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'k.txt', 'first');
+    expect((await putObject(server, bucket, 'k.txt', 'second')).status).toBe(200);
+    expect((await rawRequest(objectUrl(server, bucket, 'k.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('first');
+  },
+
+  async 'bucket-policy-statement-dropped'(server) {
+    const bucket = uniqueBucket('pol');
+    await createBucket(server, bucket);
+    const api = client(server.baseUrl, server.apiKey);
+    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/*` }] };
+    expect((await api.call('PUT', `/storage/buckets/${bucket}/policy`, policy)).status).toBe(200);
+    expect((await api.call('GET', `/storage/buckets/${bucket}/policy`)).body).toEqual({ policy: { Version: '2012-10-17', Statement: [] } });
+  },
+
+  async 'usage-summary-cost-missing'(server) {
+    const usage = await client(server.baseUrl, server.apiKey).call('GET', '/storage/usage');
+    expect(usage.status).toBe(200);
+    expect((usage.body as { summary: Record<string, unknown> }).summary).not.toHaveProperty('total_cost');
+  },
+
+  async 'usage-bucket-filter-refused'(server) {
+    const bucket = uniqueBucket('use');
+    await createBucket(server, bucket);
+    expect((await client(server.baseUrl, server.apiKey).call('GET', `/storage/usage?bucket=${bucket}`)).status).toBe(422);
+  },
+
+  async 'bucket-exists-wrong-code'(server) {
+    const name = uniqueBucket('code');
+    await createBucket(server, name);
+    const again = await client(server.baseUrl, server.apiKey).call('POST', '/storage/buckets', { name, region: 'nyc1' });
+    expect(errorOf(again.body).code).toBe('conflict');
+  },
+
+  async 'object-listing-storage-class-missing'(server) {
+    const bucket = uniqueBucket('class');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'a', 'a');
+    const list = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects`);
+    expect((list.body as { objects: Array<Record<string, unknown>> }).objects[0]).not.toHaveProperty('storage_class');
+  },
+
+  async 'object-listing-never-truncated'(server) {
+    const bucket = uniqueBucket('trunc');
+    await createBucket(server, bucket);
+    for (const key of ['a', 'b']) await putObject(server, bucket, key, key);
+    const list = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects?max_keys=1`);
+    expect((list.body as { is_truncated: boolean }).is_truncated).toBe(false);
+  },
+
+  async 'object-listing-delimiter-refused'(server) {
+    const bucket = uniqueBucket('delim');
+    await createBucket(server, bucket);
+    expect((await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects?delimiter=/`)).status).toBe(422);
+  },
+
+  async 'object-listing-content-type-default'(server) {
+    const bucket = uniqueBucket('ltype');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'a.csv', 'a,b', { 'content-type': 'text/csv' });
+    const list = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects`);
+    expect((list.body as { objects: Array<{ content_type: string }> }).objects[0]!.content_type).toBe('application/octet-stream');
+  },
+
+  async 'object-acl-refused'(server) {
+    const bucket = uniqueBucket('acl');
+    await createBucket(server, bucket);
+    expect((await putObject(server, bucket, 'a', 'a', { 'x-cloud-acl': 'private' })).status).toBe(422);
+  },
+
+  async 'object-get-content-type-default'(server) {
+    const bucket = uniqueBucket('gtype');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'a.csv', 'a,b', { 'content-type': 'text/csv' });
+    const get = await rawRequest(objectUrl(server, bucket, 'a.csv'), { method: 'GET', apiKey: server.apiKey });
+    expect(get.headers.get('content-type')).toBe('application/octet-stream');
+  },
+
+  async 'object-delete-ghost'(server) {
+    const bucket = uniqueBucket('ghost');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'g.txt', 'boo');
+    expect((await rawRequest(objectUrl(server, bucket, 'g.txt'), { method: 'DELETE', apiKey: server.apiKey })).status).toBe(204);
+    expect((await rawRequest(objectUrl(server, bucket, 'g.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('boo');
+  },
+
+  async 'multipart-initiate-wrapped'(server) {
+    const bucket = uniqueBucket('wrap');
+    await createBucket(server, bucket);
+    const init = await rawRequest(`${objectUrl(server, bucket, 'w.bin')}?uploads`, { method: 'POST', apiKey: server.apiKey });
+    expect(init.json).toHaveProperty('upload.upload_id');
+  },
+
+  async 'multipart-part-etag-missing'(server) {
+    const bucket = uniqueBucket('petag');
+    await createBucket(server, bucket);
+    const url = objectUrl(server, bucket, 'p.bin');
+    const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey });
+    const uploadId = (init.json as { upload_id: string }).upload_id;
+    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: 'x' });
+    expect(part.status).toBe(200);
+    expect(part.headers.get('etag')).toBeNull();
+    expect(part.json).not.toHaveProperty('part.etag');
+  },
+
+  async 'multipart-complete-xml-refused'(server) {
+    const bucket = uniqueBucket('xml');
+    await createBucket(server, bucket);
+    const url = objectUrl(server, bucket, 'x.bin');
+    const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey });
+    const uploadId = (init.json as { upload_id: string }).upload_id;
+    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: 'x' });
+    const body = completionXml([{ number: 1, etag: part.headers.get('etag')! }]);
+    const done = await rawRequest(`${url}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': 'application/xml' }, body });
+    expect(done.status).toBe(422);
+  },
+
+  async 'presigned-method-missing'(server) {
+    const bucket = uniqueBucket('pmeth');
+    await createBucket(server, bucket);
+    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    expect(presign.body).not.toHaveProperty('method');
+  },
+
+  async 'presigned-default-expiry-short'(server) {
+    const bucket = uniqueBucket('pdef');
+    await createBucket(server, bucket);
+    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    const seconds = (Date.parse((presign.body as { expires_at: string }).expires_at) - Date.now()) / 1000;
+    expect(seconds).toBeLessThan(1000);
+  },
+
+  async 'presigned-signature-param-renamed'(server) {
+    const bucket = uniqueBucket('psig');
+    await createBucket(server, bucket);
+    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    expect(new URL((presign.body as { url: string }).url).searchParams.has('signature')).toBe(false);
+  },
+
+  async 'presigned-url-refused'(server) {
+    const bucket = uniqueBucket('pref');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'a', 'a');
+    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    expect((await rawRequest((presign.body as { url: string }).url, { method: 'GET', apiKey: null })).status).toBe(401);
   },
 };
 

@@ -60,6 +60,11 @@ export const GREP_OVERRIDES: Record<string, { grep: string; why: string }> = {
   'auth-ignored': { grep: '\\[AUTH-KEY-002\\] GET /(account|regions) with', why: 'two of the 86 generated bad-key checks' },
   // 18 checks (unknown route, unknown ids): the unknown route and one unknown id prove it.
   'errors-envelope-renamed': { grep: '\\[ERR-ENVELOPE-001\\] (an unknown route|GET /vps/\\{vps_id\\} with an unknown)', why: 'two of the 18 envelope checks' },
+  // 86 generated `auth-no-key` checks plus the smoke one: the smoke check and two generated ones prove it.
+  'auth-missing-header-served': {
+    grep: '\\[AUTH-KEY-001\\] (a request without an API key|GET /(account|regions) without)',
+    why: 'the smoke check and two of the 86 generated no-key checks',
+  },
 };
 
 /** Extra environment for one fault's run. */
@@ -67,6 +72,9 @@ export const RUN_ENV: Record<string, Record<string, string>> = {
   // The use-after-delete steps poll until the deleted resource disappears; against a ghost they
   // poll to the deadline. The reference server's delays are far below it.
   'vps-delete-ghost': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
+  // The vps.deleted step waits for an event that never comes under this name; the reference
+  // server delivers events within milliseconds.
+  'webhook-vps-deleted-renamed': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
 };
 
 /**

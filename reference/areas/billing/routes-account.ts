@@ -99,13 +99,13 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     const query = new Fields('billing', request.query);
     const type = query.string('type', { oneOf: ['charge', 'payment', 'refund'] });
     const range = readRange('billing', request.query, { fromMs: -Infinity, toMs: Infinity });
-    const { page, perPage } = readPageQuery('billing', request.query as Record<string, unknown>, ctx.variants);
+    const { page, perPage } = readPageQuery('billing', request.query as Record<string, unknown>, ctx.variants, ctx.faults);
     const typeFilter = ctx.faults.has(BILLING_FAULTS.historyTypeFilterIgnored) ? undefined : type;
     const matching = state.transactions
       .filter((txn) => (typeFilter === undefined || txn.type === typeFilter) && txn.createdMs >= range.fromMs && txn.createdMs <= range.toMs)
       // Newest first; the ledger is appended in time order, so reversing keeps ties stable.
       .reverse();
-    const { items, meta } = paginate(matching, page, perPage, ctx.variants);
+    const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     const transactions = items.map(transactionView);
     return ctx.faults.has(BILLING_FAULTS.billingMetaMissing) ? { transactions } : { transactions, meta };
   });

@@ -62,11 +62,11 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const f = queryFields(request.query);
     const region = f.string('region');
     const status = f.string('status', { oneOf: [...VPS_STATUSES, ...TRANSITIONAL_STATUSES] });
-    const { page, perPage } = readPageQuery('compute', { page: f.raw('page'), per_page: f.raw('per_page') }, ctx.variants);
+    const { page, perPage } = readPageQuery('compute', { page: f.raw('page'), per_page: f.raw('per_page') }, ctx.variants, ctx.faults);
     const ignoreFilters = ctx.faults.has('vps-list-filter-ignored');
     const newestFirst = [...computeState(ctx, account.id).vps.values()].reverse();
     const matching = newestFirst.filter((vps) => ignoreFilters || ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)));
-    const { items, meta } = paginate(matching, page, perPage, ctx.variants);
+    const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     const vpsInstances = items.map(vpsView);
     return ctx.faults.has('vps-list-meta-missing') ? { vps_instances: vpsInstances } : { vps_instances: vpsInstances, meta };
   });

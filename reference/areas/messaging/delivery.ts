@@ -179,7 +179,7 @@ function outcomeFor(ctx: ReferenceContext, to: string): CarrierOutcome {
     if (ctx.faults.has('msg-random-always-delivered')) return 'delivered';
     return ctx.rng.next() < 0.5 ? 'delivered' : 'failed';
   }
-  if (to === numbers.succeed) return 'delivered';
+  if (to === numbers.succeed) return ctx.faults.has('msg-succeed-number-failed') ? 'failed' : 'delivered';
   const carrier = ctx.options.carrierNumbers;
   if (to === carrier.reject) return 'rejected';
   if (to === carrier.expire) return undefined;
@@ -269,6 +269,12 @@ function emitStatus(ctx: ReferenceContext, accountId: string, record: MessageRec
     const { network: _network, country: _country, ...rest } = data;
     ctx.events.emit(accountId, event, rest);
     if (callbacks.length > 0) ctx.events.emit(CALLBACKS_ONLY, event, data, callbacks);
+    return;
+  }
+  if (ctx.faults.has('webhook-callback-data-incomplete') && callbacks.length > 0) {
+    const { network: _network, country: _country, ...rest } = data;
+    ctx.events.emit(accountId, event, data, extra.slice(callbacks.length));
+    ctx.events.emit(CALLBACKS_ONLY, event, rest, callbacks);
     return;
   }
   ctx.events.emit(accountId, event, data, extra);

@@ -24,6 +24,11 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-analytics-group-by-unchecked', requirement: 'MSG-ANA-004', description: 'GET /messaging/analytics/delivery accepts any `group_by` (unknown values group by day).' },
   { name: 'webhook-data-incomplete', requirement: 'HOOK-PAY-001', description: 'Subscribed webhook deliveries of sms.* events lack `data.network` and `data.country`.' },
   { name: 'webhook-unsubscribed-delivered', requirement: 'HOOK-DLV-001', description: 'Webhooks receive sms.* events they did not subscribe to.' },
+  { name: 'msg-random-number-refused', requirement: 'TEST-NUM-004', description: 'POST /sms/send refuses the random test number as invalid_phone_number.' },
+  { name: 'msg-test-mode-status-queued', requirement: 'TEST-MODE-001', description: 'A test-mode send answers status `queued` instead of `sent`.' },
+  { name: 'msg-succeed-number-failed', requirement: 'TEST-NUM-001', description: 'Messages to the succeed test number end `failed`.' },
+  { name: 'webhook-secret-refused', requirement: 'HOOK-CFG-002', description: 'POST /messaging/webhooks refuses a `secret`.' },
+  { name: 'webhook-callback-data-incomplete', requirement: 'HOOK-CB-001', description: 'Deliveries to a per-message callback_url lack `data.network` and `data.country`.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

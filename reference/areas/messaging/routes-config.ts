@@ -176,6 +176,7 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     const url = readHttpUrl(fields, 'url', { required: true })!;
     const events = fields.stringArray('events', { required: true, minItems: 1, maxItems: 100, oneOf: WEBHOOK_EVENTS });
     const secret = fields.string('secret', { min: 1, max: 256 });
+    if (secret !== undefined && ctx.faults.has('webhook-secret-refused')) fields.fail('secret', 'secret is not a known field.');
     const subscription = ctx.events.subscribe(account.id, { url, events: [...new Set(events)], secret: secret ?? null });
     return reply.status(201).send({ webhook: webhookView(subscription) });
   });

@@ -36,6 +36,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const { account } = authOf(request);
     const fields = new Fields('messaging', request.body);
     const to = readPhone(fields, 'to');
+    if (ctx.faults.has('msg-random-number-refused') && to === ctx.options.testNumbers.random) throw phoneError('to', to);
     const wrongCode = ctx.faults.has('msg-too-long-wrong-code');
     const max = ctx.faults.has('msg-exact-limit-refused') ? MAX_MESSAGE_LENGTH - 1 : wrongCode ? Infinity : MAX_MESSAGE_LENGTH;
     const text = readMessageText(fields, 'message', max);
@@ -50,7 +51,9 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const id = newId('msg');
     const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: priceOf(text), description: `SMS to ${to}`, resourceId: id });
     const [message] = createMessages(ctx, account.id, plan, [id], charged);
-    return reply.status(201).send(sendView(message!));
+    const view = sendView(message!);
+    if (plan.testMode && ctx.faults.has('msg-test-mode-status-queued')) view.status = 'queued';
+    return reply.status(201).send(view);
   });
 
   app.post('/sms/bulk', async (request, reply) => {
@@ -132,7 +135,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const status = fields.string('status', { oneOf: MESSAGE_STATES });
     const to = plusRestored(fields.string('to'));
     const from = plusRestored(fields.string('from'));
-    const { page, perPage: asked } = readPageQuery('messaging', query, ctx.variants);
+    const { page, perPage: asked } = readPageQuery('messaging', query, ctx.variants, ctx.faults);
     const perPage = ctx.faults.has('msg-page-size-default-20') && (query.per_page === undefined || query.per_page === '') ? 20 : asked;
     const ignoreStatus = ctx.faults.has('msg-status-filter-ignored');
     const matching = newestFirst(stateOf(ctx, account.id).messages.values()).filter(
@@ -142,7 +145,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
         (to === undefined || m.to === to) &&
         (from === undefined || m.from === from),
     );
-    const { items, meta } = paginate(matching, page, perPage, ctx.variants);
+    const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     return { messages: items.map(listEntryView), meta };
   });
 

@@ -43,6 +43,7 @@ export function accountRoutes(app: FastifyInstance, ctx: ReferenceContext, store
     const fromText = query.timestamp('from_date', { allowDate: true });
     const toText = query.timestamp('to_date', { allowDate: true });
     const bucket = query.string('bucket');
+    if (bucket !== undefined && ctx.faults.has('usage-bucket-filter-refused')) query.fail('bucket', 'bucket is not a known filter.');
     // Default period: the current month so far.
     const monthStart = new Date(now);
     const from = fromText !== undefined ? Date.parse(fromText) : Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1);
@@ -54,6 +55,9 @@ export function accountRoutes(app: FastifyInstance, ctx: ReferenceContext, store
     if (bucket !== undefined && !store.findBucket(account.id, bucket) && !usage.knows(bucket)) {
       query.fail('bucket', `No bucket named ${bucket}.`);
     }
-    return usage.report(from, to, bucket);
+    const report = usage.report(from, to, bucket);
+    if (!ctx.faults.has('usage-summary-cost-missing')) return report;
+    const { total_cost: _dropped, ...summary } = report.summary;
+    return { ...report, summary };
   });
 }

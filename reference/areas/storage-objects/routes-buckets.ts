@@ -4,20 +4,22 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../../core/context.ts';
-import { fieldError } from '../../core/errors.ts';
+import { ApiError, fieldError } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
 import { CDN_DEFAULT_TTL, CDN_DOMAIN, CDN_MAX_TTL, ENCRYPTIONS, REGIONS, bucketNameProblem, isHostname } from './catalog.ts';
 import { checkPolicy, isPolicyProblem } from './policy.ts';
 import { bucketView, rest } from './rest.ts';
-import type { ObjectStore } from './store.ts';
+import type { BucketRecord, ObjectStore } from './store.ts';
 
 type BucketParams = { Params: { bucket_name: string } };
 
 export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store: ObjectStore): void {
+  const view = (bucket: BucketRecord) => (ctx.faults.has('bucket-size-string') ? { ...bucketView(bucket), size: String(bucket.size) } : bucketView(bucket));
+
   app.get('/storage/buckets', async (request) => {
     const { account } = authOf(request);
-    return { buckets: store.listBuckets(account.id).map(bucketView) };
+    return { buckets: store.listBuckets(account.id).map(view) };
   });
 
   app.post('/storage/buckets', async (request, reply) => {
@@ -35,17 +37,22 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const bucket = await rest(() =>
       store.createBucket(
         account.id,
-        { name, region, public: isPublic, versioning, encryption, project_id: projectId ?? null },
+        { name, region, public: isPublic, versioning: ctx.faults.has('bucket-versioning-dropped') ? false : versioning, encryption, project_id: projectId ?? null },
         { uniqueNames: !ctx.faults.has('bucket-name-not-unique') },
       ),
-    );
-    return reply.status(201).send({ bucket: bucketView(bucket) });
+    ).catch((error: unknown) => {
+      if (ctx.faults.has('bucket-exists-wrong-code') && error instanceof ApiError && error.code === 'bucket_already_exists') {
+        throw new ApiError('conflict', error.message, undefined, 'bucket');
+      }
+      throw error;
+    });
+    return reply.status(201).send({ bucket: view(bucket) });
   });
 
   app.get<BucketParams>('/storage/buckets/:bucket_name', async (request) => {
     const { account } = authOf(request);
     const bucket = await rest(() => store.getBucket(account.id, request.params.bucket_name));
-    return { bucket: bucketView(bucket) };
+    return { bucket: view(bucket) };
   });
 
   app.delete<BucketParams>('/storage/buckets/:bucket_name', async (request, reply) => {
@@ -81,7 +88,8 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   app.get<BucketParams>('/storage/buckets/:bucket_name/policy', async (request) => {
     const { account } = authOf(request);
-    return { policy: await rest(() => store.getPolicy(account.id, request.params.bucket_name)) };
+    const policy = await rest(() => store.getPolicy(account.id, request.params.bucket_name));
+    return { policy: ctx.faults.has('bucket-policy-statement-dropped') ? { ...policy, Statement: [] } : policy };
   });
 
   app.put<BucketParams>('/storage/buckets/:bucket_name/policy', async (request) => {

@@ -25,7 +25,7 @@ import {
 } from './catalog.ts';
 import { PRESIGNED_METHODS, encodeKey, externalBase, readPresignedQuery, sign, signatureMatches } from './presign.ts';
 import { DRAIN_LIMIT, listingView, objectPathOf, objectView, parseJsonBody, partView, readSmallBody, rest } from './rest.ts';
-import type { CompletePart, ObjectStore } from './store.ts';
+import type { CompletePart, ObjectRecord, ObjectStore } from './store.ts';
 
 type BucketParams = { Params: { bucket_name: string } };
 type Query = Record<string, string | string[] | undefined>;
@@ -45,6 +45,10 @@ const xml = new XMLParser({
 });
 
 export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store: ObjectStore): void {
+  // Fault `object-delete-ghost`: what a deletion left behind, still served by GET.
+  const ghosts = new Map<string, { object: ObjectRecord; bytes: Buffer }>();
+  const ghostId = (account: string, bucket: string, key: string): string => `${account}\n${bucket}\n${key}`;
+
   // Leave every body unread: object routes stream it themselves (any Content-Type, or none).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
@@ -54,6 +58,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const query = new Fields('storage', request.query);
     const prefix = query.string('prefix', { max: 1024 });
     const delimiter = query.string('delimiter', { max: 1024 });
+    if (delimiter !== undefined && ctx.faults.has('object-listing-delimiter-refused')) query.fail('delimiter', 'delimiter is not supported.');
     const maxKeysText = query.string('max_keys');
     let maxKeys = MAX_KEYS_DEFAULT;
     if (maxKeysText !== undefined && maxKeysText !== '') {
@@ -70,8 +75,14 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       }),
     );
     return {
-      objects: listing.objects.map(listingView),
-      is_truncated: listing.isTruncated,
+      objects: listing.objects.map((object) => {
+        const entry = listingView(object);
+        if (ctx.faults.has('object-listing-content-type-default')) entry.content_type = DEFAULT_CONTENT_TYPE;
+        if (!ctx.faults.has('object-listing-storage-class-missing')) return entry;
+        const { storage_class: _dropped, ...rest } = entry;
+        return rest;
+      }),
+      is_truncated: listing.isTruncated && !ctx.faults.has('object-listing-never-truncated'),
       next_marker: listing.nextMarker,
       common_prefixes: listing.commonPrefixes,
     };
@@ -113,7 +124,9 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   }
 
   function verifyPresigned(request: FastifyRequest, bucket: string, key: string, method: string): string {
-    const presigned = readPresignedQuery(request.query as Query);
+    if (ctx.faults.has('presigned-url-refused')) throw new ApiError('unauthorized', 'An API key is required.');
+    const query = request.query as Query;
+    const presigned = readPresignedQuery(ctx.faults.has('presigned-signature-param-renamed') ? { ...query, signature: query.sig } : query);
     if (!presigned) throw new ApiError('forbidden', 'The presigned URL is incomplete.');
     if (presigned.method !== method) throw new ApiError('forbidden', `This presigned URL allows ${presigned.method}, not ${method}.`);
     if (!ctx.faults.has('presigned-signature-unchecked') && !signatureMatches(ctx.options.signingSecret, bucket, key, presigned)) {
@@ -148,7 +161,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   }
 
   function sendObjectHeaders(reply: FastifyReply, object: { size: number; etag: string; content_type: string; last_modified: string; acl: Acl }, head: boolean): void {
-    void reply.header('content-type', object.content_type);
+    void reply.header('content-type', !head && ctx.faults.has('object-get-content-type-default') ? DEFAULT_CONTENT_TYPE : object.content_type);
     if (!(head && ctx.faults.has('object-head-no-length'))) void reply.header('content-length', String(object.size));
     void reply.header('etag', object.etag);
     void reply.header('last-modified', new Date(object.last_modified).toUTCString());
@@ -157,6 +170,11 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   async function getObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const { account, bucket, key } = target(request);
+    const ghost = ctx.faults.has('object-delete-ghost') ? ghosts.get(ghostId(account, bucket, key)) : undefined;
+    if (ghost && !store.findBucket(account, bucket)?.objects.has(key)) {
+      sendObjectHeaders(reply, ghost.object, false);
+      return reply.status(200).send(ghost.bytes);
+    }
     const { object, body } = await rest(() => store.getObject(account, bucket, key));
     store.recordDownload(account, bucket, object.size);
     sendObjectHeaders(reply, object, false);
@@ -174,7 +192,17 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const query = request.query as Query;
     if (query.partNumber !== undefined || query.uploadId !== undefined) return uploadPart(request, reply, query);
     const { account, bucket, key } = target(request);
+    if (ctx.faults.has('object-acl-refused') && request.headers['x-cloud-acl'] !== undefined) {
+      throw fieldError('storage', 'x-cloud-acl', 'x-cloud-acl is not accepted.');
+    }
     const acl = readAcl(request);
+    const existing = ctx.faults.has('object-overwrite-ignored') ? store.findBucket(account, bucket)?.objects.get(key) : undefined;
+    if (existing) {
+      // Reads the new bytes and throws them away: the old object stays.
+      await readSmallBody(request, DRAIN_LIMIT);
+      void reply.header('etag', existing.etag);
+      return reply.status(200).send({ object: objectView(bucket, existing) });
+    }
     await rest(() => store.getBucket(account, bucket));
     checkAnnouncedLength(request);
     const object = await rest(() =>
@@ -196,6 +224,10 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     await rest(() => store.getUpload(account, bucket, key, uploadId));
     checkAnnouncedLength(request);
     const part = await rest(() => store.uploadPart(account, bucket, key, uploadId, partNumber, request.raw, ctx.options.objectLimit));
+    if (ctx.faults.has('multipart-part-etag-missing')) {
+      const { etag: _dropped, ...rest } = partView(part);
+      return reply.status(200).send({ part: rest });
+    }
     void reply.header('etag', part.etag);
     return reply.status(200).send({ part: partView(part) });
   }
@@ -208,6 +240,15 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       if (typeof uploadId !== 'string') throw fieldError('storage', 'uploadId', 'uploadId must be a string.');
       await rest(() => store.abortMultipart(account, bucket, key, uploadId));
       return reply.status(204).send();
+    }
+    if (ctx.faults.has('object-delete-ghost')) {
+      const existing = store.findBucket(account, bucket)?.objects.get(key);
+      if (existing) {
+        const { body } = store.getObject(account, bucket, key);
+        const chunks: Buffer[] = [];
+        for await (const chunk of body) chunks.push(chunk as Buffer);
+        ghosts.set(ghostId(account, bucket, key), { object: existing, bytes: Buffer.concat(chunks) });
+      }
     }
     const removed = await rest(() => store.deleteObject(account, bucket, key));
     if (!removed) throw notFound('object', `No object with key ${key}.`);
@@ -228,14 +269,17 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const acl = readAcl(request);
     const contentType = ctx.faults.has('multipart-content-type-lost') ? undefined : contentTypeOf(request);
     const upload = await rest(() => store.initiateMultipart(account, bucket, key, { contentType, acl }));
-    return reply.status(200).send({ upload_id: upload.upload_id, bucket: upload.bucket, key: upload.key });
+    const handle = { upload_id: upload.upload_id, bucket: upload.bucket, key: upload.key };
+    return reply.status(200).send(ctx.faults.has('multipart-initiate-wrapped') ? { upload: handle } : handle);
   }
 
   async function complete(request: FastifyRequest, reply: FastifyReply, query: Query): Promise<unknown> {
     const { account, bucket, key } = target(request);
     const uploadId = new Fields('storage', query).string('uploadId', { required: true, max: 128 });
     await rest(() => store.getUpload(account, bucket, key, uploadId));
-    const parts = parseCompletion(await readSmallBody(request, ctx.options.bodyLimit));
+    const text = await readSmallBody(request, ctx.options.bodyLimit);
+    if (ctx.faults.has('multipart-complete-xml-refused')) throw fieldError('storage', 'parts', 'The completion body must be JSON.');
+    const parts = parseCompletion(text);
     const object = await rest(() =>
       store.completeMultipart(account, bucket, key, uploadId, parts, {
         order: ctx.faults.has('multipart-parts-out-of-order') ? 'upload' : 'part-number',
@@ -253,15 +297,16 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     if (problem) throw fieldError('storage', 'object_key', problem);
     const fields = new Fields('storage', parseJsonBody(await readSmallBody(request, ctx.options.bodyLimit)));
     const method = fields.string('method', { required: true, oneOf: PRESIGNED_METHODS });
-    const expiresIn = fields.integer('expires_in', { min: 1, max: PRESIGN_MAX_SECONDS }) ?? PRESIGN_DEFAULT_SECONDS;
+    const defaultSeconds = ctx.faults.has('presigned-default-expiry-short') ? 900 : PRESIGN_DEFAULT_SECONDS;
+    const expiresIn = fields.integer('expires_in', { min: 1, max: PRESIGN_MAX_SECONDS }) ?? defaultSeconds;
     // The bucket must be the caller's; the object need not exist yet (a PUT URL creates it).
     await rest(() => store.getBucket(account.id, bucket));
     const expires = Math.floor(ctx.clock.now() / 1000) + expiresIn;
     const signature = sign(ctx.options.signingSecret, method, bucket, key, expires, account.id);
-    const query = new URLSearchParams({ method, expires: String(expires), account: account.id, signature });
+    const query = new URLSearchParams({ method, expires: String(expires), account: account.id, [ctx.faults.has('presigned-signature-param-renamed') ? 'sig' : 'signature']: signature });
     const base = externalBase(request.headers, request.host);
     const url = `${base}/v1/storage/buckets/${encodeURIComponent(bucket)}/objects/${encodeKey(key)}?${query.toString()}`;
-    return reply.status(200).send({ url, expires_at: isoTimestamp(expires * 1000), method });
+    return reply.status(200).send({ url, expires_at: isoTimestamp(expires * 1000), ...(!ctx.faults.has('presigned-method-missing') && { method }) });
   }
 }
 

@@ -1,0 +1,93 @@
+/**
+ * The status and envelope rules of "Errors" that hold for every operation, sampled on cheap
+ * ones: success statuses are 200, 201 or 204; errors are 4xx/5xx with the envelope; 409 is left
+ * to storage; `details`, when messaging or billing send it, is an object.
+ */
+import { defineCheck, expect, expectErrorEnvelope } from '../../src/harness/check.ts';
+import type { CheckContext } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse } from '../../src/harness/client.ts';
+import type { Ledger } from '../../src/harness/ledger.ts';
+import { expectResource } from '../../src/harness/resource.ts';
+
+const SUCCESS = [200, 201, 204];
+
+/** A project of the run (cheap, deletable): created, tracked, its id. */
+async function createProject(api: ApiClient, ledger: Ledger, ctx: CheckContext): Promise<{ res: ApiResponse; id: string }> {
+  const res = await api.post('/projects', { name: ctx.name('errs') });
+  const id = String(expectResource<{ id: unknown }>(res, 'project').id);
+  ledger.track('project', id);
+  return { res, id };
+}
+
+function expectSuccessStatus(res: ApiResponse, what: string): void {
+  expect(SUCCESS, `${what} answered ${res.status}; a success uses 200, 201 or 204`).toContain(res.status);
+}
+
+defineCheck(
+  {
+    id: 'errors.status.classes',
+    requirement: 'ERR-STAT-001',
+    level: 'MUST',
+    class: 'errors',
+    operation: null,
+    title: 'successes (read, create, delete) answer 200, 201 or 204; an error answers 4xx with the envelope',
+  },
+  async ({ api, ledger, ctx }) => {
+    expectSuccessStatus(await api.get('/account'), 'GET /account');
+    const { res, id } = await createProject(api, ledger, ctx);
+    expectSuccessStatus(res, 'POST /projects');
+    const deleted = await api.delete(`/projects/${encodeURIComponent(id)}`);
+    expectSuccessStatus(deleted, 'DELETE /projects/{project_id}');
+    ledger.deleted('project', id);
+    const missing = await api.get('/vps/cloudcheck-no-such-vps');
+    expect(missing.status >= 400 && missing.status < 600, `GET of an unknown VPS answered ${missing.status}; an error uses 4xx or 5xx`).toBe(true);
+    expectErrorEnvelope(missing);
+  },
+);
+
+defineCheck(
+  {
+    id: 'errors.status.409-storage-only',
+    requirement: 'ERR-STAT-003',
+    level: 'MUST',
+    class: 'errors',
+    operation: null,
+    title: 'deleting outside storage what is gone or never existed is not answered 409',
+  },
+  async ({ api, ledger, ctx }) => {
+    const { id } = await createProject(api, ledger, ctx);
+    const first = await api.delete(`/projects/${encodeURIComponent(id)}`);
+    expect(first.status, 'the first DELETE of the project').toBeLessThan(300);
+    ledger.deleted('project', id);
+    // A second delete conflicts with the project's state at most; 409 is for storage only.
+    for (const path of [`/projects/${encodeURIComponent(id)}`, '/vps/cloudcheck-no-such-vps', '/account/payment-methods/cloudcheck-no-such-pm']) {
+      const res = await api.delete(path);
+      expect(res.status, `DELETE ${path} (${res.text.slice(0, 200)})`).not.toBe(409);
+    }
+  },
+);
+
+defineCheck(
+  {
+    id: 'errors.details.object',
+    requirement: 'ERR-ENVELOPE-002',
+    level: 'MUST',
+    class: 'errors',
+    operation: null,
+    title: 'a refused messaging and a refused billing request carry error.details, when present, as an object',
+  },
+  async ({ api }) => {
+    const refused = [
+      await api.post('/sms/send', { to: 'not-a-phone-number', message: 'cloudcheck details' }),
+      await api.post('/account/alerts', { type: 'cloudcheck-no-such-type', threshold: 1, condition: 'greater_than', notification_methods: ['email'] }),
+    ];
+    for (const res of refused) {
+      const line = `${res.exchange.request.method} ${new URL(res.exchange.request.url).pathname}`;
+      expect(res.status >= 400 && res.status < 500, `${line} should be refused, got ${res.status}`).toBe(true);
+      const { details } = expectErrorEnvelope(res);
+      if (details !== undefined) {
+        expect(typeof details === 'object' && details !== null && !Array.isArray(details), `${line}: error.details ${JSON.stringify(details)} is a JSON object`).toBe(true);
+      }
+    }
+  },
+);
