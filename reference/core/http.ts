@@ -295,17 +295,17 @@ const OTHER_CODES: Partial<Record<ErrorCode, string>> = {
 };
 
 /** Answers an error in the envelope, as the active faults and variants shape it. */
-export function sendError(ctx: ReferenceContext, reply: FastifyReply, apiError: ApiError): void {
+export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: ApiError): void {
+  const request = reply.request;
+  // Fault `errors-409-outside-storage`: a DELETE of something gone answers 409 outside storage too.
+  const conflict = ctx.faults.has('errors-409-outside-storage') && given.status === 404 && request.method === 'DELETE' && request.area !== undefined && request.area !== 'storage';
+  const apiError = conflict ? new ApiError('conflict', 'The resource is already gone.') : given;
   let status = apiError.status;
   if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
   if (status === 422 && ctx.variants.has('validation-400')) status = 400;
-  const request = reply.request;
-  if (ctx.faults.has('errors-409-outside-storage') && status === 404 && request.method === 'DELETE' && request.area !== undefined && request.area !== 'storage') {
-    apiError = new ApiError('conflict', 'The resource is already gone.');
-    status = 409;
-  }
   const body = apiError.toBody(ctx.faults.has('errors-envelope-renamed'));
   const details = apiError.details;
+  // Fault `errors-details-array`: messaging and billing details in the compute shape.
   if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {
     (body.error as Record<string, unknown>).details = [{ field: String(details.field), message: String(details.message) }];
   }

@@ -79,8 +79,8 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
         const entry = listingView(object);
         if (ctx.faults.has('object-listing-content-type-default')) entry.content_type = DEFAULT_CONTENT_TYPE;
         if (!ctx.faults.has('object-listing-storage-class-missing')) return entry;
-        const { storage_class: _dropped, ...rest } = entry;
-        return rest;
+        const { storage_class: _dropped, ...withoutClass } = entry;
+        return withoutClass;
       }),
       is_truncated: listing.isTruncated && !ctx.faults.has('object-listing-never-truncated'),
       next_marker: listing.nextMarker,
@@ -225,8 +225,8 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     checkAnnouncedLength(request);
     const part = await rest(() => store.uploadPart(account, bucket, key, uploadId, partNumber, request.raw, ctx.options.objectLimit));
     if (ctx.faults.has('multipart-part-etag-missing')) {
-      const { etag: _dropped, ...rest } = partView(part);
-      return reply.status(200).send({ part: rest });
+      const { etag: _dropped, ...withoutEtag } = partView(part);
+      return reply.status(200).send({ part: withoutEtag });
     }
     void reply.header('etag', part.etag);
     return reply.status(200).send({ part: partView(part) });
