@@ -4,10 +4,10 @@
  * and the reference tests. Validators (ajv) live in validators.ts and are re-exported here.
  */
 import { fileURLToPath } from 'node:url';
-import { bundle, createConfig } from '@redocly/openapi-core';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { AREAS } from '../src/model/classes.ts';
 import type { Area } from '../src/model/classes.ts';
+import { cachedJson, contentKey, packageVersion } from './cache.ts';
 import type { HttpMethod } from './endpoint-inventory.ts';
 
 export type { HttpMethod } from './endpoint-inventory.ts';
@@ -134,6 +134,8 @@ const METHODS: readonly HttpMethod[] = ['GET', 'PUT', 'POST', 'DELETE', 'HEAD'];
 
 /** The entry file of the document, resolved from this module (never from the working directory). */
 export const OPENAPI_ENTRY = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
+/** The files openapi.yaml refers to. */
+const OPENAPI_DIR = fileURLToPath(new URL('./openapi', import.meta.url));
 
 let cached: Promise<ApiModel> | undefined;
 
@@ -154,6 +156,8 @@ export function loadOpenApi(): Promise<ApiModel> {
  * "Message" or "NotFound", and it resolves refs the same way the linter does.
  */
 export async function bundleOpenApi(entry: string = OPENAPI_ENTRY): Promise<OpenAPIV3_1.Document> {
+  // Imported here, not at the top: with the bundle cached (cache.ts), most processes never need it.
+  const { bundle, createConfig } = await import('@redocly/openapi-core');
   const config = await createConfig({});
   const result = await bundle({ ref: entry, config, dereference: false });
   const unresolved = result.problems.filter((p) => p.severity === 'error');
@@ -164,7 +168,9 @@ export async function bundleOpenApi(entry: string = OPENAPI_ENTRY): Promise<Open
 }
 
 async function buildModel(): Promise<ApiModel> {
-  const document = await bundleOpenApi();
+  // The bundled document is the same for every process of a run until a spec file changes.
+  const key = contentKey([OPENAPI_ENTRY, OPENAPI_DIR], `redocly ${packageVersion('@redocly/openapi-core')}`);
+  const document = await cachedJson('openapi-bundle', key, () => bundleOpenApi());
   const dereferenced = dereference(document);
   const operations = collectOperations(dereferenced);
   const byKey = new Map(operations.map((op) => [op.key, op]));

@@ -12,6 +12,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import type { Requirement } from '../src/model/requirement.ts';
+import { cachedJsonSync, contentKey, packageVersion } from './cache.ts';
 
 export type { Requirement } from '../src/model/requirement.ts';
 export type { ConformanceClass, Level } from '../src/model/classes.ts';
@@ -129,7 +130,10 @@ let byId: Map<string, CatalogueEntry> | undefined;
 /** Every entry of spec/requirements.yaml, retired ones included (parsed once, then cached). */
 export function loadCatalogue(): CatalogueEntry[] {
   if (!catalogue) {
-    catalogue = parseRequirements(readFileSync(fileURLToPath(CATALOGUE_URL), 'utf8'));
+    // Validated once per content (cache.ts): every process of a run loads the catalogue.
+    const file = fileURLToPath(CATALOGUE_URL);
+    const key = contentKey([file, fileURLToPath(SCHEMA_URL)], `yaml ${packageVersion('yaml')} ajv ${packageVersion('ajv')}`);
+    catalogue = cachedJsonSync('requirements', key, () => parseRequirements(readFileSync(file, 'utf8')));
     // Frozen: the cache is shared by every caller, so no caller may edit it for the others.
     for (const entry of catalogue) {
       Object.freeze(entry.operations);
