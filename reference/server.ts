@@ -86,6 +86,18 @@ export function listFaults(): FaultDefinition[] {
   return [...CORE_FAULTS, ...PAGINATION_FAULTS, ...EVENT_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
 }
 
+/**
+ * Where each fault lives: an area plugin's name, `s3`, or `core` for the shared pipeline
+ * (authentication, limits, errors, pagination, events), whose faults touch every area.
+ */
+export function faultOrigins(): Map<string, string> {
+  const origins = new Map<string, string>();
+  for (const f of [...CORE_FAULTS, ...PAGINATION_FAULTS, ...EVENT_FAULTS]) origins.set(f.name, 'core');
+  for (const area of AREAS) for (const f of area.faults) origins.set(f.name, area.name);
+  for (const f of S3_FAULTS) origins.set(f.name, 's3');
+  return origins;
+}
+
 export function listVariants(): VariantDefinition[] {
   return [...CORE_VARIANTS, ...AREAS.flatMap((area) => area.variants ?? [])];
 }

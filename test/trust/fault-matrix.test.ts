@@ -21,22 +21,27 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listFaults } from '../../reference/server.ts';
-import type { FaultPlan, Handle, Outcome } from './matrix.ts';
-import { DOC_PATH, FLOWS_BLIND, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, MUST_DETECT, REGENERATE, RUN_ENV, flowSpecFiles, flowsOf, listSuiteChecks, planFaults, startFault, startRun, suiteFlows } from './matrix.ts';
+import type { FaultPlan, Outcome } from './matrix.ts';
+import { DOC_PATH, FLOWS_BLIND, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, MUST_DETECT, REGENERATE, RUN_ENV, flowSpecFiles, flowsOf, listSuiteChecks, planBatches, planFaults, startBatch, startRun, suiteFlows } from './matrix.ts';
 import { parseRows, renderFlows, renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
 
 const GROUPS = 4;
 const FAULTS = listFaults().map((f) => f.name);
-const groups: string[][] = Array.from({ length: GROUPS }, (_, g) => FAULTS.filter((_f, i) => i % GROUPS === g));
 
-let plans: Promise<Map<string, FaultPlan>> | undefined;
-function planOf(fault: string): Promise<FaultPlan> {
-  plans ??= listSuiteChecks().then((checks) => new Map(planFaults(checks).map((p) => [p.fault, p])));
-  return plans.then((m) => m.get(fault)!);
+// The plans and their batches (planBatches: faults that cannot interact share a run, which keeps
+// npm test short as faults are added), the same in the runner and every worker. Whole batches go
+// to a group, so no run is started twice.
+const PLANS = new Map(planFaults(await listSuiteChecks()).map((p) => [p.fault, p]));
+const BATCHES = planBatches([...PLANS.values()]);
+const groups: FaultPlan[][][] = Array.from({ length: GROUPS }, (_, g) => BATCHES.filter((_b, i) => i % GROUPS === g));
+
+function planOf(fault: string): FaultPlan {
+  return PLANS.get(fault)!;
 }
 
-/** Runs started in this worker, by fault. */
-const started = new Map<string, Handle>();
+/** Runs started in this worker, by batch (its first fault). */
+const started = new Map<string, { promise: Promise<Map<string, Outcome>>; cancel(): void }>();
+/** Faults whose test has read its outcome; a batch's report dir goes when all of them have. */
 const consumed = new Set<string>();
 
 function concurrency(info: TestInfo): number {
@@ -45,17 +50,18 @@ function concurrency(info: TestInfo): number {
   return Math.max(2, Math.round((2 * availableParallelism()) / Math.max(1, info.config.workers)));
 }
 
-async function outcomeOf(group: string[], index: number, info: TestInfo): Promise<Outcome> {
-  const window = group.slice(index, index + concurrency(info));
-  for (const fault of window) {
-    if (started.has(fault)) continue;
+async function outcomeOf(group: FaultPlan[][], index: number, fault: string, info: TestInfo): Promise<Outcome> {
+  for (const batch of group.slice(index, index + concurrency(info))) {
+    const key = batch[0]!.fault;
+    if (started.has(key)) continue;
     // A temp dir of its own, not this test's output dir: another Playwright run of test/ in the
-    // same tree wipes test-results/ when it starts. The consuming test attaches the report and
-    // removes the dir.
-    started.set(fault, startFault(await planOf(fault), mkdtempSync(join(tmpdir(), `cloudcheck-matrix-${fault}-`))));
+    // same tree wipes test-results/ when it starts.
+    started.set(key, startBatch(batch, mkdtempSync(join(tmpdir(), `cloudcheck-matrix-${key}-`))));
   }
-  consumed.add(group[index]!);
-  return started.get(group[index]!)!.promise;
+  const outcome = (await started.get(group[index]![0]!.fault)!.promise).get(fault)!;
+  consumed.add(fault);
+  if (group[index]!.every((p) => consumed.has(p.fault))) setTimeout(() => rmSync(outcome.reportDir, { recursive: true, force: true }), 1000).unref();
+  return outcome;
 }
 
 function committedDoc(): string {
@@ -69,22 +75,22 @@ groups.forEach((group, g) => {
     test.describe.configure({ mode: 'default', timeout: 360_000 });
 
     test.afterAll(() => {
-      for (const [fault, handle] of started) {
-        if (consumed.has(fault)) continue;
+      for (const [key, handle] of started) {
+        const batch = group.find((b) => b[0]!.fault === key);
+        if (!batch || batch.every((p) => consumed.has(p.fault))) continue;
         handle.cancel();
-        void handle.promise.then((o) => rmSync(o.reportDir, { recursive: true, force: true })).catch(() => undefined);
+        void handle.promise.then((m) => rmSync(m.get(key)!.reportDir, { recursive: true, force: true })).catch(() => undefined);
       }
     });
 
-    group.forEach((fault, i) => {
-      test(`fault ${fault} is detected`, async () => {
+    group.forEach((batch, i) => batch.forEach(({ fault }) => {
+      test(`fault ${fault} is detected${batch.length > 1 ? ` (a run shared with ${batch.length - 1} other${batch.length > 2 ? 's' : ''})` : ''}`, async () => {
         const info = test.info();
-        const plan = await planOf(fault);
+        const plan = planOf(fault);
         const checks = await listSuiteChecks();
-        const outcome = await outcomeOf(group, i, info);
+        const outcome = await outcomeOf(group, i, fault, info);
         const report = join(outcome.reportDir, 'report.json');
         if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
-        rmSync(outcome.reportDir, { recursive: true, force: true });
         const context = `${plan.mode === 'load' ? `cloudcheck load ${plan.load!.profile}` : `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}`} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
         info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
         if (KNOWN_UNDETECTED[fault] !== undefined) {
@@ -105,7 +111,7 @@ groups.forEach((group, g) => {
         const row = committedDoc().split('\n').find((l) => l.startsWith(rowPrefix(fault)));
         expect(row, STALE).toBe(renderRow(plan, outcome, checks));
       });
-    });
+    }));
   });
 });
 
@@ -132,7 +138,7 @@ test('the exception lists name known faults (and flows) only', async () => {
   const known = new Set(FAULTS);
   for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES), ...Object.keys(MUST_DETECT), ...Object.keys(FLOWS_BLIND)]) expect(known, `${name} is a fault of listFaults()`).toContain(name);
   for (const [name, reason] of Object.entries(KNOWN_UNDETECTED)) expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
-  for (const [name, { flows }] of Object.entries(FLOWS_BLIND)) expect((await planOf(name)).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
+  for (const [name, { flows }] of Object.entries(FLOWS_BLIND)) expect(planOf(name).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
 });
 
 test('every flow of suites/flows/ detects at least one fault', async () => {

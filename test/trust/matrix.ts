@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoadCommand } from '../../load/command.ts';
 import type { LoadReport } from '../../load/result.ts';
-import { listFaults } from '../../reference/server.ts';
+import { faultOrigins, listFaults } from '../../reference/server.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
 import type { ConformanceClass, Level } from '../../src/model/classes.ts';
@@ -413,6 +413,78 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
 export function startFault(plan: FaultPlan, reportDir: string): Handle {
   if (plan.mode === 'load') return startLoad(plan, reportDir);
   return startRun({ grep: plan.grep, faults: [plan.fault], strict: plan.strict, reportDir, env: plan.env, requirement: plan.requirement, label: plan.fault });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared runs (npm test): faults that cannot interact run together, one run per batch.
+
+/** At most this many faults share one run. */
+const BATCH_SIZE = 4;
+
+/**
+ * Faults that share one `cloudcheck run` in the test (docs/fault-matrix.md is still generated
+ * from one run per fault). Two faults may share a run when they cannot interact: each lives in
+ * another area plugin of the reference server (never the shared core, whose faults touch every
+ * area), their requirements are of other classes, and their greps select no common flow. The test
+ * then holds each fault's row of the batch to the committed row of its own solo run, so an
+ * interaction the rule missed still fails it.
+ */
+export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
+  const origins = faultOrigins();
+  const batches: Array<{ plans: FaultPlan[]; origins: Set<string>; classes: Set<string>; flows: Set<string> }> = [];
+  for (const plan of plans) {
+    const origin = origins.get(plan.fault) ?? 'core';
+    const shareable = plan.mode === 'run' && !plan.strict && origin !== 'core' && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
+    const flows = new Set(plan.flows);
+    const batch = shareable
+      ? batches.find((b) => b.plans.length < BATCH_SIZE && !b.origins.has(origin) && !b.classes.has(plan.class) && [...flows].every((f) => !b.flows.has(f)) && b.origins.size > 0)
+      : undefined;
+    if (batch) {
+      batch.plans.push(plan);
+      batch.origins.add(origin);
+      batch.classes.add(plan.class);
+      for (const f of flows) batch.flows.add(f);
+    } else {
+      // An unshareable fault gets a batch of its own (empty origins: nothing joins it).
+      batches.push({ plans: [plan], origins: shareable ? new Set([origin]) : new Set(), classes: new Set([plan.class]), flows });
+    }
+  }
+  return batches.map((b) => b.plans);
+}
+
+/** One run for a batch; each fault's outcome is read from it as if the fault had run alone. */
+export function startBatch(batch: readonly FaultPlan[], reportDir: string): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
+  if (batch.length === 1) {
+    const handle = startFault(batch[0]!, reportDir);
+    return { promise: handle.promise.then((o) => new Map([[o.fault, o]])), cancel: () => handle.cancel() };
+  }
+  const handle = startRun({
+    grep: batch.map((p) => `(?:${p.grep})`).join('|'),
+    faults: batch.map((p) => p.fault),
+    strict: false,
+    reportDir,
+    label: batch.map((p) => p.fault).join('+'),
+  });
+  const promise = handle.promise.then((run) => {
+    const requirements = new Set(batch.map((p) => p.requirement));
+    // A failure on a requirement none of the batch's faults breaks is every fault's problem.
+    const foreign = run.failed.filter((c) => !requirements.has(c.requirement));
+    return new Map(
+      batch.map((plan) => {
+        const detectedBy = run.failed.filter((c) => c.requirement === plan.requirement && c.classification !== 'environment').map((c) => c.id).sort();
+        const outcome: Outcome = {
+          ...run,
+          fault: plan.fault,
+          detectedBy,
+          detected: run.exit === 1 && detectedBy.length > 0,
+          failed: [...run.failed.filter((c) => c.requirement === plan.requirement), ...foreign],
+          summary: `shared run of ${batch.map((p) => p.fault).join(', ')}\n${run.summary}`,
+        };
+        return [plan.fault, outcome] as const;
+      }),
+    );
+  });
+  return { promise, cancel: () => handle.cancel() };
 }
 
 /** Runs every plan with at most `concurrency` at a time (the generator; the test schedules its own). */
