@@ -151,6 +151,13 @@ export interface ClientOptions {
 
 const SMS_SENDS = /^\/sms\/(send|bulk|send-template)\/?$/;
 const CHARGING = [/^\/account\/wallets\/topup\/?$/, /^\/account\/payment-methods\/?$/];
+/** A payment method of the account, which only a run with --allow-charges may delete. */
+const PAYMENT_METHOD = /^\/account\/payment-methods\/[^/]+\/?$/;
+
+/** Requests that move money or change how the account pays (design notes, Safety). */
+function movesMoney(method: string, relPath: string): boolean {
+  return (method === 'POST' && CHARGING.some((re) => re.test(relPath))) || (method === 'DELETE' && PAYMENT_METHOD.test(relPath));
+}
 
 export function isTextContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
@@ -287,7 +294,7 @@ export class ApiClient {
       // did not set it): sending it would blame the target for cloudcheck's own error.
       throw new CloudcheckError(`cloudcheck built ${method} ${relPath} from a missing value ("${unset[1]}"): a step that should have produced it did not run or did not set it`);
     }
-    if (!absolute && method === 'POST' && CHARGING.some((re) => re.test(relPath)) && !this.settings.allowCharges) {
+    if (!absolute && movesMoney(method, relPath) && !this.settings.allowCharges) {
       throw new PrerequisiteMissingError(`${method} ${relPath} moves money and the run does not have --allow-charges`);
     }
     const explicitKey = options.key !== undefined || options.authorization !== undefined || absolute;

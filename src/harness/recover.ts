@@ -32,7 +32,9 @@ export async function recoverFromJournals(
   const { alive, leaks } = foldJournal(readJournalLines(dir));
   if (alive.length === 0) return { deleted: 0, leaks };
   const client = new ApiClient({
-    settings: { target: settings.target, keys: settings.keys, liveSms: false, allowCharges: false, timeoutScale: settings.timeoutScale ?? 1 },
+    // Deleting what the run itself created (a payment method journalled by a run with
+    // --allow-charges) is cleanup, not a charge; recovery sends nothing else.
+    settings: { target: settings.target, keys: settings.keys, liveSms: false, allowCharges: true, timeoutScale: settings.timeoutScale ?? 1 },
     budgets: {
       main: new Budget([settings.keys.main], { maxWaitMs: 10_000 }),
       alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs: 10_000 }) : null,
