@@ -54,3 +54,36 @@ function line(res: ApiResponse): string {
 function short(text: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
+
+/** A field's type as the specification's resource tables give it. */
+export type FieldType = 'string' | 'integer' | 'timestamp' | 'string[]' | 'string|null';
+
+function fieldIs(record: Json, name: string, type: FieldType): boolean {
+  if (!(name in record)) return false;
+  const value = record[name];
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'timestamp':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+    case 'string[]':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'string|null':
+      return value === null || typeof value === 'string';
+  }
+}
+
+/**
+ * Asserts that a record carries each field with its type (Resources and their fields); fields it
+ * carries beyond these are its business. The message lists every wrong or absent field at once.
+ */
+export function expectFields(record: unknown, fields: Record<string, FieldType>, what: string): void {
+  expect(isObject(record), `${what} should be a JSON object`).toBe(true);
+  const r = record as Json;
+  const wrong = Object.entries(fields)
+    .filter(([name, type]) => !fieldIs(r, name, type))
+    .map(([name, type]) => `${name} should be ${type}, is ${name in r ? JSON.stringify(r[name]) : 'absent'}`);
+  expect(wrong, `${what}: fields absent or of another type`).toEqual([]);
+}

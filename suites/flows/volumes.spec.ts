@@ -4,7 +4,7 @@
  * cannot be restored smaller than itself; a restore makes a new volume; delete removes it.
  */
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { expectResource, listOf, resourceOf } from '../../src/harness/resource.ts';
+import { expectFields, expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
@@ -48,6 +48,15 @@ async function listVolumeIds(api: ApiClient): Promise<string[]> {
   const res = await api.get('/storage/volumes');
   expectStatus(res, 200);
   return res.json<{ volumes: Volume[] }>().volumes.map((v) => v.id);
+}
+
+/** The flow's volume as GET /storage/volumes lists it (however the list is wrapped). */
+async function listedVolume(api: ApiClient, id: string): Promise<Volume> {
+  const res = await api.get('/storage/volumes');
+  expectSuccess(res);
+  const volume = (listOf<Volume>(res.body, 'volumes') ?? []).find((v) => v.id === id);
+  expect(volume, `GET /storage/volumes lists the volume ${id}`).toBeTruthy();
+  return volume!;
 }
 
 /** Records a volume the target created (also one it should have refused) so teardown removes it. */
@@ -100,6 +109,37 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       expect(volumeOf(res.body)).toMatchObject({ name: request.name, size: 10, region: state.region, tags: request.tags });
       expect(await getVolume(api, state.volumeId)).toMatchObject({ name: request.name, size: 10, region: state.region, tags: request.tags });
       state.size = 10;
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.fields`,
+      requirement: 'VOL-FLD-001',
+      level: 'MUST',
+      operation: 'GET /storage/volumes',
+      title: 'the listed volume carries id, name, region, status, size, filesystem, created_at and tags with their types',
+    },
+    async ({ api, state }) => {
+      const volume = await listedVolume(api, state.volumeId);
+      expectFields(volume, { id: 'string', name: 'string', region: 'string', status: 'string', size: 'integer', created_at: 'timestamp', tags: 'string[]' }, 'GET /storage/volumes');
+      expect(['ext4', 'xfs'], 'filesystem').toContain(volume.filesystem);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.attached-to-present`,
+      requirement: 'VOL-FLD-002',
+      level: 'MUST',
+      operation: 'GET /storage/volumes/{volume_id}',
+      title: 'a volume that is not attached carries attached_to null, in the list and alone',
+    },
+    async ({ api, state }) => {
+      for (const [what, volume] of [['GET /storage/volumes', await listedVolume(api, state.volumeId)], ['GET /storage/volumes/{volume_id}', await getVolume(api, state.volumeId)]] as const) {
+        expect(Object.keys(volume), `${what}: the record carries attached_to`).toContain('attached_to');
+        expect(volume.attached_to, `${what}: attached_to of a volume not attached`).toBeNull();
+      }
     },
   );
 

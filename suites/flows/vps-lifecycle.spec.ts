@@ -6,7 +6,7 @@
  */
 import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
-import { expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
+import { expectFields, expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
 import type { ComputeCatalogue, Vps } from './_compute.ts';
@@ -120,6 +120,35 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     async ({ state }) => {
       const { region, image, size } = state.catalogue;
       expect(state.created).toMatchObject({ name: state.name, region, image, size: size.slug, tags: state.tags });
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.fields`,
+      requirement: 'VPS-FLD-001',
+      level: 'MUST',
+      operation: 'GET /vps/{vps_id}',
+      title: 'the VPS record carries id, name, status, region, image, size, vcpus, memory, disk, created_at and tags with their types',
+    },
+    async ({ api, state }) => {
+      const vps = expectResource(await api.get(`/vps/${encodeURIComponent(state.vpsId)}`), 'vps');
+      const types = { id: 'string', name: 'string', status: 'string', region: 'string', image: 'string', size: 'string', vcpus: 'integer', memory: 'integer', disk: 'integer', created_at: 'timestamp', tags: 'string[]' } as const;
+      expectFields(vps, types, `GET /vps/${state.vpsId}`);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.ips-present`,
+      requirement: 'VPS-FLD-002',
+      level: 'MUST',
+      operation: 'GET /vps/{vps_id}',
+      title: 'the VPS record always carries ip_address and private_ip, each a string or null',
+    },
+    async ({ api, state }) => {
+      const vps = expectResource(await api.get(`/vps/${encodeURIComponent(state.vpsId)}`), 'vps');
+      expectFields(vps, { ip_address: 'string|null', private_ip: 'string|null' }, `GET /vps/${state.vpsId}`);
     },
   );
 

@@ -26,8 +26,8 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.projects': 8,
   'flow.template-send': 6,
   'flow.test-mode-numbers': 8,
-  'flow.volumes': 10,
-  'flow.vps-lifecycle': 18,
+  'flow.volumes': 12,
+  'flow.vps-lifecycle': 20,
   'flow.webhooks': 8,
 };
 

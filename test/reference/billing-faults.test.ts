@@ -16,6 +16,9 @@ type Check = (a: Api, server: RunningReference, accountId: string) => Promise<vo
 const defaultPm = async (a: Api) => json<{ payment_methods: Array<{ id: string }> }>(await a.call('GET', '/account/payment-methods')).payment_methods[0]?.id;
 
 const CHECKS: Record<string, Check> = {
+  'account-status-other': async (a) => {
+    expect(json<{ account: { status: string } }>(await a.call('GET', '/account')).account.status).toBe('enabled');
+  },
   'account-update-ignored': async (a) => {
     await a.call('PUT', '/account', { name: 'Changed' });
     expect(json<{ account: { name: string } }>(await a.call('GET', '/account')).account.name).not.toBe('Changed');

@@ -26,6 +26,19 @@ test('every compute fault is registered with the server and names a requirement'
 });
 
 const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
+  'vps-get-vcpus-string': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(typeof vps.vcpus).toBe('number');
+    const got = json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps;
+    expect([typeof got.vcpus, typeof got.memory, typeof got.disk]).toEqual(['string', 'string', 'string']);
+  },
+  'vps-get-ips-omitted': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(vps.private_ip).toBeNull();
+    const got = json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps;
+    expect(Object.keys(got)).not.toContain('private_ip');
+    expect(Object.keys(got)).not.toContain('ip_address');
+  },
   'vps-created-with-ips': async (api) => {
     const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
     expect(vps.status).toBe('creating');

@@ -15,6 +15,14 @@ test('every volume fault is registered with the server', () => {
 });
 
 const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
+  'volume-list-size-string': async (api) => {
+    await api.op('POST /storage/volumes', { body: VOLUME });
+    expect(json(await api.op('GET /storage/volumes')).volumes[0].size).toBe('10');
+  },
+  'volume-list-attached-to-omitted': async (api) => {
+    await api.op('POST /storage/volumes', { body: VOLUME });
+    expect(Object.keys(json(await api.op('GET /storage/volumes')).volumes[0])).not.toContain('attached_to');
+  },
   'volume-min-size-unchecked': async (api) => {
     const res = await api.op('POST /storage/volumes', { body: { ...VOLUME, size: 0 } });
     expect(res.status).toBe(201);

@@ -15,6 +15,7 @@ export const BILLING_FAULTS = {
   invoicePdfNotPdf: 'invoice-pdf-not-pdf',
   costBreakdownResourcesMissing: 'cost-breakdown-resources-missing',
   trendsMetricOptional: 'trends-metric-optional',
+  accountStatusOther: 'account-status-other',
 } as const;
 
 export const billingFaults: FaultDefinition[] = [
@@ -28,4 +29,5 @@ export const billingFaults: FaultDefinition[] = [
   { name: BILLING_FAULTS.invoicePdfNotPdf, requirement: 'INV-PDF-001', description: 'The invoice PDF is plain text labelled application/pdf.' },
   { name: BILLING_FAULTS.costBreakdownResourcesMissing, requirement: 'BILL-ANA-001', description: 'Cost breakdown entries lack their resources array.' },
   { name: BILLING_FAULTS.trendsMetricOptional, requirement: 'BILL-TRD-001', description: 'GET /account/analytics/trends works without metric (defaults to cost).' },
+  { name: BILLING_FAULTS.accountStatusOther, requirement: 'ACCT-GET-002', description: 'GET /account reports the account of a working key as `enabled` instead of `active`.' },
 ];

@@ -31,7 +31,10 @@ function accountView(account: Account): Record<string, unknown> {
 }
 
 export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
-  app.get('/account', async (request) => ({ account: accountView(authOf(request).account) }));
+  app.get('/account', async (request) => {
+    const account = accountView(authOf(request).account);
+    return { account: ctx.faults.has(BILLING_FAULTS.accountStatusOther) ? { ...account, status: 'enabled' } : account };
+  });
 
   app.put('/account', async (request) => {
     const { account } = authOf(request);

@@ -15,6 +15,8 @@ export const COMPUTE_FAULTS = [
   { name: 'vps-metrics-outside-window', requirement: 'VPS-MET-003', description: 'GET /vps/{vps_id}/metrics starts every series one interval before `start`.' },
   { name: 'image-filter-ignored', requirement: 'IMG-LIST-002', description: 'GET /images ignores `type` and `distribution`: nothing is filtered and an unknown type is accepted.' },
   { name: 'snapshot-delete-ignored', requirement: 'SNAP-DEL-001', description: 'DELETE /snapshots/{snapshot_id} answers 204 but the snapshot stays listed.' },
+  { name: 'vps-get-vcpus-string', requirement: 'VPS-FLD-001', description: 'GET /vps/{vps_id} gives `vcpus`, `memory` and `disk` as strings.' },
+  { name: 'vps-get-ips-omitted', requirement: 'VPS-FLD-002', description: 'GET /vps/{vps_id} leaves `ip_address` and `private_ip` out of the record.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

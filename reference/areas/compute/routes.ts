@@ -80,7 +80,10 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   app.get<VpsParams>('/vps/:vps_id', async (request) => {
     const { account } = authOf(request);
-    return { vps: vpsView(ownVps(account.id, request.params.vps_id)) };
+    const view = vpsView(ownVps(account.id, request.params.vps_id));
+    if (ctx.faults.has('vps-get-vcpus-string')) for (const field of ['vcpus', 'memory', 'disk']) view[field] = String(view[field]);
+    if (ctx.faults.has('vps-get-ips-omitted')) for (const field of ['ip_address', 'private_ip']) delete view[field];
+    return { vps: view };
   });
 
   app.put<VpsParams>('/vps/:vps_id', async (request) => {

@@ -48,6 +48,14 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     return required ? f.integer('size', { required: true, min, max: MAX_VOLUME_GB }) : f.integer('size', { min, max: MAX_VOLUME_GB });
   };
 
+  /** A volume as the list shows it; the two field faults bend the list only. */
+  const listedVolume = (volume: VolumeRecord): Record<string, unknown> => {
+    const view = volumeView(volume);
+    if (ctx.faults.has('volume-list-size-string')) view.size = String(view.size);
+    if (ctx.faults.has('volume-list-attached-to-omitted') && view.attached_to === null) delete view.attached_to;
+    return view;
+  };
+
   app.get('/storage/volumes', async (request) => {
     const { account } = authOf(request);
     const f = queryFields(request.query);
@@ -58,7 +66,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
       .reverse()
       .filter((v) => (region === undefined || v.region === region) && (status === undefined || v.status === status))
       .filter((v) => attached === undefined || (v.attached_to !== null) === attached);
-    return { volumes: volumes.map(volumeView) };
+    return { volumes: volumes.map((v) => listedVolume(v)) };
   });
 
   app.post('/storage/volumes', async (request, reply) => {
