@@ -56,7 +56,7 @@ function short(text: string): string {
 }
 
 /** A field's type as the specification's resource tables give it. */
-export type FieldType = 'string' | 'integer' | 'timestamp' | 'string[]' | 'string|null';
+export type FieldType = 'string' | 'integer' | 'number' | 'timestamp' | 'timestamp|null' | 'string[]' | 'string|null';
 
 function fieldIs(record: Json, name: string, type: FieldType): boolean {
   if (!(name in record)) return false;
@@ -66,12 +66,16 @@ function fieldIs(record: Json, name: string, type: FieldType): boolean {
       return typeof value === 'string';
     case 'integer':
       return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
     case 'timestamp':
       return typeof value === 'string' && !Number.isNaN(Date.parse(value));
     case 'string[]':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
     case 'string|null':
       return value === null || typeof value === 'string';
+    case 'timestamp|null':
+      return value === null || (typeof value === 'string' && !Number.isNaN(Date.parse(value)));
   }
 }
 

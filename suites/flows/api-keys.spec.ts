@@ -8,7 +8,7 @@
  * This flow is about keys, so it names the key of every request itself (no budget, no retries).
  */
 import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import { expectRefused } from '../../src/harness/resource.ts';
+import { expectFields, expectRefused, expectSuccess, listOf } from '../../src/harness/resource.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
@@ -59,6 +59,15 @@ async function writeWith(api: ApiClient, ledger: Ledger, key: string, name: stri
 function expectRefusedWithEnvelope(res: ApiResponse, what: string): void {
   expectRefused(res, what);
   expectErrorEnvelope(res);
+}
+
+/** The listing entry of a key (however the list is wrapped). */
+async function listedKey(api: ApiClient, id: string): Promise<Record<string, unknown>> {
+  const res = await api.get('/account/api-keys');
+  expectSuccess(res);
+  const entry = (listOf<Record<string, unknown>>(res.body, 'api_keys') ?? []).find((k) => k.id === id);
+  expect(entry, `key ${id} is listed`).toBeTruthy();
+  return entry!;
 }
 
 defineFlow<State>({ id: FLOW, class: 'api-keys', title: 'API keys: secret only at creation, new works, revoked, expired and foreign-IP keys refused, read-only' }, (step) => {
@@ -114,6 +123,38 @@ defineFlow<State>({ id: FLOW, class: 'api-keys', title: 'API keys: secret only a
       expect(Object.keys(entry ?? {}), 'no `key` field in the listing').not.toContain('key');
       // Raw text: the secret anywhere in the body (any field, any account) is a leak.
       expect(res.text.includes(state.main.key), 'the secret appears nowhere in the listing body').toBe(false);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.last-used`,
+      requirement: 'KEY-LIST-003',
+      level: 'MUST',
+      operation: 'GET /account/api-keys',
+      title: 'after the key was used, its listing entry reports that use in last_used',
+    },
+    async ({ api, state }) => {
+      const entry = await listedKey(api, state.main.id);
+      const used = typeof entry.last_used === 'string' ? Date.parse(entry.last_used) : Number.NaN;
+      expect(Number.isNaN(used), `last_used of a key that served requests is a timestamp, is ${JSON.stringify(entry.last_used)}`).toBe(false);
+      // Not before the key existed (seconds of clock rounding allowed).
+      expect(used, 'last_used is not before created_at').toBeGreaterThanOrEqual(Date.parse(state.main.created_at) - 2_000);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.listing-fields`,
+      requirement: 'KEY-FLD-001',
+      level: 'MUST',
+      operation: 'GET /account/api-keys',
+      title: 'the listing entry carries id, name, prefix, permissions, last_used, created_at and expires_at with their types',
+    },
+    async ({ api, state }) => {
+      const entry = await listedKey(api, state.main.id);
+      const types = { id: 'string', name: 'string', prefix: 'string', permissions: 'string[]', last_used: 'timestamp', created_at: 'timestamp', expires_at: 'timestamp|null' } as const;
+      expectFields(entry, types, 'GET /account/api-keys');
     },
   );
 

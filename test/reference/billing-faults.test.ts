@@ -75,6 +75,14 @@ const CHECKS: Record<string, Check> = {
   'project-budget-limit-returned': async (a) => {
     expect(json<{ project: Record<string, unknown> }>(await a.call('POST', '/projects', { name: 'p', budget_limit: 5 })).project).toHaveProperty('budget_limit', 5);
   },
+  'key-listing-permissions-text': async (a) => {
+    const keys = json<{ api_keys: Array<{ permissions: unknown }> }>(await a.call('GET', '/account/api-keys')).api_keys;
+    expect(typeof keys[0]?.permissions).toBe('string');
+  },
+  'key-last-used-never-set': async (a) => {
+    const keys = json<{ api_keys: Array<{ last_used: unknown }> }>(await a.call('GET', '/account/api-keys')).api_keys;
+    expect(keys.map((k) => k.last_used)).toEqual(keys.map(() => null));
+  },
   'key-secret-in-listing': async (a) => {
     const created = json<{ api_key: { key: string } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).api_key;
     expect((await a.call('GET', '/account/api-keys')).text).toContain(created.key);

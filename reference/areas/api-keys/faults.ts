@@ -9,10 +9,14 @@ export const KEY_FAULTS = {
   secretInListing: 'key-secret-in-listing',
   revokeIgnored: 'key-revoke-ignored',
   expiresAtDropped: 'key-expires-at-dropped',
+  permissionsAsText: 'key-listing-permissions-text',
+  lastUsedNeverSet: 'key-last-used-never-set',
 } as const;
 
 export const apiKeyFaults: FaultDefinition[] = [
   { name: KEY_FAULTS.secretInListing, requirement: 'KEY-LIST-002', description: 'GET /account/api-keys shows the full secret in `key`.' },
   { name: KEY_FAULTS.revokeIgnored, requirement: 'KEY-DEL-001', description: 'A revoked key stops working but is still listed.' },
   { name: KEY_FAULTS.expiresAtDropped, requirement: 'KEY-FLD-002', description: 'expires_at given at creation is reported as null.' },
+  { name: KEY_FAULTS.permissionsAsText, requirement: 'KEY-FLD-001', description: 'GET /account/api-keys lists permissions as one comma-separated string ("read,write").' },
+  { name: KEY_FAULTS.lastUsedNeverSet, requirement: 'KEY-LIST-003', description: 'GET /account/api-keys reports last_used null whether or not the key was used.' },
 ];

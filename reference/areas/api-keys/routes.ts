@@ -38,7 +38,12 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     const { account } = authOf(request);
     const keys = [...ctx.accounts.keysOf(account.id), ...ghosts(account.id).revokedButListed];
     const withSecret = ctx.faults.has(KEY_FAULTS.secretInListing);
-    return { api_keys: keys.map((key) => listingView(key, withSecret)) };
+    const listed = keys.map((key) => listingView(key, withSecret));
+    for (const view of listed) {
+      if (ctx.faults.has(KEY_FAULTS.permissionsAsText)) view.permissions = (view.permissions as string[]).join(',');
+      if (ctx.faults.has(KEY_FAULTS.lastUsedNeverSet)) view.last_used = null;
+    }
+    return { api_keys: listed };
   });
 
   app.post('/account/api-keys', async (request, reply) => {
