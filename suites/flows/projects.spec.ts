@@ -5,7 +5,7 @@
  * project and find its resources gone ("removes the project and all its resources").
  */
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { resourceOf } from '../../src/harness/resource.ts';
+import { expectFields, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { computeCatalogue } from './_compute.ts';
 
@@ -96,6 +96,24 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
     async ({ api, state }) => {
       expect(state.created, 'the creation response').not.toHaveProperty('budget_limit');
       expect(await getProject(api, state.projectId), 'GET /projects/{project_id}').not.toHaveProperty('budget_limit');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.fields`,
+      requirement: 'PROJ-FLD-001',
+      level: 'MUST',
+      operation: 'GET /projects',
+      title: 'the listed project carries id, name, description, status, region, currency, created_at, resource_count and monthly_cost with their types',
+    },
+    async ({ api, state }) => {
+      const res = await api.get('/projects');
+      expectSuccess(res);
+      const project = (listOf<Record<string, unknown>>(res.body, 'projects') ?? []).find((p) => p.id === state.projectId);
+      expect(project, `GET /projects lists ${state.projectId}`).toBeTruthy();
+      const types = { id: 'string', name: 'string', description: 'string', status: 'string', region: 'string', currency: 'string', created_at: 'timestamp', resource_count: 'integer', monthly_cost: 'number' } as const;
+      expectFields(project, types, 'GET /projects');
     },
   );
 

@@ -23,7 +23,7 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.multipart-upload': 11,
   'flow.objects-listing': 12,
   'flow.presigned-urls': 9,
-  'flow.projects': 8,
+  'flow.projects': 9,
   'flow.template-send': 6,
   'flow.test-mode-numbers': 8,
   'flow.volumes': 12,

@@ -75,6 +75,11 @@ const CHECKS: Record<string, Check> = {
   'project-budget-limit-returned': async (a) => {
     expect(json<{ project: Record<string, unknown> }>(await a.call('POST', '/projects', { name: 'p', budget_limit: 5 })).project).toHaveProperty('budget_limit', 5);
   },
+  'project-list-cost-text': async (a) => {
+    await a.call('POST', '/projects', { name: 'p' });
+    const listed = json<{ projects: Array<{ monthly_cost: unknown; resource_count: unknown }> }>(await a.call('GET', '/projects')).projects[0];
+    expect([typeof listed?.monthly_cost, typeof listed?.resource_count]).toEqual(['string', 'string']);
+  },
   'key-listing-permissions-text': async (a) => {
     const keys = json<{ api_keys: Array<{ permissions: unknown }> }>(await a.call('GET', '/account/api-keys')).api_keys;
     expect(typeof keys[0]?.permissions).toBe('string');

@@ -49,7 +49,9 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/projects', async (request) => {
     const { account } = authOf(request);
     const projects = [...projectsState(ctx, account.id).projects.values()].reverse();
-    return { projects: projects.map((p) => view(account.id, account.currency, p)) };
+    const listed = projects.map((p) => view(account.id, account.currency, p));
+    if (ctx.faults.has(PROJECT_FAULTS.listCostText)) for (const v of listed) Object.assign(v, { monthly_cost: String(v.monthly_cost), resource_count: String(v.resource_count) });
+    return { projects: listed };
   });
 
   app.post('/projects', async (request, reply) => {
