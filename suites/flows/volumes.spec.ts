@@ -199,6 +199,37 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
 
   step(
     {
+      id: `${FLOW}.list-filters`,
+      requirement: 'VOL-LIST-002',
+      level: 'MUST',
+      operation: 'GET /storage/volumes',
+      title: 'GET /storage/volumes filtered by region, status and attached lists only matching volumes',
+    },
+    async ({ api, state }) => {
+      const volume = await getVolume(api, state.volumeId);
+      const listed = async (query: Record<string, string>): Promise<Volume[]> => {
+        const res = await api.get('/storage/volumes', { query });
+        expectSuccess(res);
+        return listOf<Volume>(res.body, 'volumes') ?? [];
+      };
+      // The flow's volume is attached now: matching filters list it, and only matching volumes.
+      const filters: Array<[query: Record<string, string>, matches: (v: Volume) => boolean]> = [
+        [{ region: volume.region }, (v) => v.region === volume.region],
+        [{ status: volume.status }, (v) => v.status === volume.status],
+        [{ attached: 'true' }, (v) => v.attached_to !== null],
+      ];
+      for (const [query, matches] of filters) {
+        const items = await listed(query);
+        expect(items.map((v) => v.id), `GET /storage/volumes ${JSON.stringify(query)} lists the flow's volume`).toContain(state.volumeId);
+        expect(items.filter((v) => !matches(v)).map((v) => v.id), `GET /storage/volumes ${JSON.stringify(query)} lists only matching volumes`).toEqual([]);
+      }
+      const unattached = await listed({ attached: 'false' });
+      expect(unattached.map((v) => v.id), 'GET /storage/volumes {"attached":"false"} leaves the attached volume out').not.toContain(state.volumeId);
+    },
+  );
+
+  step(
+    {
       id: `${FLOW}.detach`,
       requirement: 'VOL-DET-001',
       level: 'MUST',

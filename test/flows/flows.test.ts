@@ -26,7 +26,7 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.projects': 9,
   'flow.template-send': 6,
   'flow.test-mode-numbers': 8,
-  'flow.volumes': 12,
+  'flow.volumes': 13,
   'flow.vps-lifecycle': 20,
   'flow.webhooks': 8,
 };

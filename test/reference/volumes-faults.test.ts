@@ -15,6 +15,10 @@ test('every volume fault is registered with the server', () => {
 });
 
 const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
+  'volume-list-attached-filter-ignored': async (api) => {
+    await api.op('POST /storage/volumes', { body: VOLUME });
+    expect(json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes).toHaveLength(1);
+  },
   'volume-list-size-string': async (api) => {
     await api.op('POST /storage/volumes', { body: VOLUME });
     expect(json(await api.op('GET /storage/volumes')).volumes[0].size).toBe('10');

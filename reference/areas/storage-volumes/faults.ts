@@ -10,6 +10,7 @@ export const VOLUME_FAULTS = [
   { name: 'volume-shrink-accepted', requirement: 'VOL-RSZ-001', description: 'Resize accepts a size equal to or smaller than the current one and applies it.' },
   { name: 'volume-restore-smaller-accepted', requirement: 'VOL-RST-002', description: 'Restore accepts a size smaller than the snapshot.' },
   { name: 'volume-list-size-string', requirement: 'VOL-FLD-001', description: 'GET /storage/volumes lists each volume with `size` as a string ("10").' },
+  { name: 'volume-list-attached-filter-ignored', requirement: 'VOL-LIST-002', description: 'GET /storage/volumes ignores the `attached` filter.' },
   { name: 'volume-list-attached-to-omitted', requirement: 'VOL-FLD-002', description: 'GET /storage/volumes leaves `attached_to` out of a volume that is not attached.' },
 ] as const satisfies readonly FaultDefinition[];
 

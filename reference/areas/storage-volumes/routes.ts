@@ -65,7 +65,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const volumes = [...volumeState(ctx, account.id).volumes.values()]
       .reverse()
       .filter((v) => (region === undefined || v.region === region) && (status === undefined || v.status === status))
-      .filter((v) => attached === undefined || (v.attached_to !== null) === attached);
+      .filter((v) => attached === undefined || ctx.faults.has('volume-list-attached-filter-ignored') || (v.attached_to !== null) === attached);
     return { volumes: volumes.map((v) => listedVolume(v)) };
   });
 
