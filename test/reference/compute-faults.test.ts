@@ -26,6 +26,10 @@ test('every compute fault is registered with the server and names a requirement'
 });
 
 const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
+  'vps-unknown-region-accepted': async (api) => {
+    const res = await api.op('POST /vps', { body: { ...VPS_BODY, region: 'cc-no-such-region' } });
+    expect(res.status).toBe(201);
+  },
   'vps-get-vcpus-string': async (api) => {
     const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
     expect(typeof vps.vcpus).toBe('number');

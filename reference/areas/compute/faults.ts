@@ -17,6 +17,7 @@ export const COMPUTE_FAULTS = [
   { name: 'snapshot-delete-ignored', requirement: 'SNAP-DEL-001', description: 'DELETE /snapshots/{snapshot_id} answers 204 but the snapshot stays listed.' },
   { name: 'vps-get-vcpus-string', requirement: 'VPS-FLD-001', description: 'GET /vps/{vps_id} gives `vcpus`, `memory` and `disk` as strings.' },
   { name: 'vps-get-ips-omitted', requirement: 'VPS-FLD-002', description: 'GET /vps/{vps_id} leaves `ip_address` and `private_ip` out of the record.' },
+  { name: 'vps-unknown-region-accepted', requirement: 'VPS-CRT-007', description: 'POST /vps places a VPS with an unknown region slug in the first region instead of refusing it.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

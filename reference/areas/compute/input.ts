@@ -7,7 +7,7 @@
 import type { ReferenceContext } from '../../core/context.ts';
 import { fieldError } from '../../core/errors.ts';
 import { Fields } from '../../core/validation.ts';
-import { type Image, type Size, findImage, findRegion, findSize } from './catalog.ts';
+import { type Image, REGIONS, type Size, findImage, findRegion, findSize } from './catalog.ts';
 import type { CreateVpsInput } from './service.ts';
 import { computeState } from './store.ts';
 
@@ -71,7 +71,7 @@ export function readCreateVps(ctx: ReferenceContext, accountId: string, body: un
   if (userData !== undefined && Buffer.byteLength(userData, 'utf8') > USER_DATA_MAX_BYTES) fail('user_data', 'user_data must be at most 64 KiB.');
 
   // Then what the values refer to.
-  const region = findRegion(regionSlug);
+  const region = findRegion(regionSlug) ?? (ctx.faults.has('vps-unknown-region-accepted') ? REGIONS[0] : undefined);
   if (!region) fail('region', `region ${JSON.stringify(regionSlug)} is not a region of GET /regions.`);
   if (!region.available || !region.features.includes('vps')) fail('region', `Region ${regionSlug} does not accept new instances.`);
   const image = readImage('image', imageId);
