@@ -46,6 +46,7 @@ interface Transaction {
   amount: number;
   currency: string;
   status: string;
+  created_at: string;
 }
 
 interface State {
@@ -260,6 +261,27 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       for (const type of ['charge', 'payment', 'refund']) {
         const filtered = await history(api, { type, per_page: 100 });
         for (const t of filtered.transactions) expect(t.type, `type=${type} listed ${t.id}`).toBe(type);
+      }
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.history-range`,
+      requirement: 'BILL-HIST-004',
+      level: 'MUST',
+      operation: 'GET /account/billing/history',
+      title: 'the history filtered by from_date and to_date holds only transactions of that range',
+    },
+    async ({ api, ctx }) => {
+      const all = await history(api, { per_page: 100 });
+      ctx.testInfo.skip(all.transactions.length === 0, 'the billing history is empty');
+      // A month long past, and the days around now: each listed transaction lies inside its range.
+      const day = (offsetDays: number): string => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+      for (const [from, to] of [['2000-01-01', '2000-01-31'], [day(-1), day(1)]] as const) {
+        const listed = await history(api, { from_date: from, to_date: to, per_page: 100 });
+        const outside = listed.transactions.filter((t) => Date.parse(t.created_at) < Date.parse(`${from}T00:00:00Z`) || Date.parse(t.created_at) > Date.parse(`${to}T23:59:59.999Z`));
+        expect(outside.map((t) => `${t.id} ${t.created_at}`), `from_date=${from}&to_date=${to} listed transactions outside the range`).toEqual([]);
       }
     },
   );

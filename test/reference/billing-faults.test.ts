@@ -16,6 +16,12 @@ type Check = (a: Api, server: RunningReference, accountId: string) => Promise<vo
 const defaultPm = async (a: Api) => json<{ payment_methods: Array<{ id: string }> }>(await a.call('GET', '/account/payment-methods')).payment_methods[0]?.id;
 
 const CHECKS: Record<string, Check> = {
+  'history-date-range-ignored': async (a) => {
+    const all = json<{ transactions: unknown[] }>(await a.call('GET', '/account/billing/history')).transactions;
+    const past = json<{ transactions: unknown[] }>(await a.call('GET', '/account/billing/history?from_date=2000-01-01&to_date=2000-01-31')).transactions;
+    expect(all.length).toBeGreaterThan(0);
+    expect(past).toHaveLength(all.length);
+  },
   'account-status-other': async (a) => {
     expect(json<{ account: { status: string } }>(await a.call('GET', '/account')).account.status).toBe('enabled');
   },

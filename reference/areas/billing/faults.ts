@@ -16,6 +16,7 @@ export const BILLING_FAULTS = {
   costBreakdownResourcesMissing: 'cost-breakdown-resources-missing',
   trendsMetricOptional: 'trends-metric-optional',
   accountStatusOther: 'account-status-other',
+  historyRangeIgnored: 'history-date-range-ignored',
 } as const;
 
 export const billingFaults: FaultDefinition[] = [
@@ -29,5 +30,6 @@ export const billingFaults: FaultDefinition[] = [
   { name: BILLING_FAULTS.invoicePdfNotPdf, requirement: 'INV-PDF-001', description: 'The invoice PDF is plain text labelled application/pdf.' },
   { name: BILLING_FAULTS.costBreakdownResourcesMissing, requirement: 'BILL-ANA-001', description: 'Cost breakdown entries lack their resources array.' },
   { name: BILLING_FAULTS.trendsMetricOptional, requirement: 'BILL-TRD-001', description: 'GET /account/analytics/trends works without metric (defaults to cost).' },
+  { name: BILLING_FAULTS.historyRangeIgnored, requirement: 'BILL-HIST-004', description: 'GET /account/billing/history ignores from_date and to_date.' },
   { name: BILLING_FAULTS.accountStatusOther, requirement: 'ACCT-GET-002', description: 'GET /account reports the account of a working key as `enabled` instead of `active`.' },
 ];

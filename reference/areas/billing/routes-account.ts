@@ -101,7 +101,9 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     const state = billingState(ctx, authOf(request).account.id);
     const query = new Fields('billing', request.query);
     const type = query.string('type', { oneOf: ['charge', 'payment', 'refund'] });
-    const range = readRange('billing', request.query, { fromMs: -Infinity, toMs: Infinity });
+    const everything = { fromMs: -Infinity, toMs: Infinity };
+    const asked = readRange('billing', request.query, everything);
+    const range = ctx.faults.has(BILLING_FAULTS.historyRangeIgnored) ? everything : asked;
     const { page, perPage } = readPageQuery('billing', request.query as Record<string, unknown>, ctx.variants, ctx.faults);
     const typeFilter = ctx.faults.has(BILLING_FAULTS.historyTypeFilterIgnored) ? undefined : type;
     const matching = state.transactions
