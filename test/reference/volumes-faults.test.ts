@@ -5,7 +5,7 @@
 import { expect, test } from '@playwright/test';
 import { VOLUME_FAULTS, type VolumeFault } from '../../reference/areas/storage-volumes/faults.ts';
 import { listFaults, startReferenceServer } from '../../reference/server.ts';
-import { type OpClient, freshAccountClient, json } from './compute-support.ts';
+import { type OpClient, freshAccountClient, json, runningVps } from './compute-support.ts';
 
 const VOLUME = { name: 'data-1', size: 10, region: 'nyc1' } as const;
 
@@ -15,6 +15,33 @@ test('every volume fault is registered with the server', () => {
 });
 
 const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
+  'volume-tags-dropped': async (api) => {
+    expect(json(await api.op('POST /storage/volumes', { body: { ...VOLUME, tags: ['a'] } })).volume.tags).toEqual([]);
+  },
+  'volume-resize-ignored': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    expect((await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: vol.id }, body: { size: 20 } })).status).toBe(200);
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(10);
+  },
+  'volume-attach-unreported': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const vps = await runningVps(api);
+    const res = await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vps.id } });
+    expect(json(res).volume.attached_to).toBeNull();
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to).toBe(vps.id);
+  },
+  'volume-detach-stale': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const vps = await runningVps(api);
+    await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vps.id } });
+    expect(json(await api.op('POST /storage/volumes/{volume_id}/detach', { params: { volume_id: vol.id } })).volume.attached_to).toBeNull();
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to).toBe(vps.id);
+  },
+  'volume-delete-ignored': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    expect((await api.op('DELETE /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).status).toBe(204);
+    expect((await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).status).toBe(200);
+  },
   'volume-list-attached-filter-ignored': async (api) => {
     await api.op('POST /storage/volumes', { body: VOLUME });
     expect(json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes).toHaveLength(1);
@@ -49,7 +76,7 @@ const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
 
 for (const fault of VOLUME_FAULTS) {
   test(`fault ${fault.name} is observable (${fault.requirement})`, async () => {
-    const server = await startReferenceServer({ faults: [fault.name] });
+    const server = await startReferenceServer({ faults: [fault.name], delays: { vpsBootMs: 50 } });
     try {
       await observations[fault.name](freshAccountClient(server, { validate: false }));
     } finally {

@@ -95,7 +95,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
       size,
       region: region.slug,
       filesystem: filesystem ?? fromSnapshot?.filesystem ?? 'ext4',
-      tags,
+      tags: ctx.faults.has('volume-tags-dropped') ? [] : tags,
       projectId,
     });
     return reply.code(201).send({ volume: volumeView(volume) });
@@ -120,15 +120,21 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
       size: requested ?? snapshot.size,
       region: snapshot.region,
       filesystem: snapshot.filesystem,
-      tags,
+      tags: ctx.faults.has('volume-tags-dropped') ? [] : tags,
       projectId,
     });
     return reply.code(201).send({ volume: volumeView(volume) });
   });
 
+  /** Under `volume-detach-stale`: the VPS each volume was last detached from. */
+  const detachedFrom = new Map<string, string>();
+
   app.get<VolumeParams>('/storage/volumes/:volume_id', async (request) => {
     const { account } = authOf(request);
-    return { volume: volumeView(ownVolume(account.id, request.params.volume_id)) };
+    const view = volumeView(ownVolume(account.id, request.params.volume_id));
+    const stale = detachedFrom.get(String(view.id));
+    if (stale !== undefined && view.attached_to === null) view.attached_to = stale;
+    return { volume: view };
   });
 
   app.post<VolumeParams>('/storage/volumes/:volume_id/resize', async (request) => {
@@ -138,6 +144,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const size = readSize(f, true) as number;
     // Fault `volume-shrink-accepted`: an equal or smaller size is applied.
     if (size <= volume.size && !ctx.faults.has('volume-shrink-accepted')) fail('size', `size must be larger than the current ${volume.size} GB.`);
+    if (ctx.faults.has('volume-resize-ignored')) return { volume: { ...volumeView(volume), size } };
     return { volume: volumeView(service.resize(volume, size)) };
   });
 
@@ -150,18 +157,23 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     if (!vps) fail('vps_id', `vps_id ${JSON.stringify(vpsId)} is not a VPS of this account.`);
     if (vps.region !== volume.region) fail('vps_id', `The VPS is in ${vps.region} and the volume in ${volume.region}; both must be in the same region.`);
     // An attached volume (to this VPS or another) is a 409 `volume_in_use` from the service.
-    return { volume: volumeView(service.attach(volume, vps.id)) };
+    const attached = volumeView(service.attach(volume, vps.id));
+    return { volume: ctx.faults.has('volume-attach-unreported') ? { ...attached, attached_to: null } : attached };
   });
 
   // No body is taken (specification: "none"); one that is sent is ignored.
   app.post<VolumeParams>('/storage/volumes/:volume_id/detach', async (request) => {
     const { account } = authOf(request);
-    return { volume: volumeView(service.detach(ownVolume(account.id, request.params.volume_id))) };
+    const volume = ownVolume(account.id, request.params.volume_id);
+    const from = volume.attached_to;
+    if (ctx.faults.has('volume-detach-stale') && from !== null) detachedFrom.set(volume.id, from);
+    return { volume: volumeView(service.detach(volume)) };
   });
 
   app.delete<VolumeParams>('/storage/volumes/:volume_id', async (request, reply) => {
     const { account } = authOf(request);
-    service.delete(account.id, ownVolume(account.id, request.params.volume_id));
+    const volume = ownVolume(account.id, request.params.volume_id);
+    if (!ctx.faults.has('volume-delete-ignored')) service.delete(account.id, volume);
     return reply.code(204).send();
   });
 
