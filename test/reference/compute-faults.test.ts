@@ -26,6 +26,18 @@ test('every compute fault is registered with the server and names a requirement'
 });
 
 const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
+  'vps-get-name-wrong': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps.name).not.toBe(vps.name);
+  },
+  'vps-metrics-interval-ignored': async (api) => {
+    const vps = await runningVps(api);
+    const res = await api.op('GET /vps/{vps_id}/metrics', { params: { vps_id: vps.id }, query: { start: '2026-01-01T00:00:00Z', end: '2026-01-01T06:00:00Z', interval: '1h' } });
+    expect(json(res).metrics.cpu.length).toBeGreaterThan(7);
+  },
+  'vps-tags-dropped': async (api) => {
+    expect(json(await api.op('POST /vps', { body: { ...VPS_BODY, tags: ['a'] } })).vps.tags).toEqual([]);
+  },
   'vps-unknown-region-accepted': async (api) => {
     const res = await api.op('POST /vps', { body: { ...VPS_BODY, region: 'cc-no-such-region' } });
     expect(res.status).toBe(201);

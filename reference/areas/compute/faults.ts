@@ -18,6 +18,9 @@ export const COMPUTE_FAULTS = [
   { name: 'vps-get-vcpus-string', requirement: 'VPS-FLD-001', description: 'GET /vps/{vps_id} gives `vcpus`, `memory` and `disk` as strings.' },
   { name: 'vps-get-ips-omitted', requirement: 'VPS-FLD-002', description: 'GET /vps/{vps_id} leaves `ip_address` and `private_ip` out of the record.' },
   { name: 'vps-unknown-region-accepted', requirement: 'VPS-CRT-007', description: 'POST /vps places a VPS with an unknown region slug in the first region instead of refusing it.' },
+  { name: 'vps-get-name-wrong', requirement: 'VPS-GET-001', description: 'GET /vps/{vps_id} answers the VPS under another name than the one it was created with.' },
+  { name: 'vps-metrics-interval-ignored', requirement: 'VPS-MET-002', description: 'GET /vps/{vps_id}/metrics serves 5-minute points whatever interval is asked.' },
+  { name: 'vps-tags-dropped', requirement: 'VPS-CRT-005', description: 'POST /vps creates the VPS without the requested tags.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

@@ -74,13 +74,14 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.post('/vps', async (request, reply) => {
     const { account } = authOf(request);
     const input = readCreateVps(ctx, account.id, request.body);
-    const record = service.create(account.id, input);
+    const record = service.create(account.id, ctx.faults.has('vps-tags-dropped') ? { ...input, tags: [] } : input);
     return reply.code(201).send({ vps: vpsView(record) });
   });
 
   app.get<VpsParams>('/vps/:vps_id', async (request) => {
     const { account } = authOf(request);
     const view = vpsView(ownVps(account.id, request.params.vps_id));
+    if (ctx.faults.has('vps-get-name-wrong')) view.name = `${String(view.name)}-renamed`;
     if (ctx.faults.has('vps-get-vcpus-string')) for (const field of ['vcpus', 'memory', 'disk']) view[field] = String(view[field]);
     if (ctx.faults.has('vps-get-ips-omitted')) for (const field of ['ip_address', 'private_ip']) delete view[field];
     return { vps: view };
@@ -114,7 +115,7 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const record = ownVps(account.id, request.params.vps_id);
     const f = queryFields(request.query);
     const interval = f.string('interval', { oneOf: [...INTERVALS.keys()] }) ?? '5m';
-    const step = INTERVALS.get(interval) ?? 300_000;
+    const step = ctx.faults.has('vps-metrics-interval-ignored') ? 300_000 : (INTERVALS.get(interval) ?? 300_000);
     const start = f.timestamp('start', { allowDate: true });
     const end = f.timestamp('end', { allowDate: true });
     // Default window: the hour before `end` (or before now).
