@@ -101,6 +101,21 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
 
   step(
     {
+      id: `${FLOW}.listed`,
+      requirement: 'PROJ-LIST-001',
+      level: 'MUST',
+      operation: 'GET /projects',
+      title: 'GET /projects lists the created project',
+    },
+    async ({ api, state }) => {
+      const res = await api.get('/projects');
+      expectStatus(res, 200);
+      expect(res.json<{ projects: Project[] }>().projects.map((p) => p.id)).toContain(state.projectId);
+    },
+  );
+
+  step(
+    {
       id: `${FLOW}.fields`,
       requirement: 'PROJ-FLD-001',
       level: 'MUST',
@@ -114,21 +129,6 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       expect(project, `GET /projects lists ${state.projectId}`).toBeTruthy();
       const types = { id: 'string', name: 'string', description: 'string', status: 'string', region: 'string', currency: 'string', created_at: 'timestamp', resource_count: 'integer', monthly_cost: 'number' } as const;
       expectFields(project, types, 'GET /projects');
-    },
-  );
-
-  step(
-    {
-      id: `${FLOW}.listed`,
-      requirement: 'PROJ-LIST-001',
-      level: 'MUST',
-      operation: 'GET /projects',
-      title: 'GET /projects lists the created project',
-    },
-    async ({ api, state }) => {
-      const res = await api.get('/projects');
-      expectStatus(res, 200);
-      expect(res.json<{ projects: Project[] }>().projects.map((p) => p.id)).toContain(state.projectId);
     },
   );
 

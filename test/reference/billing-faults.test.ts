@@ -81,6 +81,27 @@ const CHECKS: Record<string, Check> = {
   'project-budget-limit-returned': async (a) => {
     expect(json<{ project: Record<string, unknown> }>(await a.call('POST', '/projects', { name: 'p', budget_limit: 5 })).project).toHaveProperty('budget_limit', 5);
   },
+  'project-created-inactive': async (a) => {
+    expect(json<{ project: { status: string } }>(await a.call('POST', '/projects', { name: 'p' })).project.status).toBe('pending');
+  },
+  'project-list-empty': async (a) => {
+    await a.call('POST', '/projects', { name: 'p' });
+    expect(json<{ projects: unknown[] }>(await a.call('GET', '/projects')).projects).toEqual([]);
+  },
+  'project-resources-empty': async (a) => {
+    const project = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p' })).project;
+    await a.call('POST', '/storage/volumes', { name: 'v', size: 10, region: 'nyc1', project_id: project.id });
+    expect(json<{ resources: unknown[] }>(await a.call('GET', `/projects/${project.id}/resources`)).resources).toEqual([]);
+  },
+  'project-resources-filter-ignored': async (a) => {
+    const project = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p' })).project;
+    await a.call('POST', '/storage/volumes', { name: 'v', size: 10, region: 'nyc1', project_id: project.id });
+    expect(json<{ resources: unknown[] }>(await a.call('GET', `/projects/${project.id}/resources?service=compute`)).resources).toHaveLength(1);
+  },
+  'project-usage-range-refused': async (a) => {
+    const project = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p' })).project;
+    expect((await a.call('GET', `/projects/${project.id}/usage?from_date=2026-01-01&to_date=2026-01-31`)).status).toBe(422);
+  },
   'project-list-cost-text': async (a) => {
     await a.call('POST', '/projects', { name: 'p' });
     const listed = json<{ projects: Array<{ monthly_cost: unknown; resource_count: unknown }> }>(await a.call('GET', '/projects')).projects[0];

@@ -6,11 +6,21 @@ export const PROJECT_FAULTS = {
   deleteKeepsResources: 'project-delete-keeps-resources',
   budgetLimitReturned: 'project-budget-limit-returned',
   listCostText: 'project-list-cost-text',
+  createdInactive: 'project-created-inactive',
+  listEmpty: 'project-list-empty',
+  resourcesEmpty: 'project-resources-empty',
+  resourcesFilterIgnored: 'project-resources-filter-ignored',
+  usageRangeRefused: 'project-usage-range-refused',
 } as const;
 
 export const projectFaults: FaultDefinition[] = [
   { name: PROJECT_FAULTS.updateIgnored, requirement: 'PROJ-UPD-001', description: 'PUT /projects/{id} answers with the new values but does not keep them.' },
   { name: PROJECT_FAULTS.deleteKeepsResources, requirement: 'PROJ-DEL-001', description: 'DELETE /projects/{id} removes the project but leaves its resources running.' },
   { name: PROJECT_FAULTS.budgetLimitReturned, requirement: 'PROJ-FLD-002', description: 'Project records carry the input-only budget_limit.' },
+  { name: PROJECT_FAULTS.createdInactive, requirement: 'PROJ-CRT-002', description: 'A created project reports status `pending` instead of `active`.' },
+  { name: PROJECT_FAULTS.listEmpty, requirement: 'PROJ-LIST-001', description: 'GET /projects lists no project.' },
+  { name: PROJECT_FAULTS.resourcesEmpty, requirement: 'PROJ-RES-001', description: "GET /projects/{project_id}/resources lists none of the project's resources." },
+  { name: PROJECT_FAULTS.resourcesFilterIgnored, requirement: 'PROJ-RES-002', description: 'GET /projects/{project_id}/resources ignores the service and status filters.' },
+  { name: PROJECT_FAULTS.usageRangeRefused, requirement: 'PROJ-USE-001', description: 'GET /projects/{project_id}/usage refuses from_date and to_date as a validation error.' },
   { name: PROJECT_FAULTS.listCostText, requirement: 'PROJ-FLD-001', description: 'GET /projects lists monthly_cost and resource_count as strings.' },
 ];

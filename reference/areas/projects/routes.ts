@@ -29,7 +29,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
       id: project.id,
       name: project.name,
       description: project.description,
-      status: project.status,
+      status: ctx.faults.has(PROJECT_FAULTS.createdInactive) ? 'pending' : project.status,
       region: project.region,
       created_at: isoTimestamp(project.createdMs),
       resource_count: owned.length,
@@ -49,7 +49,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/projects', async (request) => {
     const { account } = authOf(request);
     const projects = [...projectsState(ctx, account.id).projects.values()].reverse();
-    const listed = projects.map((p) => view(account.id, account.currency, p));
+    const listed = ctx.faults.has(PROJECT_FAULTS.listEmpty) ? [] : projects.map((p) => view(account.id, account.currency, p));
     if (ctx.faults.has(PROJECT_FAULTS.listCostText)) for (const v of listed) Object.assign(v, { monthly_cost: String(v.monthly_cost), resource_count: String(v.resource_count) });
     return { projects: listed };
   });
@@ -116,9 +116,10 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     // Plain string filters (the specification gives no value list here): an unknown value matches nothing.
     const service = query.string('service');
     const status = query.string('status');
-    const resources = projectResources(ctx, account.id, project.id)
+    const ignoreFilters = ctx.faults.has(PROJECT_FAULTS.resourcesFilterIgnored);
+    const resources = (ctx.faults.has(PROJECT_FAULTS.resourcesEmpty) ? [] : projectResources(ctx, account.id, project.id))
       .map(({ resource }) => resource)
-      .filter((r) => (service === undefined || r.service === service) && (status === undefined || r.status === status));
+      .filter((r) => ignoreFilters || ((service === undefined || r.service === service) && (status === undefined || r.status === status)));
     return { resources: resources.map((r) => projectResourceView(ctx, r)) };
   });
 
@@ -130,6 +131,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
     const from = query.timestamp('from_date', { allowDate: true });
     const to = query.timestamp('to_date', { allowDate: true });
+    if (ctx.faults.has(PROJECT_FAULTS.usageRangeRefused) && (from !== undefined || to !== undefined)) query.fail('from_date', 'from_date and to_date are not supported.');
     const fromMs = from === undefined ? monthStart : Date.parse(DATE_ONLY.test(from) ? `${from}T00:00:00Z` : from);
     // A date-only to_date covers that whole day.
     const toMs = to === undefined ? now : DATE_ONLY.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY - 1 : Date.parse(to);
