@@ -411,4 +411,19 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       expect((listOf<{ id: string }>(list.body, 'alerts') ?? []).map((a) => a.id), 'GET /account/alerts').toContain(created.id);
     },
   );
+
+  step(
+    {
+      id: `${FLOW}.alert-methods`,
+      requirement: 'BILL-ALR-002',
+      level: 'MUST',
+      operation: 'POST /account/alerts',
+      title: 'POST /account/alerts accepts email and sms as notification methods',
+    },
+    async ({ api, ledger }) => {
+      const res = await api.post('/account/alerts', { type: 'balance', threshold: 0.01, condition: 'less_than', notification_methods: ['email', 'sms'] });
+      const created = expectResource<{ id: string }>(res, 'alert');
+      ledger.track('alert', created.id);
+    },
+  );
 });

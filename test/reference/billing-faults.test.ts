@@ -16,6 +16,24 @@ type Check = (a: Api, server: RunningReference, accountId: string) => Promise<vo
 const defaultPm = async (a: Api) => json<{ payment_methods: Array<{ id: string }> }>(await a.call('GET', '/account/payment-methods')).payment_methods[0]?.id;
 
 const CHECKS: Record<string, Check> = {
+  'usage-total-cost-text': async (a) => {
+    expect(typeof json<{ usage: { total_cost: unknown } }>(await a.call('GET', '/account/usage')).usage.total_cost).toBe('string');
+  },
+  'alert-list-empty': async (a) => {
+    await a.call('POST', '/account/alerts', { type: 'balance', threshold: 1, condition: 'less_than', notification_methods: ['email'] });
+    expect(json<{ alerts: unknown[] }>(await a.call('GET', '/account/alerts')).alerts).toEqual([]);
+  },
+  'alert-sms-refused': async (a) => {
+    expect((await a.call('POST', '/account/alerts', { type: 'balance', threshold: 1, condition: 'less_than', notification_methods: ['sms'] })).status).toBe(422);
+  },
+  'payment-method-last4-number': async (a) => {
+    const listed = json<{ payment_methods: Array<{ last4: unknown }> }>(await a.call('GET', '/account/payment-methods')).payment_methods;
+    expect(typeof listed[0]?.last4).toBe('number');
+  },
+  'key-create-expires-at-omitted': async (a) => {
+    const created = json<{ api_key: Record<string, unknown> }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).api_key;
+    expect(Object.keys(created)).not.toContain('expires_at');
+  },
   'history-date-range-ignored': async (a) => {
     const all = json<{ transactions: unknown[] }>(await a.call('GET', '/account/billing/history')).transactions;
     const past = json<{ transactions: unknown[] }>(await a.call('GET', '/account/billing/history?from_date=2000-01-01&to_date=2000-01-31')).transactions;

@@ -11,6 +11,7 @@ export const KEY_FAULTS = {
   expiresAtDropped: 'key-expires-at-dropped',
   permissionsAsText: 'key-listing-permissions-text',
   lastUsedNeverSet: 'key-last-used-never-set',
+  createdWithoutExpiry: 'key-create-expires-at-omitted',
 } as const;
 
 export const apiKeyFaults: FaultDefinition[] = [
@@ -18,5 +19,6 @@ export const apiKeyFaults: FaultDefinition[] = [
   { name: KEY_FAULTS.revokeIgnored, requirement: 'KEY-DEL-001', description: 'A revoked key stops working but is still listed.' },
   { name: KEY_FAULTS.expiresAtDropped, requirement: 'KEY-FLD-002', description: 'expires_at given at creation is reported as null.' },
   { name: KEY_FAULTS.permissionsAsText, requirement: 'KEY-FLD-001', description: 'GET /account/api-keys lists permissions as one comma-separated string ("read,write").' },
+  { name: KEY_FAULTS.createdWithoutExpiry, requirement: 'KEY-CRT-003', description: 'POST /account/api-keys answers without the expires_at field.' },
   { name: KEY_FAULTS.lastUsedNeverSet, requirement: 'KEY-LIST-003', description: 'GET /account/api-keys reports last_used null whether or not the key was used.' },
 ];

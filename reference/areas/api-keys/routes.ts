@@ -71,8 +71,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
         key: record.key,
         prefix: record.prefix,
         permissions: [...record.permissions],
-        // Fault: the expiry is enforced but reported as null.
-        expires_at: dropExpiry ? null : record.expires_at,
+        // Faults: the expiry is enforced but reported as null, or not reported at all.
+        ...(ctx.faults.has(KEY_FAULTS.createdWithoutExpiry) ? {} : { expires_at: dropExpiry ? null : record.expires_at }),
         created_at: record.created_at,
         last_used: record.last_used,
         ip_whitelist: [...record.ip_whitelist],

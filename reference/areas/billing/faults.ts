@@ -17,6 +17,10 @@ export const BILLING_FAULTS = {
   trendsMetricOptional: 'trends-metric-optional',
   accountStatusOther: 'account-status-other',
   historyRangeIgnored: 'history-date-range-ignored',
+  usageTotalText: 'usage-total-cost-text',
+  alertListEmpty: 'alert-list-empty',
+  alertSmsRefused: 'alert-sms-refused',
+  paymentMethodLast4Number: 'payment-method-last4-number',
 } as const;
 
 export const billingFaults: FaultDefinition[] = [
@@ -30,6 +34,10 @@ export const billingFaults: FaultDefinition[] = [
   { name: BILLING_FAULTS.invoicePdfNotPdf, requirement: 'INV-PDF-001', description: 'The invoice PDF is plain text labelled application/pdf.' },
   { name: BILLING_FAULTS.costBreakdownResourcesMissing, requirement: 'BILL-ANA-001', description: 'Cost breakdown entries lack their resources array.' },
   { name: BILLING_FAULTS.trendsMetricOptional, requirement: 'BILL-TRD-001', description: 'GET /account/analytics/trends works without metric (defaults to cost).' },
+  { name: BILLING_FAULTS.usageTotalText, requirement: 'BILL-USE-001', description: 'GET /account/usage gives total_cost as a string.' },
+  { name: BILLING_FAULTS.alertListEmpty, requirement: 'BILL-ALR-003', description: 'GET /account/alerts lists no alert.' },
+  { name: BILLING_FAULTS.alertSmsRefused, requirement: 'BILL-ALR-002', description: 'POST /account/alerts refuses `sms` in notification_methods.' },
+  { name: BILLING_FAULTS.paymentMethodLast4Number, requirement: 'BILL-PM-001', description: 'GET /account/payment-methods lists last4 as a number.' },
   { name: BILLING_FAULTS.historyRangeIgnored, requirement: 'BILL-HIST-004', description: 'GET /account/billing/history ignores from_date and to_date.' },
   { name: BILLING_FAULTS.accountStatusOther, requirement: 'ACCT-GET-002', description: 'GET /account reports the account of a working key as `enabled` instead of `active`.' },
 ];

@@ -137,7 +137,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     return {
       usage: {
         period: { start: new Date(period.fromMs).toISOString(), end: new Date(period.toMs).toISOString() },
-        total_cost: fromUnits(total),
+        total_cost: ctx.faults.has(BILLING_FAULTS.usageTotalText) ? String(fromUnits(total)) : fromUnits(total),
         currency: account.currency,
         services,
       },

@@ -157,7 +157,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
 
   app.get('/account/alerts', async (request) => {
     const state = billingState(ctx, authOf(request).account.id);
-    return { alerts: [...state.alerts].reverse().map(alertView) };
+    return { alerts: ctx.faults.has(BILLING_FAULTS.alertListEmpty) ? [] : [...state.alerts].reverse().map(alertView) };
   });
 
   app.post('/account/alerts', async (request, reply) => {
@@ -166,7 +166,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
     const type = fields.string('type', { required: true, oneOf: ['budget', 'usage', 'balance'] });
     const threshold = fields.number('threshold', { required: true, min: 0 });
     const condition = fields.string('condition', { required: true, oneOf: ['greater_than', 'less_than'] });
-    const methods = fields.stringArray('notification_methods', { required: true, minItems: 1, maxItems: 10, oneOf: ['email', 'sms'] });
+    const methods = fields.stringArray('notification_methods', { required: true, minItems: 1, maxItems: 10, oneOf: ctx.faults.has(BILLING_FAULTS.alertSmsRefused) ? ['email'] : ['email', 'sms'] });
     const alert = {
       id: newId('alert'),
       type,

@@ -19,7 +19,9 @@ const INVOICE_STATUSES = ['paid', 'pending', 'overdue'] as const;
 export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
   app.get('/account/payment-methods', async (request) => {
     const state = billingState(ctx, authOf(request).account.id);
-    return { payment_methods: state.paymentMethods.map(paymentMethodView) };
+    const listed = state.paymentMethods.map(paymentMethodView);
+    if (ctx.faults.has(BILLING_FAULTS.paymentMethodLast4Number)) for (const pm of listed) Object.assign(pm, { last4: Number(pm.last4) });
+    return { payment_methods: listed };
   });
 
   app.post('/account/payment-methods', async (request, reply) => {
