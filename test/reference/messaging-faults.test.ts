@@ -129,6 +129,19 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.random, message: 'x' }, TEST_MODE);
     expect(errorOf(res).code).toBe('invalid_phone_number');
   },
+  'msg-send-cost-missing': async (a) => {
+    expect(Object.keys(await send(a, { to: NUMBERS.succeed, message: 'x' }))).not.toContain('cost');
+  },
+  'msg-send-text-trimmed': async (a) => {
+    expect((await send(a, { to: NUMBERS.succeed, message: '  padded  ' })).message).toBe('padded');
+  },
+  'msg-status-text-missing': async (a) => {
+    const { message_id } = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    expect(Object.keys(await finalStatus(a, String(message_id)))).not.toContain('message');
+  },
+  'msg-send-204': async (a) => {
+    expect((await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'x' }, TEST_MODE)).status).toBe(204);
+  },
   'msg-test-mode-status-queued': async (a) => {
     expect((await send(a, { to: NUMBERS.succeed, message: 'x' })).status).toBe('queued');
   },

@@ -29,6 +29,10 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-succeed-number-failed', requirement: 'TEST-NUM-001', description: 'Messages to the succeed test number end `failed`.' },
   { name: 'webhook-secret-refused', requirement: 'HOOK-CFG-002', description: 'POST /messaging/webhooks refuses a `secret`.' },
   { name: 'webhook-callback-data-incomplete', requirement: 'HOOK-CB-001', description: 'Deliveries to a per-message callback_url lack `data.network` and `data.country`.' },
+  { name: 'msg-send-cost-missing', requirement: 'MSG-SEND-005', description: 'An accepted POST /sms/send reports no `cost`.' },
+  { name: 'msg-send-text-trimmed', requirement: 'MSG-SEND-006', description: 'POST /sms/send echoes the message text without its surrounding spaces.' },
+  { name: 'msg-status-text-missing', requirement: 'MSG-SEND-008', description: 'GET /sms/status/{message_id} answers without the `message` text.' },
+  { name: 'msg-send-204', requirement: 'ERR-STAT-002', description: 'POST /sms/send answers 204 with no body.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

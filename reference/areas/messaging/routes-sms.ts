@@ -53,6 +53,9 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const [message] = createMessages(ctx, account.id, plan, [id], charged);
     const view = sendView(message!);
     if (plan.testMode && ctx.faults.has('msg-test-mode-status-queued')) view.status = 'queued';
+    if (ctx.faults.has('msg-send-cost-missing')) delete view.cost;
+    if (ctx.faults.has('msg-send-text-trimmed')) view.message = String(view.message).trim();
+    if (ctx.faults.has('msg-send-204')) return reply.status(204).send();
     return reply.status(201).send(view);
   });
 
@@ -124,7 +127,9 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const { account } = authOf(request);
     const message = stateOf(ctx, account.id).messages.get(request.params.message_id);
     if (!message) throw notFound('message');
-    return statusView(message);
+    const view = statusView(message);
+    if (ctx.faults.has('msg-status-text-missing')) delete view.message;
+    return view;
   });
 
   app.get('/sms/messages', async (request) => {
