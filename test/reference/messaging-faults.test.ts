@@ -129,6 +129,24 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.random, message: 'x' }, TEST_MODE);
     expect(errorOf(res).code).toBe('invalid_phone_number');
   },
+  'msg-list-meta-missing': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'x' });
+    expect(Object.keys(obj((await a.call('GET /sms/messages', '/sms/messages')).body))).not.toContain('meta');
+  },
+  'msg-list-range-ignored': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'x' });
+    expect(obj(obj((await a.call('GET /sms/messages', '/sms/messages?from_date=2000-01-01&to_date=2000-01-31')).body).meta).total).toBe(1);
+  },
+  'msg-list-status-uppercase': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'x' });
+    const entries = obj((await a.call('GET /sms/messages', '/sms/messages')).body).messages as Array<{ status: string }>;
+    expect(entries[0]!.status).toBe(entries[0]!.status.toUpperCase());
+  },
+  'msg-list-to-without-plus': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'x' });
+    const entries = obj((await a.call('GET /sms/messages', '/sms/messages')).body).messages as Array<{ to: string }>;
+    expect(entries[0]!.to).toBe(NUMBERS.succeed.slice(1));
+  },
   'msg-send-cost-missing': async (a) => {
     expect(Object.keys(await send(a, { to: NUMBERS.succeed, message: 'x' }))).not.toContain('cost');
   },

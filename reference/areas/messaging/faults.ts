@@ -33,6 +33,10 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-send-text-trimmed', requirement: 'MSG-SEND-006', description: 'POST /sms/send echoes the message text without its surrounding spaces.' },
   { name: 'msg-status-text-missing', requirement: 'MSG-SEND-008', description: 'GET /sms/status/{message_id} answers without the `message` text.' },
   { name: 'msg-send-204', requirement: 'ERR-STAT-002', description: 'POST /sms/send answers 204 with no body.' },
+  { name: 'msg-list-meta-missing', requirement: 'MSG-LIST-001', description: 'GET /sms/messages answers without the `meta` object.' },
+  { name: 'msg-list-range-ignored', requirement: 'MSG-LIST-004', description: 'GET /sms/messages ignores from_date and to_date.' },
+  { name: 'msg-list-status-uppercase', requirement: 'MSG-FLD-005', description: 'GET /sms/messages spells statuses in capitals (`SENT`).' },
+  { name: 'msg-list-to-without-plus', requirement: 'MSG-FLD-006', description: 'GET /sms/messages lists `to` without the leading + of the international format.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

@@ -145,13 +145,18 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const ignoreStatus = ctx.faults.has('msg-status-filter-ignored');
     const matching = newestFirst(stateOf(ctx, account.id).messages.values()).filter(
       (m) =>
-        inRange(range, m.createdMs) &&
+        (ctx.faults.has('msg-list-range-ignored') || inRange(range, m.createdMs)) &&
         (status === undefined || ignoreStatus || m.status === status) &&
         (to === undefined || m.to === to) &&
         (from === undefined || m.from === from),
     );
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
-    return { messages: items.map(listEntryView), meta };
+    const messages = items.map(listEntryView);
+    for (const entry of messages) {
+      if (ctx.faults.has('msg-list-status-uppercase')) entry.status = String(entry.status).toUpperCase();
+      if (ctx.faults.has('msg-list-to-without-plus')) entry.to = String(entry.to).replace(/^\+/, '');
+    }
+    return ctx.faults.has('msg-list-meta-missing') ? { messages } : { messages, meta };
   });
 
   app.get('/sms/campaigns', async (request) => {
