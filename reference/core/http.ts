@@ -52,6 +52,7 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'auth-volumes-forbidden', requirement: 'AUTH-KEY-003', description: 'Valid read+write keys are refused with 403 on the block-storage volume operations.' },
   { name: 'errors-details-array', requirement: 'ERR-ENVELOPE-002', description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.' },
   { name: 'success-status-202', requirement: 'ERR-STAT-001', description: 'Successful responses without a body answer 202 instead of 204.' },
+  { name: 'errors-compute-details-object', requirement: 'ERR-ENVELOPE-003', description: 'Compute validation errors carry `details` as one {field, message} object instead of an array.' },
   { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
 ];
 
@@ -308,6 +309,10 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
   // Fault `errors-details-array`: messaging and billing details in the compute shape.
   if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {
     (body.error as Record<string, unknown>).details = [{ field: String(details.field), message: String(details.message) }];
+  }
+  // Fault `errors-compute-details-object`: compute details in the messaging and billing shape.
+  if (ctx.faults.has('errors-compute-details-object') && Array.isArray(details) && details.length > 0) {
+    (body.error as Record<string, unknown>).details = details[0];
   }
   const renamed = ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
   if (renamed) {

@@ -7,7 +7,7 @@ import { defineCheck, expect, expectErrorEnvelope } from '../../src/harness/chec
 import type { CheckContext } from '../../src/harness/check.ts';
 import type { ApiClient, ApiResponse } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
-import { expectResource } from '../../src/harness/resource.ts';
+import { expectRefused, expectResource } from '../../src/harness/resource.ts';
 
 const SUCCESS = [200, 201, 204];
 
@@ -92,5 +92,28 @@ defineCheck(
         expect(typeof details === 'object' && details !== null && !Array.isArray(details), `${line}: error.details ${JSON.stringify(details)} is a JSON object`).toBe(true);
       }
     }
+  },
+);
+
+defineCheck(
+  {
+    id: 'errors.details.compute-array',
+    requirement: 'ERR-ENVELOPE-003',
+    level: 'MUST',
+    class: 'errors',
+    operation: 'POST /vps',
+    title: 'a compute validation error carries error.details as an array of {field, message}',
+  },
+  async ({ api, ledger }) => {
+    // No name, no image, no size: refused whatever the target checks first.
+    const res = await api.post('/vps', { region: 'cc-no-such-region' });
+    const created = res.status < 300 ? (res.body as { vps?: { id?: string } } | undefined)?.vps?.id : undefined;
+    if (created) ledger.track('vps', created);
+    expectRefused(res, 'POST /vps without name, image and size');
+    const details = (res.body as { error?: { details?: unknown } } | undefined)?.error?.details;
+    expect(Array.isArray(details), `error.details of a compute validation error is an array: ${JSON.stringify(details)}`).toBe(true);
+    const entries = details as Array<{ field?: unknown; message?: unknown }>;
+    expect(entries.length, 'error.details names what is wrong').toBeGreaterThan(0);
+    for (const entry of entries) expect([typeof entry.field, typeof entry.message], JSON.stringify(entry)).toEqual(['string', 'string']);
   },
 );

@@ -151,6 +151,12 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
     const res = await authed(server, '/sms/send', { method: 'POST', body: JSON.stringify({ to: 'nope', message: 'x' }) });
     expect(Array.isArray(((await res.json()) as { error: { details?: unknown } }).error.details)).toBe(true);
   },
+  async 'errors-compute-details-object'(server) {
+    const res = await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ region: 'nyc1' }) });
+    const details = ((await res.json()) as { error: { details?: unknown } }).error.details;
+    expect(Array.isArray(details)).toBe(false);
+    expect(details).toHaveProperty('field');
+  },
   async 'success-status-202'(server) {
     const created = (await (await authed(server, '/projects', { method: 'POST', body: JSON.stringify({ name: 'cc-202' }) })).json()) as { project: { id: string } };
     expect((await authed(server, `/projects/${created.project.id}`, { method: 'DELETE' })).status).toBe(202);
