@@ -135,7 +135,9 @@ export class WorkerHarness {
  * (keys per worker 0, or the target refused to create keys), the run's key does everything.
  */
 export function mainAndAltBudgets(settings: RunSettings, parallelIndex: number): { main: Budget; alt: Budget | null } {
-  const maxWaitMs = 20_000 * settings.timeoutScale;
+  // Up to a whole per-minute window: a busy run (or its teardown) waits for the next window of a
+  // key rather than giving up a check or leaving a resource behind.
+  const maxWaitMs = 65_000 * settings.timeoutScale;
   const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker);
   for (const key of own) addSecret(key);
   return {

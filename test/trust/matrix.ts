@@ -425,7 +425,8 @@ const BATCH_SIZE = 4;
  * Faults that share one `cloudcheck run` in the test (docs/fault-matrix.md is still generated
  * from one run per fault). Two faults may share a run when they cannot interact: each lives in
  * another area plugin of the reference server (never the shared core, whose faults touch every
- * area), their requirements are of other classes, and their greps select no common flow. The test
+ * area), their requirements are of other classes, and their greps select no flow at all (a flow
+ * crosses areas: the volumes flow boots a VPS, so a compute fault could break it). The test
  * then holds each fault's row of the batch to the committed row of its own solo run, so an
  * interaction the rule missed still fails it.
  */
@@ -434,7 +435,9 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
   const batches: Array<{ plans: FaultPlan[]; origins: Set<string>; classes: Set<string>; flows: Set<string> }> = [];
   for (const plan of plans) {
     const origin = origins.get(plan.fault) ?? 'core';
-    const shareable = plan.mode === 'run' && !plan.strict && origin !== 'core' && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
+    // Flows cross areas (the volumes flow boots a VPS, the projects flow creates one): a fault
+    // whose grep runs a flow could break another member's flow, so those run alone.
+    const shareable = plan.mode === 'run' && !plan.strict && origin !== 'core' && plan.flows.length === 0 && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const flows = new Set(plan.flows);
     const batch = shareable
       ? batches.find((b) => b.plans.length < BATCH_SIZE && !b.origins.has(origin) && !b.classes.has(plan.class) && [...flows].every((f) => !b.flows.has(f)) && b.origins.size > 0)
