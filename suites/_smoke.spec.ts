@@ -102,14 +102,15 @@ defineFlow<{ projectId: string }>({ id: 'smoke.flow.project', class: 'projects',
       requirement: 'PROJ-CRT-002',
       level: 'MUST',
       operation: 'POST /projects',
-      title: 'POST /projects creates a project with the requested name',
+      title: 'POST /projects creates an active project with the requested name and description',
     },
     async ({ api, ledger, ctx, state }) => {
-      const res = await api.post('/projects', { name: ctx.name('proj'), description: 'cloudcheck smoke' });
+      const request = { name: ctx.name('proj'), description: 'cloudcheck smoke' };
+      const res = await api.post('/projects', request);
       // The created project's body is not shown: read it in whichever shape it comes.
       const project = expectResource<{ id: string; name: string }>(res, 'project');
       state.projectId = ledger.track('project', String(project.id));
-      expect(project.name.startsWith(ctx.runPrefix)).toBe(true);
+      expect(project, 'the created project').toMatchObject({ ...request, status: 'active' });
     },
   );
   step(
