@@ -9,6 +9,9 @@
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../model/classes.ts';
 import type { ConformanceClass } from '../model/classes.ts';
 
+
+/** What every name a run gives starts with: `sweep` and checks reusing an earlier run's resource look for it. */
+export const RUN_PREFIX = 'cc-';
 export const DEFAULT_TEST_NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' } as const;
 export const DEFAULT_SEED = 1;
 
@@ -96,7 +99,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
   const keysPerWorker = Number(env.CLOUDCHECK_KEYS_PER_WORKER ?? 3);
   return {
     runId,
-    runPrefix: `cc-${runId}-`,
+    runPrefix: `${RUN_PREFIX}${runId}-`,
     target,
     s3Url: env.CLOUDCHECK_S3_URL?.replace(/\/+$/, '') || null,
     keys: { main: env.CLOUDCHECK_API_KEY ?? '', alt: env.CLOUDCHECK_ALT_API_KEY || null },

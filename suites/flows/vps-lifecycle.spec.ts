@@ -86,10 +86,10 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
   step(
     {
       id: `${FLOW}.create`,
-      requirement: 'VPS-CRT-004',
+      requirement: 'VPS-CRT-006',
       level: 'MUST',
       operation: 'POST /vps',
-      title: 'POST /vps answers status creating with null ip_address and private_ip',
+      title: 'POST /vps accepts a region of GET /regions, an image of GET /images and a size of GET /sizes',
     },
     async ({ api, ledger, ctx, state }) => {
       state.catalogue = await computeCatalogue(api);
@@ -97,15 +97,27 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       state.name = ctx.name('vps');
       state.tags = ['cloudcheck', 'flow'];
       const res = await api.post('/vps', { name: state.name, region, image, size: size.slug, tags: state.tags });
-      expectStatus(res, [200, 201]);
+      expectStatus(res, [200, 201], `POST /vps with region ${region}, image ${image} and size ${size.slug}, as the catalogue lists them`);
       const vps = res.json<{ vps?: Vps }>().vps;
       expect(vps, 'POST /vps should answer an object `vps`').toBeTruthy();
       expect(typeof vps!.id, 'vps.id').toBe('string');
       state.vpsId = ledger.track('vps', vps!.id);
       state.created = vps!;
-      expect(vps!.status, 'status right after POST /vps').toBe('creating');
-      expect(vps!.ip_address, 'ip_address right after POST /vps').toBeNull();
-      expect(vps!.private_ip, 'private_ip right after POST /vps').toBeNull();
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.create-state`,
+      requirement: 'VPS-CRT-004',
+      level: 'MUST',
+      operation: 'POST /vps',
+      title: 'POST /vps answers status creating with null ip_address and private_ip',
+    },
+    async ({ state }) => {
+      expect(state.created.status, 'status right after POST /vps').toBe('creating');
+      expect(state.created.ip_address, 'ip_address right after POST /vps').toBeNull();
+      expect(state.created.private_ip, 'private_ip right after POST /vps').toBeNull();
     },
   );
 
@@ -162,6 +174,23 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ api, ctx, state }) => {
       await waitForVps(api, ctx, state.vpsId, 'the VPS to be running with IPs', isRunningWithIps);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.states-spelled`,
+      requirement: 'VPS-STATE-001',
+      level: 'MUST',
+      operation: 'GET /vps',
+      title: 'the running VPS reads status `running`, spelled so, in GET /vps and GET /vps/{vps_id}',
+    },
+    async ({ api, state }) => {
+      // The flow saw it running and has not acted on it since: both reads must spell it so.
+      expect((await getVps(api, state.vpsId)).status, `GET /vps/${state.vpsId}: status`).toBe('running');
+      const listed = (await listAll(api, {})).find((v) => v.id === state.vpsId);
+      expect(listed, `GET /vps lists the VPS ${state.vpsId}`).toBeTruthy();
+      expect(listed!.status, `GET /vps: status of ${state.vpsId}`).toBe('running');
     },
   );
 

@@ -26,8 +26,8 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.projects': 9,
   'flow.template-send': 6,
   'flow.test-mode-numbers': 8,
-  'flow.volumes': 13,
-  'flow.vps-lifecycle': 20,
+  'flow.volumes': 14,
+  'flow.vps-lifecycle': 22,
   'flow.webhooks': 8,
 };
 

@@ -6,7 +6,7 @@
 import { expect, test } from '@playwright/test';
 import { COMPUTE_FAULTS, type ComputeFault } from '../../reference/areas/compute/faults.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
-import { type OpClient, VPS_BODY, freshAccountClient, json, runningVps } from './compute-support.ts';
+import { type OpClient, VPS_BODY, freshAccountClient, json, newEd25519Key, runningVps } from './compute-support.ts';
 
 async function withFault(fault: ComputeFault, run: (api: OpClient, server: RunningReference) => Promise<void>): Promise<void> {
   const server = await startReferenceServer({ faults: [fault], delays: { vpsBootMs: 50 } });
@@ -37,6 +37,23 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
   },
   'vps-tags-dropped': async (api) => {
     expect(json(await api.op('POST /vps', { body: { ...VPS_BODY, tags: ['a'] } })).vps.tags).toEqual([]);
+  },
+  'vps-image-by-name-only': async (api) => {
+    const refused = await api.op('POST /vps', { body: VPS_BODY });
+    expect(refused.status).toBe(422);
+    expect((await api.op('POST /vps', { body: { ...VPS_BODY, image: 'Ubuntu 22.04 LTS' } })).status).toBe(201);
+  },
+  'vps-list-status-capitalised': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(vps.status).toBe('creating');
+    const listed = (json(await api.op('GET /vps')).vps_instances as Array<{ status: string }>).map((v) => v.status);
+    expect(listed).toEqual(['Creating']);
+    expect(json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps.status).toBe('creating');
+  },
+  'vps-ssh-key-ids-refused': async (api) => {
+    const key = json(await api.op('POST /ssh-keys', { body: { name: 'laptop', public_key: newEd25519Key() } })).ssh_key;
+    expect((await api.op('POST /vps', { body: { ...VPS_BODY, ssh_keys: [key.id] } })).status).toBe(422);
+    expect((await api.op('POST /vps', { body: { ...VPS_BODY, ssh_keys: [key.fingerprint] } })).status).toBe(201);
   },
   'vps-unknown-region-accepted': async (api) => {
     const res = await api.op('POST /vps', { body: { ...VPS_BODY, region: 'cc-no-such-region' } });

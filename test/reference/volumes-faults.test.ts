@@ -15,6 +15,27 @@ test('every volume fault is registered with the server', () => {
 });
 
 const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
+  'volume-status-capitalised': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    expect(vol.status).toBe('available');
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.status).toBe('Available');
+    expect(json(await api.op('GET /storage/volumes')).volumes[0].status).toBe('Available');
+  },
+  'volume-snapshot-newest-unlisted': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const first = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's1' } })).snapshot;
+    const second = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's2' } })).snapshot;
+    const listed = (json(await api.op('GET /storage/snapshots')).snapshots as Array<{ id: string }>).map((s) => s.id);
+    expect(listed).toEqual([first.id]);
+    expect(listed).not.toContain(second.id);
+  },
+  'volume-restore-unstored': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const snap = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's1' } })).snapshot;
+    const res = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snap.id, name: 'restored' } });
+    expect(res.status).toBe(201);
+    expect((await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: json(res).volume.id } })).status).toBe(404);
+  },
   'volume-tags-dropped': async (api) => {
     expect(json(await api.op('POST /storage/volumes', { body: { ...VOLUME, tags: ['a'] } })).volume.tags).toEqual([]);
   },

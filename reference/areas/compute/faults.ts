@@ -21,6 +21,9 @@ export const COMPUTE_FAULTS = [
   { name: 'vps-get-name-wrong', requirement: 'VPS-GET-001', description: 'GET /vps/{vps_id} answers the VPS under another name than the one it was created with.' },
   { name: 'vps-metrics-interval-ignored', requirement: 'VPS-MET-002', description: 'GET /vps/{vps_id}/metrics serves 5-minute points whatever interval is asked.' },
   { name: 'vps-tags-dropped', requirement: 'VPS-CRT-005', description: 'POST /vps creates the VPS without the requested tags.' },
+  { name: 'vps-image-by-name-only', requirement: 'VPS-CRT-006', description: 'POST /vps refuses the image ids GET /images lists and takes image names instead.' },
+  { name: 'vps-list-status-capitalised', requirement: 'VPS-STATE-001', description: 'GET /vps lists statuses capitalised (`Running`, `Stopped`).' },
+  { name: 'vps-ssh-key-ids-refused', requirement: 'SSH-KEY-003', description: 'POST /vps refuses SSH key ids in `ssh_keys` (only fingerprints are taken).' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

@@ -7,7 +7,7 @@
 import type { ReferenceContext } from '../../core/context.ts';
 import { fieldError } from '../../core/errors.ts';
 import { Fields } from '../../core/validation.ts';
-import { type Image, REGIONS, type Size, findImage, findRegion, findSize } from './catalog.ts';
+import { IMAGES, type Image, REGIONS, type Size, findImage, findRegion, findSize } from './catalog.ts';
 import type { CreateVpsInput } from './service.ts';
 import { computeState } from './store.ts';
 
@@ -74,12 +74,15 @@ export function readCreateVps(ctx: ReferenceContext, accountId: string, body: un
   const region = findRegion(regionSlug) ?? (ctx.faults.has('vps-unknown-region-accepted') ? REGIONS[0] : undefined);
   if (!region) fail('region', `region ${JSON.stringify(regionSlug)} is not a region of GET /regions.`);
   if (!region.available || !region.features.includes('vps')) fail('region', `Region ${regionSlug} does not accept new instances.`);
-  const image = readImage('image', imageId);
+  // Fault `vps-image-by-name-only`: the image is looked up by its name, so the listed ids are refused.
+  const image = ctx.faults.has('vps-image-by-name-only') ? readImage('image', IMAGES.find((i) => i.name === imageId)?.id ?? `name:${imageId}`) : readImage('image', imageId);
   const size = readSize('size', sizeSlug, image);
   // SSH keys by id or by fingerprint (both identify a key of the account); stored as ids.
   const keys = [...computeState(ctx, accountId).sshKeys.values()];
   const keyIds = sshKeys.map((ref) => {
-    const key = keys.find((k) => k.id === ref || k.fingerprint === ref);
+    // Fault `vps-ssh-key-ids-refused`: only fingerprints are looked up.
+    const byId = !ctx.faults.has('vps-ssh-key-ids-refused');
+    const key = keys.find((k) => (byId && k.id === ref) || k.fingerprint === ref);
     if (!key) fail('ssh_keys', `ssh_keys: ${JSON.stringify(ref)} is not an SSH key of this account.`);
     return key.id;
   });

@@ -68,6 +68,8 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const matching = newestFirst.filter((vps) => ignoreFilters || ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)));
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     const vpsInstances = items.map(vpsView);
+    // Fault `vps-list-status-capitalised`: the list spells states its own way (the record keeps the spec's).
+    if (ctx.faults.has('vps-list-status-capitalised')) for (const view of vpsInstances) view.status = String(view.status).replace(/^./, (c) => c.toUpperCase());
     return ctx.faults.has('vps-list-meta-missing') ? { vps_instances: vpsInstances } : { vps_instances: vpsInstances, meta };
   });
 

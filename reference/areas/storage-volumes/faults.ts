@@ -17,6 +17,9 @@ export const VOLUME_FAULTS = [
   { name: 'volume-delete-ignored', requirement: 'VOL-DEL-001', description: 'DELETE /storage/volumes/{volume_id} answers 204 and keeps the volume.' },
   { name: 'volume-list-attached-filter-ignored', requirement: 'VOL-LIST-002', description: 'GET /storage/volumes ignores the `attached` filter.' },
   { name: 'volume-list-attached-to-omitted', requirement: 'VOL-FLD-002', description: 'GET /storage/volumes leaves `attached_to` out of a volume that is not attached.' },
+  { name: 'volume-status-capitalised', requirement: 'VOL-STATE-001', description: 'GET /storage/volumes and GET /storage/volumes/{volume_id} spell the ready state `Available`.' },
+  { name: 'volume-snapshot-newest-unlisted', requirement: 'VOL-SNAP-002', description: 'GET /storage/snapshots leaves out the newest volume snapshot.' },
+  { name: 'volume-restore-unstored', requirement: 'VOL-RST-001', description: 'A restore answers a new volume that is never stored: GET of its id answers 404.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type VolumeFault = (typeof VOLUME_FAULTS)[number]['name'];

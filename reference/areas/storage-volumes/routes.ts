@@ -53,8 +53,12 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const view = volumeView(volume);
     if (ctx.faults.has('volume-list-size-string')) view.size = String(view.size);
     if (ctx.faults.has('volume-list-attached-to-omitted') && view.attached_to === null) delete view.attached_to;
-    return view;
+    return spelled(view);
   };
+
+  /** Fault `volume-status-capitalised`: reads spell the state their own way (the record keeps the spec's). */
+  const spelled = (view: Record<string, unknown>): Record<string, unknown> =>
+    ctx.faults.has('volume-status-capitalised') ? { ...view, status: String(view.status).replace(/^./, (c) => c.toUpperCase()) } : view;
 
   app.get('/storage/volumes', async (request) => {
     const { account } = authOf(request);
@@ -123,7 +127,10 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
       tags: ctx.faults.has('volume-tags-dropped') ? [] : tags,
       projectId,
     });
-    return reply.code(201).send({ volume: volumeView(volume) });
+    const view = volumeView(volume);
+    // Fault `volume-restore-unstored`: the answer names a volume that is not kept.
+    if (ctx.faults.has('volume-restore-unstored')) service.delete(account.id, volume);
+    return reply.code(201).send({ volume: view });
   });
 
   /** Under `volume-detach-stale`: the VPS each volume was last detached from. */
@@ -134,7 +141,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const view = volumeView(ownVolume(account.id, request.params.volume_id));
     const stale = detachedFrom.get(String(view.id));
     if (stale !== undefined && view.attached_to === null) view.attached_to = stale;
-    return { volume: view };
+    return { volume: spelled(view) };
   });
 
   app.post<VolumeParams>('/storage/volumes/:volume_id/resize', async (request) => {
@@ -185,7 +192,8 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const snapshots = [...volumeState(ctx, account.id).snapshots.values()]
       .reverse()
       .filter((s) => (volumeId === undefined || s.volume_id === volumeId) && (region === undefined || s.region === region));
-    return { snapshots: snapshots.map(snapshotView) };
+    // Fault `volume-snapshot-newest-unlisted`: the newest snapshot (first, newest first) is left out.
+    return { snapshots: (ctx.faults.has('volume-snapshot-newest-unlisted') ? snapshots.slice(1) : snapshots).map(snapshotView) };
   });
 
   app.post('/storage/snapshots', async (request, reply) => {

@@ -13,11 +13,11 @@ import { Budget } from '../../harness/budget.ts';
 import { ApiClient } from '../../harness/client.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { addSecret } from '../../harness/redact.ts';
+import { RUN_PREFIX } from '../../harness/settings.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
 const SYNOPSIS = 'cloudcheck sweep [--target URL] [--api-key KEY] [--config FILE]';
-export const RUN_PREFIX = 'cc-';
 
 type Item = Record<string, unknown>;
 
