@@ -42,7 +42,7 @@
  * - `state` (flows): one object shared by the steps of a flow.
  * - second argument: Playwright's TestInfo.
  *
- * Failing: use `expect` (Playwright's) or `expectStatus`. Throw an EnvironmentError (errors.ts) for
+ * Failing: use `expect` (Playwright's, with a fast path for passing assertions: expect.ts) or `expectStatus`. Throw an EnvironmentError (errors.ts) for
  * "cannot check here" situations that are not the target's fault; they are classified
  * `environment`. Use `ctx.require*()` or `test.skip` to skip.
  *
@@ -51,7 +51,7 @@
  * `cc.operation`. A flow is a serial `describe` (a failed step skips the rest) of such tests.
  */
 import type { TestInfo } from '@playwright/test';
-import { expect } from '@playwright/test';
+import { expect } from './expect.ts';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceClass, Level } from '../model/classes.ts';

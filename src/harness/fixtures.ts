@@ -11,7 +11,11 @@
  * (per check, torn down after the check even when it failed; a flow's steps share the flow's),
  * `ctx` (settings and small helpers).
  */
-import { test as base } from '@playwright/test';
+// The root test type, without Playwright's browser fixtures: checks drive HTTP through their own
+// client, and the full `test` sets up two automatic fixtures per test (trace recording, browser
+// context options) whose steps cost more CPU than a check's requests. `_baseTest` is exported and
+// typed by @playwright/test (the version is pinned).
+import { _baseTest as base } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
 import { Faker, en, base as fakerBase } from '@faker-js/faker';
 import type { Exchange } from '../model/finding.ts';
@@ -50,6 +54,15 @@ export const ANNOTATION = {
 const MAX_POLL_INTERVAL_MS = 5_000;
 
 export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
+
+/**
+ * What a check that passed keeps of its exchanges: method, URL and status, enough for coverage
+ * (`[method, url, status | null][]` as JSON in an annotation). Only a check the report fails needs
+ * the whole exchanges (headers, bodies, curl lines); attaching them for every check cost more CPU
+ * than the requests themselves (each attachment is a test step, serialised to the runner).
+ */
+export const SEEN_ANNOTATION = 'cc.seen';
+export type SeenExchange = [method: string, url: string, status: number | null];
 
 /** What `ctx` gives a check: the run's settings plus helpers that depend on the check. */
 export interface CheckContext extends RunSettings {
@@ -232,6 +245,13 @@ export interface WorkerFixtures {
   harness: WorkerHarness;
 }
 
+/**
+ * Fixtures are not test steps: a step captures a 50-frame stack through source maps and is sent to
+ * the runner, twice per fixture per check (setup and teardown), which cost more CPU than most
+ * checks' requests. Steps the checks make themselves (assertions that fail, test.step) remain.
+ */
+const BOXED = { scope: 'test', box: 'self' } as const;
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   harness: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
@@ -243,36 +263,53 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         await harness.close();
       }
     },
-    { scope: 'worker', timeout: 120_000 },
+    { scope: 'worker', timeout: 120_000, box: 'self' },
   ],
-  api: async ({ harness }, use, testInfo) => {
-    const exchanges: Exchange[] = [];
-    await use(harness.client.withRecorder((exchange) => exchanges.push(exchange)));
-    if (exchanges.length > 0) {
-      await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
-    }
-  },
-  ledger: async ({ harness }, use, testInfo) => {
-    const flowId = annotationValue(testInfo, ANNOTATION.flow);
-    if (flowId) {
-      await use(harness.flow(flowId).ledger);
-      return;
-    }
-    const ledger = new Ledger(`check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`, harness.settings.runTmp, { keep: harness.settings.keep });
-    try {
-      await use(ledger);
-    } finally {
-      const leaks = await ledger.teardown(harness.clientFor);
-      for (const leak of leaks) testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
-    }
-  },
-  ctx: async ({ harness }, use, testInfo) => {
-    await use(makeContext(harness.settings, testInfo));
-  },
-  flowState: async ({ harness }, use, testInfo) => {
-    const flowId = annotationValue(testInfo, ANNOTATION.flow);
-    await use(flowId ? harness.flow(flowId).state : {});
-  },
+  api: [
+    async ({ harness }, use, testInfo) => {
+      const exchanges: Exchange[] = [];
+      await use(harness.client.withRecorder((exchange) => exchanges.push(exchange)));
+      if (exchanges.length === 0) return;
+      const reportedAsPassed = testInfo.status === 'passed' && !testInfo.annotations.some((a) => a.type === ANNOTATION.deviation || a.type === ANNOTATION.failure);
+      if (reportedAsPassed) {
+        const seen: SeenExchange[] = exchanges.map((e) => [e.request.method, e.request.url, e.response?.status ?? null]);
+        testInfo.annotations.push({ type: SEEN_ANNOTATION, description: JSON.stringify(seen) });
+      } else {
+        await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
+      }
+    },
+    BOXED,
+  ],
+  ledger: [
+    async ({ harness }, use, testInfo) => {
+      const flowId = annotationValue(testInfo, ANNOTATION.flow);
+      if (flowId) {
+        await use(harness.flow(flowId).ledger);
+        return;
+      }
+      const ledger = new Ledger(`check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`, harness.settings.runTmp, { keep: harness.settings.keep });
+      try {
+        await use(ledger);
+      } finally {
+        const leaks = await ledger.teardown(harness.clientFor);
+        for (const leak of leaks) testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
+      }
+    },
+    BOXED,
+  ],
+  ctx: [
+    async ({ harness }, use, testInfo) => {
+      await use(makeContext(harness.settings, testInfo));
+    },
+    BOXED,
+  ],
+  flowState: [
+    async ({ harness }, use, testInfo) => {
+      const flowId = annotationValue(testInfo, ANNOTATION.flow);
+      await use(flowId ? harness.flow(flowId).state : {});
+    },
+    BOXED,
+  ],
 });
 
 export { PrerequisiteMissingError };

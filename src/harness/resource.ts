@@ -8,7 +8,7 @@
  * MUST checks and flow steps read such bodies through these helpers, so a target's legal choice
  * never turns into a TypeError or a MUST failure; the exact wrapper is checked by SHOULD checks.
  */
-import { expect } from '@playwright/test';
+import { expect } from './expect.ts';
 import type { ApiResponse } from './client.ts';
 
 import { isObject, resourceOf } from './body-shape.ts';

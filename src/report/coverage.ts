@@ -6,6 +6,13 @@
 import type { CheckResult } from '../model/finding.ts';
 import type { OperationCoverage } from '../model/report.ts';
 
+/** A check as coverage reads it: its operation, its status and `[method, url, status]` of each request it made. */
+export interface CoverageInput {
+  operation: CheckResult['operation'];
+  status: CheckResult['status'];
+  seen: ReadonlyArray<readonly [method: string, url: string, status: number | null]>;
+}
+
 interface Matcher {
   operation: string;
   method: string;
@@ -44,7 +51,7 @@ function relativePathAndQuery(url: string, basePath: string): string | null {
   }
 }
 
-export function computeCoverage(checks: CheckResult[], inventory: string[], target: string): OperationCoverage[] {
+export function computeCoverage(checks: readonly CoverageInput[], inventory: string[], target: string): OperationCoverage[] {
   let basePath: string;
   try {
     basePath = new URL(target).pathname.replace(/\/+$/, '');
@@ -63,16 +70,16 @@ export function computeCoverage(checks: CheckResult[], inventory: string[], targ
       if (c.status === 'passed') row.passed!++;
       if (c.status === 'failed') row.failed!++;
     }
-    for (const ex of c.exchanges ?? []) {
-      if (!ex.response) continue;
-      const rel = relativePathAndQuery(ex.request.url, basePath);
+    for (const [method, url, status] of c.seen) {
+      if (status === null) continue;
+      const rel = relativePathAndQuery(url, basePath);
       if (rel === null) continue;
       let best: Matcher | null = null;
       for (const m of matchers) {
-        if (m.method !== ex.request.method || !m.re.test(rel)) continue;
+        if (m.method !== method || !m.re.test(rel)) continue;
         if (!best || m.weight > best.weight) best = m;
       }
-      if (best) rows.get(best.operation)!.statuses.add(ex.response.status);
+      if (best) rows.get(best.operation)!.statuses.add(status);
     }
   }
   return [...rows.values()]

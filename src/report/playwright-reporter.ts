@@ -14,13 +14,13 @@ import type { ConformanceClass, Level } from '../model/classes.ts';
 import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak } from '../model/report.ts';
 import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
-import { ANNOTATION, EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
+import { ANNOTATION, EXCHANGES_ATTACHMENT, SEEN_ANNOTATION, type SeenExchange } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redact, redactString } from '../harness/redact.ts';
 import { parseBool, parseClasses } from '../harness/settings.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
-import { computeCoverage, loadInventory } from './coverage.ts';
+import { type CoverageInput, computeCoverage, loadInventory } from './coverage.ts';
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { parseBaseline, summarize } from './gate.ts';
 import { writeReportFiles } from './writers.ts';
@@ -145,9 +145,21 @@ export function waitsByClass(checks: readonly CheckResult[]): Partial<Record<Con
   return waits;
 }
 
-/** Statuses for coverage come from every check's exchanges, not only the failed ones kept in the report. */
-function statusesOnlyCheck(test: TestCase, result: TestResult | undefined): CheckResult {
-  return { ...checkFromTest(test, result, undefined), exchanges: exchangesOf(result) };
+/**
+ * Statuses for coverage come from every check's exchanges, not only the failed ones kept in the
+ * report: a check the report passes left only method, URL and status (fixtures.ts SEEN_ANNOTATION).
+ */
+function seenBy(test: TestCase, result: TestResult | undefined): SeenExchange[] {
+  const compact = annotationsOf(test, result).get(SEEN_ANNOTATION);
+  if (compact) {
+    try {
+      const parsed = JSON.parse(compact) as unknown;
+      if (Array.isArray(parsed)) return parsed as SeenExchange[];
+    } catch {
+      // A damaged annotation only costs coverage its statuses.
+    }
+  }
+  return exchangesOf(result).map((e) => [e.request.method, e.request.url, e.response?.status ?? null]);
 }
 
 export function readJournals(dir: string | undefined | null): { leaks: Leak[]; kept: Leak[] } {
@@ -263,13 +275,13 @@ export default class CloudcheckReporter implements Reporter {
     addSecret(env.CLOUDCHECK_API_KEY);
     addSecret(env.CLOUDCHECK_ALT_API_KEY);
     const checks: CheckResult[] = [];
-    const forCoverage: CheckResult[] = [];
+    const forCoverage: CoverageInput[] = [];
     for (const project of this.rootSuite?.suites ?? []) {
       for (const test of project.allTests()) {
         const last = test.results.at(-1);
         const check = checkFromTest(test, last, project.title);
         if (isReported(test, check)) checks.push(check);
-        forCoverage.push(statusesOnlyCheck(test, last));
+        forCoverage.push({ operation: check.operation, status: check.status, seen: seenBy(test, last) });
       }
     }
     const target = env.CLOUDCHECK_TARGET ?? 'unknown';
