@@ -24,6 +24,7 @@ export const INVARIANTS = [
   'reset-epoch',
   'headers-present',
   '429-shape',
+  '429-code',
   'no-side-effect',
   'recovery',
   'sms-remaining',
@@ -245,8 +246,9 @@ export function checkRateLimitSequence(
       }
     }
     if (r.status === 429) {
+      // The code is an invariant of its own: it is ERR-CODE-005's, the shape RATE-HEADERS-006's.
+      if (r.errorCode !== 'rate_limit_exceeded') add('429-code', r.index, `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
       const problems: string[] = [];
-      if (r.errorCode !== 'rate_limit_exceeded') problems.push(`error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
       const retryRaw = header(r, 'retry-after');
       const retry = intHeader(r, 'retry-after');
       if (retryRaw === undefined) problems.push('no Retry-After');
@@ -537,9 +539,8 @@ export class HeaderTracker {
       if (problem) report('reset-epoch', `${r.operation ?? path}: ${problem}`);
     }
     if (r.status === 429) {
-      if (r.errorCode !== 'rate_limit_exceeded' || header(r, 'retry-after') === undefined) {
-        report('429-shape', `429 with error code ${JSON.stringify(r.errorCode ?? null)} and Retry-After ${JSON.stringify(header(r, 'retry-after') ?? null)}`);
-      }
+      if (r.errorCode !== 'rate_limit_exceeded') report('429-code', `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
+      if (header(r, 'retry-after') === undefined) report('429-shape', '429 without Retry-After');
     }
 
     const rem = intHeader(r, H_REMAINING);

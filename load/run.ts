@@ -464,6 +464,7 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
       ([
         'onset',
         '429-shape',
+        '429-code',
         ...(headers ? (['headers-present', 'reset-epoch', 'limit-constant'] as const) : []),
         ...(headers && expectation.counter === 'requests' ? (['remaining-decrements'] as const) : []),
         ...(expectation.counter === 'sms' ? (['sms-remaining'] as const) : []),
@@ -492,7 +493,7 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
     violations.push(...vs.map((v) => ({ ...v, key: isoKey })));
   }
   if (tracker) {
-    for (const n of ['headers-present', 'reset-epoch', 'limit-constant', 'remaining-decrements', '429-shape'] as const) checked.add(n);
+    for (const n of ['headers-present', 'reset-epoch', 'limit-constant', 'remaining-decrements', '429-shape', '429-code'] as const) checked.add(n);
     const known = new Set(violations.map((v) => `${v.invariant}|${v.key ?? ''}`));
     for (const v of tracker.result()) if (!known.has(`${v.invariant}|${v.key ?? ''}`)) violations.push(v);
   }

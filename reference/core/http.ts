@@ -54,6 +54,8 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'success-status-202', requirement: 'ERR-STAT-001', description: 'Successful responses without a body answer 202 instead of 204.' },
   { name: 'errors-compute-details-object', requirement: 'ERR-ENVELOPE-003', description: 'Compute validation errors carry `details` as one {field, message} object instead of an array.' },
   { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
+  { name: 'ratelimit-429-wrong-code', requirement: 'ERR-CODE-005', description: 'A 429 carries the code `too_many_requests` instead of `rate_limit_exceeded`.' },
+  { name: 'ratelimit-sms-headers-missing', requirement: 'RATE-HEADERS-004', description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.' },
 ];
 
 /** The hourly windows each fault above switches off. */
@@ -185,6 +187,7 @@ export function setRateHeaders(ctx: ReferenceContext, reply: FastifyReply, area:
 }
 
 export function setSmsHeaders(ctx: ReferenceContext, reply: FastifyReply, keyId: string): void {
+  if (ctx.faults.has('ratelimit-sms-headers-missing')) return;
   const window = ctx.limiter.peek(keyId, RULES.sms);
   reply.header('x-sms-limit', String(window.rule.limit));
   reply.header('x-sms-remaining', String(Math.max(0, window.remaining)));
@@ -314,7 +317,8 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
   if (ctx.faults.has('errors-compute-details-object') && Array.isArray(details) && details.length > 0) {
     (body.error as Record<string, unknown>).details = details[0];
   }
-  const renamed = ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
+  // Fault `ratelimit-429-wrong-code`: the 429 keeps its status but names another code.
+  const renamed = ctx.faults.has('ratelimit-429-wrong-code') && apiError.code === 'rate_limit_exceeded' ? 'too_many_requests' : ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
   if (renamed) {
     const envelope = (body.error ?? body.err) as Record<string, unknown>;
     envelope.code = renamed;

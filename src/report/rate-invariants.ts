@@ -105,8 +105,15 @@ export const RUN_CHECKS = {
     id: 'rate-limits.run.429-shape',
     requirement: 'RATE-HEADERS-006',
     level: 'SHOULD',
-    title: 'every 429 of the run carries rate_limit_exceeded and Retry-After',
+    title: 'every 429 of the run carries Retry-After',
     invariant: '429-shape',
+  },
+  code429: {
+    id: 'rate-limits.run.429-code',
+    requirement: 'ERR-CODE-005',
+    level: 'MUST',
+    title: 'every 429 of the run carries the code rate_limit_exceeded',
+    invariant: '429-code',
   },
 } as const satisfies Record<string, RunCheckDef>;
 

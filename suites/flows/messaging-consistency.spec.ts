@@ -10,6 +10,7 @@ import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src
 import { ISO_TIMESTAMP, finalStatus, listOf, messageStatus, recordOf } from './_messaging.ts';
 import type { MessageStatus } from './_messaging.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
+import { expectFields } from '../../src/harness/resource.ts';
 
 interface Campaign {
   campaign_id: string;
@@ -126,7 +127,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
       requirement: 'MSG-CMP-002',
       level: 'MUST',
       operation: 'GET /sms/campaigns',
-      title: 'once completed, the campaign counts as delivered and failed exactly its delivered and failed messages',
+      title: 'the campaign list entry carries the fields of a campaign; once completed, it counts as delivered and failed exactly its delivered and failed messages',
     },
     async ({ api, ctx, state }) => {
       const finals: MessageStatus[] = [];
@@ -140,6 +141,11 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
           const found = listOf<Campaign>(res.body, 'campaigns').find((c) => c.campaign_id === state.campaign.campaign_id);
           return found?.status === 'completed' ? found : undefined;
         },
+      );
+      expectFields(
+        entry,
+        { campaign_id: 'string', campaign_name: 'string', currency: 'string', status: 'string', total_messages: 'integer', delivered_messages: 'integer', failed_messages: 'integer', total_cost: 'number', created_at: 'timestamp' },
+        'GET /sms/campaigns entry',
       );
       const delivered = finals.filter((m) => m.status === 'delivered').length;
       const failed = finals.filter((m) => ['failed', 'expired', 'rejected'].includes(m.status)).length;
@@ -283,7 +289,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
       requirement: 'MSG-ANA-002',
       level: 'MUST',
       operation: 'GET /messaging/analytics/delivery',
-      title: 'the analytics summary totals are the sums of its rows',
+      title: 'the analytics summary holds its five numbers, and its totals are the sums of its rows',
     },
     async ({ api }) => {
       const res = await api.get('/messaging/analytics/delivery');
@@ -293,6 +299,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
         summary: { total_messages: number; total_delivered: number; total_failed: number; total_cost: number };
       }>();
       expect(Array.isArray(body.analytics), '`analytics` array').toBe(true);
+      expectFields(body.summary, { total_messages: 'number', total_delivered: 'number', total_failed: 'number', average_delivery_rate: 'number', total_cost: 'number' }, '`summary` of GET /messaging/analytics/delivery');
       const sum = (pick: (r: (typeof body.analytics)[number]) => number): number => body.analytics.reduce((acc, r) => acc + pick(r), 0);
       expect(body.summary.total_messages).toBe(sum((r) => r.total_messages));
       expect(body.summary.total_delivered).toBe(sum((r) => r.delivered));

@@ -148,9 +148,9 @@ test.describe('checkRateLimitSequence', () => {
     expect(checkRateLimitSequence(simulate({ smsHeaders: true }), { ...burst, smsHeaders: true }, { completeHistory: true })).toEqual([]);
   });
 
-  test('429-shape: code, Retry-After consistency and headers', () => {
+  test('429-code and 429-shape: code, Retry-After consistency and headers', () => {
     const wrongCode = simulate().map((r) => (r.status === 429 ? { ...r, errorCode: 'too_many' } : r));
-    expect(names(checkRateLimitSequence(wrongCode, burst, { completeHistory: true }))).toEqual(['429-shape']);
+    expect(names(checkRateLimitSequence(wrongCode, burst, { completeHistory: true }))).toEqual(['429-code']);
     const noRetry = simulate().map((r) => {
       if (r.status !== 429) return r;
       const { 'retry-after': _x, ...h } = r.headers;

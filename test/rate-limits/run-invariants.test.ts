@@ -41,7 +41,8 @@ test('a correct run passes every run-wide check', () => {
   const checks = rateInvariantChecks([...sequence(30), ...sequence(30, { path: '/sms/campaigns', keyId: 'k2' })]);
   expect(checks).toHaveLength(Object.keys(RUN_CHECKS).length);
   expect(checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
-  expect(checks.every((c) => c.class === 'rate-limits' && c.requirement.startsWith('RATE-HEADERS-'))).toBe(true);
+  // Rate-limit headers, plus the 429 code (ERR-CODE-005).
+  expect(checks.every((c) => c.class === 'rate-limits' && (c.requirement.startsWith('RATE-HEADERS-') || c.requirement === 'ERR-CODE-005'))).toBe(true);
 });
 
 test('no observations: skipped, not passed', () => {

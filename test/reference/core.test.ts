@@ -212,6 +212,26 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
   async 'page-meta-per-page-default'(server) {
     expect(((await (await authed(server, '/vps?per_page=2')).json()) as { meta: { per_page: number } }).meta.per_page).toBe(25);
   },
+  async 'ratelimit-429-wrong-code'(server) {
+    // More than two burst windows' worth: at least one 429 even if the burst straddles a minute.
+    const codes = await Promise.all(
+      Array.from({ length: 205 }, async () => {
+        const response = await fetch(`${server.baseUrl}/regions`, { headers: { authorization: `Bearer ${server.altApiKey}` } });
+        const body = (await response.json()) as { error?: { code?: string } };
+        return response.status === 429 ? body.error?.code : undefined;
+      }),
+    );
+    const refused = codes.filter((c) => c !== undefined);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused)).toEqual(new Set(['too_many_requests']));
+  },
+  async 'ratelimit-sms-headers-missing'(server) {
+    const response = await authed(server, '/sms/campaigns');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect(response.headers.get('x-sms-limit')).toBeNull();
+    expect(response.headers.get('x-sms-remaining')).toBeNull();
+  },
 };
 
 async function withReceiver(work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>): Promise<void> {

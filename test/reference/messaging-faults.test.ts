@@ -12,6 +12,7 @@ import { type Api, NUMBERS, TEST_MODE, api, errorOf, finalStatus, obj, send, sle
 
 /** Faulty servers answer off-document on purpose: no OpenAPI check here. */
 const faulty = (server: RunningReference): Api => api(server, undefined, () => true);
+const faultyAs = (server: RunningReference, key: string): Api => api(server, key, () => true);
 
 async function withFault(fault: MessagingFault, run: (a: Api, server: RunningReference) => Promise<void>): Promise<void> {
   const server = await startMessagingServer({ faults: [fault] });
@@ -183,6 +184,72 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     } finally {
       await receiver.close();
     }
+  },
+  'msg-template-unknown-not-found': async (a) => {
+    const res = await a.call('POST /sms/send-template', '/sms/send-template', { to: NUMBERS.succeed, template_id: 'tpl_missing', variables: {} }, TEST_MODE);
+    expect(res.status).toBe(404);
+    expect(errorOf(res).code).toBe('not_found');
+  },
+  'msg-send-message-optional': async (a) => {
+    const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed }, TEST_MODE);
+    expect(res.status).toBe(201);
+    expect(obj(res.body).message).toBe('');
+    // `to` is still required.
+    expect((await a.call('POST /sms/send', '/sms/send', { message: 'x' }, TEST_MODE)).status).toBe(422);
+  },
+  'msg-list-to-filter-ignored': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'x' });
+    const listed = obj((await a.call('GET /sms/messages', `/sms/messages?to=${encodeURIComponent(NUMBERS.fail)}`)).body).messages as Array<{ to: string }>;
+    expect(listed.map((m) => m.to)).toContain(NUMBERS.succeed);
+  },
+  'msg-campaign-list-cost-text': async (a) => {
+    await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE);
+    const list = obj((await a.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<Record<string, unknown>>;
+    expect(typeof list[0]!.total_cost).toBe('string');
+  },
+  'msg-campaign-details-id-renamed': async (a) => {
+    const made = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE)).body);
+    const details = obj(obj((await a.call('GET /sms/campaigns/{campaign_id}', `/sms/campaigns/${String(made.campaign_id)}`)).body).campaign);
+    expect(details).not.toHaveProperty('campaign_id');
+    expect(details.id).toBe(made.campaign_id);
+  },
+  'msg-approved-sender-refused': async (a) => {
+    await a.call('POST /messaging/sender-ids', '/messaging/sender-ids', { sender_id: 'ACME', type: 'alphanumeric', countries: ['US'], use_case: 'x', business_name: 'y' });
+    await expect.poll(async () => (obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<{ status: string }>)[0]!.status).toBe('approved');
+    const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'x', from: 'ACME' }, TEST_MODE);
+    expect(errorOf(res).code).toBe('sender_id_not_approved');
+  },
+  'msg-template-placeholders-refused': async (a) => {
+    expect((await a.call('POST /messaging/templates', '/messaging/templates', { name: 't', content: 'Code {{code}}' })).status).toBe(422);
+    expect((await a.call('POST /messaging/templates', '/messaging/templates', { name: 't', content: 'No placeholder' })).status).toBe(201);
+  },
+  'msg-template-not-listed': async (a) => {
+    const tpl = obj(obj((await a.call('POST /messaging/templates', '/messaging/templates', { name: 't', content: 'hello' })).body).template);
+    const list = obj((await a.call('GET /messaging/templates', '/messaging/templates')).body).templates as Array<{ id: string }>;
+    expect(list.map((t) => t.id)).not.toContain(tpl.id);
+  },
+  'msg-template-foreign-usable': async (a, server) => {
+    const tpl = obj(obj((await a.call('POST /messaging/templates', '/messaging/templates', { name: 't', content: 'Code {{code}}' })).body).template);
+    const other = faultyAs(server, server.altApiKey);
+    const res = await other.call('POST /sms/send-template', '/sms/send-template', { to: NUMBERS.succeed, template_id: tpl.id, variables: { code: '1' } }, TEST_MODE);
+    expect(res.status).toBe(201);
+    expect(obj(res.body).message).toBe('Code 1');
+  },
+  'msg-contact-list-not-listed': async (a) => {
+    const list = obj(obj((await a.call('POST /messaging/contacts/lists', '/messaging/contacts/lists', { name: 'l' })).body).contact_list);
+    const lists = obj((await a.call('GET /messaging/contacts/lists', '/messaging/contacts/lists')).body).contact_lists as Array<{ id: string }>;
+    expect(lists.map((l) => l.id)).not.toContain(list.id);
+  },
+  'msg-opt-out-not-listed': async (a) => {
+    await a.call('POST /messaging/opt-outs', '/messaging/opt-outs', { phone: '+15555550123' });
+    const entries = obj((await a.call('GET /messaging/opt-outs', '/messaging/opt-outs')).body).opt_outs as Array<{ phone: string }>;
+    expect(entries.map((e) => e.phone)).not.toContain('+15555550123');
+  },
+  'msg-analytics-summary-rate-missing': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'x' });
+    const body = obj((await a.call('GET /messaging/analytics/delivery', '/messaging/analytics/delivery')).body);
+    expect(obj(body.summary)).not.toHaveProperty('average_delivery_rate');
+    expect(obj(body.summary).total_messages).toBe(1);
   },
 };
 

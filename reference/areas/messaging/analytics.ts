@@ -51,16 +51,15 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
     const total = analytics.reduce((sum, r) => sum + r.total_messages, 0);
     const delivered = analytics.reduce((sum, r) => sum + r.delivered, 0);
     const failed = analytics.reduce((sum, r) => sum + r.failed, 0);
-    return {
-      analytics,
-      summary: {
-        total_messages: total,
-        total_delivered: delivered,
-        total_failed: failed,
-        average_delivery_rate: percent(delivered, total),
-        total_cost: roundMoney(analytics.reduce((sum, r) => sum + r.total_cost, 0)),
-      },
+    const summary: Record<string, number> = {
+      total_messages: total,
+      total_delivered: delivered,
+      total_failed: failed,
+      average_delivery_rate: percent(delivered, total),
+      total_cost: roundMoney(analytics.reduce((sum, r) => sum + r.total_cost, 0)),
     };
+    if (ctx.faults.has('msg-analytics-summary-rate-missing')) delete summary.average_delivery_rate;
+    return { analytics, summary };
   });
 }
 

@@ -37,6 +37,21 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-list-range-ignored', requirement: 'MSG-LIST-004', description: 'GET /sms/messages ignores from_date and to_date.' },
   { name: 'msg-list-status-uppercase', requirement: 'MSG-FLD-005', description: 'GET /sms/messages spells statuses in capitals (`SENT`).' },
   { name: 'msg-list-to-without-plus', requirement: 'MSG-FLD-006', description: 'GET /sms/messages lists `to` without the leading + of the international format.' },
+  { name: 'msg-template-unknown-not-found', requirement: 'ERR-CODE-006', description: 'POST /sms/send-template refuses a template_id that names no template with 404 not_found instead of invalid_template.' },
+  // Accepted rather than refused with another code: the contract's negative check is the one that sees it.
+  { name: 'msg-send-message-optional', requirement: 'MSG-SEND-001', description: 'POST /sms/send without `message` is accepted and sends an empty message.' },
+  { name: 'msg-list-to-filter-ignored', requirement: 'MSG-LIST-003', description: 'GET /sms/messages ignores the `to` filter.' },
+  { name: 'msg-campaign-list-cost-text', requirement: 'MSG-CMP-002', description: 'GET /sms/campaigns lists `total_cost` as a string.' },
+  { name: 'msg-campaign-details-id-renamed', requirement: 'MSG-CMP-005', description: 'GET /sms/campaigns/{campaign_id} answers the campaign under `id` instead of `campaign_id`.' },
+  { name: 'msg-approved-sender-refused', requirement: 'MSG-SID-005', description: 'POST /sms/send refuses an approved sender ID as `from` (sender_id_not_approved).' },
+  { name: 'msg-template-placeholders-refused', requirement: 'MSG-TPL-002', description: 'POST /messaging/templates refuses content holding {{placeholders}} as a validation error.' },
+  { name: 'msg-template-not-listed', requirement: 'MSG-TPL-003', description: 'GET /messaging/templates leaves out the newest template.' },
+  { name: 'msg-template-foreign-usable', requirement: 'MSG-TPL-006', description: "POST /sms/send-template sends with another account's template (templates are looked up in every account)." },
+  { name: 'msg-contact-list-not-listed', requirement: 'MSG-CON-002', description: 'GET /messaging/contacts/lists leaves out the newest contact list.' },
+  { name: 'msg-opt-out-not-listed', requirement: 'MSG-OPT-002', description: 'GET /messaging/opt-outs leaves out the newest opted-out number.' },
+  // The summary is part of the analytics response schema too, so the contract check of MSG-ANA-001
+  // sees it as well: no fault can drop a summary field and keep that schema.
+  { name: 'msg-analytics-summary-rate-missing', requirement: 'MSG-ANA-002', description: 'GET /messaging/analytics/delivery answers a `summary` without `average_delivery_rate`.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

@@ -90,7 +90,8 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   // ---- templates ------------------------------------------------------------------------------
   app.get('/messaging/templates', async (request) => {
     const { account } = authOf(request);
-    return { templates: newestFirst(stateOf(ctx, account.id).templates.values()).map(templateView) };
+    const templates = newestFirst(stateOf(ctx, account.id).templates.values());
+    return { templates: (ctx.faults.has('msg-template-not-listed') ? templates.slice(1) : templates).map(templateView) };
   });
 
   app.post('/messaging/templates', async (request, reply) => {
@@ -99,6 +100,7 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     const name = fields.string('name', { required: true, max: 200 });
     // A template longer than one message could never be sent.
     const content = fields.string('content', { required: true, max: MAX_MESSAGE_LENGTH });
+    if (ctx.faults.has('msg-template-placeholders-refused') && placeholdersOf(content).length > 0) fields.fail('content', 'content may not hold placeholders.');
     const category = fields.string('category', { max: 100 }) ?? null;
     const template = { id: newId('tpl'), name, content, category, variables: placeholdersOf(content), created_at: isoTimestamp(ctx.clock.now()) };
     stateOf(ctx, account.id).templates.set(template.id, template);
@@ -108,7 +110,8 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   // ---- contact lists --------------------------------------------------------------------------
   app.get('/messaging/contacts/lists', async (request) => {
     const { account } = authOf(request);
-    return { contact_lists: newestFirst(stateOf(ctx, account.id).contactLists.values()).map(contactListView) };
+    const lists = newestFirst(stateOf(ctx, account.id).contactLists.values());
+    return { contact_lists: (ctx.faults.has('msg-contact-list-not-listed') ? lists.slice(1) : lists).map(contactListView) };
   });
 
   app.post('/messaging/contacts/lists', async (request, reply) => {
@@ -154,7 +157,8 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   // ---- opt-outs -------------------------------------------------------------------------------
   app.get('/messaging/opt-outs', async (request) => {
     const { account } = authOf(request);
-    return { opt_outs: newestFirst(stateOf(ctx, account.id).optOuts.values()).map(optOutView) };
+    const optOuts = newestFirst(stateOf(ctx, account.id).optOuts.values());
+    return { opt_outs: (ctx.faults.has('msg-opt-out-not-listed') ? optOuts.slice(1) : optOuts).map(optOutView) };
   });
 
   app.post('/messaging/opt-outs', async (request, reply) => {

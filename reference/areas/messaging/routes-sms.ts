@@ -39,12 +39,16 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     if (ctx.faults.has('msg-random-number-refused') && to === ctx.options.testNumbers.random) throw phoneError('to', to);
     const wrongCode = ctx.faults.has('msg-too-long-wrong-code');
     const max = ctx.faults.has('msg-exact-limit-refused') ? MAX_MESSAGE_LENGTH - 1 : wrongCode ? Infinity : MAX_MESSAGE_LENGTH;
-    const text = readMessageText(fields, 'message', max);
+    // Fault msg-send-message-optional: a missing `message` is read as an empty text.
+    const text = ctx.faults.has('msg-send-message-optional') && fields.raw('message') === undefined ? '' : readMessageText(fields, 'message', max);
     if (wrongCode && [...text].length > MAX_MESSAGE_LENGTH) fields.fail('message', 'message is too long.');
     const from = readFrom(fields);
     const callbackUrl = readHttpUrl(fields, 'callback_url');
     const state = stateOf(ctx, account.id);
     const recipients = [to];
+    if (from !== undefined && ctx.faults.has('msg-approved-sender-refused') && state.senderIds.get(from)?.status === 'approved') {
+      throw fieldError('messaging', 'from', `Sender ID ${from} is not approved.`, 'sender_id_not_approved', { value: from });
+    }
     checkSender(state, from, recipients);
     checkOptOuts(ctx, state, recipients, 'to');
     const plan: SendPlan = { recipients, text, from, callbackUrl, testMode: isTestMode(request) };
@@ -108,7 +112,11 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const variables = fields.object('variables', { required: true })!;
     const from = readFrom(fields);
     const state = stateOf(ctx, account.id);
-    const template = state.templates.get(templateId);
+    // Fault msg-template-foreign-usable: the template is looked up in every account, not the caller's.
+    const template = ctx.faults.has('msg-template-foreign-usable')
+      ? ctx.accounts.allAccounts().map((a) => stateOf(ctx, a.id).templates.get(templateId)).find((t) => t !== undefined)
+      : state.templates.get(templateId);
+    if (!template && ctx.faults.has('msg-template-unknown-not-found')) throw notFound('template');
     if (!template) {
       throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', { value: templateId });
     }
@@ -147,7 +155,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       (m) =>
         (ctx.faults.has('msg-list-range-ignored') || inRange(range, m.createdMs)) &&
         (status === undefined || ignoreStatus || m.status === status) &&
-        (to === undefined || m.to === to) &&
+        (to === undefined || ctx.faults.has('msg-list-to-filter-ignored') || m.to === to) &&
         (from === undefined || m.from === from),
     );
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
@@ -164,7 +172,9 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const state = stateOf(ctx, account.id);
     let campaigns = newestFirst(state.campaigns.values());
     if (ctx.faults.has('msg-campaign-not-listed')) campaigns = campaigns.slice(1);
-    return { campaigns: campaigns.map((c) => campaignSummaryView(state, c)) };
+    const entries = campaigns.map((c) => campaignSummaryView(state, c));
+    if (ctx.faults.has('msg-campaign-list-cost-text')) for (const entry of entries) entry.total_cost = String(entry.total_cost);
+    return { campaigns: entries };
   });
 
   app.get<{ Params: { campaign_id: string } }>('/sms/campaigns/:campaign_id', async (request) => {
@@ -172,6 +182,11 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const state = stateOf(ctx, account.id);
     const campaign = state.campaigns.get(request.params.campaign_id);
     if (!campaign) throw notFound('campaign');
-    return { campaign: campaignDetailsView(state, campaign) };
+    const details = campaignDetailsView(state, campaign);
+    if (ctx.faults.has('msg-campaign-details-id-renamed')) {
+      const { campaign_id: id, ...rest } = details;
+      return { campaign: { id, ...rest } };
+    }
+    return { campaign: details };
   });
 }
