@@ -95,7 +95,7 @@ defineCheck(
   },
 );
 
-defineFlow<{ projectId: string }>({ id: 'smoke.flow.project', class: 'projects', title: 'project create, read, delete' }, (step) => {
+defineFlow<{ projectId: string; projectName: string }>({ id: 'smoke.flow.project', class: 'projects', title: 'project create, read, delete' }, (step) => {
   step(
     {
       id: 'smoke.flow.project.create',
@@ -110,6 +110,7 @@ defineFlow<{ projectId: string }>({ id: 'smoke.flow.project', class: 'projects',
       // The created project's body is not shown: read it in whichever shape it comes.
       const project = expectResource<{ id: string; name: string }>(res, 'project');
       state.projectId = ledger.track('project', String(project.id));
+      state.projectName = request.name;
       expect(project, 'the created project').toMatchObject({ ...request, status: 'active' });
     },
   );
@@ -121,9 +122,14 @@ defineFlow<{ projectId: string }>({ id: 'smoke.flow.project', class: 'projects',
       operation: 'GET /projects/{project_id}',
       title: 'GET /projects/{project_id} returns the created project',
     },
-    async ({ api, state }) => {
+    async ({ api, ledger, ctx, state }) => {
+      // A second project, created after it: the read must pick the one asked for, not any project.
+      const other = expectResource<{ id: string }>(await api.post('/projects', { name: ctx.name('proj-other') }), 'project');
+      ledger.track('project', String(other.id));
       const res = await api.get(`/projects/${encodeURIComponent(state.projectId)}`);
-      expect(expectResource(res, 'project').id).toBe(state.projectId);
+      const project = expectResource<{ id: string; name: string }>(res, 'project');
+      expect(project.id, 'id of the project read').toBe(state.projectId);
+      expect(project.name, 'name of the project read').toBe(state.projectName);
     },
   );
 });

@@ -29,6 +29,8 @@ export interface ApiKeyRecord {
   revoked: boolean;
   /** Bench-only keys skip rate limiting so a benchmark measures the server, not the limiter. */
   unlimited: boolean;
+  /** Refused before this instant (ms): set only by the api-keys fault `key-new-refused-briefly`. */
+  notBeforeMs?: number;
 }
 
 /** Listing prefix: the first 12 characters of the key (docs/conventions.md). */

@@ -114,6 +114,7 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   let usable = key !== undefined;
   if (key?.revoked && !ctx.faults.has('auth-revoked-accepted')) usable = false;
   if (key?.expires_at && Date.parse(key.expires_at) <= now && !ctx.faults.has('auth-expired-accepted')) usable = false;
+  if (key?.notBeforeMs !== undefined && now < key.notBeforeMs) usable = false;
   if (!key || !usable) {
     if (ctx.faults.has('auth-ignored') || (ctx.faults.has('auth-missing-header-served') && request.headers.authorization === undefined)) {
       const first = ctx.accounts.allAccounts()[0];

@@ -1,7 +1,8 @@
 /**
  * Flow: the account and its money. An account update is seen by a later GET (and the original
  * values are put back in the same step, whatever happens: the account is not the run's own);
- * wallets have numeric balances; with --allow-charges a payment method is added, a top-up
+ * wallets have numeric balances; with --allow-charges a payment method is added (as the default
+ * where that harms nobody, and then listed as the default), a top-up
  * raises the balance and appears in the history, and the method is deleted again; the history
  * pages and filters; invoices come with a real PDF; usage and cost analytics are consistent;
  * an alert that is created is listed.
@@ -52,6 +53,8 @@ interface Transaction {
 interface State {
   currency: string;
   paymentMethodId: string;
+  /** Whether payment-method-add sent set_default: true (only where that harms nobody). */
+  setDefault: boolean;
 }
 
 const FLOW = 'flow.billing';
@@ -175,7 +178,24 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       expect(typeof listed!.last4, 'last4').toBe('string');
       expect(Number.isInteger(listed!.exp_month) && Number.isInteger(listed!.exp_year), 'a card has integer exp_month and exp_year').toBe(true);
       expect(typeof listed!.is_default, 'is_default').toBe('boolean');
-      if (setDefault) expect(listed!.is_default, 'added with set_default: true').toBe(true);
+      state.setDefault = setDefault;
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.payment-method-default`,
+      requirement: 'BILL-PM-003',
+      level: 'MUST',
+      operation: 'POST /account/payment-methods',
+      title: 'a payment method added with set_default: true is listed with is_default true',
+    },
+    async ({ api, ctx, state }) => {
+      ctx.requireCharges();
+      ctx.testInfo.skip(!state.setDefault, 'the method was added without set_default (making it the default would change the other methods of the account)');
+      const listed = (await paymentMethods(api)).find((pm) => pm.id === state.paymentMethodId);
+      expect(listed, `payment method ${state.paymentMethodId} in GET /account/payment-methods`).toBeTruthy();
+      expect(listed!.is_default, 'is_default of the method added with set_default: true').toBe(true);
     },
   );
 

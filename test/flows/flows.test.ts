@@ -15,7 +15,7 @@ import { expectAllPassed, runFlow } from './faulty-run.ts';
 /** Steps per flow: a flow that silently loses steps (a refactoring, a step that no longer registers) fails here. */
 const EXPECTED_STEPS: Record<string, number> = {
   'flow.api-keys': 12,
-  'flow.billing': 15,
+  'flow.billing': 16,
   'flow.buckets': 6,
   'flow.compute-events': 3,
   'flow.isolation': 7,

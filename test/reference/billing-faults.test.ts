@@ -148,6 +148,45 @@ const CHECKS: Record<string, Check> = {
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
     expect(json<{ api_key: { expires_at: unknown } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'], expires_at: expiresAt })).api_key.expires_at).toBeNull();
   },
+  'transaction-resource-id-missing': async (a) => {
+    const transactions = json<{ transactions: Array<Record<string, unknown>> }>(await a.call('GET', '/account/billing/history')).transactions;
+    expect(transactions.length).toBeGreaterThan(0);
+    for (const txn of transactions) expect(txn).not.toHaveProperty('resource_id');
+  },
+  'transaction-status-capitalised': async (a) => {
+    const statuses = json<{ transactions: Array<{ status: string }> }>(await a.call('GET', '/account/billing/history')).transactions.map((t) => t.status);
+    expect(statuses).toContain('Completed');
+    expect(statuses).not.toContain('completed');
+  },
+  'usage-storage-resources-missing': async (a) => {
+    const services = json<{ usage: { services: Record<string, Record<string, unknown>> } }>(await a.call('GET', '/account/usage')).usage.services;
+    expect(services.storage).not.toHaveProperty('resources');
+    // Only storage: compute keeps its array.
+    expect(Array.isArray(services.compute?.resources)).toBe(true);
+  },
+  'payment-method-set-default-ignored': async (a) => {
+    expect(await defaultPm(a)).toBeDefined();
+    const added = json<{ payment_method: { id: string } }>(await a.call('POST', '/account/payment-methods', { type: 'card', token: 'tok_visa', set_default: true })).payment_method;
+    const listed = json<{ payment_methods: Array<{ id: string; is_default: boolean }> }>(await a.call('GET', '/account/payment-methods')).payment_methods;
+    expect(listed.find((pm) => pm.id === added.id)?.is_default).toBe(false);
+  },
+  'account-email-missing': async (a) => {
+    expect(json<{ account: Record<string, unknown> }>(await a.call('GET', '/account')).account).not.toHaveProperty('email');
+  },
+  'project-get-other-project': async (a) => {
+    const first = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'first' })).project.id;
+    const second = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'second' })).project.id;
+    expect(json<{ project: { id: string } }>(await a.call('GET', `/projects/${first}`)).project.id).toBe(second);
+  },
+  'api-key-ip-whitelist-refused': async (a) => {
+    expect((await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'], ip_whitelist: ['192.0.2.0/24'] })).status).toBe(422);
+    // Without a whitelist the key is still created.
+    expect((await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).status).toBe(201);
+  },
+  'key-new-refused-briefly': async (a, server) => {
+    const created = json<{ api_key: { key: string } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).api_key;
+    expect((await api(server, created.key, false).call('GET', '/account')).status).toBe(401);
+  },
 };
 
 const FAULTS = [...billingArea.faults, ...projectsArea.faults, ...apiKeysArea.faults];

@@ -12,7 +12,12 @@ export const KEY_FAULTS = {
   permissionsAsText: 'key-listing-permissions-text',
   lastUsedNeverSet: 'key-last-used-never-set',
   createdWithoutExpiry: 'key-create-expires-at-omitted',
+  ipWhitelistRefused: 'api-key-ip-whitelist-refused',
+  newKeyRefusedBriefly: 'key-new-refused-briefly',
 } as const;
+
+/** How long a new key is refused under `key-new-refused-briefly` (a slow key propagation). */
+export const NEW_KEY_DELAY_MS = 5_000;
 
 export const apiKeyFaults: FaultDefinition[] = [
   { name: KEY_FAULTS.secretInListing, requirement: 'KEY-LIST-002', description: 'GET /account/api-keys shows the full secret in `key`.' },
@@ -20,5 +25,7 @@ export const apiKeyFaults: FaultDefinition[] = [
   { name: KEY_FAULTS.expiresAtDropped, requirement: 'KEY-FLD-002', description: 'expires_at given at creation is reported as null.' },
   { name: KEY_FAULTS.permissionsAsText, requirement: 'KEY-FLD-001', description: 'GET /account/api-keys lists permissions as one comma-separated string ("read,write").' },
   { name: KEY_FAULTS.createdWithoutExpiry, requirement: 'KEY-CRT-003', description: 'POST /account/api-keys answers without the expires_at field.' },
+  { name: KEY_FAULTS.ipWhitelistRefused, requirement: 'KEY-CRT-002', description: 'POST /account/api-keys refuses a non-empty ip_whitelist as a validation error.' },
+  { name: KEY_FAULTS.newKeyRefusedBriefly, requirement: 'KEY-CRT-004', description: 'A key created with POST /account/api-keys without expires_at is refused (401) for its first 5 seconds.' },
   { name: KEY_FAULTS.lastUsedNeverSet, requirement: 'KEY-LIST-003', description: 'GET /account/api-keys reports last_used null whether or not the key was used.' },
 ];

@@ -8,7 +8,7 @@ import type { ReferenceContext } from '../../core/context.ts';
 import { notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
-import { KEY_FAULTS } from './faults.ts';
+import { KEY_FAULTS, NEW_KEY_DELAY_MS } from './faults.ts';
 import { isIpOrCidr } from './ip-list.ts';
 
 const PERMISSIONS = ['read', 'write'] as const;
@@ -56,6 +56,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     const whitelist = fields.stringArray('ip_whitelist', { maxItems: MAX_WHITELIST });
     const badIp = whitelist?.find((entry) => !isIpOrCidr(entry));
     if (badIp !== undefined) fields.fail('ip_whitelist', 'ip_whitelist entries must be IP addresses or CIDR ranges.', { value: badIp });
+    // Fault: the optional whitelist is not supported at all.
+    if (ctx.faults.has(KEY_FAULTS.ipWhitelistRefused) && whitelist !== undefined && whitelist.length > 0) fields.fail('ip_whitelist', 'ip_whitelist is not supported.');
     const record = ctx.accounts.createKey(account.id, {
       name,
       permissions: [...new Set(permissions)],
@@ -63,6 +65,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
       expires_at: expiresAt === undefined ? null : new Date(Date.parse(expiresAt)).toISOString(),
       ip_whitelist: whitelist ?? [],
     });
+    // Fault: a never-expiring key only starts working a few seconds after it was handed out
+    // (keys with an expiry, such as the harness's own run keys, are served at once).
+    if (ctx.faults.has(KEY_FAULTS.newKeyRefusedBriefly) && record.expires_at === null) record.notBeforeMs = ctx.clock.now() + NEW_KEY_DELAY_MS;
     const dropExpiry = ctx.faults.has(KEY_FAULTS.expiresAtDropped);
     return reply.status(201).send({
       api_key: {

@@ -21,6 +21,11 @@ export const BILLING_FAULTS = {
   alertListEmpty: 'alert-list-empty',
   alertSmsRefused: 'alert-sms-refused',
   paymentMethodLast4Number: 'payment-method-last4-number',
+  transactionResourceIdMissing: 'transaction-resource-id-missing',
+  transactionStatusCapitalised: 'transaction-status-capitalised',
+  usageStorageResourcesMissing: 'usage-storage-resources-missing',
+  paymentMethodSetDefaultIgnored: 'payment-method-set-default-ignored',
+  accountEmailMissing: 'account-email-missing',
 } as const;
 
 export const billingFaults: FaultDefinition[] = [
@@ -39,5 +44,10 @@ export const billingFaults: FaultDefinition[] = [
   { name: BILLING_FAULTS.alertSmsRefused, requirement: 'BILL-ALR-002', description: 'POST /account/alerts refuses `sms` in notification_methods.' },
   { name: BILLING_FAULTS.paymentMethodLast4Number, requirement: 'BILL-PM-001', description: 'GET /account/payment-methods lists last4 as a number.' },
   { name: BILLING_FAULTS.historyRangeIgnored, requirement: 'BILL-HIST-004', description: 'GET /account/billing/history ignores from_date and to_date.' },
+  { name: BILLING_FAULTS.transactionResourceIdMissing, requirement: 'BILL-HIST-002', description: 'Transactions of the billing history carry no resource_id.' },
+  { name: BILLING_FAULTS.transactionStatusCapitalised, requirement: 'BILL-HIST-005', description: 'Completed transactions report status `Completed` instead of `completed`.' },
+  { name: BILLING_FAULTS.usageStorageResourcesMissing, requirement: 'BILL-USE-002', description: 'GET /account/usage gives services.storage without its resources array.' },
+  { name: BILLING_FAULTS.paymentMethodSetDefaultIgnored, requirement: 'BILL-PM-003', description: 'set_default: true is ignored: a method added while another is on file is not the default.' },
+  { name: BILLING_FAULTS.accountEmailMissing, requirement: 'ACCT-GET-001', description: 'GET /account answers the account without its email.' },
   { name: BILLING_FAULTS.accountStatusOther, requirement: 'ACCT-GET-002', description: 'GET /account reports the account of a working key as `enabled` instead of `active`.' },
 ];

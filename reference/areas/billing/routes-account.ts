@@ -33,6 +33,9 @@ function accountView(account: Account): Record<string, unknown> {
 export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
   app.get('/account', async (request) => {
     const account = accountView(authOf(request).account);
+    // Fault: the account answered without its email.
+    if (ctx.faults.has(BILLING_FAULTS.accountEmailMissing)) delete account.email;
+    // Fault: another status word for an active account.
     return { account: ctx.faults.has(BILLING_FAULTS.accountStatusOther) ? { ...account, status: 'enabled' } : account };
   });
 
@@ -112,6 +115,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
       .reverse();
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     const transactions = items.map(transactionView);
+    for (const txn of transactions) {
+      // Faults: a transaction without its resource_id; the completed state capitalised.
+      if (ctx.faults.has(BILLING_FAULTS.transactionResourceIdMissing)) delete txn.resource_id;
+      if (ctx.faults.has(BILLING_FAULTS.transactionStatusCapitalised) && txn.status === 'completed') txn.status = 'Completed';
+    }
     return ctx.faults.has(BILLING_FAULTS.billingMetaMissing) ? { transactions } : { transactions, meta };
   });
 
@@ -131,7 +139,10 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
       services[s] =
         s === 'messaging'
           ? { cost: merged.cost, messages_sent: merged.messagesSent, cost_per_message: merged.costPerMessage }
-          : { cost: merged.cost, resources: merged.resources.map((entry) => usageEntry(s, entry, detailed)) };
+          : // Fault: storage without its resources array.
+            s === 'storage' && ctx.faults.has(BILLING_FAULTS.usageStorageResourcesMissing)
+            ? { cost: merged.cost }
+            : { cost: merged.cost, resources: merged.resources.map((entry) => usageEntry(s, entry, detailed)) };
     }
     const total = shown.reduce((sum, s) => sum + toUnits(usage[s].cost), 0);
     return {

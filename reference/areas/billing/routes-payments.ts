@@ -29,7 +29,8 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContex
     const fields = new Fields('billing', request.body);
     const type = fields.string('type', { required: true, oneOf: ['card', 'bank_account'] }) as 'card' | 'bank_account';
     const token = fields.string('token', { required: true, max: 200, pattern: TOKEN });
-    const setDefault = fields.boolean('set_default') ?? false;
+    // Fault: set_default is read but ignored (only the first method on file becomes the default).
+    const setDefault = (fields.boolean('set_default') ?? false) && !ctx.faults.has(BILLING_FAULTS.paymentMethodSetDefaultIgnored);
     const { brand, last4 } = describeToken(type, token);
     const now = ctx.clock.now();
     // The first method on file becomes the default: top-ups always have something to charge.

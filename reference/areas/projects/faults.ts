@@ -11,6 +11,7 @@ export const PROJECT_FAULTS = {
   resourcesEmpty: 'project-resources-empty',
   resourcesFilterIgnored: 'project-resources-filter-ignored',
   usageRangeRefused: 'project-usage-range-refused',
+  getOtherProject: 'project-get-other-project',
 } as const;
 
 export const projectFaults: FaultDefinition[] = [
@@ -22,5 +23,6 @@ export const projectFaults: FaultDefinition[] = [
   { name: PROJECT_FAULTS.resourcesEmpty, requirement: 'PROJ-RES-001', description: "GET /projects/{project_id}/resources lists none of the project's resources." },
   { name: PROJECT_FAULTS.resourcesFilterIgnored, requirement: 'PROJ-RES-002', description: 'GET /projects/{project_id}/resources ignores the service and status filters.' },
   { name: PROJECT_FAULTS.usageRangeRefused, requirement: 'PROJ-USE-001', description: 'GET /projects/{project_id}/usage refuses from_date and to_date as a validation error.' },
+  { name: PROJECT_FAULTS.getOtherProject, requirement: 'PROJ-GET-001', description: 'GET /projects/{project_id} answers the newest other project of the account (when there is one).' },
   { name: PROJECT_FAULTS.listCostText, requirement: 'PROJ-FLD-001', description: 'GET /projects lists monthly_cost and resource_count as strings.' },
 ];
