@@ -92,6 +92,17 @@ export function cachedJsonSync<T>(name: string, key: string, compute: () => T): 
   return value;
 }
 
+/** The cached JSON value of `name`/`key`, or undefined. */
+export function cachedValue<T>(name: string, key: string): T | undefined {
+  const cached = read<T>(entryFile(name, key));
+  return cached.hit ? cached.value : undefined;
+}
+
+/** Stores `value` as `name`/`key` for later processes. */
+export function storeValue(name: string, key: string, value: unknown): void {
+  store(entryFile(name, key), value);
+}
+
 /** The installed version of a package, for cache keys. */
 export function packageVersion(name: string): string {
   try {

@@ -63,7 +63,8 @@ import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
 import { redactString } from './redact.ts';
-import { isSelected, planFlow, selectionFromEnv } from './selection.ts';
+import { type Candidate, isSelected, planFlow, selectionFromEnv } from './selection.ts';
+import { recordCandidate } from './suite-index.ts';
 
 export interface CheckMeta {
   id: string;
@@ -223,6 +224,12 @@ function wrap<S>(body: CheckBody<S>, level: Level, inFlow: boolean) {
   };
 }
 
+/** Whether the run's selection selects a definition; every definition is also indexed (suite-index.ts). */
+function considered(candidate: Candidate): boolean {
+  recordCandidate(candidate);
+  return isSelected(selection, candidate);
+}
+
 /** Declares one check (a Playwright test), when the run's selection selects it. */
 export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   const full = withCatalogueClass(meta, meta.class);
@@ -231,7 +238,7 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
-  if (!isSelected(selection, { file: suiteFile(location), describe: null, title, tags: details.tag, class: full.class })) return;
+  if (!considered({ file: suiteFile(location), describe: null, title, tags: details.tag, class: full.class })) return;
   test(title, details, wrap(body, full.level, false));
 }
 
@@ -253,7 +260,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
     registerCheckId(full.id, location);
     const title = `[${full.requirement}] ${full.title}`;
     const tags = [...flowTags, ...detailsOf(full, location).tag];
-    steps.push({ meta: full, body, location, selected: isSelected(selection, { file: suiteFile(location), describe, title, tags, class: full.class }) });
+    steps.push({ meta: full, body, location, selected: considered({ file: suiteFile(location), describe, title, tags, class: full.class }) });
   });
   const plan = planFlow(steps.map((s) => s.selected));
   if (plan.length === 0) return;

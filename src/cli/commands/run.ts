@@ -14,7 +14,9 @@ import { startEmbedded } from '../../harness/embedded.ts';
 import type { EmbeddedTarget } from '../../harness/embedded.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
+import { selectionFromEnv } from '../../harness/selection.ts';
 import { newRunId } from '../../harness/settings.ts';
+import { SUITE_INDEX_OUT_ENV, cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES } from '../../model/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
 import { classificationOf, cloudcheckErrors, parseBaseline, summarize } from '../../report/gate.ts';
@@ -144,7 +146,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     mkdirSync(plan.runTmp, { recursive: true });
     err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${(v.classes as string[]).join(', ')})` : ''}`);
 
+    const index = useSuiteIndex(plan);
     const exit = await spawnPlaywright(plan);
+    index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
     const recovered = await recoverFromJournals(plan.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey } }).catch(
       (error: Error) => {
@@ -197,6 +201,25 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     await embedded?.close().catch(() => undefined);
   }
+}
+
+/**
+ * Hands Playwright only the suite files the selection reaches when the suite index knows them
+ * (suite-index.ts); otherwise this run loads every file and indexes them. `settle` stores the
+ * index of a run that completed (a crashed listing may have seen only some files).
+ */
+function useSuiteIndex(plan: RunPlan): { settle(completed: boolean): void } {
+  const env = { ...process.env, ...plan.env };
+  const key = suiteIndexKey(env);
+  const candidates = cachedCandidates(key);
+  if (candidates) {
+    // No file selected: every file is loaded and the run says that nothing was selected.
+    plan.args.push(...fileFilters(selectionFromEnv(env), candidates));
+    return { settle: () => undefined };
+  }
+  const out = join(tmpdir(), `cloudcheck-${plan.runId}-suite-index.json`);
+  plan.env[SUITE_INDEX_OUT_ENV] = out;
+  return { settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })) };
 }
 
 interface ExitInfo {
