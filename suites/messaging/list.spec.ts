@@ -8,12 +8,18 @@ import { defineCheck, expect } from '../../src/harness/check.ts';
 import type { CheckContext } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { expectSuccess } from '../../src/harness/resource.ts';
+import { ISO_TIMESTAMP, finalStatus } from '../flows/_messaging.ts';
 
 interface Listed {
   message_id?: string;
   to?: string;
   message?: string;
   status?: string;
+  from?: unknown;
+  cost?: unknown;
+  currency?: unknown;
+  sent_at?: unknown;
+  delivered_at?: unknown;
 }
 
 /** The spelling the specification gives every message status (States and transitions). */
@@ -36,19 +42,23 @@ async function recent(api: ApiClient, query: Record<string, string | number> = {
 }
 
 /**
- * The ids GET /sms/messages lists from a few minutes ago on, page by page (at most 10 pages of
+ * The entries GET /sms/messages lists from a few minutes ago on, page by page (at most 10 pages of
  * 100): a busy account (a rate-limit burst) may list more than a page, in either order.
  */
-async function recentIds(api: ApiClient): Promise<Array<string | undefined>> {
-  const ids: Array<string | undefined> = [];
+async function recentEntries(api: ApiClient): Promise<Listed[]> {
+  const entries: Listed[] = [];
   for (let page = 1; page <= 10; page++) {
     const { body } = await recent(api, { page });
     const messages = body.messages ?? [];
-    ids.push(...messages.map((m) => m.message_id));
+    entries.push(...messages);
     const pages = (body.meta as { pages?: unknown } | undefined)?.pages;
     if (messages.length < 100 || typeof pages !== 'number' || page >= pages) break;
   }
-  return ids;
+  return entries;
+}
+
+async function recentIds(api: ApiClient): Promise<Array<string | undefined>> {
+  return (await recentEntries(api)).map((m) => m.message_id);
 }
 
 defineCheck(
@@ -119,5 +129,30 @@ defineCheck(
     expect(messages.length, 'the message just sent is listed').toBeGreaterThan(0);
     const wrong = messages.filter((m) => !/^\+[1-9]\d{1,14}$/.test(String(m.to)) || typeof m.message !== 'string' || [...m.message].length > 1600);
     expect(wrong.map((m) => `${m.message_id}: to ${m.to}, ${typeof m.message === 'string' ? [...m.message].length : 'no'} characters`)).toEqual([]);
+  },
+);
+
+defineCheck(
+  {
+    id: 'messaging.list.entry-fields',
+    requirement: 'MSG-FLD-004',
+    level: 'MUST',
+    class: 'messaging',
+    operation: 'GET /sms/messages',
+    title: 'a listed message carries the message fields with sent_at and delivered_at timestamps',
+  },
+  async ({ api, ctx }) => {
+    const id = await sendOne(api, ctx, 'cloudcheck: timestamps');
+    // Once final, so that a delivered message has its delivered_at.
+    await finalStatus(api, ctx, id);
+    const entry = (await recentEntries(api)).find((m) => m.message_id === id);
+    expect(entry, `message ${id} in the list`).toBeTruthy();
+    for (const field of ['to', 'message', 'from', 'status', 'currency'] as const) expect(typeof entry![field], `${field} is a string`).toBe('string');
+    expect(typeof entry!.cost, 'cost is a number').toBe('number');
+    expect(entry!.sent_at, 'sent_at of a message that was sent').toEqual(expect.stringMatching(ISO_TIMESTAMP));
+    // A message that did not end delivered has no delivery time to give (null when unset).
+    expect(Object.keys(entry!), 'the entry carries delivered_at').toContain('delivered_at');
+    if (entry!.status === 'delivered') expect(entry!.delivered_at, 'delivered_at of a delivered message').toEqual(expect.stringMatching(ISO_TIMESTAMP));
+    else if (entry!.delivered_at !== null) expect(entry!.delivered_at, 'delivered_at').toEqual(expect.stringMatching(ISO_TIMESTAMP));
   },
 );

@@ -19,7 +19,7 @@ const EXPECTED_STEPS: Record<string, number> = {
   'flow.buckets': 6,
   'flow.compute-events': 3,
   'flow.isolation': 7,
-  'flow.messaging-consistency': 17,
+  'flow.messaging-consistency': 22,
   'flow.multipart-upload': 11,
   'flow.objects-listing': 12,
   'flow.presigned-urls': 9,

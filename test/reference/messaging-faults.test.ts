@@ -251,6 +251,78 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     expect(obj(body.summary)).not.toHaveProperty('average_delivery_rate');
     expect(obj(body.summary).total_messages).toBe(1);
   },
+  'msg-bulk-campaign-name-ignored': async (a) => {
+    const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x', campaign_name: 'spring-sale' }, TEST_MODE);
+    expect(res.status).toBe(201);
+    expect(obj(res.body).campaign_name).not.toBe('spring-sale');
+  },
+  'msg-bulk-messages-pending': async (a) => {
+    const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed, NUMBERS.fail], message: 'x' }, TEST_MODE);
+    expect((obj(res.body).messages as Array<{ status: string }>).map((m) => m.status)).toEqual(['pending', 'pending']);
+    // The campaign itself is still `processing` (MSG-BULK-005 untouched).
+    expect(obj(res.body).status).toBe('processing');
+  },
+  'msg-bulk-status-unknown': async (a) => {
+    const bulk = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE)).body);
+    const [entry] = bulk.messages as Array<{ message_id: string }>;
+    expect((await a.call('GET /sms/status/{message_id}', `/sms/status/${entry!.message_id}`)).status).toBe(404);
+    // A named campaign's messages and a single send are still found.
+    const named = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x', campaign_name: 'n' }, TEST_MODE)).body);
+    expect((await a.call('GET /sms/status/{message_id}', `/sms/status/${(named.messages as Array<{ message_id: string }>)[0]!.message_id}`)).status).toBe(200);
+    const single = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    expect((await a.call('GET /sms/status/{message_id}', `/sms/status/${String(single.message_id)}`)).status).toBe(200);
+  },
+  'msg-report-error-empty': async (a) => {
+    const { message_id } = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    const message = await finalStatus(a, String(message_id));
+    expect(message.status).toBe('delivered');
+    expect(obj(message.delivery_report)).toMatchObject({ error_code: '', error_message: '' });
+  },
+  'msg-list-timestamps-null': async (a) => {
+    const { message_id } = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    expect((await finalStatus(a, String(message_id))).delivered_at).toEqual(expect.any(String));
+    const [entry] = obj((await a.call('GET /sms/messages', '/sms/messages')).body).messages as Array<Record<string, unknown>>;
+    expect(entry).toMatchObject({ message_id, status: 'delivered', sent_at: null, delivered_at: null });
+  },
+  'msg-campaign-completed-at-null': async (a) => {
+    const bulk = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE)).body);
+    await finalStatus(a, String((bulk.messages as Array<{ message_id: string }>)[0]!.message_id));
+    await sleep(20);
+    const [entry] = obj((await a.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<Record<string, unknown>>;
+    expect(entry).toMatchObject({ campaign_id: bulk.campaign_id, status: 'completed', completed_at: null });
+  },
+  'msg-campaign-status-capitalised': async (a) => {
+    const bulk = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE)).body);
+    expect(bulk.status).toBe('processing');
+    const details = obj(obj((await a.call('GET /sms/campaigns/{campaign_id}', `/sms/campaigns/${String(bulk.campaign_id)}`)).body).campaign);
+    expect(details.status).toBe('Processing');
+    const [entry] = obj((await a.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<Record<string, unknown>>;
+    expect(entry!.status).toBe('processing');
+  },
+  'msg-analytics-rate-basis-points': async (a) => {
+    const { message_id } = await send(a, { to: NUMBERS.succeed, message: 'x' });
+    await finalStatus(a, String(message_id));
+    const grouped = obj((await a.call('GET /messaging/analytics/delivery', '/messaging/analytics/delivery?group_by=day')).body);
+    expect(obj(grouped.summary).average_delivery_rate).toBe(10_000);
+    expect((grouped.analytics as Array<{ delivery_rate: number }>)[0]!.delivery_rate).toBe(10_000);
+    // Without group_by the rates stay percentages.
+    expect(obj(obj((await a.call('GET /messaging/analytics/delivery', '/messaging/analytics/delivery')).body).summary).average_delivery_rate).toBe(100);
+  },
+  'msg-sender-approved-at-null': async (a) => {
+    await a.call('POST /messaging/sender-ids', '/messaging/sender-ids', { sender_id: 'ACME', type: 'alphanumeric', countries: ['US'], use_case: 'x', business_name: 'y' });
+    await sleep(150);
+    const [record] = obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<Record<string, unknown>>;
+    expect(record).toMatchObject({ sender_id: 'ACME', status: 'approved', approved_at: null });
+  },
+  'msg-sender-country-wrong-code': async (a) => {
+    await a.call('POST /messaging/sender-ids', '/messaging/sender-ids', { sender_id: 'ACME', type: 'alphanumeric', countries: ['US'], use_case: 'x', business_name: 'y' });
+    await sleep(150);
+    // Approved for the US: a US send goes, a British one is refused with the wrong code.
+    expect((await send(a, { to: NUMBERS.succeed, message: 'x', from: 'ACME' })).from).toBe('ACME');
+    const res = await a.call('POST /sms/send', '/sms/send', { to: '+447700900123', message: 'x', from: 'ACME' }, TEST_MODE);
+    expect(res.status).toBe(422);
+    expect(errorOf(res).code).toBe('validation_error');
+  },
 };
 
 for (const fault of MESSAGING_FAULTS) {

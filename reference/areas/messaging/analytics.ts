@@ -25,6 +25,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
     const range = readDateRange(fields);
     const requested = ctx.faults.has('msg-analytics-group-by-unchecked') ? fields.string('group_by') : fields.string('group_by', { oneOf: GROUPS });
     const groupBy = GROUPS.find((g) => g === requested) ?? 'day';
+    const rateScale = ctx.faults.has('msg-analytics-rate-basis-points') && requested !== undefined ? 100 : 1;
 
     const rows = new Map<string, { date: string; total_messages: number; delivered: number; failed: number; cost: number }>();
     for (const m of stateOf(ctx, account.id).messages.values()) {
@@ -44,7 +45,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
         total_messages: r.total_messages,
         delivered: r.delivered,
         failed: r.failed,
-        delivery_rate: percent(r.delivered, r.total_messages),
+        delivery_rate: percent(r.delivered, r.total_messages) * rateScale,
         total_cost: roundMoney(r.cost),
       }));
     // The summary is the sum of the rows (and its rate is over all messages, not a mean of rates).
@@ -55,7 +56,7 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
       total_messages: total,
       total_delivered: delivered,
       total_failed: failed,
-      average_delivery_rate: percent(delivered, total),
+      average_delivery_rate: percent(delivered, total) * rateScale,
       total_cost: roundMoney(analytics.reduce((sum, r) => sum + r.total_cost, 0)),
     };
     if (ctx.faults.has('msg-analytics-summary-rate-missing')) delete summary.average_delivery_rate;

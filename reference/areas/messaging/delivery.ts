@@ -38,10 +38,11 @@ export function isTestMode(request: FastifyRequest): boolean {
  * `from` must be a sender id of the account that is approved for every destination country.
  * The specification names one code for both cases ("not approved for the target country").
  */
-export function checkSender(state: MessagingState, from: string | undefined, recipients: readonly string[]): void {
+export function checkSender(ctx: ReferenceContext, state: MessagingState, from: string | undefined, recipients: readonly string[]): void {
   if (from === undefined) return;
   const problem = senderProblem(state, from, recipients);
-  if (problem) throw fieldError('messaging', 'from', `Sender ID ${from} ${problem}.`, 'sender_id_not_approved', { value: from });
+  const code = ctx.faults.has('msg-sender-country-wrong-code') ? 'validation_error' : 'sender_id_not_approved';
+  if (problem) throw fieldError('messaging', 'from', `Sender ID ${from} ${problem}.`, code, { value: from });
 }
 
 function senderProblem(state: MessagingState, from: string, recipients: readonly string[]): string | undefined {

@@ -52,6 +52,24 @@ export const MESSAGING_FAULTS = [
   // The summary is part of the analytics response schema too, so the contract check of MSG-ANA-001
   // sees it as well: no fault can drop a summary field and keep that schema.
   { name: 'msg-analytics-summary-rate-missing', requirement: 'MSG-ANA-002', description: 'GET /messaging/analytics/delivery answers a `summary` without `average_delivery_rate`.' },
+  { name: 'msg-bulk-campaign-name-ignored', requirement: 'MSG-BULK-002', description: 'POST /sms/bulk ignores `campaign_name` and names the campaign itself.' },
+  // `pending` is a message state the schema allows, so the bulk response keeps its shape (MSG-BULK-003).
+  { name: 'msg-bulk-messages-pending', requirement: 'MSG-BULK-004', description: 'POST /sms/bulk lists each message in status `pending` instead of `sent`.' },
+  // Only bulks without a campaign_name: the flows name their campaigns and look their messages up
+  // (MSG-BULK-007, MSG-CMP-002), so that only MSG-BULK-006 fails.
+  { name: 'msg-bulk-status-unknown', requirement: 'MSG-BULK-006', description: 'GET /sms/status/{message_id} answers 404 for the messages of a bulk send that named no campaign.' },
+  // Empty strings keep the report's schema (nullable strings, MSG-FLD-002) but are not null.
+  { name: 'msg-report-error-empty', requirement: 'MSG-FLD-003', description: 'delivery_report carries `error_code` and `error_message` as empty strings instead of null when there is no error.' },
+  { name: 'msg-list-timestamps-null', requirement: 'MSG-FLD-004', description: 'GET /sms/messages lists `sent_at` and `delivered_at` as null, also for delivered messages.' },
+  { name: 'msg-campaign-completed-at-null', requirement: 'MSG-CMP-003', description: 'GET /sms/campaigns lists completed campaigns with `completed_at` null.' },
+  // Only the details: the list and the bulk response keep `processing`/`completed`, which other
+  // checks (MSG-BULK-005, MSG-CMP-002) wait for.
+  { name: 'msg-campaign-status-capitalised', requirement: 'MSG-CMP-004', description: 'GET /sms/campaigns/{campaign_id} spells the campaign status with a capital (`Completed`).' },
+  // Only with an explicit group_by: the plain request keeps rates within the schema's bounds,
+  // which the generated check of the analytics response (MSG-ANA-001) validates.
+  { name: 'msg-analytics-rate-basis-points', requirement: 'MSG-ANA-003', description: 'GET /messaging/analytics/delivery with a group_by gives delivery rates in basis points (0 to 10000) instead of percent.' },
+  { name: 'msg-sender-approved-at-null', requirement: 'MSG-SID-002', description: 'GET /messaging/sender-ids lists approved sender IDs with `approved_at` null.' },
+  { name: 'msg-sender-country-wrong-code', requirement: 'ERR-CODE-002', description: 'A send from a sender ID not approved for the destination country is refused with validation_error instead of sender_id_not_approved.' },
 ] as const satisfies readonly FaultDefinition[];
 
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

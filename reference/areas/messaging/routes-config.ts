@@ -36,7 +36,9 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   // ---- sender ids -----------------------------------------------------------------------------
   app.get('/messaging/sender-ids', async (request) => {
     const { account } = authOf(request);
-    return { sender_ids: newestFirst(stateOf(ctx, account.id).senderIds.values()).map(senderIdView) };
+    const records = newestFirst(stateOf(ctx, account.id).senderIds.values()).map(senderIdView);
+    if (ctx.faults.has('msg-sender-approved-at-null')) for (const record of records) record.approved_at = null;
+    return { sender_ids: records };
   });
 
   app.post('/messaging/sender-ids', async (request, reply) => {

@@ -28,6 +28,9 @@ function plusRestored(value: string | undefined): string | undefined {
 
 const SPACE_THEN_DIGITS = /^ \d+$/;
 
+/** Fault `msg-bulk-status-unknown`: the messages of bulks that named no campaign, which GET /sms/status then misses. */
+const UNNAMED_BULK_MESSAGES = new WeakSet<object>();
+
 /** Recipients per bulk request: the specification gives no cap; one keeps a request bounded. */
 export const MAX_BULK_RECIPIENTS = 1000;
 
@@ -49,7 +52,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     if (from !== undefined && ctx.faults.has('msg-approved-sender-refused') && state.senderIds.get(from)?.status === 'approved') {
       throw fieldError('messaging', 'from', `Sender ID ${from} is not approved.`, 'sender_id_not_approved', { value: from });
     }
-    checkSender(state, from, recipients);
+    checkSender(ctx, state, from, recipients);
     checkOptOuts(ctx, state, recipients, 'to');
     const plan: SendPlan = { recipients, text, from, callbackUrl, testMode: isTestMode(request) };
     const id = newId('msg');
@@ -77,7 +80,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const campaignName = fields.string('campaign_name', { min: 1, max: 200 });
     const callbackUrl = readHttpUrl(fields, 'callback_url');
     const state = stateOf(ctx, account.id);
-    checkSender(state, from, recipients);
+    checkSender(ctx, state, from, recipients);
     checkOptOuts(ctx, state, recipients, 'recipients');
 
     const campaignId = newId('cmp');
@@ -87,7 +90,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const now = ctx.clock.now();
     const campaign = {
       campaign_id: campaignId,
-      campaign_name: campaignName ?? `campaign-${isoTimestamp(now).slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`,
+      campaign_name: (ctx.faults.has('msg-bulk-campaign-name-ignored') ? undefined : campaignName) ?? `campaign-${isoTimestamp(now).slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`,
       total_cost: 0,
       currency: CURRENCY,
       status: 'processing' as const,
@@ -98,9 +101,11 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     state.campaigns.set(campaignId, campaign);
     const messages = createMessages(ctx, account.id, plan, recipients.map(() => newId('msg')), charged);
     campaign.messageIds = messages.map((m) => m.message_id);
+    if (ctx.faults.has('msg-bulk-status-unknown') && campaignName === undefined) for (const m of messages) UNNAMED_BULK_MESSAGES.add(m);
     campaign.total_cost = sumCosts(messages);
     const view = bulkView(state, campaign);
     if (ctx.faults.has('msg-bulk-not-processing')) view.status = 'completed';
+    if (ctx.faults.has('msg-bulk-messages-pending')) for (const entry of view.messages as Array<{ status: string }>) entry.status = 'pending';
     return reply.status(201).send(view);
   });
 
@@ -122,7 +127,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     }
     const text = ctx.faults.has('msg-template-not-substituted') ? template.content : renderTemplate(template, variables);
     checkMessageLength(text, 'variables');
-    checkSender(state, from, [to]);
+    checkSender(ctx, state, from, [to]);
     checkOptOuts(ctx, state, [to], 'to');
     const plan: SendPlan = { recipients: [to], text, from, callbackUrl: undefined, testMode: isTestMode(request), templateId: template.id };
     const id = newId('msg');
@@ -134,9 +139,14 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
   app.get<{ Params: { message_id: string } }>('/sms/status/:message_id', async (request) => {
     const { account } = authOf(request);
     const message = stateOf(ctx, account.id).messages.get(request.params.message_id);
-    if (!message) throw notFound('message');
+    if (!message || UNNAMED_BULK_MESSAGES.has(message)) throw notFound('message');
     const view = statusView(message);
     if (ctx.faults.has('msg-status-text-missing')) delete view.message;
+    const report = view.delivery_report as { error_code: string | null; error_message: string | null };
+    if (ctx.faults.has('msg-report-error-empty') && report.error_code === null) {
+      report.error_code = '';
+      report.error_message = '';
+    }
     return view;
   });
 
@@ -163,6 +173,10 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     for (const entry of messages) {
       if (ctx.faults.has('msg-list-status-uppercase')) entry.status = String(entry.status).toUpperCase();
       if (ctx.faults.has('msg-list-to-without-plus')) entry.to = String(entry.to).replace(/^\+/, '');
+      if (ctx.faults.has('msg-list-timestamps-null')) {
+        entry.sent_at = null;
+        entry.delivered_at = null;
+      }
     }
     return ctx.faults.has('msg-list-meta-missing') ? { messages } : { messages, meta };
   });
@@ -174,6 +188,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     if (ctx.faults.has('msg-campaign-not-listed')) campaigns = campaigns.slice(1);
     const entries = campaigns.map((c) => campaignSummaryView(state, c));
     if (ctx.faults.has('msg-campaign-list-cost-text')) for (const entry of entries) entry.total_cost = String(entry.total_cost);
+    if (ctx.faults.has('msg-campaign-completed-at-null')) for (const entry of entries) entry.completed_at = null;
     return { campaigns: entries };
   });
 
@@ -187,6 +202,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       const { campaign_id: id, ...rest } = details;
       return { campaign: { id, ...rest } };
     }
+    if (ctx.faults.has('msg-campaign-status-capitalised')) details.status = String(details.status).replace(/^./, (c) => c.toUpperCase());
     return { campaign: details };
   });
 }
