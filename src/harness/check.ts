@@ -106,18 +106,34 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * (generated checks are declared by src/generate for a suite file), else the first frame outside
  * this file, relative to the project (never a path of the machine that ran it).
  */
-function callerLocation(): string {
+interface CallSite {
+  /** `suites/flows/x.spec.ts:12`: the line of the suite code that declared the check. */
+  location: string;
+  /** The spec file being loaded, relative to suites/ (`rate-limits/burst.spec.ts`), which may import the declaring helper. */
+  specFile: string;
+}
+
+function callerSite(): CallSite {
   const frames = (new Error().stack ?? '')
     .split('\n')
     .slice(1)
     .map((line) => /\(?((?:file:\/\/)?[^()\s]+?):(\d+):\d+\)?\s*$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null && !m[1]!.startsWith('node:') && /\.[cm]?[jt]s$/.test(m[1]!));
   const files = frames.map((m) => ({ file: m[1]!.replace(/^file:\/\//, ''), line: m[2]! }));
+  const inSuites = (file: string): string | null => {
+    const i = file.lastIndexOf('/suites/');
+    return i >= 0 ? file.slice(i + '/suites/'.length) : null;
+  };
   const chosen = files.find((f) => f.file.includes('/suites/')) ?? files.find((f) => !f.file.endsWith('/src/harness/check.ts'));
-  if (!chosen) return 'unknown';
+  if (!chosen) return { location: 'unknown', specFile: 'unknown' };
   const i = chosen.file.lastIndexOf('/suites/');
   const file = i >= 0 ? chosen.file.slice(i + 1) : relative(ROOT, chosen.file);
-  return `${file}:${chosen.line}`;
+  const spec = files.map((f) => inSuites(f.file)).find((f): f is string => f !== null && f.endsWith('.spec.ts'));
+  return { location: `${file}:${chosen.line}`, specFile: spec ?? file.replace(/^suites\//, '') };
+}
+
+function callerLocation(): string {
+  return callerSite().location;
 }
 
 /** Registers a check id; throws when another place already uses it. Exported for tests and tools. */
@@ -169,10 +185,6 @@ function withCatalogueClass<M extends { requirement: string; class?: Conformance
 }
 
 /** `flows/billing.spec.ts` from a location `suites/flows/billing.spec.ts:12`. */
-function suiteFile(location: string): string {
-  return location.replace(/^suites\//, '').replace(/:\d+$/, '');
-}
-
 const selection = selectionFromEnv();
 
 /**
@@ -234,11 +246,11 @@ function considered(candidate: Candidate): boolean {
 export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   const full = withCatalogueClass(meta, meta.class);
   validateMeta(full);
-  const location = callerLocation();
+  const { location, specFile } = callerSite();
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
-  if (!considered({ file: suiteFile(location), describe: null, title, tags: details.tag, class: full.class })) return;
+  if (!considered({ file: specFile, describe: null, title, tags: details.tag, class: full.class })) return;
   test(title, details, wrap(body, full.level, false));
 }
 
@@ -256,11 +268,11 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
   build((stepMeta, body) => {
     const full = withCatalogueClass(stepMeta, meta.class);
     validateMeta(full);
-    const location = callerLocation();
+    const { location, specFile } = callerSite();
     registerCheckId(full.id, location);
     const title = `[${full.requirement}] ${full.title}`;
     const tags = [...flowTags, ...detailsOf(full, location).tag];
-    steps.push({ meta: full, body, location, selected: considered({ file: suiteFile(location), describe, title, tags, class: full.class }) });
+    steps.push({ meta: full, body, location, selected: considered({ file: specFile, describe, title, tags, class: full.class }) });
   });
   const plan = planFlow(steps.map((s) => s.selected));
   if (plan.length === 0) return;

@@ -229,11 +229,19 @@ interface ExitInfo {
   interrupted: boolean;
 }
 
+/**
+ * The environment without the variables a Playwright worker runs under (cloudcheck run started
+ * from a test of another Playwright run): the suite's runner is a runner of its own.
+ */
+function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^(TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)$/.test(name)));
+}
+
 function spawnPlaywright(plan: RunPlan): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [playwrightCli(), ...plan.args], {
       cwd: ROOT,
-      env: { ...process.env, ...plan.env, FORCE_COLOR: '0' },
+      env: { ...outsidePlaywright(process.env), ...plan.env, FORCE_COLOR: '0' },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
       // progress lines go to stderr, straight through.
       stdio: ['ignore', 'pipe', 'inherit'],
