@@ -18,7 +18,21 @@ commands:
   sweep   delete resources left behind by earlier runs (names starting with cc-)
   report  merge shard reports (report merge DIR...) or compare two runs (report diff A B)
 
-cloudcheck <command> --help shows the options of a command.`;
+cloudcheck <command> --help shows the options, examples and exit codes of a command.
+
+examples:
+  cloudcheck run
+      check the embedded reference server
+  CLOUDCHECK_API_KEY=... cloudcheck run --target https://staging.example.net/v1
+      check a target
+  cloudcheck run --list --classes pagination
+      show which checks a selection would run
+
+exit codes:
+  0    success (run: the gate passed)
+  1    the gate failed (run, load, report merge) or a delete failed (sweep)
+  2    usage error, bad configuration, unreachable target or rejected key
+`;
 
 /** `cloudcheck ... | head` closes the pipe early; that is not an error. */
 function ignoreBrokenPipes(): void {

@@ -7,9 +7,11 @@
  * the API: exit 2 within seconds, with a hint when the version segment is missing, instead of a
  * run that crawls through a thousand checks against the wrong thing.
  */
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { UsageError } from '../config/resolve.ts';
 import { isObject, resourceOf } from '../harness/body-shape.ts';
+import { createDispatcher, proxyConfigured, transportOptions } from '../harness/transport.ts';
+import type { TransportOptions } from '../harness/transport.ts';
 
 /** 10 s, or CLOUDCHECK_REQUEST_TIMEOUT_MS when that is set and shorter (tests of broken targets). */
 function defaultProbeTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -42,8 +44,13 @@ export function notTheApi(status: number, contentType: string | undefined, text:
   return `GET /account answered ${status} without the error envelope {"error": {"code", "message"}}`;
 }
 
-export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = defaultProbeTimeoutMs()): Promise<void> {
-  const agent = new Agent({ connect: { timeout: timeoutMs } });
+/** What the probe sends besides the key, and how it connects (transport.ts): as the run's requests do. */
+export interface ProbeOptions extends TransportOptions {
+  headers?: Record<string, string>;
+}
+
+export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = defaultProbeTimeoutMs(), options: ProbeOptions = transportOptions()): Promise<void> {
+  const agent = createDispatcher({ ...options, agent: { connect: { timeout: timeoutMs } } });
   const url = `${target.replace(/\/+$/, '')}/account`;
   let status: number;
   let contentType: string | undefined;
@@ -51,7 +58,7 @@ export async function probeTarget(target: string, key: string, what = 'the API k
   try {
     const res = await request(url, {
       method: 'GET',
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json', 'user-agent': 'cloudcheck' },
+      headers: { accept: 'application/json', 'user-agent': 'cloudcheck', ...options.headers, authorization: `Bearer ${key}` },
       dispatcher: agent,
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -63,7 +70,8 @@ export async function probeTarget(target: string, key: string, what = 'the API k
   } catch (error) {
     const e = error as Error & { code?: string; cause?: Error & { code?: string } };
     const reason = e.cause?.code ?? e.code ?? e.cause?.message ?? e.message;
-    throw new UsageError(`cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}`);
+    const proxied = !options.direct && proxyConfigured() ? ' (a proxy variable is set: HTTPS_PROXY/HTTP_PROXY; hosts in NO_PROXY are reached directly)' : '';
+    throw new UsageError(`cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}${proxied}`);
   } finally {
     await agent.close().catch(() => undefined);
   }

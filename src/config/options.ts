@@ -21,22 +21,35 @@ export interface OptionDef {
   secret?: boolean;
   /** Not read from the config file (e.g. `--config` itself). */
   noConfig?: boolean;
+  /** One-letter flag (`H` for `-H`). */
+  short?: string;
+  /** The value the one-letter flag stands for when it takes none (`-x` is `--max-failures 1`). */
+  shortMeans?: string;
+  /** What separates the values of a repeatable option in its variable or a config string (default `,`). */
+  separator?: string;
+  /** The description where it differs for a command (serve fixes a key that run only uses). */
+  descriptionFor?: Partial<Record<Command, string>>;
 }
 
 export const OPTIONS: OptionDef[] = [
-  { name: 'target', type: 'string', commands: ['run', 'load', 'sweep'], placeholder: 'URL', description: 'base URL of the API, including /v1 (default: start the embedded reference server)' },
-  { name: 'api-key', type: 'string', commands: ['run', 'serve', 'load', 'sweep'], placeholder: 'KEY', secret: true, description: 'API key of the account under test (serve: fixes the bootstrap key of the first account)' },
-  { name: 'alt-api-key', type: 'string', commands: ['run', 'serve'], placeholder: 'KEY', secret: true, description: 'API key of a second account (isolation checks; serve: fixes it)' },
+  { name: 'target', type: 'string', commands: ['run', 'load', 'sweep'], placeholder: 'URL', description: 'base URL of the API, including /v1 (default: start the embedded reference server)', descriptionFor: { sweep: 'base URL of the API, including /v1 (required)' } },
+  { name: 'api-key', type: 'string', commands: ['run', 'serve', 'load', 'sweep'], placeholder: 'KEY', secret: true, description: 'API key of the account under test', descriptionFor: { serve: 'bootstrap key of the first account (default: generated, printed at start)' } },
+  { name: 'alt-api-key', type: 'string', commands: ['run', 'serve'], placeholder: 'KEY', secret: true, description: 'API key of a second account (isolation checks)', descriptionFor: { serve: 'bootstrap key of the second account (default: generated, printed at start)' } },
   { name: 's3-url', type: 'string', commands: ['run'], placeholder: 'URL', description: 'S3-compatible endpoint of the target' },
   { name: 'classes', type: 'list', commands: ['run'], placeholder: 'a,b', description: 'conformance classes to check (default: all)' },
   { name: 'strict', type: 'boolean', commands: ['run'], description: 'SHOULD deviations fail the gate too' },
   { name: 'report-dir', type: 'string', commands: ['run', 'load'], placeholder: 'DIR', description: 'where to write the report (default: reports/<run-id>/)' },
   { name: 'async-timeout', type: 'integer', commands: ['run'], placeholder: 'SECONDS', description: 'deadline of every wait for an asynchronous change: VPS boot and actions, SMS delivery, webhooks, key expiry (default 300)' },
-  { name: 'seed', type: 'integer', commands: ['run', 'serve'], placeholder: 'N', description: 'seed of generated data (same seed, same requests)' },
+  { name: 'seed', type: 'integer', commands: ['run', 'serve'], placeholder: 'N', description: 'seed of generated data (same seed, same requests)', descriptionFor: { serve: 'seed of the server\'s generated ids and simulated outcomes' } },
   { name: 'grep', type: 'string', commands: ['run'], placeholder: 'RE', description: 'only checks whose title, requirement, file or tags match (a flow step brings the steps before it, as setup)' },
   { name: 'grep-invert', type: 'string', commands: ['run'], placeholder: 'RE', description: 'leave out checks whose title, requirement, file or tags match' },
   { name: 'shard', type: 'string', commands: ['run'], placeholder: 'I/N', description: 'run shard I of N' },
   { name: 'baseline', type: 'string', commands: ['run'], placeholder: 'FILE', description: 'a previous report.json or a list of requirement ids: gate only on new failures' },
+  { name: 'list', type: 'boolean', commands: ['run'], description: 'print the checks the selection would run (check id, requirement, level, class, title) and exit without running any; exit 2 when it selects none' },
+  { name: 'workers', type: 'integer', commands: ['run'], placeholder: 'N', description: 'parallel worker processes (default 2); each creates its own API keys of the account' },
+  { name: 'max-failures', type: 'integer', commands: ['run'], short: 'x', shortMeans: '1', placeholder: 'N', description: 'stop after N failures that fail the gate (MUST defects not in --baseline; SHOULD deviations too with --strict), then exit 1 "stopped after N failures"; -x is --max-failures 1' },
+  { name: 'header', type: 'string', multiple: true, separator: '\n', short: 'H', commands: ['run', 'sweep'], placeholder: "'NAME: VALUE'", secret: true, description: 'extra header on every request to the target, e.g. the key of a gateway (never Authorization; values are shown as [REDACTED]; the variable takes one header a line)' },
+  { name: 'ca-cert', type: 'string', commands: ['run', 'sweep'], placeholder: 'FILE', description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)' },
   { name: 'keep', type: 'boolean', commands: ['run'], description: 'keep what the run creates (listed at the end) so the report\'s curl lines can be replayed; remove it later with cloudcheck sweep' },
   { name: 'allow-charges', type: 'boolean', commands: ['run'], description: 'run operations that move money (implied with the embedded server)' },
   { name: 'live-sms', type: 'boolean', commands: ['run'], description: 'send real SMS (without it every send carries X-Test-Mode: true)' },
@@ -51,9 +64,9 @@ export const OPTIONS: OptionDef[] = [
   { name: 'host', type: 'string', commands: ['serve'], placeholder: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
   { name: 'port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'REST API port (default 8080; 0 picks a free port)' },
   { name: 's3-port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'S3-compatible endpoint port (default 8081; 0 picks a free port)' },
-  { name: 'fault', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME', description: 'switch on a deliberate non-conformance (repeatable; see --list-faults)' },
+  { name: 'fault', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME', description: 'switch on a deliberate non-conformance (see --list-faults)' },
   { name: 'list-faults', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available faults and exit' },
-  { name: 'variant', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME[=MS]', description: 'switch on a legal variant: another choice the specification allows where it is silent (repeatable; see --list-variants)' },
+  { name: 'variant', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME[=MS]', description: 'switch on a legal variant: another choice the specification allows where it is silent (see --list-variants)' },
   { name: 'list-variants', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available legal variants and exit' },
   { name: 'config', type: 'string', commands: ['run', 'serve', 'load', 'sweep'], placeholder: 'FILE', noConfig: true, description: 'config file (default: cloudcheck.config.yaml in the current directory)' },
 ];
@@ -85,6 +98,10 @@ export function configKey(option: OptionDef | string): string {
 
 export function optionsFor(command: Command): OptionDef[] {
   return OPTIONS.filter((o) => o.commands.includes(command));
+}
+
+export function descriptionOf(option: OptionDef, command: Command): string {
+  return option.descriptionFor?.[command] ?? option.description;
 }
 
 export const CONFIG_FILE = 'cloudcheck.config.yaml';

@@ -8,15 +8,16 @@
  * layer on top.
  */
 import { parsePattern } from '../harness/selection.ts';
+import { parseHeaderLine, readCaCert } from '../harness/transport.ts';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { closest, distance } from 'fastest-levenshtein';
 import { parse as parseYaml } from 'yaml';
 import { CONFORMANCE_CLASSES } from '../model/classes.ts';
-import { CONFIG_FILE, DEFAULTS, configKey, envName, optionsFor } from './options.ts';
+import { CONFIG_FILE, DEFAULTS, configKey, descriptionOf, envName, optionsFor } from './options.ts';
 import type { Command, OptionDef } from './options.ts';
 
 /** The one schema of the config file; flags and environment values are validated by it too. */
@@ -77,6 +78,7 @@ function describePattern(key: string): string {
   if (key === 'shard') return 'expected I/N, e.g. 1/4';
   if (key.startsWith('test_number') || key.startsWith('carrier_number')) return 'expected an E.164 number, e.g. +15005550006';
   if (key === 'webhook_listen') return 'expected HOST:PORT';
+  if (key === 'header') return "expected 'Name: value'";
   if (key.endsWith('url') || key === 'target') return 'expected an http:// or https:// URL';
   return 'see cloudcheck.config.schema.json';
 }
@@ -129,12 +131,19 @@ function convert(option: OptionDef, raw: string, where: string): unknown {
         .map((s) => s.trim())
         .filter(Boolean);
     default:
-      return option.multiple ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw;
+      return option.multiple ? splitValues(option, raw) : raw;
   }
 }
 
+function splitValues(option: OptionDef, raw: string): string[] {
+  return raw
+    .split(option.separator ?? ',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /** Extra checks the schema cannot say well: class names with suggestions, shard bounds, regexps. */
-function checkValues(values: Record<string, unknown>, sources: Record<string, Source>, describe: (name: string) => string): void {
+function checkValues(values: Record<string, unknown>, sources: Record<string, Source>, describe: (name: string) => string, cwd: string, configFile: string | null): void {
   const classes = values.classes;
   if (Array.isArray(classes)) {
     for (const c of classes as string[]) {
@@ -157,6 +166,24 @@ function checkValues(values: Record<string, unknown>, sources: Record<string, So
       throw new UsageError(`${describe(name)}: not a valid regular expression: ${(error as Error).message}`);
     }
   }
+  if (Array.isArray(values.header)) {
+    for (const line of values.header as string[]) {
+      try {
+        parseHeaderLine(line);
+      } catch (error) {
+        throw new UsageError(`${describe('header')}: ${(error as Error).message}`);
+      }
+    }
+  }
+  if (typeof values['ca-cert'] === 'string') {
+    // A path in the config file is relative to the file; from a flag or variable, to the current directory.
+    values['ca-cert'] = resolvePath(sources['ca-cert'] === 'config' && configFile ? dirname(configFile) : cwd, values['ca-cert']);
+    try {
+      readCaCert(values['ca-cert'] as string);
+    } catch (error) {
+      throw new UsageError(`${describe('ca-cert')}: ${(error as Error).message}`);
+    }
+  }
   void sources;
 }
 
@@ -166,10 +193,17 @@ export function resolveOptions(command: Command, argv: string[], env: NodeJS.Pro
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
-  for (const d of defs) parseOptions[d.name] = { type: d.type === 'boolean' ? 'boolean' : 'string', ...(d.multiple ? { multiple: true } : {}) };
+  for (const d of defs) {
+    parseOptions[d.name] = { type: d.type === 'boolean' ? 'boolean' : 'string', ...(d.multiple ? { multiple: true } : {}), ...(d.short && !d.shortMeans ? { short: d.short } : {}) };
+  }
+  // A one-letter flag that stands for a value (`-x`: `--max-failures 1`) is rewritten before parsing.
+  const args = argv.map((arg) => {
+    const d = defs.find((o) => o.short && o.shortMeans && arg === `-${o.short}`);
+    return d ? `--${d.name}=${d.shortMeans}` : arg;
+  });
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options: parseOptions, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args, options: parseOptions, strict: true, allowPositionals: true });
   } catch (error) {
     throw new UsageError(explainParseError(error as Error & { code?: string }, command, defs));
   }
@@ -195,7 +229,8 @@ export function resolveOptions(command: Command, argv: string[], env: NodeJS.Pro
     const key = configKey(d);
     if (flag !== undefined && !(Array.isArray(flag) && flag.length === 0)) {
       if (d.type === 'boolean') values[d.name] = flag;
-      else if (d.multiple) values[d.name] = (flag as string[]).flatMap((f) => f.split(',').map((s) => s.trim()).filter(Boolean));
+      // A repeated flag gives one value each; only a comma list splits (headers never: a value may hold commas).
+      else if (d.multiple) values[d.name] = d.separator ? (flag as string[]).map((f) => f.trim()).filter(Boolean) : (flag as string[]).flatMap((f) => splitValues(d, f));
       else values[d.name] = convert(d, flag as string, `--${d.name}`);
       sources[d.name] = 'flag';
     } else if (envValue !== undefined && envValue !== '') {
@@ -203,7 +238,7 @@ export function resolveOptions(command: Command, argv: string[], env: NodeJS.Pro
       sources[d.name] = 'env';
     } else if (!d.noConfig && config[key] !== undefined) {
       let v = config[key];
-      if ((d.type === 'list' || d.multiple) && typeof v === 'string') v = v.split(',').map((s) => s.trim()).filter(Boolean);
+      if ((d.type === 'list' || d.multiple) && typeof v === 'string') v = splitValues(d, v);
       values[d.name] = v;
       sources[d.name] = 'config';
     } else if (DEFAULTS[d.name] !== undefined) {
@@ -222,7 +257,7 @@ export function resolveOptions(command: Command, argv: string[], env: NodeJS.Pro
     if (d.noConfig || values[d.name] === undefined || sources[d.name] === 'config' || sources[d.name] === 'default') continue;
     check({ [configKey(d)]: values[d.name] }, () => describe(d.name));
   }
-  checkValues(values, sources, describe);
+  checkValues(values, sources, describe, cwd, configFile);
   return {
     values,
     sources,
@@ -247,21 +282,51 @@ function explainParseError(error: Error & { code?: string }, command: Command, d
   return `${error.message.split('\n')[0]} (see cloudcheck ${command} --help)`;
 }
 
-/** Help text of a command, generated from the option table. */
-export function helpText(command: Command, synopsis: string): string {
-  const defs = optionsFor(command);
-  const rows = defs.map((d) => {
-    const left = `--${d.name}${d.type === 'boolean' ? '' : ` ${d.placeholder ?? 'VALUE'}`}`;
-    const more = d.noConfig ? '' : ` [${envName(d)}]`;
-    return `  ${left.padEnd(30)} ${d.description}${d.multiple ? ' (repeatable)' : ''}${more}`;
-  });
+export interface HelpSpec {
+  synopsis: string;
+  /** One line of what the command does. */
+  summary: string;
+  /** `[command line, what it does]`. */
+  examples: Array<[string, string]>;
+  /** `[code, meaning]`. */
+  exitCodes: Array<[string, string]>;
+}
+
+/** One help pattern for every command: usage, what it does, its own options, examples, exit codes. */
+export function formatHelp(spec: HelpSpec, optionRows: string[], footer: string[] = []): string {
   return [
-    `usage: ${synopsis}`,
+    `usage: ${spec.synopsis}`,
     '',
-    'options (each also reads the variable in brackets and the key of the same name, with _ for -,',
-    `in ${CONFIG_FILE}; precedence: flag > environment > config file > default):`,
-    ...rows,
-    `  ${'--help'.padEnd(30)} this text`,
+    spec.summary,
+    '',
+    ...optionRows,
+    '',
+    'examples:',
+    ...spec.examples.map(([line, what]) => `  ${line}\n      ${what}`),
+    '',
+    'exit codes:',
+    ...spec.exitCodes.map(([code, meaning]) => `  ${code.padEnd(4)} ${meaning}`),
+    ...(footer.length ? ['', ...footer] : []),
     '',
   ].join('\n');
+}
+
+/** Help text of a command, its options generated from the option table. */
+export function helpText(command: Command, spec: HelpSpec): string {
+  const defs = optionsFor(command);
+  const rows = defs.map((d) => {
+    const flag = `${d.short ? `-${d.short}, ` : ''}--${d.name}${d.type === 'boolean' ? '' : ` ${d.placeholder ?? 'VALUE'}`}`;
+    const more = d.noConfig ? '' : ` [${envName(d)}]`;
+    return `  ${flag.padEnd(30)} ${descriptionOf(d, command)}${d.multiple ? ' (repeatable)' : ''}${more}`;
+  });
+  return formatHelp(
+    spec,
+    [
+      'options (each also reads the variable in brackets and the key of the same name, with _ for -,',
+      `in ${CONFIG_FILE}; precedence: flag > environment > config file > default):`,
+      ...rows,
+      `  ${'-h, --help'.padEnd(30)} this text`,
+    ],
+    ['Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in the README.'],
+  );
 }

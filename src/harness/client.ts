@@ -16,14 +16,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, request as undiciRequest } from 'undici';
+import { request as undiciRequest } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from './budget.ts';
 import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
 import { processObserver } from './rate-observer.ts';
-import { addSecret, redact, redactString } from './redact.ts';
+import { REDACTED, addSecret, redact, redactString } from './redact.ts';
+import { createDispatcher, transportOptions } from './transport.ts';
 
 export const BODY_LIMIT = 8 * 1024;
 
@@ -137,6 +138,11 @@ export interface ClientSettings {
    * line reads it with `--data-binary @bodies/<file>` from the report directory.
    */
   reportDir?: string | null;
+  /**
+   * `--header`: sent on every request (lowercased names), before the check's own headers, which
+   * win; never Authorization. Their values are secrets: recorded and printed as [REDACTED].
+   */
+  headers?: Record<string, string>;
 }
 
 export interface ClientOptions {
@@ -237,10 +243,13 @@ export function buildUrl(base: string, path: string, query?: Record<string, Quer
   return url;
 }
 
-let sharedAgent: Agent | null = null;
-/** One connection pool per process (a worker), closed by the worker fixture's teardown. */
-export function processAgent(): Agent {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 4_000, connections: 16 });
+let sharedAgent: Dispatcher | null = null;
+/**
+ * One connection pool per process (a worker), closed by the worker fixture's teardown; through
+ * the proxy of the standard variables and with the run's --ca-cert (transport.ts).
+ */
+export function processAgent(): Dispatcher {
+  sharedAgent ??= createDispatcher({ ...transportOptions(), agent: { keepAliveTimeout: 4_000, connections: 16 } });
   return sharedAgent;
 }
 export async function closeProcessAgent(): Promise<void> {
@@ -264,6 +273,7 @@ export class ApiClient {
     this.maxRetries = options.maxRateLimitRetries ?? 3;
     addSecret(options.settings.keys.main);
     addSecret(options.settings.keys.alt);
+    for (const value of Object.values(options.settings.headers ?? {})) addSecret(value);
   }
 
   /** The same client, recording into another sink (one per check). */
@@ -343,7 +353,9 @@ export class ApiClient {
     const url = buildUrl(this.settings.target, options.path, options.query);
     // JSON first, anything else after it: object and PDF downloads must not be refused (406) by a
     // target that honours Accept.
-    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': 'cloudcheck', ...lowerKeys(options.headers ?? {}) };
+    // Never Authorization: the key sent (or left out on purpose) is the check's to decide.
+    const extra = Object.fromEntries(Object.entries(this.settings.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'authorization'));
+    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': 'cloudcheck', ...extra, ...lowerKeys(options.headers ?? {}) };
     let payload: Uint8Array | undefined;
     if (options.json !== undefined) {
       payload = Buffer.from(JSON.stringify(options.json));
@@ -361,10 +373,13 @@ export class ApiClient {
     const t0 = performance.now();
     const keyVar = key === null ? null : key === this.settings.keys.alt ? 'CLOUDCHECK_ALT_API_KEY' : 'CLOUDCHECK_API_KEY';
     const requestBodyText = bodyForRecord(payload, headers['content-type']);
+    // --header values are secrets whatever their length (redact.ts only knows values of 8+ characters).
+    const recorded = { ...headers };
+    for (const [name, value] of Object.entries(extra)) if (recorded[name] === value) recorded[name] = REDACTED;
     const exchangeBase = {
-      request: { method, url: url.toString(), headers: { ...headers }, ...(requestBodyText !== undefined ? { body: requestBodyText } : {}) },
+      request: { method, url: url.toString(), headers: recorded, ...(requestBodyText !== undefined ? { body: requestBodyText } : {}) },
       started_at: startedAt.toISOString(),
-      curl: curlLine(method, url.toString(), headers, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
+      curl: curlLine(method, url.toString(), recorded, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
     };
     const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings.timeoutScale);
     if (targetSilent()) {

@@ -27,14 +27,14 @@ export interface RecoverResult {
 
 export async function recoverFromJournals(
   dir: string,
-  settings: { target: string; keys: { main: string; alt: string | null }; timeoutScale?: number },
+  settings: { target: string; keys: { main: string; alt: string | null }; timeoutScale?: number; headers?: Record<string, string> },
 ): Promise<RecoverResult> {
   const { alive, leaks } = foldJournal(readJournalLines(dir));
   if (alive.length === 0) return { deleted: 0, leaks };
   const client = new ApiClient({
     // Deleting what the run itself created (a payment method journalled by a run with
     // --allow-charges) is cleanup, not a charge; recovery sends nothing else.
-    settings: { target: settings.target, keys: settings.keys, liveSms: false, allowCharges: true, timeoutScale: settings.timeoutScale ?? 1 },
+    settings: { target: settings.target, keys: settings.keys, liveSms: false, allowCharges: true, timeoutScale: settings.timeoutScale ?? 1, headers: settings.headers ?? {} },
     budgets: {
       main: new Budget([settings.keys.main], { maxWaitMs: 10_000 }),
       alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs: 10_000 }) : null,

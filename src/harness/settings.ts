@@ -8,6 +8,7 @@
  */
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../model/classes.ts';
 import type { ConformanceClass } from '../model/classes.ts';
+import { headersFromEnv } from './transport.ts';
 
 
 /** What every name a run gives starts with: `sweep` and checks reusing an earlier run's resource look for it. */
@@ -48,6 +49,8 @@ export interface RunSettings {
   keysPerWorker: number;
   /** The keys the runner created for all workers (CLOUDCHECK_BUDGET_KEYS); each worker uses its slice. */
   budgetKeys: string[];
+  /** `--header` (CLOUDCHECK_HEADER, one `Name: value` a line): extra headers on every request. */
+  headers: Record<string, string>;
 }
 
 /**
@@ -122,6 +125,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     runTmp: env.CLOUDCHECK_RUN_TMP || null,
     keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
     budgetKeys: decodeRunKeys(env.CLOUDCHECK_BUDGET_KEYS),
+    headers: headersFromEnv(env),
   };
 }
 

@@ -49,6 +49,8 @@ export interface ConformanceReport {
     selection?: { classes: string[]; grep: string | null; grep_invert: string | null };
     embedded?: boolean;
     cloudcheck_version?: string;
+    /** `--max-failures N` stopped the run after N failures that fail the gate; the rest did not run. */
+    stopped_after_failures?: number;
   };
   summary: {
     verdict: 'conformant' | 'non-conformant';

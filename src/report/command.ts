@@ -14,6 +14,8 @@ import { htmlWriter } from './html/index.ts';
 import { mergeReportsWithNotes } from './merge.ts';
 import { WRITERS, writeReportFiles, type ReportWriter } from './writers.ts';
 import type { ConformanceReport } from '../model/report.ts';
+import { formatHelp } from '../config/resolve.ts';
+import type { HelpSpec } from '../config/resolve.ts';
 
 export interface ReportCommandIO {
   out?: (text: string) => void;
@@ -22,12 +24,57 @@ export interface ReportCommandIO {
   cwd?: string;
 }
 
-export const REPORT_USAGE = `usage:
-  cloudcheck report merge DIR|FILE... [--out DIR] [--allow-partial]
-                                                    join the report.json of --shard runs; writes report.json, report.html, junit.xml, summary.md;
-                                                    exits 1 when the merged gate fails, also when a shard is missing or given twice
-                                                    (--allow-partial: judge what is there, and say so in the verdict)
-  cloudcheck report diff A B [--json]               what changed from A to B (report.json files or report directories)`;
+const MERGE_HELP: HelpSpec = {
+  synopsis: 'cloudcheck report merge DIR|FILE... [--out DIR] [--allow-partial]',
+  summary: 'Joins the report.json of --shard runs into one report (report.json, report.html, junit.xml, summary.md) and gates on it.',
+  examples: [
+    ['cloudcheck report merge shard-1 shard-2 shard-3 --out reports/merged', 'the report of a run split in three shards'],
+  ],
+  exitCodes: [
+    ['0', 'the merged gate passed'],
+    ['1', 'the merged gate failed, also when a shard is missing or given twice, or the reports are of another target or version'],
+    ['2', 'usage error or an unreadable report (missing file, bad JSON, wrong schema_version)'],
+  ],
+};
+
+const DIFF_HELP: HelpSpec = {
+  synopsis: 'cloudcheck report diff A B [--json]',
+  summary: 'Shows what changed from report A to report B (report.json files or report directories): new and fixed failures, checks added and removed.',
+  examples: [
+    ['cloudcheck report diff reports/<old-run> reports/<new-run>', 'what the new run fixed and broke'],
+    ['cloudcheck report diff old/report.json new/report.json --json', 'the same as JSON, for scripts'],
+  ],
+  exitCodes: [
+    ['0', 'compared (whatever changed)'],
+    ['2', 'usage error or an unreadable report'],
+  ],
+};
+
+const REPORT_HELP: HelpSpec = {
+  synopsis: 'cloudcheck report merge|diff ...',
+  summary: 'Works on reports of earlier runs: merge joins shard reports, diff compares two runs (cloudcheck report merge --help, cloudcheck report diff --help).',
+  examples: [...MERGE_HELP.examples, ...DIFF_HELP.examples],
+  exitCodes: [
+    ['0', 'merge: the merged gate passed; diff: compared'],
+    ['1', 'merge: the merged gate failed'],
+    ['2', 'usage error or an unreadable report'],
+  ],
+};
+
+export const REPORT_USAGE = formatHelp(REPORT_HELP, [
+  'subcommands:',
+  '  merge DIR|FILE... [--out DIR] [--allow-partial]   join the report.json of --shard runs',
+  '  diff A B [--json]                                 what changed from A to B',
+]);
+
+const MERGE_USAGE = formatHelp(MERGE_HELP, [
+  'options:',
+  `  ${'-o, --out DIR'.padEnd(30)} where to write the merged report (default: reports/<run-id>/)`,
+  `  ${'--allow-partial'.padEnd(30)} judge what is there when shards are missing or doubled, and say so in the verdict`,
+  `  ${'-h, --help'.padEnd(30)} this text`,
+]);
+
+const DIFF_USAGE = formatHelp(DIFF_HELP, ['options:', `  ${'--json'.padEnd(30)} print the difference as JSON`, `  ${'-h, --help'.padEnd(30)} this text`]);
 
 /** An input problem the user can fix; becomes exit code 2 with this message. */
 export class ReportInputError extends Error {
@@ -99,12 +146,12 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
   const [sub, ...rest] = argv;
   try {
     if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-      (sub === undefined ? err : out)(`${REPORT_USAGE}\n`);
+      (sub === undefined ? err : out)(REPORT_USAGE);
       return sub === undefined ? 2 : 0;
     }
     if (sub === 'merge') {
       if (rest.includes('--help') || rest.includes('-h')) {
-        out(`${REPORT_USAGE}\n`);
+        out(MERGE_USAGE);
         return 0;
       }
       const { inputs, out: outDir, allowPartial } = parseMergeArgs(rest);
@@ -124,7 +171,7 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
     }
     if (sub === 'diff') {
       if (rest.includes('--help') || rest.includes('-h')) {
-        out(`${REPORT_USAGE}\n`);
+        out(DIFF_USAGE);
         return 0;
       }
       const json = rest.includes('--json');
@@ -136,7 +183,7 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       out(json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));
       return 0;
     }
-    throw new ReportInputError(`report: expected "merge" or "diff", got "${sub}"\n${REPORT_USAGE}`);
+    throw new ReportInputError(`report: expected "merge" or "diff", got "${sub}" (see cloudcheck report --help)`);
   } catch (error) {
     if (error instanceof ReportInputError) {
       err(`${error.message}\n`);

@@ -52,6 +52,21 @@ function inBaseline(check: CheckResult, baseline: Set<string> | null | undefined
   return !!baseline && (baseline.has(check.requirement) || baseline.has(check.id));
 }
 
+/** Whether a failed check counts against the gate (what --max-failures counts). */
+export function countsAgainstGate(check: CheckResult, options: GateOptions = {}): boolean {
+  return isGateRelevant(check, options.strict ?? false) && !inBaseline(check, options.baseline);
+}
+
+/**
+ * A run that --max-failures stopped: what did not run was not checked, so its gate fails and its
+ * headline says so (it had N failures that fail the gate anyway).
+ */
+export function markStopped(summary: ConformanceReport['summary'], failures: number): void {
+  const note = `stopped after ${failures} failure${failures === 1 ? '' : 's'} (--max-failures)`;
+  summary.headline = `${(summary.headline ?? summary.verdict).replace(/ \(interrupted\)$/, '')} (${note})`;
+  if (summary.gate) summary.gate = { ...summary.gate, passed: false, reason: `${summary.gate.reason}; ${note}: the rest did not run` };
+}
+
 export function decideGate(checks: CheckResult[], options: GateOptions = {}): GateDecision {
   const strict = options.strict ?? false;
   const relevant = checks.filter((c) => isGateRelevant(c, strict));

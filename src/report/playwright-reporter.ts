@@ -22,7 +22,8 @@ import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
 import { type CoverageInput, computeCoverage, loadInventory } from './coverage.ts';
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
-import { parseBaseline, summarize } from './gate.ts';
+import { countsAgainstGate, markStopped, parseBaseline, summarize } from './gate.ts';
+import { headersFromEnv } from '../harness/transport.ts';
 import { writeReportFiles } from './writers.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
@@ -210,6 +211,11 @@ export default class CloudcheckReporter implements Reporter {
   private totalTests = 0;
   private startedAt = Date.now();
   private lastProgressAt = 0;
+  /** `--max-failures N` (CLOUDCHECK_MAX_FAILURES): stop once N failures count against the gate. */
+  private readonly maxFailures = Number(process.env.CLOUDCHECK_MAX_FAILURES ?? 0) || 0;
+  private gateFailures = 0;
+  private stoppedAfter = 0;
+  private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
@@ -242,6 +248,7 @@ export default class CloudcheckReporter implements Reporter {
       this.remaining.set(cls, (this.remaining.get(cls) ?? 0) + 1);
     }
     this.finishedTests++;
+    this.countForMaxFailures(check);
     const c = this.counts.get(cls) ?? { passed: 0, failed: 0, skipped: 0 };
     this.counts.set(cls, c);
     c[check.status]++;
@@ -254,6 +261,23 @@ export default class CloudcheckReporter implements Reporter {
       process.stderr.write(`  ${mark} ${cls.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`);
     }
     this.printProgress();
+  }
+
+  /**
+   * Playwright's own --max-failures counts failed tests, and a failed standalone check ends as a
+   * passed test (check.ts recordFailure): the count here is what the report's gate counts. At N,
+   * the run stops as on Ctrl-C (workers tear down what they created) and the report says why.
+   */
+  private countForMaxFailures(check: CheckResult): void {
+    if (!this.maxFailures || this.stoppedAfter) return;
+    this.gateOptions ??= { strict: parseBool(process.env.CLOUDCHECK_STRICT) ?? false, baseline: readBaseline() };
+    if (!countsAgainstGate(check, this.gateOptions)) return;
+    this.gateFailures++;
+    if (this.gateFailures < this.maxFailures) return;
+    this.stoppedAfter = this.gateFailures;
+    if (this.tty && this.progress) process.stderr.write('\r\x1b[K');
+    process.stderr.write(`cloudcheck run: ${this.gateFailures} failure${this.gateFailures === 1 ? '' : 's'} (--max-failures ${this.maxFailures}): stopping the suite\n`);
+    process.kill(process.pid, 'SIGINT');
   }
 
   /** Count, elapsed time and an estimate of what is left: on one line on a terminal, every 10 s in a log. */
@@ -274,6 +298,7 @@ export default class CloudcheckReporter implements Reporter {
     const env = process.env;
     addSecret(env.CLOUDCHECK_API_KEY);
     addSecret(env.CLOUDCHECK_ALT_API_KEY);
+    for (const value of Object.values(headersFromEnv(env))) addSecret(value);
     const checks: CheckResult[] = [];
     const forCoverage: CoverageInput[] = [];
     for (const project of this.rootSuite?.suites ?? []) {
@@ -288,14 +313,7 @@ export default class CloudcheckReporter implements Reporter {
     const inventory = await loadInventory(new URL('../../spec/endpoint-inventory.ts', import.meta.url));
     const operations = computeCoverage(forCoverage, inventory, target);
     const strict = parseBool(env.CLOUDCHECK_STRICT) ?? false;
-    let baseline: Set<string> | null = null;
-    if (env.CLOUDCHECK_BASELINE) {
-      try {
-        baseline = parseBaseline(readFileSync(env.CLOUDCHECK_BASELINE, 'utf8'), env.CLOUDCHECK_BASELINE);
-      } catch (error) {
-        process.stderr.write(`cloudcheck: baseline ignored: ${(error as Error).message}\n`);
-      }
-    }
+    const baseline = readBaseline(true);
     const selected = this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? [];
     const classes = env.CLOUDCHECK_CLASSES ? parseClasses(env.CLOUDCHECK_CLASSES) : selected;
     // Run-wide rate-limit header invariants over every messaging/compute response of every worker
@@ -329,6 +347,7 @@ export default class CloudcheckReporter implements Reporter {
         selection: { classes, grep: env.CLOUDCHECK_GREP ?? null, grep_invert: env.CLOUDCHECK_GREP_INVERT ?? null },
         embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
         cloudcheck_version: packageVersion(),
+        ...(this.stoppedAfter ? { stopped_after_failures: this.stoppedAfter } : {}),
       },
       summary: summarize(checks, { strict, baseline, baselineSource: env.CLOUDCHECK_BASELINE ?? null }),
       checks,
@@ -337,13 +356,26 @@ export default class CloudcheckReporter implements Reporter {
       ...(notCheckable.length ? { not_checkable: notCheckable } : {}),
       waits: waitsByClass(checks),
     };
-    if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;
+    if (this.stoppedAfter) markStopped(report.summary, this.stoppedAfter);
+    else if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;
     const dir = env.CLOUDCHECK_REPORT_DIR ?? join(process.cwd(), 'reports', report.run.id);
     const outcome = writeReportFiles(redact(report), dir);
     for (const f of outcome.failed) process.stderr.write(`cloudcheck: could not write ${f.file}: ${f.error}\n`);
     if (!parseBool(env.CLOUDCHECK_DRIVEN)) {
       process.stdout.write(`\ncloudcheck: ${report.summary.headline}\ncloudcheck: report in ${dir}\n`);
     }
+  }
+}
+
+/** The run's --baseline (CLOUDCHECK_BASELINE); an unreadable one is ignored, and said once (at the end). */
+function readBaseline(say = false): Set<string> | null {
+  const file = process.env.CLOUDCHECK_BASELINE;
+  if (!file) return null;
+  try {
+    return parseBaseline(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if (say) process.stderr.write(`cloudcheck: baseline ignored: ${(error as Error).message}\n`);
+    return null;
   }
 }
 

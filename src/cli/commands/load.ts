@@ -3,11 +3,25 @@
  * then the load runner (load/command.ts) does the work and decides the exit code.
  */
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import type { HelpSpec } from '../../config/resolve.ts';
 import { runLoadCommand } from '../../../load/command.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { err, out } from '../output.ts';
 
-const SYNOPSIS = 'cloudcheck load [PROFILE...] [--target URL] [--api-key KEY] [--report-dir DIR] [--max-wait SECONDS] [--config FILE]';
+export const LOAD_HELP: HelpSpec = {
+  synopsis: 'cloudcheck load [PROFILE|FILE.yaml...] [options]',
+  summary: 'Runs load profiles (default: every built-in profile: see the README, "Load profiles") against a target (default: the embedded reference server) and checks their thresholds and rate-limit invariants.',
+  examples: [
+    ['cloudcheck load smoke', 'the smoke profile against the embedded reference server'],
+    ['CLOUDCHECK_API_KEY=... cloudcheck load burst-compute --target https://staging.example.net/v1', 'the compute burst limit of a staging server'],
+    ['cloudcheck load my-profile.yaml --report-dir load-report', 'a profile of your own, its report beside the conformance report'],
+  ],
+  exitCodes: [
+    ['0', 'every threshold and invariant held'],
+    ['1', 'a threshold or invariant failed (the summary names it)'],
+    ['2', 'usage error, unknown profile, unreachable target or rejected key'],
+  ],
+};
 
 export async function loadCommand(argv: string[]): Promise<number> {
   let options;
@@ -21,7 +35,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
     throw error;
   }
   if (options.help) {
-    out(helpText('load', SYNOPSIS));
+    out(helpText('load', LOAD_HELP));
     return 0;
   }
   const values = options.values;

@@ -10,24 +10,41 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import type { HelpSpec } from '../../config/resolve.ts';
 import { startEmbedded } from '../../harness/embedded.ts';
 import type { EmbeddedTarget } from '../../harness/embedded.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
 import { selectionFromEnv } from '../../harness/selection.ts';
 import { newRunId } from '../../harness/settings.ts';
+import { configureTransport, headersFromList } from '../../harness/transport.ts';
 import { SUITE_INDEX_OUT_ENV, cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES } from '../../model/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
-import { classificationOf, cloudcheckErrors, parseBaseline, summarize } from '../../report/gate.ts';
+import { classificationOf, cloudcheckErrors, markStopped, parseBaseline, summarize } from '../../report/gate.ts';
 import { writeReportFiles } from '../../report/writers.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-const SYNOPSIS =
-  'cloudcheck run [--target URL] [--api-key KEY] [--alt-api-key KEY] [--s3-url URL] [--classes a,b] [--strict] [--report-dir DIR] [--seed N] [--async-timeout SECONDS] [--grep RE] [--grep-invert RE] [--shard I/N] [--baseline FILE] [--keep] [--allow-charges] [--live-sms] [--test-number-succeed N] [--test-number-fail N] [--test-number-random N] [--webhook-listen HOST:PORT] [--webhook-url URL] [--config FILE]';
+export const RUN_HELP: HelpSpec = {
+  synopsis: 'cloudcheck run [options]',
+  summary: 'Checks a target (default: the embedded reference server) against the specification, writes the report (report.json, report.html, junit.xml, summary.md) and gates on it.',
+  examples: [
+    ['cloudcheck run', 'check the embedded reference server'],
+    ['CLOUDCHECK_API_KEY=... cloudcheck run --target https://staging.example.net/v1 --classes messaging,compute', 'check two classes of a staging server'],
+    ['cloudcheck run --list --grep VPS-LIST', 'show which checks a selection would run, running none'],
+    ["cloudcheck run --target https://staging.example.net/v1 -H 'X-Gateway-Key: ...' --ca-cert internal-ca.pem -x", 'through a gateway with an internal certificate, stopping at the first failure'],
+    ['cloudcheck run --target URL --baseline reports/last/report.json --workers 4', 'gate only on failures the last run did not have'],
+  ],
+  exitCodes: [
+    ['0', 'the gate passed (--list: the selection selects checks)'],
+    ['1', 'the gate failed: a MUST defect (a SHOULD deviation with --strict); also a run stopped by --max-failures'],
+    ['2', 'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, or a cloudcheck error (the suite failed, not the target)'],
+    ['130', 'interrupted (SIGINT/SIGTERM); what ran is reported'],
+  ],
+};
 
 export interface RunPlan {
   runId: string;
@@ -77,6 +94,11 @@ export function planRun(
   if (values['webhook-listen']) env.CLOUDCHECK_WEBHOOK_LISTEN = values['webhook-listen'] as string;
   if (values['webhook-url']) env.CLOUDCHECK_WEBHOOK_URL = values['webhook-url'] as string;
   if (values.keep) env.CLOUDCHECK_KEEP = '1';
+  if (values.workers !== undefined) env.CLOUDCHECK_WORKERS = String(values.workers);
+  if (values['max-failures'] !== undefined) env.CLOUDCHECK_MAX_FAILURES = String(values['max-failures']);
+  // One header a line (a value may hold commas); the workers read them with settingsFromEnv.
+  if (Array.isArray(values.header) && values.header.length) env.CLOUDCHECK_HEADER = (values.header as string[]).join('\n');
+  if (values['ca-cert']) env.CLOUDCHECK_CA_CERT = values['ca-cert'] as string;
   // One Playwright project for the selected classes: workers (and the API keys each creates) live
   // for the whole run instead of restarting per class (playwright.config.ts).
   env.CLOUDCHECK_RUN_CLASSES = classes.join(',');
@@ -96,7 +118,7 @@ function playwrightCli(): string {
 export async function runCommand(argv: string[]): Promise<number> {
   const resolved = resolveOptions('run', argv);
   if (resolved.help) {
-    out(helpText('run', SYNOPSIS));
+    out(helpText('run', RUN_HELP));
     return 0;
   }
   if (resolved.positionals.length) throw new UsageError(`run takes no positional arguments (got "${resolved.positionals[0]}")`);
@@ -110,11 +132,15 @@ export async function runCommand(argv: string[]): Promise<number> {
       throw new UsageError((error as Error).message);
     }
   }
+  if (v.list) return listChecks(v);
   // The embedded server ends with the run: there would be nothing left to replay against.
   if (v.keep && !v.target) throw new UsageError('--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)');
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
   addSecret(v['api-key'] as string | undefined);
   addSecret(v['alt-api-key'] as string | undefined);
+  const headers = headersFromList((v.header as string[] | undefined) ?? []);
+  for (const value of Object.values(headers)) addSecret(value);
+  const caCertFile = (v['ca-cert'] as string | undefined) ?? null;
 
   const runId = newRunId();
   let embedded: EmbeddedTarget | null = null;
@@ -138,8 +164,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       target = { target: embedded.target, s3Url: embedded.s3Url, apiKey: embedded.apiKey, altApiKey: embedded.altApiKey, embedded: true };
       err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
     }
-    await probeTarget(target.target, target.apiKey, 'the API key');
-    if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key');
+    // The embedded server is reached directly whatever proxy the environment names (transport.ts).
+    const transport = { caCertFile, direct: target.embedded };
+    configureTransport(transport);
+    await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
+    if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
 
     const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts') });
     rmSync(plan.runTmp, { recursive: true, force: true });
@@ -150,7 +179,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const exit = await spawnPlaywright(plan);
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey } }).catch(
+    const recovered = await recoverFromJournals(plan.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch(
       (error: Error) => {
         err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
         return null;
@@ -175,12 +204,19 @@ export async function runCommand(argv: string[]): Promise<number> {
     report = { ...report, summary: summarize(report.checks, { strict: v.strict === true, baseline, baselineSource: (v.baseline as string | undefined) ?? null }) };
     if (recovered) report.leaks = recovered.leaks;
     if (exit.interrupted) report.summary.headline = `${report.summary.headline} (interrupted)`;
+    // --max-failures stopped the suite: what did not run was not checked, and the gate must say so.
+    if (report.run.stopped_after_failures) markStopped(report.summary, report.run.stopped_after_failures);
     writeReportFiles(report, plan.reportDir);
     appendJobSummary(plan.reportDir);
     printSummary(report, plan.reportDir);
     // Journals and Playwright artifacts are only needed until the report is final.
     rmSync(plan.runTmp, { recursive: true, force: true });
     if (exit.interrupted) return 130;
+    if (report.run.stopped_after_failures) {
+      const n = report.run.stopped_after_failures;
+      err(`cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`);
+      return 1;
+    }
     // Environment failures never fail the gate, but a run in which no check passed and the
     // failures are environment problems (every request timed out, was reset, ...) proved nothing:
     // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
@@ -201,6 +237,84 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     await embedded?.close().catch(() => undefined);
   }
+}
+
+interface ListedCheck {
+  id: string;
+  requirement: string;
+  level: string;
+  class: string;
+  title: string;
+  setup: boolean;
+}
+
+/**
+ * `--list`: Playwright lists the tests the selection defines (`test --list`, JSON reporter: the
+ * same files, selection and --shard as a run; no global setup, so no target is contacted) and
+ * the checks are printed from their annotations. Flow steps that would run only as setup for a
+ * selected step after them are counted, not listed.
+ */
+async function listChecks(v: Record<string, unknown>): Promise<number> {
+  const runId = newRunId();
+  const target = { target: (v.target as string | undefined) ?? 'http://127.0.0.1:0/v1', s3Url: null, apiKey: '', altApiKey: null, embedded: !v.target };
+  const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts') });
+  const listing = join(plan.runTmp, 'list.json');
+  mkdirSync(plan.runTmp, { recursive: true });
+  try {
+    const index = useSuiteIndex(plan);
+    plan.args.push('--list', '--reporter=json');
+    plan.env.PLAYWRIGHT_JSON_OUTPUT_FILE = listing;
+    const exit = await spawnPlaywright(plan, true);
+    index.settle(exit.code === 0);
+    if (!existsSync(listing)) {
+      err(`cloudcheck run: listing the checks failed (Playwright exit ${exit.code ?? exit.signal})`);
+      if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
+      return exit.interrupted ? 130 : 2;
+    }
+    const checks = checksOfListing(JSON.parse(readFileSync(listing, 'utf8')) as JsonSuiteNode);
+    const listed = checks.filter((c) => !c.setup);
+    if (listed.length === 0) {
+      err(`cloudcheck run: the selection selects no check (--classes ${(v.classes as string[] | undefined)?.join(',') ?? 'all'}${v.grep ? `, --grep ${v.grep as string}` : ''}${v['grep-invert'] ? `, --grep-invert ${v['grep-invert'] as string}` : ''}${v.shard ? `, --shard ${v.shard as string}` : ''})`);
+      return 2;
+    }
+    const width = (key: 'id' | 'requirement' | 'class'): number => Math.max(...listed.map((c) => c[key].length));
+    const [wId, wReq, wCls] = [width('id'), width('requirement'), width('class')];
+    out(`${'check'.padEnd(wId)}  ${'requirement'.padEnd(wReq)}  level   ${'class'.padEnd(wCls)}  title`);
+    for (const c of listed) out(`${c.id.padEnd(wId)}  ${c.requirement.padEnd(wReq)}  ${c.level.padEnd(6)}  ${c.class.padEnd(wCls)}  ${c.title}`);
+    const must = listed.filter((c) => c.level === 'MUST').length;
+    const classes = new Set(listed.map((c) => c.class)).size;
+    const setup = checks.length - listed.length;
+    out(`${listed.length} check${listed.length === 1 ? '' : 's'} (${must} MUST, ${listed.length - must} SHOULD) in ${classes} class${classes === 1 ? '' : 'es'}${setup ? `; ${setup} earlier flow step${setup === 1 ? '' : 's'} would run as setup` : ''}; nothing was run`);
+    return 0;
+  } finally {
+    rmSync(plan.runTmp, { recursive: true, force: true });
+  }
+}
+
+interface JsonSuiteNode {
+  title?: string;
+  suites?: JsonSuiteNode[];
+  specs?: Array<{ title: string; tests: Array<{ annotations?: Array<{ type: string; description?: string }> }> }>;
+}
+
+/** The checks of Playwright's JSON listing, in its order, once each (the annotations carry id, requirement, level, class). */
+export function checksOfListing(root: JsonSuiteNode): ListedCheck[] {
+  const found: ListedCheck[] = [];
+  const seen = new Set<string>();
+  const visit = (suite: JsonSuiteNode): void => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests) {
+        const note = (type: string): string => t.annotations?.find((a) => a.type === type)?.description ?? '';
+        const id = note('cc.id');
+        if (!id || seen.has(id)) continue;
+        seen.add(id);
+        found.push({ id, requirement: note('cc.requirement'), level: note('cc.level'), class: note('cc.class'), title: spec.title.replace(/^\[[^\]]+\]\s*/, ''), setup: t.annotations?.some((a) => a.type === 'cc.setup') ?? false });
+      }
+    }
+    for (const child of suite.suites ?? []) visit(child);
+  };
+  visit(root);
+  return found;
 }
 
 /**
@@ -237,20 +351,23 @@ function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !/^(TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)$/.test(name)));
 }
 
-function spawnPlaywright(plan: RunPlan): Promise<ExitInfo> {
+/** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
+function spawnPlaywright(plan: RunPlan, quiet = false): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [playwrightCli(), ...plan.args], {
       cwd: ROOT,
       env: { ...outsidePlaywright(process.env), ...plan.env, FORCE_COLOR: '0' },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
       // progress lines go to stderr, straight through.
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'],
     });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    const keep = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       if (output.length > 200_000) output = output.slice(-100_000);
-    });
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     let interrupted = false;
     const onSignal = (signal: NodeJS.Signals): void => {
       if (!interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);

@@ -4,14 +4,27 @@
  * stops cleanly on SIGINT/SIGTERM.
  */
 import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
+import type { HelpSpec } from '../../config/resolve.ts';
 import { out, outUnredacted } from '../output.ts';
 
-const SYNOPSIS = 'cloudcheck serve [--host 127.0.0.1] [--port 8080] [--s3-port 8081] [--api-key KEY] [--alt-api-key KEY] [--fault NAME]... [--variant NAME[=MS]]... [--test-number-* N] [--carrier-number-* N] [--list-faults] [--list-variants]';
+export const SERVE_HELP: HelpSpec = {
+  synopsis: 'cloudcheck serve [options]',
+  summary: 'Runs the embedded reference server until SIGINT/SIGTERM; prints base_url=, s3_url=, api_key= and alt_api_key= lines once it listens.',
+  examples: [
+    ['cloudcheck serve --port 8080 --s3-port 8081 --api-key K1 --alt-api-key K2', 'a reference server with known keys'],
+    ['cloudcheck serve --port 0 --fault auth-ignored', 'a free port, with a deliberate non-conformance (--list-faults lists them)'],
+    ['cloudcheck serve --variant create-200 --variant vps-boot-slow=60000', 'other legal choices where the specification is silent'],
+  ],
+  exitCodes: [
+    ['0', 'stopped by SIGINT/SIGTERM, or a list printed'],
+    ['2', 'usage error, unknown fault or variant, or the address cannot be listened on'],
+  ],
+};
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const resolved = resolveOptions('serve', argv);
   if (resolved.help) {
-    out(helpText('serve', SYNOPSIS));
+    out(helpText('serve', SERVE_HELP));
     return 0;
   }
   if (resolved.positionals.length) throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);

@@ -8,16 +8,29 @@
  * counted as deleted. Exit 0 when nothing failed, 1 otherwise.
  */
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import type { HelpSpec } from '../../config/resolve.ts';
 import { listOf as listIn } from '../../harness/body-shape.ts';
 import { Budget } from '../../harness/budget.ts';
 import { ApiClient } from '../../harness/client.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { RUN_PREFIX } from '../../harness/settings.ts';
+import { configureTransport, headersFromList } from '../../harness/transport.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
-const SYNOPSIS = 'cloudcheck sweep [--target URL] [--api-key KEY] [--config FILE]';
+export const SWEEP_HELP: HelpSpec = {
+  synopsis: 'cloudcheck sweep --target URL [options]',
+  summary: 'Deletes what earlier runs left on a target (names starting with cc-), and lists what the API cannot delete.',
+  examples: [
+    ['CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1', 'remove the leftovers of earlier runs'],
+  ],
+  exitCodes: [
+    ['0', 'nothing failed to delete'],
+    ['1', 'some deletes failed (listed)'],
+    ['2', 'usage error, unreachable target or rejected key'],
+  ],
+};
 
 type Item = Record<string, unknown>;
 
@@ -133,7 +146,7 @@ export async function sweep(api: ApiClient, ownKey: string, log: (line: string) 
 export async function sweepCommand(argv: string[]): Promise<number> {
   const resolved = resolveOptions('sweep', argv);
   if (resolved.help) {
-    out(helpText('sweep', SYNOPSIS));
+    out(helpText('sweep', SWEEP_HELP));
     return 0;
   }
   const v = resolved.values;
@@ -142,9 +155,13 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   if (!target) throw new UsageError('sweep needs --target (or CLOUDCHECK_TARGET): there is nothing to sweep on an embedded server');
   if (!key) throw new UsageError('sweep needs --api-key (or CLOUDCHECK_API_KEY)');
   addSecret(key);
-  await probeTarget(target, key);
+  const headers = headersFromList((v.header as string[] | undefined) ?? []);
+  for (const value of Object.values(headers)) addSecret(value);
+  const transport = { caCertFile: (v['ca-cert'] as string | undefined) ?? null, direct: false };
+  configureTransport(transport);
+  await probeTarget(target, key, 'the API key', undefined, { ...transport, headers });
   const api = new ApiClient({
-    settings: { target, keys: { main: key, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+    settings: { target, keys: { main: key, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, headers },
     budgets: { main: new Budget([key], { maxWaitMs: 60_000 }) },
   });
   const result = await sweep(api, key, out);
