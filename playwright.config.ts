@@ -28,6 +28,7 @@ const driven = env.CLOUDCHECK_DRIVEN === '1';
 const reporter: ReporterDescription[] = [['./src/report/playwright-reporter.ts']];
 if (!driven) reporter.unshift(['list']);
 
+// `cloudcheck run --workers N` (CLOUDCHECK_WORKERS).
 const workers = Number(env.CLOUDCHECK_WORKERS ?? 2);
 
 function asyncTimeoutSeconds(): number {
