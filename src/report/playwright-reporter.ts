@@ -214,6 +214,8 @@ export default class CloudcheckReporter implements Reporter {
   /** `--max-failures N` (CLOUDCHECK_MAX_FAILURES): stop once N failures count against the gate. */
   private readonly maxFailures = Number(process.env.CLOUDCHECK_MAX_FAILURES ?? 0) || 0;
   private gateFailures = 0;
+  /** Why the checks of each class were skipped, with how many, for the class's console line. */
+  private readonly skipReasons = new Map<string, Map<string, number>>();
   private stoppedAfter = 0;
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
 
@@ -252,13 +254,20 @@ export default class CloudcheckReporter implements Reporter {
     const c = this.counts.get(cls) ?? { passed: 0, failed: 0, skipped: 0 };
     this.counts.set(cls, c);
     c[check.status]++;
+    if (check.status === 'skipped' && check.message) {
+      const reasons = this.skipReasons.get(cls) ?? new Map<string, number>();
+      this.skipReasons.set(cls, reasons);
+      reasons.set(check.message, (reasons.get(check.message) ?? 0) + 1);
+    }
     const left = (this.remaining.get(cls) ?? 1) - 1;
     this.remaining.set(cls, left);
     if (!this.progress) return;
     if (left === 0) {
       if (this.tty) process.stderr.write('\r\x1b[K');
-      const mark = c.failed ? '✗' : '✓';
+      // A class with nothing run is not a pass: it says so, and why its checks were skipped.
+      const mark = c.failed ? '✗' : c.passed === 0 && c.skipped > 0 ? '–' : '✓';
       process.stderr.write(`  ${mark} ${cls.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`);
+      for (const [reason, count] of this.skipReasons.get(cls) ?? []) process.stderr.write(`      skipped ${count}: ${reason}\n`);
     }
     this.printProgress();
   }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { isSelected, parsePattern, planFlow } from '../../src/harness/selection.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
+import { startReferenceServer } from '../../reference/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
@@ -135,7 +136,7 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
     }
     // The console: the last line of each class.
     const fromConsole: Counts = {};
-    for (const m of stderr.matchAll(/^ {2}[✓✗] (\S+)\s+(\d+) passed\s+(\d+) failed\s+(\d+) skipped/gm)) fromConsole[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
+    for (const m of stderr.matchAll(/^ {2}[✓✗–] (\S+)\s+(\d+) passed\s+(\d+) failed\s+(\d+) skipped/gm)) fromConsole[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     const fromJunit: Counts = {};
     for (const m of junit.matchAll(/<testsuite name="([^"]+)"[^>]*>\s*<properties>\s*<property name="cloudcheck.passed" value="(\d+)"\/>\s*<property name="cloudcheck.failed" value="(\d+)"\/>\s*<property name="cloudcheck.skipped" value="(\d+)"\/>/g)) {
@@ -164,5 +165,19 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
     expect(Number(announced![1]) + Number(announced![2])).toBe(report.checks.length);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a class whose checks were all skipped is shown as such on the console, with the reasons', async () => {
+  const server = await startReferenceServer();
+  try {
+    // No --alt-api-key: the isolation checks need a second account and skip, saying so.
+    const { code, stderr } = await run(['--target', server.baseUrl, '--api-key', server.apiKey, '--classes', 'isolation,pagination']);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/^ {2}– isolation\s+0 passed\s+0 failed\s+\d+ skipped/m);
+    expect(stderr).toMatch(/^ {6}skipped \d+: .*--alt-api-key/m);
+    expect(stderr).toMatch(/^ {2}✓ pagination/m);
+  } finally {
+    await server.close();
   }
 });

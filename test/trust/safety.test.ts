@@ -238,7 +238,7 @@ test.describe('trust: safety against a shared target', () => {
       );
       // Interrupt once a class has finished (progress lines on stderr) and resources exist.
       const started = Date.now();
-      await waitFor('a finished class on stderr', async () => run.child.exitCode !== null || /^\s+[✓✗] \S+/m.test(run.stderrSoFar()), 3 * 60_000);
+      await waitFor('a finished class on stderr', async () => run.child.exitCode !== null || /^\s+[✓✗–] \S+/m.test(run.stderrSoFar()), 3 * 60_000);
       expect(run.child.exitCode, 'still running when interrupted').toBeNull();
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const sentAt = Date.now();
