@@ -1,6 +1,40 @@
-// Flat config: typescript-eslint's recommended rules on every TypeScript file.
+// Flat config: typescript-eslint's recommended rules on every TypeScript file, and the layers of
+// docs/architecture.md as import restrictions (test/architecture/layers.test.ts proves they bite).
 import js from '@eslint/js';
+import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+/** One no-restricted-imports rule: `groups` are gitignore-style patterns on the import path. */
+const forbid = (files, groups, message) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }] },
+});
+
+// The reference server's areas meet only through the core's service registry.
+const AREAS = readdirSync(new URL('./reference/areas/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const areaRules = AREAS.map((area) =>
+  forbid(
+    [`reference/areas/${area}/**/*.ts`],
+    AREAS.filter((other) => other !== area).flatMap((other) => [`../${other}/**`, `**/areas/${other}/**`]),
+    'an area of the reference server imports no other area: go through the core (reference/core/services.ts)',
+  ),
+);
+
+const LAYERS = [
+  // A test double of the API: nothing of the suite may leak into it, nor it depend on the suite.
+  forbid(['reference/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/test/**', '**/bench/**'], 'reference/ depends on nothing outside reference/'),
+  // The vocabulary everything shares depends on nothing.
+  forbid(['src/model/**/*.ts'], ['../*/**', '../../**'], 'src/model depends on nothing'),
+  // What checks run on: never on the commands, the report or the generators above it.
+  forbid(['src/harness/**/*.ts'], ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/harness is below the CLI, the report, the generators and load/'),
+  forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
+  forbid(['src/report/**/*.ts'], ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**'], 'src/report is fed finished results: it imports neither the CLI, the generators nor the suites'),
+  // The contract may use the shared vocabulary (src/model) and nothing else of src/.
+  forbid(['spec/**/*.ts'], ['**/src/harness/**', '**/src/cli/**', '**/src/report/**', '**/src/generate/**', '**/suites/**', '**/load/**', '**/reference/**'], 'spec/ is the contract: it depends on nothing above it'),
+  forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'reports/', 'test-results/', 'playwright-report/', 'reference/report-assets/'] },
@@ -15,6 +49,8 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...LAYERS,
+  ...areaRules,
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

@@ -1,0 +1,43 @@
+/**
+ * The layers of docs/architecture.md are lint rules (eslint.config.js): an import that crosses one
+ * the wrong way fails `npm run lint`, and so `npm test`. Each case lints one line as if it were in
+ * a file of that folder, with the project's own configuration.
+ */
+import { expect, test } from '@playwright/test';
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+async function restrictedImports(file: string, specifier: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(`import { x } from '${specifier}';\nexport const y = x;\n`, { filePath: `${ROOT}${file}` });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+const CROSSINGS: Array<[file: string, specifier: string]> = [
+  ['reference/areas/compute/routes-x.ts', '../messaging/store.ts'],
+  ['reference/core/x.ts', '../../src/harness/client.ts'],
+  ['src/model/x.ts', '../harness/settings.ts'],
+  ['src/harness/x.ts', '../report/gate.ts'],
+  ['src/harness/x.ts', '../cli/output.ts'],
+  ['src/generate/x.ts', '../report/writers.ts'],
+  ['src/report/x.ts', '../cli/output.ts'],
+  ['spec/x.ts', '../src/harness/client.ts'],
+  ['suites/flows/x.spec.ts', '../../src/report/gate.ts'],
+  ['suites/flows/x.spec.ts', '../../reference/server.ts'],
+];
+
+for (const [file, specifier] of CROSSINGS) {
+  test(`${file} may not import ${specifier}`, async () => {
+    expect((await restrictedImports(file, specifier)).length).toBe(1);
+  });
+}
+
+test('imports along the layers pass', async () => {
+  expect(await restrictedImports('reference/areas/compute/routes-x.ts', '../../core/http.ts')).toEqual([]);
+  expect(await restrictedImports('src/harness/x.ts', '../model/report.ts')).toEqual([]);
+  expect(await restrictedImports('src/cli/commands/x.ts', '../../report/gate.ts')).toEqual([]);
+  expect(await restrictedImports('suites/flows/x.spec.ts', '../../src/harness/check.ts')).toEqual([]);
+  expect(await restrictedImports('spec/x.ts', '../src/model/classes.ts')).toEqual([]);
+});
