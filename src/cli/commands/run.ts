@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
@@ -111,8 +111,14 @@ export function planRun(
   return { runId: options.runId, reportDir, runTmp, env, args };
 }
 
-function playwrightCli(): string {
-  return createRequire(import.meta.url).resolve('@playwright/test/cli');
+/**
+ * The node arguments that start Playwright's CLI. Installed as a package (under node_modules),
+ * the suites are TypeScript that Playwright's own transform leaves alone (it never compiles
+ * node_modules), so the runner and its workers (which inherit the flag) load tsx's loader too.
+ */
+function playwrightArgs(): string[] {
+  const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
+  return ROOT.split(sep).includes('node_modules') ? ['--import', import.meta.resolve('tsx'), cli] : [cli];
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
@@ -354,7 +360,7 @@ function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
 function spawnPlaywright(plan: RunPlan, quiet = false): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [playwrightCli(), ...plan.args], {
+    const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
       env: { ...outsidePlaywright(process.env), ...plan.env, FORCE_COLOR: '0' },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
