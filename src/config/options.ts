@@ -43,6 +43,7 @@ export const OPTIONS: OptionDef[] = [
   { name: 'seed', type: 'integer', commands: ['run', 'serve'], placeholder: 'N', description: 'seed of generated data (same seed, same requests)', descriptionFor: { serve: 'seed of the server\'s generated ids and simulated outcomes' } },
   { name: 'grep', type: 'string', commands: ['run'], placeholder: 'RE', description: 'only checks whose title, requirement, file or tags match (a flow step brings the steps before it, as setup)' },
   { name: 'grep-invert', type: 'string', commands: ['run'], placeholder: 'RE', description: 'leave out checks whose title, requirement, file or tags match' },
+  { name: 'last-failed', type: 'boolean', commands: ['run'], description: 'run only the checks that failed in the last run of this directory (reports/latest/report.json), with the flow steps they need' },
   { name: 'shard', type: 'string', commands: ['run'], placeholder: 'I/N', description: 'run shard I of N' },
   { name: 'baseline', type: 'string', commands: ['run'], placeholder: 'FILE', description: 'a previous report.json or a list of requirement ids: gate only on new failures' },
   { name: 'list', type: 'boolean', commands: ['run'], description: 'print the checks the selection would run (check id, requirement, level, class, title) and exit without running any; exit 2 when it selects none' },

@@ -250,7 +250,7 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
-  if (!considered({ file: specFile, describe: null, title, tags: details.tag, class: full.class })) return;
+  if (!considered({ file: specFile, describe: null, title, tags: details.tag, class: full.class, id: full.id })) return;
   test(title, details, wrap(body, full.level, false));
 }
 
@@ -272,7 +272,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
     registerCheckId(full.id, location);
     const title = `[${full.requirement}] ${full.title}`;
     const tags = [...flowTags, ...detailsOf(full, location).tag];
-    steps.push({ meta: full, body, location, selected: considered({ file: specFile, describe, title, tags, class: full.class }) });
+    steps.push({ meta: full, body, location, selected: considered({ file: specFile, describe, title, tags, class: full.class, id: full.id }) });
   });
   const plan = planFlow(steps.map((s) => s.selected));
   if (plan.length === 0) return;

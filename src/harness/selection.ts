@@ -18,6 +18,8 @@ export interface Selection {
   classes: ReadonlySet<string> | null;
   grep: RegExp | null;
   grepInvert: RegExp | null;
+  /** `--last-failed`: only these check ids (an id ending in `*` is a prefix); null: any. */
+  ids?: ReadonlySet<string> | null;
 }
 
 /** What a selection looks at: the text Playwright's own --grep would match, and the class. */
@@ -30,6 +32,8 @@ export interface Candidate {
   title: string;
   tags: readonly string[];
   class: ConformanceClass;
+  /** The check id (absent in indexes written before ids were recorded: such an index is never used for `ids`). */
+  id?: string;
 }
 
 /**
@@ -51,6 +55,7 @@ export function selectionFromEnv(env: NodeJS.ProcessEnv = process.env): Selectio
     classes,
     grep: env.CLOUDCHECK_GREP ? parsePattern(env.CLOUDCHECK_GREP) : null,
     grepInvert: env.CLOUDCHECK_GREP_INVERT ? parsePattern(env.CLOUDCHECK_GREP_INVERT) : null,
+    ids: env.CLOUDCHECK_ONLY_IDS ? new Set(env.CLOUDCHECK_ONLY_IDS.split(',').filter(Boolean)) : null,
   };
 }
 
@@ -59,7 +64,25 @@ export function isSelected(selection: Selection, candidate: Candidate): boolean 
   const text = [candidate.file, candidate.describe ?? '', candidate.title, ...candidate.tags].filter(Boolean).join(' ');
   if (selection.grep && !selection.grep.test(text)) return false;
   if (selection.grepInvert && selection.grepInvert.test(text)) return false;
+  if (selection.ids && !idSelected(selection.ids, candidate.id)) return false;
   return true;
+}
+
+function idSelected(ids: ReadonlySet<string>, id: string | undefined): boolean {
+  if (id === undefined) return false;
+  if (ids.has(id)) return true;
+  for (const entry of ids) if (entry.endsWith('*') && id.startsWith(entry.slice(0, -1))) return true;
+  return false;
+}
+
+/**
+ * The ids `--last-failed` selects from a report's checks: each failed check, and for a failed
+ * run-wide rate-limit invariant (judged on the whole run's responses, not a check of its own) the
+ * burst flows that exercise the limits.
+ */
+export function lastFailedIds(checks: ReadonlyArray<{ id: string; status: string }>): string[] {
+  const failed = checks.filter((c) => c.status === 'failed').map((c) => c.id);
+  return [...new Set(failed.map((id) => (id.startsWith('rate-limits.run.') ? 'rate-limits.burst-*' : id)))];
 }
 
 /**

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRequirements } from '../../spec/requirements.ts';
-import { isSelected, parsePattern, planFlow } from '../../src/harness/selection.ts';
+import { isSelected, lastFailedIds, parsePattern, planFlow } from '../../src/harness/selection.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 
@@ -180,4 +180,49 @@ test('a class whose checks were all skipped is shown as such on the console, wit
   } finally {
     await server.close();
   }
+});
+
+test('--last-failed runs again only what the last run of the directory failed, with the steps those need', async () => {
+  test.setTimeout(180_000);
+  const cwd = mkdtempSync(join(tmpdir(), 'cloudcheck-last-failed-'));
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+      const child = spawn(process.execPath, [BIN, 'run', ...args], { env: { ...clean, ...env }, cwd });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+  const latest = (): ConformanceReport => JSON.parse(readFileSync(join(cwd, 'reports', 'latest', 'report.json'), 'utf8')) as ConformanceReport;
+  try {
+    expect((await cli(['--last-failed'])).code, 'no earlier run: a usage error').toBe(2);
+    const broken = await cli(['--classes', 'pagination'], { CLOUDCHECK_EMBEDDED_FAULTS: 'page-meta-per-page-default' });
+    expect(broken.code, broken.stderr).toBe(1);
+    const failed = latest().checks.filter((c) => c.status === 'failed').map((c) => c.id);
+    expect(failed).toEqual(['flow.messaging-consistency.page-size']);
+    const again = await cli(['--last-failed']);
+    expect(again.code, again.stderr).toBe(0);
+    // The flow step ran with the steps before it as setup; only the step is reported.
+    expect(latest().checks.map((c) => c.id)).toEqual(failed);
+    const nothing = await cli(['--last-failed']);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('no failed check');
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
+test('lastFailedIds: failed checks, and the burst flows for a failed run-wide rate-limit invariant', () => {
+  const ids = lastFailedIds([
+    { id: 'a.b', status: 'failed' },
+    { id: 'c.d', status: 'passed' },
+    { id: 'rate-limits.run.reset-epoch', status: 'failed' },
+    { id: 'rate-limits.run.headers-present', status: 'failed' },
+  ]);
+  expect(ids).toEqual(['a.b', 'rate-limits.burst-*']);
+  const selection = { classes: null, grep: null, grepInvert: null, ids: new Set(ids) };
+  const candidate = (id: string) => ({ file: 'x.spec.ts', describe: null, title: '[X-Y-001] t', tags: [], class: 'rate-limits' as const, id });
+  expect(isSelected(selection, candidate('rate-limits.burst-compute.onset'))).toBe(true);
+  expect(isSelected(selection, candidate('a.b'))).toBe(true);
+  expect(isSelected(selection, candidate('c.d'))).toBe(false);
 });

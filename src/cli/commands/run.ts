@@ -15,7 +15,7 @@ import { startEmbedded } from '../../harness/embedded.ts';
 import type { EmbeddedTarget } from '../../harness/embedded.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
-import { selectionFromEnv } from '../../harness/selection.ts';
+import { lastFailedIds, selectionFromEnv } from '../../harness/selection.ts';
 import { newRunId } from '../../harness/settings.ts';
 import { configureTransport, headersFromList } from '../../harness/transport.ts';
 import { SUITE_INDEX_OUT_ENV, cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
@@ -58,7 +58,7 @@ export interface RunPlan {
 export function planRun(
   values: Record<string, unknown>,
   target: { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null; embedded: boolean },
-  options: { runId: string; cwd: string; configPath: string },
+  options: { runId: string; cwd: string; configPath: string; onlyIds?: readonly string[] },
 ): RunPlan {
   const reportDir = resolve(options.cwd, (values['report-dir'] as string | undefined) ?? join('reports', options.runId));
   const runTmp = join(tmpdir(), `cloudcheck-${options.runId}`);
@@ -106,6 +106,7 @@ export function planRun(
   // selected flow step brings the steps before it; Playwright's own filters would not.
   if (values.grep) env.CLOUDCHECK_GREP = values.grep as string;
   if (values['grep-invert']) env.CLOUDCHECK_GREP_INVERT = values['grep-invert'] as string;
+  if (options.onlyIds) env.CLOUDCHECK_ONLY_IDS = options.onlyIds.join(',');
   const args = ['test', '-c', options.configPath];
   if (values.shard) args.push(`--shard=${values.shard as string}`);
   return { runId: options.runId, reportDir, runTmp, env, args };
@@ -138,7 +139,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       throw new UsageError((error as Error).message);
     }
   }
-  if (v.list) return listChecks(v);
+  const onlyIds = v['last-failed'] ? lastFailed(process.cwd()) : undefined;
+  if (onlyIds?.length === 0) {
+    err('cloudcheck run: --last-failed: the last run (reports/latest/report.json) has no failed check; nothing to run again');
+    return 2;
+  }
+  if (v.list) return listChecks(v, onlyIds);
   // The embedded server ends with the run: there would be nothing left to replay against.
   if (v.keep && !v.target) throw new UsageError('--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)');
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
@@ -176,7 +182,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
     if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
 
-    const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts') });
+    const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
     rmSync(plan.runTmp, { recursive: true, force: true });
     mkdirSync(plan.runTmp, { recursive: true });
     err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${(v.classes as string[]).join(', ')})` : ''}`);
@@ -254,16 +260,28 @@ interface ListedCheck {
   setup: boolean;
 }
 
+/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds). */
+function lastFailed(cwd: string): string[] {
+  const file = join(cwd, 'reports', 'latest', 'report.json');
+  if (!existsSync(file)) throw new UsageError(`--last-failed: no earlier run here (${relative(cwd, file)} does not exist)`);
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+    return lastFailedIds(report.checks);
+  } catch (error) {
+    throw new UsageError(`--last-failed: ${relative(cwd, file)} is not a report: ${(error as Error).message}`);
+  }
+}
+
 /**
  * `--list`: Playwright lists the tests the selection defines (`test --list`, JSON reporter: the
  * same files, selection and --shard as a run; no global setup, so no target is contacted) and
  * the checks are printed from their annotations. Flow steps that would run only as setup for a
  * selected step after them are counted, not listed.
  */
-async function listChecks(v: Record<string, unknown>): Promise<number> {
+async function listChecks(v: Record<string, unknown>, onlyIds: readonly string[] | undefined): Promise<number> {
   const runId = newRunId();
   const target = { target: (v.target as string | undefined) ?? 'http://127.0.0.1:0/v1', s3Url: null, apiKey: '', altApiKey: null, embedded: !v.target };
-  const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts') });
+  const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
   const listing = join(plan.runTmp, 'list.json');
   mkdirSync(plan.runTmp, { recursive: true });
   try {
