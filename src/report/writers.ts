@@ -11,6 +11,7 @@ import { writeJson } from './json.ts';
 import { writeJunit } from './junit.ts';
 import { writeMarkdown } from './markdown.ts';
 import { htmlWriter } from './html/index.ts';
+import { writeHar } from './har.ts';
 
 export interface ReportWriter {
   file: string;
@@ -22,6 +23,7 @@ export const WRITERS: ReportWriter[] = [
   { file: 'junit.xml', write: writeJunit },
   { file: 'summary.md', write: writeMarkdown },
   htmlWriter,
+  { file: 'exchanges.har', write: writeHar },
 ];
 
 /** Lets later stages (an HTML writer) register themselves without editing callers. */
