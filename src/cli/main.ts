@@ -74,12 +74,14 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
   } catch (error) {
+    // One error style: `cloudcheck <command>: ...`, one line, exit 2.
+    const label = (COMMANDS as readonly string[]).includes(command ?? '') ? `cloudcheck ${command}` : 'cloudcheck';
     if (error instanceof UsageError) {
-      err(`cloudcheck: ${error.message}`);
+      err(`${label}: ${error.message}`);
       return 2;
     }
     const e = error as Error;
-    err(`cloudcheck: internal error: ${e?.message ?? String(error)}`);
+    err(`${label}: internal error: ${e?.message ?? String(error)}`);
     if (process.env.CLOUDCHECK_DEBUG) err(redactString(e?.stack ?? ''));
     return 2;
   }

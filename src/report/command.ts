@@ -183,10 +183,12 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       out(json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));
       return 0;
     }
-    throw new ReportInputError(`report: expected "merge" or "diff", got "${sub}" (see cloudcheck report --help)`);
+    throw new ReportInputError(`expected "merge" or "diff", got "${sub}" (see cloudcheck report --help)`);
   } catch (error) {
     if (error instanceof ReportInputError) {
-      err(`${error.message}\n`);
+      // One error style, `cloudcheck <command>: ...`: messages of a subcommand name it already.
+      const sub = /^report (merge|diff): (.*)$/s.exec(error.message);
+      err(sub ? `cloudcheck report ${sub[1]}: ${sub[2]}` : `cloudcheck report: ${error.message}`);
       return 2;
     }
     throw error;

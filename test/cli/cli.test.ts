@@ -168,3 +168,27 @@ test('serve lists the legal variants and refuses an unknown one', async () => {
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('did you mean "create-200"');
 });
+
+test('one error style: `cloudcheck <command>: ...`, one line, exit 2', async () => {
+  const cases: Array<[string[], string]> = [
+    [['run', '--no-such-option'], 'cloudcheck run: '],
+    [['load', '--no-such-option'], 'cloudcheck load: '],
+    [['sweep'], 'cloudcheck sweep: '],
+    [['report', 'diff', 'a-missing-dir'], 'cloudcheck report diff: '],
+    [['report', 'bogus'], 'cloudcheck report: '],
+    [['bogus'], 'cloudcheck: '],
+  ];
+  for (const [args, prefix] of cases) {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+      const child = spawn(process.execPath, [BIN, ...args], { env: clean, cwd: tmpdir() });
+      let text = '';
+      child.stderr.on('data', (c: Buffer) => (text += c.toString()));
+      child.on('exit', (exit) => resolve({ code: exit, stderr: text }));
+    });
+    const lines = stderr.split('\n').filter((l) => l.trim() && !l.startsWith('npm warn'));
+    expect(code, `${args.join(' ')}: ${stderr}`).toBe(2);
+    expect(lines.length, `${args.join(' ')}: one line: ${stderr}`).toBe(1);
+    expect(lines[0], args.join(' ')).toMatch(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  }
+});
