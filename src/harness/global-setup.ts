@@ -3,7 +3,8 @@
  *
  * 1. Run on its own (`npx playwright test`), it starts the embedded reference server and
  *    publishes it through the same CLOUDCHECK_* variables, which the workers inherit. Under
- *    `cloudcheck run` the target is already resolved (CLOUDCHECK_TARGET set).
+ *    `cloudcheck run` the target is resolved (CLOUDCHECK_TARGET set), or the CLI is starting the
+ *    embedded server meanwhile and hands its address over in a file (target-handoff.ts).
  * 2. Either way it creates the run's own API keys (workers × CLOUDCHECK_KEYS_PER_WORKER, with the
  *    run's key; run-keys.ts) and hands them to the workers in CLOUDCHECK_BUDGET_KEYS. The teardown
  *    revokes them before the embedded server stops.
@@ -16,6 +17,7 @@ import { addSecret } from './redact.ts';
 import { BUDGET_KEYS_ENV, createRunKeys, encodeRunKeys } from './run-keys.ts';
 import type { RunKeys } from './run-keys.ts';
 import { settingsFromEnv } from './settings.ts';
+import { TARGET_HANDOFF_ENV, awaitHandoff } from './target-handoff.ts';
 
 const HANDLE = Symbol.for('cloudcheck.embedded');
 const KEYS = Symbol.for('cloudcheck.run-keys');
@@ -24,6 +26,17 @@ type Holder = { [HANDLE]?: { close(): Promise<void> }; [KEYS]?: RunKeys };
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
   const env = process.env;
   if (env.CLOUDCHECK_RUN_TMP) rmSync(env.CLOUDCHECK_RUN_TMP, { recursive: true, force: true });
+  const handoff = env[TARGET_HANDOFF_ENV];
+  if (!env.CLOUDCHECK_TARGET && handoff) {
+    // `cloudcheck run` is starting the embedded server meanwhile (target-handoff.ts).
+    const started = await awaitHandoff(handoff);
+    env.CLOUDCHECK_TARGET = started.target;
+    env.CLOUDCHECK_API_KEY = started.apiKey;
+    if (started.s3Url) env.CLOUDCHECK_S3_URL = started.s3Url;
+    if (started.altApiKey) env.CLOUDCHECK_ALT_API_KEY = started.altApiKey;
+    addSecret(started.apiKey);
+    addSecret(started.altApiKey);
+  }
   if (!env.CLOUDCHECK_TARGET) {
     const embedded = await startEmbedded({ seed: env.CLOUDCHECK_SEED ? Number(env.CLOUDCHECK_SEED) : undefined });
     env.CLOUDCHECK_TARGET = embedded.target;

@@ -7,6 +7,7 @@
  */
 import type { Exchange } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
+import { redact } from '../harness/redact.ts';
 
 interface HarHeader {
   name: string;
@@ -63,7 +64,9 @@ function entryOf(exchange: Exchange, check: string): Record<string, unknown> {
   };
 }
 
-export function writeHar(report: ConformanceReport): string {
+export function writeHar(unsafe: ConformanceReport): string {
+  // Redacted here too, as every writer does: writers are also called on their own.
+  const report = redact(unsafe);
   const entries = report.checks
     .filter((c) => c.status === 'failed')
     .flatMap((c) => (c.exchanges ?? []).map((e) => entryOf(e, `${c.id} [${c.requirement}]`)))

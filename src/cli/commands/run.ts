@@ -18,6 +18,7 @@ import { recoverFromJournals } from '../../harness/recover.ts';
 import { lastFailedIds, selectionFromEnv } from '../../harness/selection.ts';
 import { newRunId } from '../../harness/settings.ts';
 import { configureTransport, headersFromList } from '../../harness/transport.ts';
+import { TARGET_HANDOFF_ENV, writeHandoff } from '../../harness/target-handoff.ts';
 import { SUITE_INDEX_OUT_ENV, cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES } from '../../model/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
@@ -157,7 +158,16 @@ export async function runCommand(argv: string[]): Promise<number> {
   const runId = newRunId();
   let embedded: EmbeddedTarget | null = null;
   try {
-    let target: { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null; embedded: boolean };
+    let target: RunTarget;
+    let plan: RunPlan;
+    let running: { exit: Promise<ExitInfo>; index: { settle(completed: boolean): void } };
+    const start = (p: RunPlan): typeof running => {
+      rmSync(p.runTmp, { recursive: true, force: true });
+      mkdirSync(p.runTmp, { recursive: true });
+      const index = useSuiteIndex(p);
+      return { index, exit: spawnPlaywright(p) };
+    };
+    const runLine = (): void => err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${(v.classes as string[]).join(', ')})` : ''}`);
     if (v.target) {
       target = {
         target: (v.target as string).replace(/\/+$/, ''),
@@ -166,29 +176,44 @@ export async function runCommand(argv: string[]): Promise<number> {
         altApiKey: (v['alt-api-key'] as string | undefined) ?? null,
         embedded: false,
       };
+      const transport = { caCertFile, direct: false };
+      configureTransport(transport);
+      await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
+      if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
+      plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
+      runLine();
+      running = start(plan);
     } else {
-      embedded = await startEmbedded({
-        seed: v.seed as number,
-        testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
-      });
-      addSecret(embedded.apiKey);
-      addSecret(embedded.altApiKey);
-      target = { target: embedded.target, s3Url: embedded.s3Url, apiKey: embedded.apiKey, altApiKey: embedded.altApiKey, embedded: true };
-      err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
+      // Playwright's runner starts while the embedded server does (each takes a few tenths of a
+      // second); its global setup waits for the server's address in a hand-off file.
+      plan = planRun(v, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
+      const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
+      for (const name of ['CLOUDCHECK_TARGET', 'CLOUDCHECK_API_KEY']) delete plan.env[name];
+      plan.env[TARGET_HANDOFF_ENV] = handoff;
+      running = start(plan);
+      try {
+        embedded = await startEmbedded({
+          seed: v.seed as number,
+          testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
+        });
+        addSecret(embedded.apiKey);
+        addSecret(embedded.altApiKey);
+        target = { target: embedded.target, s3Url: embedded.s3Url, apiKey: embedded.apiKey, altApiKey: embedded.altApiKey, embedded: true };
+        err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
+        // The embedded server is reached directly whatever proxy the environment names (transport.ts).
+        const transport = { caCertFile, direct: true };
+        configureTransport(transport);
+        await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
+        writeHandoff(handoff, { target: target.target, s3Url: target.s3Url, apiKey: target.apiKey, altApiKey: target.altApiKey });
+      } catch (error) {
+        writeHandoff(handoff, { error: (error as Error).message });
+        await running.exit;
+        throw error;
+      }
+      runLine();
     }
-    // The embedded server is reached directly whatever proxy the environment names (transport.ts).
-    const transport = { caCertFile, direct: target.embedded };
-    configureTransport(transport);
-    await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
-    if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
-
-    const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
-    rmSync(plan.runTmp, { recursive: true, force: true });
-    mkdirSync(plan.runTmp, { recursive: true });
-    err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${(v.classes as string[]).join(', ')})` : ''}`);
-
-    const index = useSuiteIndex(plan);
-    const exit = await spawnPlaywright(plan);
+    const { index } = running;
+    const exit = await running.exit;
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
     const recovered = await recoverFromJournals(plan.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch(
@@ -358,6 +383,14 @@ function useSuiteIndex(plan: RunPlan): { settle(completed: boolean): void } {
   const out = join(tmpdir(), `cloudcheck-${plan.runId}-suite-index.json`);
   plan.env[SUITE_INDEX_OUT_ENV] = out;
   return { settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })) };
+}
+
+interface RunTarget {
+  target: string;
+  s3Url: string | null;
+  apiKey: string;
+  altApiKey: string | null;
+  embedded: boolean;
 }
 
 interface ExitInfo {
