@@ -71,11 +71,14 @@ export class LatencyHistograms {
       const h = this.hist.get(cls);
       if (!h || h.totalCount === 0) continue;
       const ms = (v: number) => Math.round(v) / 1000;
+      // A percentile is the upper edge of its bucket (3 significant digits), which can lie above
+      // the largest value recorded: no percentile is above the maximum, so it is capped there.
+      const at = (percentile: number) => ms(Math.min(h.getValueAtPercentile(percentile), h.maxValue));
       out[cls] = {
         count: h.totalCount,
-        p50: ms(h.getValueAtPercentile(50)),
-        p95: ms(h.getValueAtPercentile(95)),
-        p99: ms(h.getValueAtPercentile(99)),
+        p50: at(50),
+        p95: at(95),
+        p99: at(99),
         max: ms(h.maxValue),
         mean: Math.round(h.mean) / 1000,
       };

@@ -32,7 +32,7 @@ export interface ProfileResult {
   duration_ms: number;
   /** How many runs were merged into this one (1 for a single machine). */
   runs: number;
-  requests: { sent: number; completed: number; network_errors: number; by_status: Record<string, number> };
+  requests: { sent: number; completed: number; network_errors: number; by_status: Record<string, number>; bytes_received?: number };
   latency_ms: Partial<Record<StatusClass, LatencySummary>>;
   histograms: SerializedHistograms;
   timeline: TimelineBucket[];

@@ -132,6 +132,8 @@ class Collector {
   sent = 0;
   completed = 0;
   networkErrors = 0;
+  /** Response bytes (status line, headers and body), as autocannon counts them. */
+  bytesReceived = 0;
   readonly startedMs = Date.now();
 
   constructor(
@@ -264,7 +266,8 @@ async function runPhase(
     timeout: phase.timeout,
     requests,
     setupClient: (client: autocannon.Client) => {
-      client.on('response', (_status: number, _bytes: number, responseTime: number) => {
+      client.on('response', (_status: number, bytes: number, responseTime: number) => {
+        collector.bytesReceived += bytes;
         const cur = pending;
         pending = undefined;
         if (!cur) return;
@@ -523,7 +526,7 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
     finished_at: finishedAt.toISOString(),
     duration_ms: finishedAt.getTime() - startedAt.getTime(),
     runs: 1,
-    requests: { sent: collector.sent, completed: collector.completed, network_errors: collector.networkErrors, by_status: collector.byStatus },
+    requests: { sent: collector.sent, completed: collector.completed, network_errors: collector.networkErrors, by_status: collector.byStatus, bytes_received: collector.bytesReceived },
     latency_ms: latency,
     histograms,
     timeline: [...collector.timeline.values()].sort((a, b) => a.t - b.t),

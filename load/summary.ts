@@ -13,6 +13,16 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
+/** Requests per second and bytes received, as k6 puts them first; requests still in flight when the duration ended are said, not dropped. */
+function throughput(r: ProfileResult): string {
+  const seconds = Math.max(r.duration_ms, 1) / 1000;
+  const parts = [`${(r.requests.completed / seconds).toFixed(1)} req/s`];
+  if (r.requests.bytes_received !== undefined) parts.push(`${(r.requests.bytes_received / 1e6).toFixed(2)} MB received (${(r.requests.bytes_received / 1e6 / seconds).toFixed(2)} MB/s)`);
+  const inFlight = r.requests.sent - r.requests.completed - r.requests.network_errors;
+  if (inFlight > 0) parts.push(`${inFlight} request${inFlight === 1 ? '' : 's'} still in flight when the duration ended (not counted)`);
+  return `throughput ${parts.join(', ')}`;
+}
+
 export function formatProfile(r: ProfileResult): string {
   const lines: string[] = [];
   const verdict = r.error ? 'ERROR' : r.passed ? 'PASS' : 'FAIL';
@@ -23,6 +33,7 @@ export function formatProfile(r: ProfileResult): string {
     .map(([s, n]) => `${s}:${n}`)
     .join(' ');
   if (statuses) lines.push(`  statuses ${statuses}${r.requests.network_errors ? ` timeouts:${r.requests.network_errors}` : ''}`);
+  lines.push(`  ${throughput(r)}`);
   const lat = STATUS_CLASSES.filter((c) => r.latency_ms[c]).map((c) => {
     const s = r.latency_ms[c]!;
     return [`  ${c}`, String(s.count), `${s.p50}`, `${s.p95}`, `${s.p99}`, `${s.max}`];

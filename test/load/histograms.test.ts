@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
 import { LatencyHistograms, statusClass } from '../../load/histograms.ts';
 import { mergeLoadReports, mergeProfileResults } from '../../load/merge.ts';
 import { latencyDrift, measuredThresholds, type ProfileResult } from '../../load/result.ts';
@@ -104,4 +105,17 @@ test('latency drift compares the last quarter with the first, with a 2 ms floor'
     ['5xx responses', false],
     ['latency drift (mean 2xx, last/first quarter)', false],
   ]);
+});
+
+test('no percentile is above the maximum, whatever the bucket edges (property)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.double({ min: 0.001, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 300 }), (latencies) => {
+      const h = new LatencyHistograms();
+      for (const ms of latencies) h.record(200, ms);
+      const s = h.summary()['2xx']!;
+      expect(s.p50).toBeLessThanOrEqual(s.p95);
+      expect(s.p95).toBeLessThanOrEqual(s.p99);
+      expect(s.p99).toBeLessThanOrEqual(s.max);
+    }),
+  );
 });

@@ -1,0 +1,40 @@
+/**
+ * The terminal summary of a load profile: throughput first (requests/s, bytes), and nothing
+ * dropped silently (requests still in flight when the duration ended are said).
+ */
+import { expect, test } from '@playwright/test';
+import type { ProfileResult } from '../../load/result.ts';
+import { formatProfile } from '../../load/summary.ts';
+
+function result(requests: ProfileResult['requests']): ProfileResult {
+  return {
+    profile: 'p',
+    file: 'load/profiles/p.yaml',
+    target: 'http://127.0.0.1:1/v1',
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: '2026-01-01T00:00:10.000Z',
+    duration_ms: 10_000,
+    runs: 1,
+    requests,
+    latency_ms: {},
+    histograms: {} as ProfileResult['histograms'],
+    timeline: [],
+    expectations: {} as ProfileResult['expectations'],
+    invariants_checked: [],
+    violations: [],
+    thresholds: [],
+    passed: true,
+    notes: [],
+  } as unknown as ProfileResult;
+}
+
+test('requests per second and bytes received, per profile', () => {
+  const text = formatProfile(result({ sent: 1000, completed: 1000, network_errors: 0, by_status: { 200: 1000 }, bytes_received: 2_500_000 }));
+  expect(text).toContain('throughput 100.0 req/s, 2.50 MB received (0.25 MB/s)');
+  expect(text).not.toContain('in flight');
+});
+
+test('requests still in flight when the duration ended are counted in the summary, not dropped', () => {
+  const text = formatProfile(result({ sent: 818, completed: 810, network_errors: 0, by_status: { 200: 810 } }));
+  expect(text).toContain('8 requests still in flight when the duration ended (not counted)');
+});
