@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,4 +191,22 @@ test('one error style: `cloudcheck <command>: ...`, one line, exit 2', async () 
     expect(lines.length, `${args.join(' ')}: one line: ${stderr}`).toBe(1);
     expect(lines[0], args.join(' ')).toMatch(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   }
+});
+
+test('load --list names every built-in profile with its requirements; load --help lists them too', async () => {
+  const names = readdirSync(fileURLToPath(new URL('../../load/profiles/', import.meta.url))).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir() });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.on('exit', (code) => resolve({ code, stdout }));
+    });
+  const list = await cli(['load', '--list']);
+  expect(list.code).toBe(0);
+  for (const name of names) expect(list.stdout).toMatch(new RegExp(`^${name}( \\[[A-Z0-9, -]+\\])?$`, 'm'));
+  expect(list.stdout).toMatch(/^hourly-quota \[RATE-HOUR-001\]$/m);
+  const help = await cli(['load', '--help']);
+  expect(help.code).toBe(0);
+  for (const name of names) expect(help.stdout).toContain(name);
 });

@@ -5,6 +5,7 @@
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import { runLoadCommand } from '../../../load/command.ts';
+import { builtinProfileNames, resolveProfile } from '../../../load/profile.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { err, out } from '../output.ts';
 
@@ -12,6 +13,7 @@ export const LOAD_HELP: HelpSpec = {
   synopsis: 'cloudcheck load [PROFILE|FILE.yaml...] [options]',
   summary: 'Runs load profiles (default: every built-in profile: see the README, "Load profiles") against a target (default: the embedded reference server) and checks their thresholds and rate-limit invariants.',
   examples: [
+    ['cloudcheck load --list', 'the built-in profiles, with the requirements each checks'],
     ['cloudcheck load smoke', 'the smoke profile against the embedded reference server'],
     ['CLOUDCHECK_API_KEY=... cloudcheck load burst-compute --target https://staging.example.net/v1', 'the compute burst limit of a staging server'],
     ['cloudcheck load my-profile.yaml --report-dir load-report', 'a profile of your own, its report beside the conformance report'],
@@ -22,6 +24,18 @@ export const LOAD_HELP: HelpSpec = {
     ['2', 'usage error, unknown profile, unreachable target or rejected key'],
   ],
 };
+
+/** `load --list`: every built-in profile with the requirements it checks and what it does. */
+async function listProfiles(): Promise<number> {
+  const lines: string[] = [];
+  for (const name of await builtinProfileNames()) {
+    const { profile } = await resolveProfile(name);
+    const requirements = profile.requirements?.length ? ` [${profile.requirements.join(', ')}]` : '';
+    lines.push(`${name}${requirements}`, `    ${(profile.description ?? '').replace(/\s+/g, ' ').trim()}`);
+  }
+  out(lines.join('\n'));
+  return 0;
+}
 
 export async function loadCommand(argv: string[]): Promise<number> {
   let options;
@@ -35,10 +49,11 @@ export async function loadCommand(argv: string[]): Promise<number> {
     throw error;
   }
   if (options.help) {
-    out(helpText('load', LOAD_HELP));
+    out(`${helpText('load', LOAD_HELP)}\nBuilt-in profiles (details: cloudcheck load --list):\n  ${(await builtinProfileNames()).join(', ')}`);
     return 0;
   }
   const values = options.values;
+  if (values.list) return listProfiles();
   const target = values.target as string | undefined;
   const apiKey = values['api-key'] as string | undefined;
   if (apiKey) addSecret(apiKey);
