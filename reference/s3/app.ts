@@ -388,6 +388,53 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     return call.reply.type('application/xml').send(body);
   }
 
+  /**
+   * ListObjectVersions on a bucket that was never versioned: S3 lists each object as its only
+   * version, with VersionId "null" and IsLatest true, and no delete markers. Tools (and the
+   * S3 compatibility suites' own cleanup) call it to empty a bucket whatever its versioning.
+   */
+  async function listVersions(call: Call, bucketName: string) {
+    const q = call.query;
+    const prefix = q.get('prefix') ?? '';
+    const delimiter = q.get('delimiter') ?? '';
+    const encode = q.get('encoding-type') === 'url';
+    const maxKeys = intParam(q, 'max-keys', MAX_KEYS, MAX_KEYS);
+    const keyMarker = q.get('key-marker') || undefined;
+    const bucket = store.getBucket(call.accountId, bucketName);
+    const listing =
+      maxKeys === 0
+        ? { objects: [], commonPrefixes: [], isTruncated: false, nextMarker: null }
+        : store.listObjects(call.accountId, bucket.name, { prefix, delimiter: delimiter || undefined, maxKeys, marker: keyMarker });
+    const owner = { ID: call.accountId, DisplayName: call.accountId };
+    const versions = listing.objects.map((o) => ({
+      Key: encodeForListing(o.key, encode),
+      VersionId: 'null',
+      IsLatest: true,
+      LastModified: o.last_modified,
+      ETag: o.etag,
+      Size: o.size,
+      StorageClass: o.storage_class,
+      Owner: owner,
+    }));
+    const prefixes = listing.commonPrefixes.map((p) => ({ Prefix: encodeForListing(p, encode) }));
+    const body = xmlDocument('ListVersionsResult', {
+      Name: bucket.name,
+      Prefix: encodeForListing(prefix, encode),
+      KeyMarker: encodeForListing(keyMarker ?? '', encode),
+      VersionIdMarker: q.get('version-id-marker') ?? '',
+      ...(listing.isTruncated && listing.nextMarker !== null
+        ? { NextKeyMarker: encodeForListing(listing.nextMarker, encode), NextVersionIdMarker: 'null' }
+        : {}),
+      ...(delimiter ? { Delimiter: encodeForListing(delimiter, encode) } : {}),
+      MaxKeys: maxKeys,
+      ...(encode ? { EncodingType: 'url' } : {}),
+      IsTruncated: listing.isTruncated,
+      ...(versions.length ? { Version: versions } : {}),
+      ...(prefixes.length ? { CommonPrefixes: prefixes } : {}),
+    });
+    return call.reply.type('application/xml').send(body);
+  }
+
   async function deleteObjects(call: Call, bucketName: string) {
     const h = call.request.headers;
     if (h['content-md5'] === undefined && !Object.keys(h).some((n) => /^x-amz-checksum-(crc|sha)/.test(n)) && !h['x-amz-trailer']) {
@@ -424,6 +471,12 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       return call.reply.type('application/xml').send(xmlDocument('LocationConstraint', { '#text': b.region }));
     }
     if (method === 'GET' && q.has('uploads')) return listUploads(call, bucket);
+    if (method === 'GET' && q.has('versions')) return listVersions(call, bucket);
+    if (method === 'GET' && q.has('versioning')) {
+      store.getBucket(call.accountId, bucket);
+      // Never versioned: S3 answers an empty configuration (no Status) for such a bucket.
+      return call.reply.type('application/xml').send(xmlDocument('VersioningConfiguration', {}));
+    }
     if (method === 'POST' && q.has('delete')) return deleteObjects(call, bucket);
     const known = new Set(['list-type', 'prefix', 'delimiter', 'max-keys', 'continuation-token', 'start-after', 'encoding-type', 'fetch-owner', 'marker', 'x-id']);
     const unknown = [...q.keys()].filter((k) => !known.has(k) && !/^x-amz-/i.test(k));
