@@ -18,6 +18,7 @@ import type { ReferenceContext } from '../core/context.ts';
 import type { FaultDefinition } from '../core/faults.ts';
 import { BodyDecoder, planBody } from './body.ts';
 import { type ChecksumAlgorithm, isChecksumAlgorithm } from './checksums.ts';
+import { type Current, checkRead, requireCopySource, requireWrite } from './conditions.ts';
 import { S3Error, s3ErrorOf } from './errors.ts';
 import { type RawRequest, type VerifiedAuth, verifyRequest } from './sigv4.ts';
 import { errorDocument, parseXml, xmlDocument } from './xml.ts';
@@ -55,7 +56,25 @@ export const S3_FAULTS: FaultDefinition[] = [
     requirement: 'S3-TOOL-001',
     description: 'ListObjects(V2) with `encoding-type=url` (which aws cli, rclone and s3cmd send) is refused with InvalidArgument.',
   },
+  {
+    name: 's3-conditional-write-ignored',
+    requirement: 'S3-COND-001',
+    description: 'PutObject and CompleteMultipartUpload ignore If-None-Match and If-Match: `If-None-Match: *` overwrites an existing object instead of answering 412.',
+  },
+  {
+    name: 's3-conditional-read-ignored',
+    requirement: 'S3-COND-002',
+    description: 'GetObject and HeadObject ignore If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since: never 304 nor 412.',
+  },
+  {
+    name: 's3-standard-headers-dropped',
+    requirement: 'S3-HDR-001',
+    description: 'Cache-Control, Content-Disposition, Content-Encoding, Content-Language and Expires given at upload are not stored, so downloads do not carry them.',
+  },
 ];
+
+/** The representation headers S3 stores with an object and returns on GET and HEAD. */
+const STANDARD_HEADERS = ['cache-control', 'content-disposition', 'content-encoding', 'content-language', 'expires'] as const;
 
 const MAX_XML_BODY = 1024 * 1024;
 const MAX_KEYS = 1000;
@@ -69,10 +88,13 @@ interface Target {
 interface ObjectExtras {
   checksums: Partial<Record<ChecksumAlgorithm, string>>;
   metadata: Record<string, string>;
+  /** Cache-Control, Content-Disposition, ... as given at upload (STANDARD_HEADERS). */
+  headers?: Record<string, string>;
 }
 
 interface UploadExtras {
   metadata: Record<string, string>;
+  headers?: Record<string, string>;
 }
 
 type Query = Map<string, string>;
@@ -126,6 +148,17 @@ function userMetadata(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (name.startsWith('x-amz-meta-') && value !== undefined) out[name.slice('x-amz-meta-'.length)] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return out;
+}
+
+function standardHeaders(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of STANDARD_HEADERS) {
+    const value = header(request, name);
+    // aws-chunked is the transfer framing of the body, not the object's encoding (S3 drops it).
+    const kept = name === 'content-encoding' ? value?.split(',').map((v) => v.trim()).filter((v) => v && v !== 'aws-chunked').join(',') : value;
+    if (kept) out[name] = kept;
   }
   return out;
 }
@@ -194,7 +227,14 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  app.addHook('onRequest', async (_request, reply) => {
+  // Fastify refuses an empty Content-Type (415) before any parser runs; S3 takes it as absent.
+  // It is hidden from Fastify here and put back for the signature, which may cover it.
+  const emptyContentType = new WeakSet<FastifyRequest>();
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers['content-type'] === '') {
+      emptyContentType.add(request);
+      delete request.headers['content-type'];
+    }
     void reply.header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase());
     void reply.header('server', 'cloudcheck-reference');
   });
@@ -213,7 +253,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     // Refused before the body was read to the end: close the connection rather than leave the
     // rest of the body to be read as the next request (S3 does the same).
     if (!request.raw.complete) void reply.header('connection', 'close');
-    if (request.method === 'HEAD') return reply.send();
+    if (request.method === 'HEAD' || s3.status === 304) return reply.send();
     return reply.send(errorDocument(s3.code, s3.message, s3.extra, requestId));
   });
   app.setNotFoundHandler(async () => {
@@ -266,6 +306,22 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     void reply.header('accept-ranges', 'bytes');
     void reply.header('x-amz-storage-class', object.storage_class);
     for (const [name, value] of Object.entries(extras?.metadata ?? {})) void reply.header(`x-amz-meta-${name}`, value);
+    for (const [name, value] of Object.entries(extras?.headers ?? {})) void reply.header(name, value);
+  }
+
+  function storedHeaders(request: FastifyRequest): Record<string, string> {
+    return ctx.faults.has('s3-standard-headers-dropped') ? {} : standardHeaders(request);
+  }
+
+  /** The object a conditional write is judged against (undefined when the key is free). */
+  function currentOf(accountId: string, bucket: string, key: string): Current | undefined {
+    const object = store.getBucket(accountId, bucket).objects.get(key);
+    return object && { etag: object.etag, lastModified: object.last_modified };
+  }
+
+  function writeConditions(call: Call, bucket: string, key: string): void {
+    if (ctx.faults.has('s3-conditional-write-ignored')) return;
+    requireWrite(call.request.headers, currentOf(call.accountId, bucket, key));
   }
 
   function checksumHeaders(reply: FastifyReply, checksums: Partial<Record<ChecksumAlgorithm, string>> | Map<ChecksumAlgorithm, string>): void {
@@ -502,10 +558,12 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
 
   async function putObject(call: Call, bucket: string, key: string) {
     store.getBucket(call.accountId, bucket);
+    writeConditions(call, bucket, key);
     const { stream, decoder } = bodyOf(call);
-    const contentType = header(call.request, 'content-type');
+    // An empty Content-Type is as good as none (S3 stores its default).
+    const contentType = header(call.request, 'content-type') || undefined;
     const record = await store.putObjectStream(call.accountId, bucket, key, stream, { contentType, limit: ctx.options.objectLimit });
-    objectExtras.set(record.blob, { checksums: Object.fromEntries(decoder.verified), metadata: userMetadata(call.request) });
+    objectExtras.set(record.blob, { checksums: Object.fromEntries(decoder.verified), metadata: userMetadata(call.request), headers: storedHeaders(call.request) });
     checksumHeaders(call.reply, decoder.verified);
     return call.reply.header('etag', record.etag).send();
   }
@@ -519,9 +577,14 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     await smallBody(call);
     const replace = header(call.request, 'x-amz-metadata-directive') === 'REPLACE';
     const sourceRecord = store.headObject(call.accountId, from.bucket, from.key);
+    requireCopySource(call.request.headers, { etag: sourceRecord.etag, lastModified: sourceRecord.last_modified });
     const sourceExtras = objectExtras.get(sourceRecord.blob);
     const record = await store.copyObject(call.accountId, from, { bucket, key }, replace ? { contentType: header(call.request, 'content-type') } : {});
-    objectExtras.set(record.blob, { checksums: { ...sourceExtras?.checksums }, metadata: replace ? userMetadata(call.request) : { ...sourceExtras?.metadata } });
+    objectExtras.set(record.blob, {
+      checksums: { ...sourceExtras?.checksums },
+      metadata: replace ? userMetadata(call.request) : { ...sourceExtras?.metadata },
+      headers: replace ? storedHeaders(call.request) : { ...sourceExtras?.headers },
+    });
     return call.reply.type('application/xml').send(xmlDocument('CopyObjectResult', { LastModified: record.last_modified, ETag: record.etag }));
   }
 
@@ -530,12 +593,25 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const extras = objectExtras.get(object.blob);
     // Objects written through S3 have extras; the REST side writes none.
     if (!extras && ctx.faults.has('s3-rest-objects-invisible')) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
-    const range = parseRange(header(call.request, 'range'), object.size);
     setObjectHeaders(call.reply, object, extras);
+    if (!ctx.faults.has('s3-conditional-read-ignored')) {
+      // Evaluated before the Range, as HTTP says: a failed precondition wins over InvalidRange.
+      const outcome = checkRead(call.request.headers, { etag: object.etag, lastModified: object.last_modified });
+      if (outcome === 'failed') throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+      if (outcome === 'not-modified') {
+        // 304 carries the validators and no body or representation headers.
+        for (const name of ['content-type', 'content-length', 'accept-ranges', ...STANDARD_HEADERS]) call.reply.removeHeader(name);
+        return call.reply.status(304).send();
+      }
+    }
+    const range = parseRange(header(call.request, 'range'), object.size);
     for (const [param, name] of [
       ['response-content-type', 'content-type'],
       ['response-content-disposition', 'content-disposition'],
       ['response-cache-control', 'cache-control'],
+      ['response-content-encoding', 'content-encoding'],
+      ['response-content-language', 'content-language'],
+      ['response-expires', 'expires'],
     ] as const) {
       const value = call.query.get(param);
       if (value) void call.reply.header(name, value);
@@ -554,7 +630,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   async function createUpload(call: Call, bucket: string, key: string) {
     await smallBody(call);
     const upload = store.initiateMultipart(call.accountId, bucket, key, { contentType: header(call.request, 'content-type') });
-    uploadExtras.set(upload.upload_id, { metadata: userMetadata(call.request) });
+    uploadExtras.set(upload.upload_id, { metadata: userMetadata(call.request), headers: storedHeaders(call.request) });
     const algorithm = header(call.request, 'x-amz-checksum-algorithm');
     if (algorithm) void call.reply.header('x-amz-checksum-algorithm', algorithm);
     return call.reply.type('application/xml').send(xmlDocument('InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: upload.upload_id }));
@@ -582,8 +658,10 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       if (!Number.isInteger(number) || typeof p.ETag !== 'string') throw new S3Error('MalformedXML', 'Each Part needs PartNumber and ETag.');
       return { partNumber: number, etag: p.ETag };
     });
+    writeConditions(call, bucket, key);
     const record = await store.completeMultipart(call.accountId, bucket, key, uploadId, parts);
-    objectExtras.set(record.blob, { checksums: {}, metadata: uploadExtras.get(uploadId)?.metadata ?? {} });
+    const extras = uploadExtras.get(uploadId);
+    objectExtras.set(record.blob, { checksums: {}, metadata: extras?.metadata ?? {}, headers: extras?.headers ?? {} });
     uploadExtras.delete(uploadId);
     const host = header(call.request, 'host') ?? '';
     return call.reply.type('application/xml').send(
@@ -658,6 +736,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');
     if (target.bucket !== undefined && ctx.faults.has('s3-path-style-refused')) throw new S3Error('InvalidRequest', 'Path-style requests are not supported; use virtual-hosted-style addressing.');
+    if (emptyContentType.has(request)) request.headers['content-type'] = '';
     const raw: RawRequest = { method: request.method, rawPath, query, headers: request.headers };
     const auth = await verifyRequest(raw, {
       now: ctx.clock.now(),

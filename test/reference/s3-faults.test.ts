@@ -2,7 +2,15 @@
  * Each S3 fault is observable with a standard SDK: with the fault on, the behaviour its
  * requirement demands is broken (the same steps pass on a server without faults, s3.test.ts).
  */
-import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  paginateListObjectsV2,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Upload } from '@aws-sdk/lib-storage';
 import { expect, test } from '@playwright/test';
@@ -83,6 +91,32 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     expect((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
     expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, EncodingType: 'url' })))).toBe('InvalidArgument');
+  },
+  async 's3-conditional-write-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('cw');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'first', IfNoneMatch: '*' }));
+    // The create-only write overwrites instead of answering 412.
+    expect(await errorCode(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'second', IfNoneMatch: '*' })))).toBe('no error');
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'lock' }))).Body!.transformToString()).toBe('second');
+  },
+  async 's3-conditional-read-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('cr');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'c', Body: 'x' }));
+    expect((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'c', IfNoneMatch: put.ETag }))).$metadata.httpStatusCode).toBe(200);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'c', IfMatch: '"0"' }))).$metadata.httpStatusCode).toBe(200);
+  },
+  async 's3-standard-headers-dropped'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('hdr');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'h', Body: 'x', CacheControl: 'max-age=60', ContentDisposition: 'attachment' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'h' }));
+    expect(head.CacheControl).toBeUndefined();
+    expect(head.ContentDisposition).toBeUndefined();
   },
 };
 
