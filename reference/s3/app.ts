@@ -72,6 +72,21 @@ export const S3_FAULTS: FaultDefinition[] = [
     requirement: 'S3-HDR-001',
     description: 'Cache-Control, Content-Disposition, Content-Encoding, Content-Language and Expires given at upload are not stored, so downloads do not carry them.',
   },
+  {
+    name: 's3-upload-part-copy-missing',
+    requirement: 'S3-COPY-001',
+    description: 'UploadPartCopy answers NotImplemented, so managed copies of large objects between S3 locations fail.',
+  },
+  {
+    name: 's3-complete-checksum-on-body',
+    requirement: 'S3-MPU-003',
+    description: "CompleteMultipartUpload's x-amz-checksum-* header is checked against the XML body instead of the object, so a correct object checksum answers BadDigest.",
+  },
+  {
+    name: 's3-complete-not-idempotent',
+    requirement: 'S3-MPU-003',
+    description: 'A retried CompleteMultipartUpload of an upload already completed answers NoSuchUpload instead of the object.',
+  },
 ];
 
 /** The representation headers S3 stores with an object and returns on GET and HEAD. */
@@ -743,6 +758,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const partNumber = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
     if (!(partNumber >= 1 && partNumber <= 10_000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
     const copySource = header(call.request, 'x-amz-copy-source');
+    if (copySource !== undefined && ctx.faults.has('s3-upload-part-copy-missing')) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented.');
     if (copySource !== undefined) return uploadPartCopy(call, bucket, key, uploadId, partNumber, copySource);
     store.getUpload(call.accountId, bucket, key, uploadId);
     const { stream, decoder } = bodyOf(call);
@@ -811,7 +827,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   }
 
   async function completeUpload(call: Call, bucket: string, key: string, uploadId: string) {
-    const doc = parseXml((await smallBody(call, { objectChecksums: true })).toString('utf8')).CompleteMultipartUpload as { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> } | undefined;
+    const doc = parseXml((await smallBody(call, { objectChecksums: !ctx.faults.has('s3-complete-checksum-on-body') })).toString('utf8')).CompleteMultipartUpload as { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> } | undefined;
     if (!doc || !Array.isArray(doc.Part)) throw new S3Error('MalformedXML', 'CompleteMultipartUpload must list its parts.');
     const parts = doc.Part.map((p) => {
       const number = Number(typeof p.PartNumber === 'string' ? p.PartNumber.trim() : NaN);
@@ -819,7 +835,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       return { partNumber: number, etag: p.ETag };
     });
     const done = completed.get(uploadId);
-    if (done && done.bucket === bucket && done.key === key && store.getBucket(call.accountId, bucket).objects.get(key)?.blob === done.blob) {
+    if (done && !ctx.faults.has('s3-complete-not-idempotent') && done.bucket === bucket && done.key === key && store.getBucket(call.accountId, bucket).objects.get(key)?.blob === done.blob) {
       return call.reply.type('application/xml').send(done.body);
     }
     writeConditions(call, bucket, key);
