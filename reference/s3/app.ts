@@ -87,6 +87,11 @@ export const S3_FAULTS: FaultDefinition[] = [
     requirement: 'S3-MPU-003',
     description: 'A retried CompleteMultipartUpload of an upload already completed answers NoSuchUpload instead of the object.',
   },
+  {
+    name: 's3-list-versions-missing',
+    requirement: 'S3-VER-001',
+    description: 'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
+  },
 ];
 
 /** The representation headers S3 stores with an object and returns on GET and HEAD. */
@@ -254,6 +259,11 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
 
   // forceCloseConnections: as the REST app (reference/app.ts), close() must not wait on keep-alive sockets.
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: 10_000 }, exposeHeadRoutes: false, forceCloseConnections: true });
+  // `Expect`: Node answers 100 Continue before any handler runs and 417 to other expectations.
+  // S3 answers 100 only to an authorised request (a refused one gets its error instead of the
+  // body being sent) and ignores other expectations, so both reach the handler here.
+  app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
   // Bodies stay unread: objects stream from the socket through the verifier to disk.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
@@ -567,6 +577,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       return call.reply.type('application/xml').send(xmlDocument('LocationConstraint', { '#text': b.region }));
     }
     if (method === 'GET' && q.has('uploads')) return listUploads(call, bucket);
+    if ((q.has('versions') || q.has('versioning')) && ctx.faults.has('s3-list-versions-missing')) throw new S3Error('NotImplemented', 'Versioning is not implemented.');
     if (method === 'GET' && q.has('versions')) return listVersions(call, bucket);
     if (method === 'GET' && q.has('versioning')) {
       store.getBucket(call.accountId, bucket);
@@ -940,6 +951,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     accounts.set(request, { accountId, bucket: target.bucket });
     allow(auth, request.method, target.bucket);
     checksumFault(request);
+    if (header(request, 'expect')?.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue();
     const call: Call = { request, reply, raw, query: new Map(query), target, auth, accountId };
     const algorithm = header(request, 'x-amz-sdk-checksum-algorithm')?.toLowerCase();
     if (algorithm && !isChecksumAlgorithm(algorithm)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);

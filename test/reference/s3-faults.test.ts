@@ -9,6 +9,7 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListBucketsCommand,
+  ListObjectVersionsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   UploadPartCommand,
@@ -153,6 +154,12 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const complete = () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
     await complete();
     expect(await errorCode(complete())).toBe('NoSuchUpload');
+  },
+  async 's3-list-versions-missing'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('ver');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect(await errorCode(s3.send(new ListObjectVersionsCommand({ Bucket: bucket })))).toBe('NotImplemented');
   },
 };
 
