@@ -179,10 +179,22 @@ function parseUrl(url: string): { rawPath: string; query: Array<[string, string]
 
 const httpDate = (iso: string): string => new Date(iso).toUTCString();
 
+/** Node reads header bytes as latin1: non-ASCII metadata sent as UTF-8 is read back as text here. */
+function utf8Of(value: string): string {
+  if (!/[^ -~\t]/.test(value)) return value;
+  const text = Buffer.from(value, 'latin1').toString('utf8');
+  return text.includes('\uFFFD') ? value : text;
+}
+
+/** A header value Node can send: text beyond latin1 goes as an RFC 2047 encoded word (as S3 does). */
+function headerValue(value: string): string {
+  return /[^ -~\t\u00a0-\u00ff]/.test(value) ? `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=` : value;
+}
+
 function userMetadata(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (name.startsWith('x-amz-meta-') && value !== undefined) out[name.slice('x-amz-meta-'.length)] = Array.isArray(value) ? value.join(',') : value;
+    if (name.startsWith('x-amz-meta-') && value !== undefined) out[name.slice('x-amz-meta-'.length)] = utf8Of(Array.isArray(value) ? value.join(',') : value);
   }
   return out;
 }
@@ -192,7 +204,7 @@ function standardHeaders(request: FastifyRequest): Record<string, string> {
   for (const name of STANDARD_HEADERS) {
     const value = header(request, name);
     // aws-chunked is the transfer framing of the body, not the object's encoding (S3 drops it).
-    const kept = name === 'content-encoding' ? value?.split(',').map((v) => v.trim()).filter((v) => v && v !== 'aws-chunked').join(',') : value;
+    const kept = name === 'content-encoding' ? value?.split(',').map((v) => v.trim()).filter((v) => v && v !== 'aws-chunked').join(', ') : value;
     if (kept) out[name] = kept;
   }
   return out;
@@ -348,7 +360,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     void reply.header('content-type', object.content_type);
     void reply.header('accept-ranges', 'bytes');
     void reply.header('x-amz-storage-class', object.storage_class);
-    for (const [name, value] of Object.entries(extras?.metadata ?? {})) void reply.header(`x-amz-meta-${name}`, value);
+    for (const [name, value] of Object.entries(extras?.metadata ?? {})) void reply.header(`x-amz-meta-${name}`, headerValue(value));
     for (const [name, value] of Object.entries(extras?.headers ?? {})) void reply.header(name, value);
   }
 
