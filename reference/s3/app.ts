@@ -18,6 +18,8 @@ import type { ReferenceContext } from '../core/context.ts';
 import type { FaultDefinition } from '../core/faults.ts';
 import { BodyDecoder, planBody } from './body.ts';
 import { type ChecksumAlgorithm, isChecksumAlgorithm } from './checksums.ts';
+import { type ChecksumType, defaultChecksumType, multipartChecksum, sameMultipartChecksum } from './multipart-checksums.ts';
+import { type Current, checkRead, requireCopySource, requireWrite } from './conditions.ts';
 import { S3Error, s3ErrorOf } from './errors.ts';
 import { type RawRequest, type VerifiedAuth, verifyRequest } from './sigv4.ts';
 import { errorDocument, parseXml, xmlDocument } from './xml.ts';
@@ -55,7 +57,45 @@ export const S3_FAULTS: FaultDefinition[] = [
     requirement: 'S3-TOOL-001',
     description: 'ListObjects(V2) with `encoding-type=url` (which aws cli, rclone and s3cmd send) is refused with InvalidArgument.',
   },
+  {
+    name: 's3-conditional-write-ignored',
+    requirement: 'S3-COND-001',
+    description: 'PutObject and CompleteMultipartUpload ignore If-None-Match and If-Match: `If-None-Match: *` overwrites an existing object instead of answering 412.',
+  },
+  {
+    name: 's3-conditional-read-ignored',
+    requirement: 'S3-COND-002',
+    description: 'GetObject and HeadObject ignore If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since: never 304 nor 412.',
+  },
+  {
+    name: 's3-standard-headers-dropped',
+    requirement: 'S3-HDR-001',
+    description: 'Cache-Control, Content-Disposition, Content-Encoding, Content-Language and Expires given at upload are not stored, so downloads do not carry them.',
+  },
+  {
+    name: 's3-upload-part-copy-missing',
+    requirement: 'S3-COPY-001',
+    description: 'UploadPartCopy answers NotImplemented, so managed copies of large objects between S3 locations fail.',
+  },
+  {
+    name: 's3-complete-checksum-on-body',
+    requirement: 'S3-MPU-003',
+    description: "CompleteMultipartUpload's x-amz-checksum-* header is checked against the XML body instead of the object, so a correct object checksum answers BadDigest.",
+  },
+  {
+    name: 's3-complete-not-idempotent',
+    requirement: 'S3-MPU-003',
+    description: 'A retried CompleteMultipartUpload of an upload already completed answers NoSuchUpload instead of the object.',
+  },
+  {
+    name: 's3-list-versions-missing',
+    requirement: 'S3-VER-001',
+    description: 'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
+  },
 ];
+
+/** The representation headers S3 stores with an object and returns on GET and HEAD. */
+const STANDARD_HEADERS = ['cache-control', 'content-disposition', 'content-encoding', 'content-language', 'expires'] as const;
 
 const MAX_XML_BODY = 1024 * 1024;
 const MAX_KEYS = 1000;
@@ -69,10 +109,27 @@ interface Target {
 interface ObjectExtras {
   checksums: Partial<Record<ChecksumAlgorithm, string>>;
   metadata: Record<string, string>;
+  /** Cache-Control, Content-Disposition, ... as given at upload (STANDARD_HEADERS). */
+  headers?: Record<string, string>;
+  /** How the checksums describe the object (multipart uploads may be COMPOSITE). */
+  checksumType?: ChecksumType;
+  /** The parts of a multipart object, in order (GetObject?partNumber, GetObjectAttributes). */
+  parts?: Array<{ size: number; checksum?: string }>;
+}
+
+/** A completed upload, so that a retried CompleteMultipartUpload answers the same object (as S3 does). */
+interface CompletedUpload {
+  bucket: string;
+  key: string;
+  blob: string;
+  body: string;
 }
 
 interface UploadExtras {
   metadata: Record<string, string>;
+  headers?: Record<string, string>;
+  /** The upload's checksum algorithm and type (CreateMultipartUpload's x-amz-checksum-*). */
+  checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType };
 }
 
 type Query = Map<string, string>;
@@ -122,10 +179,33 @@ function parseUrl(url: string): { rawPath: string; query: Array<[string, string]
 
 const httpDate = (iso: string): string => new Date(iso).toUTCString();
 
+/** Node reads header bytes as latin1: non-ASCII metadata sent as UTF-8 is read back as text here. */
+function utf8Of(value: string): string {
+  if (!/[^ -~\t]/.test(value)) return value;
+  const text = Buffer.from(value, 'latin1').toString('utf8');
+  return text.includes('\uFFFD') ? value : text;
+}
+
+/** A header value Node can send: text beyond latin1 goes as an RFC 2047 encoded word (as S3 does). */
+function headerValue(value: string): string {
+  return /[^ -~\t\u00a0-\u00ff]/.test(value) ? `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=` : value;
+}
+
 function userMetadata(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (name.startsWith('x-amz-meta-') && value !== undefined) out[name.slice('x-amz-meta-'.length)] = Array.isArray(value) ? value.join(',') : value;
+    if (name.startsWith('x-amz-meta-') && value !== undefined) out[name.slice('x-amz-meta-'.length)] = utf8Of(Array.isArray(value) ? value.join(',') : value);
+  }
+  return out;
+}
+
+function standardHeaders(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of STANDARD_HEADERS) {
+    const value = header(request, name);
+    // aws-chunked is the transfer framing of the body, not the object's encoding (S3 drops it).
+    const kept = name === 'content-encoding' ? value?.split(',').map((v) => v.trim()).filter((v) => v && v !== 'aws-chunked').join(', ') : value;
+    if (kept) out[name] = kept;
   }
   return out;
 }
@@ -186,15 +266,28 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   const store = objectStoreOf(ctx);
   const objectExtras = ctx.globalState('s3-object-extras', () => new Map<string, ObjectExtras>());
   const uploadExtras = ctx.globalState('s3-upload-extras', () => new Map<string, UploadExtras>());
+  const completed = ctx.globalState('s3-completed-uploads', () => new Map<string, CompletedUpload>());
   const accounts = new WeakMap<FastifyRequest, { accountId: string; bucket?: string }>();
 
   // forceCloseConnections: as the REST app (reference/app.ts), close() must not wait on keep-alive sockets.
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: 10_000 }, exposeHeadRoutes: false, forceCloseConnections: true });
+  // `Expect`: Node answers 100 Continue before any handler runs and 417 to other expectations.
+  // S3 answers 100 only to an authorised request (a refused one gets its error instead of the
+  // body being sent) and ignores other expectations, so both reach the handler here.
+  app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
   // Bodies stay unread: objects stream from the socket through the verifier to disk.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-  app.addHook('onRequest', async (_request, reply) => {
+  // Fastify refuses an empty Content-Type (415) before any parser runs; S3 takes it as absent.
+  // It is hidden from Fastify here and put back for the signature, which may cover it.
+  const emptyContentType = new WeakSet<FastifyRequest>();
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers['content-type'] === '') {
+      emptyContentType.add(request);
+      delete request.headers['content-type'];
+    }
     void reply.header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase());
     void reply.header('server', 'cloudcheck-reference');
   });
@@ -213,7 +306,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     // Refused before the body was read to the end: close the connection rather than leave the
     // rest of the body to be read as the next request (S3 does the same).
     if (!request.raw.complete) void reply.header('connection', 'close');
-    if (request.method === 'HEAD') return reply.send();
+    if (request.method === 'HEAD' || s3.status === 304) return reply.send();
     return reply.send(errorDocument(s3.code, s3.message, s3.extra, requestId));
   });
   app.setNotFoundHandler(async () => {
@@ -221,16 +314,18 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   });
 
   /** A verified, decoded body stream (never buffered whole). */
-  function bodyOf(call: Call): { stream: Readable; decoder: BodyDecoder } {
+  function bodyOf(call: Call, options: { objectChecksums?: boolean } = {}): { stream: Readable; decoder: BodyDecoder } {
     const plan = planBody(call.request.headers, call.auth);
+    // CompleteMultipartUpload's x-amz-checksum-* describe the object, not the XML body.
+    if (options.objectChecksums) plan.headerChecksums.clear();
     const decoder = new BodyDecoder(plan);
     decoder.skipSignatures = ctx.faults.has('s3-signature-unchecked');
     pipeline(call.request.raw, decoder, () => undefined);
     return { stream: decoder, decoder };
   }
 
-  async function smallBody(call: Call): Promise<Buffer> {
-    const { stream } = bodyOf(call);
+  async function smallBody(call: Call, options: { objectChecksums?: boolean } = {}): Promise<Buffer> {
+    const { stream } = bodyOf(call, options);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -265,13 +360,29 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     void reply.header('content-type', object.content_type);
     void reply.header('accept-ranges', 'bytes');
     void reply.header('x-amz-storage-class', object.storage_class);
-    for (const [name, value] of Object.entries(extras?.metadata ?? {})) void reply.header(`x-amz-meta-${name}`, value);
+    for (const [name, value] of Object.entries(extras?.metadata ?? {})) void reply.header(`x-amz-meta-${name}`, headerValue(value));
+    for (const [name, value] of Object.entries(extras?.headers ?? {})) void reply.header(name, value);
   }
 
-  function checksumHeaders(reply: FastifyReply, checksums: Partial<Record<ChecksumAlgorithm, string>> | Map<ChecksumAlgorithm, string>): void {
+  function storedHeaders(request: FastifyRequest): Record<string, string> {
+    return ctx.faults.has('s3-standard-headers-dropped') ? {} : standardHeaders(request);
+  }
+
+  /** The object a conditional write is judged against (undefined when the key is free). */
+  function currentOf(accountId: string, bucket: string, key: string): Current | undefined {
+    const object = store.getBucket(accountId, bucket).objects.get(key);
+    return object && { etag: object.etag, lastModified: object.last_modified };
+  }
+
+  function writeConditions(call: Call, bucket: string, key: string): void {
+    if (ctx.faults.has('s3-conditional-write-ignored')) return;
+    requireWrite(call.request.headers, currentOf(call.accountId, bucket, key));
+  }
+
+  function checksumHeaders(reply: FastifyReply, checksums: Partial<Record<ChecksumAlgorithm, string>> | Map<ChecksumAlgorithm, string>, type: ChecksumType = 'FULL_OBJECT'): void {
     const entries = checksums instanceof Map ? [...checksums] : Object.entries(checksums);
     for (const [algorithm, value] of entries) void reply.header(`x-amz-checksum-${algorithm}`, value);
-    if (entries.length > 0) void reply.header('x-amz-checksum-type', 'FULL_OBJECT');
+    if (entries.length > 0) void reply.header('x-amz-checksum-type', type);
   }
 
   // ---- service and bucket operations ----------------------------------------------------------
@@ -281,9 +392,15 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const buckets = ctx.faults.has('s3-list-buckets-empty')
       ? []
       : store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
+    // Paged only when asked (max-buckets), as S3: the token is the last name of the page.
+    const maxBuckets = call.query.has('max-buckets') ? Math.max(1, intParam(call.query, 'max-buckets', 10_000, 10_000)) : undefined;
+    const after = call.query.get('continuation-token') ? Buffer.from(call.query.get('continuation-token')!, 'base64url').toString('utf8') : undefined;
+    const sorted = [...buckets].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).filter((b) => after === undefined || b.name > after);
+    const page = maxBuckets === undefined ? sorted : sorted.slice(0, maxBuckets);
     const body = xmlDocument('ListAllMyBucketsResult', {
       Owner: { ID: call.accountId, DisplayName: call.accountId },
-      Buckets: buckets.length === 0 ? '' : { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created_at, BucketRegion: b.region })) },
+      Buckets: page.length === 0 ? '' : { Bucket: page.map((b) => ({ Name: b.name, CreationDate: b.created_at, BucketRegion: b.region })) },
+      ...(page.length < sorted.length ? { ContinuationToken: Buffer.from(page.at(-1)!.name).toString('base64url') } : {}),
     });
     return call.reply.type('application/xml').send(body);
   }
@@ -318,7 +435,8 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     let marker: string | undefined;
     const token = q.get('continuation-token');
     if (v2) {
-      if (token !== undefined) {
+      // An empty token is no token (S3 starts at the beginning and echoes it).
+      if (token) {
         const decoded = Buffer.from(token, 'base64url').toString('utf8');
         if (!decoded.startsWith('k:')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
         marker = decoded.slice(2);
@@ -388,6 +506,53 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     return call.reply.type('application/xml').send(body);
   }
 
+  /**
+   * ListObjectVersions on a bucket that was never versioned: S3 lists each object as its only
+   * version, with VersionId "null" and IsLatest true, and no delete markers. Tools (and the
+   * S3 compatibility suites' own cleanup) call it to empty a bucket whatever its versioning.
+   */
+  async function listVersions(call: Call, bucketName: string) {
+    const q = call.query;
+    const prefix = q.get('prefix') ?? '';
+    const delimiter = q.get('delimiter') ?? '';
+    const encode = q.get('encoding-type') === 'url';
+    const maxKeys = intParam(q, 'max-keys', MAX_KEYS, MAX_KEYS);
+    const keyMarker = q.get('key-marker') || undefined;
+    const bucket = store.getBucket(call.accountId, bucketName);
+    const listing =
+      maxKeys === 0
+        ? { objects: [], commonPrefixes: [], isTruncated: false, nextMarker: null }
+        : store.listObjects(call.accountId, bucket.name, { prefix, delimiter: delimiter || undefined, maxKeys, marker: keyMarker });
+    const owner = { ID: call.accountId, DisplayName: call.accountId };
+    const versions = listing.objects.map((o) => ({
+      Key: encodeForListing(o.key, encode),
+      VersionId: 'null',
+      IsLatest: true,
+      LastModified: o.last_modified,
+      ETag: o.etag,
+      Size: o.size,
+      StorageClass: o.storage_class,
+      Owner: owner,
+    }));
+    const prefixes = listing.commonPrefixes.map((p) => ({ Prefix: encodeForListing(p, encode) }));
+    const body = xmlDocument('ListVersionsResult', {
+      Name: bucket.name,
+      Prefix: encodeForListing(prefix, encode),
+      KeyMarker: encodeForListing(keyMarker ?? '', encode),
+      VersionIdMarker: q.get('version-id-marker') ?? '',
+      ...(listing.isTruncated && listing.nextMarker !== null
+        ? { NextKeyMarker: encodeForListing(listing.nextMarker, encode), NextVersionIdMarker: 'null' }
+        : {}),
+      ...(delimiter ? { Delimiter: encodeForListing(delimiter, encode) } : {}),
+      MaxKeys: maxKeys,
+      ...(encode ? { EncodingType: 'url' } : {}),
+      IsTruncated: listing.isTruncated,
+      ...(versions.length ? { Version: versions } : {}),
+      ...(prefixes.length ? { CommonPrefixes: prefixes } : {}),
+    });
+    return call.reply.type('application/xml').send(body);
+  }
+
   async function deleteObjects(call: Call, bucketName: string) {
     const h = call.request.headers;
     if (h['content-md5'] === undefined && !Object.keys(h).some((n) => /^x-amz-checksum-(crc|sha)/.test(n)) && !h['x-amz-trailer']) {
@@ -424,6 +589,13 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       return call.reply.type('application/xml').send(xmlDocument('LocationConstraint', { '#text': b.region }));
     }
     if (method === 'GET' && q.has('uploads')) return listUploads(call, bucket);
+    if ((q.has('versions') || q.has('versioning')) && ctx.faults.has('s3-list-versions-missing')) throw new S3Error('NotImplemented', 'Versioning is not implemented.');
+    if (method === 'GET' && q.has('versions')) return listVersions(call, bucket);
+    if (method === 'GET' && q.has('versioning')) {
+      store.getBucket(call.accountId, bucket);
+      // Never versioned: S3 answers an empty configuration (no Status) for such a bucket.
+      return call.reply.type('application/xml').send(xmlDocument('VersioningConfiguration', {}));
+    }
     if (method === 'POST' && q.has('delete')) return deleteObjects(call, bucket);
     const known = new Set(['list-type', 'prefix', 'delimiter', 'max-keys', 'continuation-token', 'start-after', 'encoding-type', 'fetch-owner', 'marker', 'x-id']);
     const unknown = [...q.keys()].filter((k) => !known.has(k) && !/^x-amz-/i.test(k));
@@ -449,26 +621,43 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
 
   async function putObject(call: Call, bucket: string, key: string) {
     store.getBucket(call.accountId, bucket);
+    writeConditions(call, bucket, key);
     const { stream, decoder } = bodyOf(call);
-    const contentType = header(call.request, 'content-type');
+    // An empty Content-Type is as good as none (S3 stores its default).
+    const contentType = header(call.request, 'content-type') || undefined;
     const record = await store.putObjectStream(call.accountId, bucket, key, stream, { contentType, limit: ctx.options.objectLimit });
-    objectExtras.set(record.blob, { checksums: Object.fromEntries(decoder.verified), metadata: userMetadata(call.request) });
+    objectExtras.set(record.blob, { checksums: Object.fromEntries(decoder.verified), metadata: userMetadata(call.request), headers: storedHeaders(call.request) });
     checksumHeaders(call.reply, decoder.verified);
     return call.reply.header('etag', record.etag).send();
   }
 
-  async function copyObject(call: Call, bucket: string, key: string, sourceText: string) {
+  /** `x-amz-copy-source` (`bucket/key`, optionally with a leading slash), read-permission checked. */
+  function copySourceOf(call: Call, sourceText: string): { bucket: string; key: string } {
     const source = decode(sourceText.split('?')[0]!).replace(/^\//, '');
     const slash = source.indexOf('/');
     if (slash <= 0 || slash === source.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be bucket/key.');
     const from = { bucket: source.slice(0, slash), key: source.slice(slash + 1) };
     allow(call.auth, 'GET', from.bucket);
+    return from;
+  }
+
+  async function copyObject(call: Call, bucket: string, key: string, sourceText: string) {
+    const from = copySourceOf(call, sourceText);
     await smallBody(call);
     const replace = header(call.request, 'x-amz-metadata-directive') === 'REPLACE';
+    // S3 refuses a copy onto itself that changes nothing (no REPLACE of metadata).
+    if (from.bucket === bucket && from.key === key && !replace) {
+      throw new S3Error('InvalidRequest', 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata, storage class, website redirect location or encryption attributes.');
+    }
     const sourceRecord = store.headObject(call.accountId, from.bucket, from.key);
+    requireCopySource(call.request.headers, { etag: sourceRecord.etag, lastModified: sourceRecord.last_modified });
     const sourceExtras = objectExtras.get(sourceRecord.blob);
     const record = await store.copyObject(call.accountId, from, { bucket, key }, replace ? { contentType: header(call.request, 'content-type') } : {});
-    objectExtras.set(record.blob, { checksums: { ...sourceExtras?.checksums }, metadata: replace ? userMetadata(call.request) : { ...sourceExtras?.metadata } });
+    objectExtras.set(record.blob, {
+      checksums: { ...sourceExtras?.checksums },
+      metadata: replace ? userMetadata(call.request) : { ...sourceExtras?.metadata },
+      headers: replace ? storedHeaders(call.request) : { ...sourceExtras?.headers },
+    });
     return call.reply.type('application/xml').send(xmlDocument('CopyObjectResult', { LastModified: record.last_modified, ETag: record.etag }));
   }
 
@@ -477,18 +666,39 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const extras = objectExtras.get(object.blob);
     // Objects written through S3 have extras; the REST side writes none.
     if (!extras && ctx.faults.has('s3-rest-objects-invisible')) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
-    const range = parseRange(header(call.request, 'range'), object.size);
     setObjectHeaders(call.reply, object, extras);
+    if (!ctx.faults.has('s3-conditional-read-ignored')) {
+      // Evaluated before the Range, as HTTP says: a failed precondition wins over InvalidRange.
+      const outcome = checkRead(call.request.headers, { etag: object.etag, lastModified: object.last_modified });
+      if (outcome === 'failed') throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+      if (outcome === 'not-modified') {
+        // 304 carries the validators and no body or representation headers.
+        for (const name of ['content-type', 'content-length', 'accept-ranges', ...STANDARD_HEADERS]) call.reply.removeHeader(name);
+        return call.reply.status(304).send();
+      }
+    }
+    const part = partOf(call, extras);
+    const range = part?.range ?? parseRange(header(call.request, 'range'), object.size);
     for (const [param, name] of [
       ['response-content-type', 'content-type'],
       ['response-content-disposition', 'content-disposition'],
       ['response-cache-control', 'cache-control'],
+      ['response-content-encoding', 'content-encoding'],
+      ['response-content-language', 'content-language'],
+      ['response-expires', 'expires'],
     ] as const) {
       const value = call.query.get(param);
       if (value) void call.reply.header(name, value);
     }
-    // Whole-object checksums only describe whole reads (S3 omits them for ranges).
-    if (!range && header(call.request, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED' && extras) checksumHeaders(call.reply, extras.checksums);
+    // Whole-object checksums only describe whole reads (S3 omits them for ranges); a part read
+    // carries the part's own.
+    const checksumMode = header(call.request, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED' && extras;
+    if (checksumMode && !range) checksumHeaders(call.reply, extras.checksums, extras.checksumType);
+    if (checksumMode && part?.checksum) {
+      const algorithm = Object.keys(extras.checksums)[0] as ChecksumAlgorithm | undefined;
+      if (algorithm) checksumHeaders(call.reply, { [algorithm]: part.checksum }, extras.checksumType);
+    }
+    if (part) void call.reply.header('x-amz-mp-parts-count', String(part.count));
     const length = range ? range.end - range.start + 1 : object.size;
     void call.reply.header('content-length', String(length));
     if (range) void call.reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${object.size}`);
@@ -498,12 +708,71 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     return call.reply.send(range ? body.pipe(slice(range.start, length)) : body);
   }
 
+  /**
+   * GetObject/HeadObject `?partNumber=`: the byte range of that part of a multipart object.
+   * An object uploaded whole has one part (the whole object); a part past the last is InvalidPart.
+   */
+  function partOf(call: Call, extras: ObjectExtras | undefined): { range?: { start: number; end: number }; count: number; checksum?: string } | undefined {
+    const text = call.query.get('partNumber');
+    if (text === undefined) return undefined;
+    const n = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+    if (!(n >= 1 && n <= 10_000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+    const layout = extras?.parts;
+    if (!layout) {
+      if (n !== 1) throw new S3Error('InvalidPart', 'The requested partnumber is not satisfiable');
+      return { count: 1 };
+    }
+    if (n > layout.length) throw new S3Error('InvalidPart', 'The requested partnumber is not satisfiable');
+    const start = layout.slice(0, n - 1).reduce((sum, p) => sum + p.size, 0);
+    const size = layout[n - 1]!.size;
+    return { range: { start, end: start + size - 1 }, count: layout.length, ...(layout[n - 1]!.checksum ? { checksum: layout[n - 1]!.checksum } : {}) };
+  }
+
+  /** GetObjectAttributes: the attributes asked for in x-amz-object-attributes. */
+  async function objectAttributes(call: Call, bucket: string, key: string) {
+    const object = store.headObject(call.accountId, bucket, key);
+    const extras = objectExtras.get(object.blob);
+    const wanted = new Set((header(call.request, 'x-amz-object-attributes') ?? '').split(',').map((a) => a.trim()).filter(Boolean));
+    if (wanted.size === 0) throw new S3Error('InvalidArgument', 'x-amz-object-attributes must name at least one attribute.');
+    const checksums = Object.entries(extras?.checksums ?? {}) as Array<[ChecksumAlgorithm, string]>;
+    const algorithm = checksums[0]?.[0];
+    const body: Record<string, unknown> = {};
+    if (wanted.has('ETag')) body.ETag = object.etag.replace(/^"|"$/g, '');
+    if (wanted.has('Checksum') && checksums.length > 0) {
+      body.Checksum = { ...Object.fromEntries(checksums.map(([a, v]) => [`Checksum${a.toUpperCase()}`, v])), ChecksumType: extras?.checksumType ?? 'FULL_OBJECT' };
+    }
+    if (wanted.has('ObjectParts') && extras?.parts) {
+      const marker = Number(header(call.request, 'x-amz-part-number-marker') ?? 0) || 0;
+      const maxParts = Math.min(Number(header(call.request, 'x-amz-max-parts') ?? 1000) || 1000, 1000);
+      const all = extras.parts.map((p, i) => ({ n: i + 1, ...p })).filter((p) => p.n > marker);
+      const page = all.slice(0, maxParts);
+      body.ObjectParts = {
+        PartsCount: extras.parts.length,
+        PartNumberMarker: marker,
+        ...(page.length ? { NextPartNumberMarker: page.at(-1)!.n } : {}),
+        MaxParts: maxParts,
+        IsTruncated: all.length > page.length,
+        ...(page.length ? { Part: page.map((p) => ({ PartNumber: p.n, Size: p.size, ...(p.checksum && algorithm ? { [`Checksum${algorithm.toUpperCase()}`]: p.checksum } : {}) })) } : {}),
+      };
+    }
+    if (wanted.has('StorageClass')) body.StorageClass = object.storage_class;
+    if (wanted.has('ObjectSize')) body.ObjectSize = object.size;
+    void call.reply.header('last-modified', httpDate(object.last_modified));
+    return call.reply.type('application/xml').send(xmlDocument('GetObjectAttributesResponse', body));
+  }
+
   async function createUpload(call: Call, bucket: string, key: string) {
     await smallBody(call);
     const upload = store.initiateMultipart(call.accountId, bucket, key, { contentType: header(call.request, 'content-type') });
-    uploadExtras.set(upload.upload_id, { metadata: userMetadata(call.request) });
     const algorithm = header(call.request, 'x-amz-checksum-algorithm');
+    const lower = algorithm?.toLowerCase();
+    if (lower !== undefined && !isChecksumAlgorithm(lower)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
+    const typeText = header(call.request, 'x-amz-checksum-type')?.toUpperCase();
+    if (typeText !== undefined && typeText !== 'COMPOSITE' && typeText !== 'FULL_OBJECT') throw new S3Error('InvalidRequest', 'x-amz-checksum-type must be COMPOSITE or FULL_OBJECT.');
+    const checksum = lower ? { algorithm: lower, type: (typeText as ChecksumType | undefined) ?? defaultChecksumType(lower) } : undefined;
+    uploadExtras.set(upload.upload_id, { metadata: userMetadata(call.request), headers: storedHeaders(call.request), ...(checksum ? { checksum } : {}) });
     if (algorithm) void call.reply.header('x-amz-checksum-algorithm', algorithm);
+    if (checksum) void call.reply.header('x-amz-checksum-type', checksum.type);
     return call.reply.type('application/xml').send(xmlDocument('InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: upload.upload_id }));
   }
 
@@ -511,7 +780,9 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const text = call.query.get('partNumber') ?? '';
     const partNumber = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
     if (!(partNumber >= 1 && partNumber <= 10_000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
-    if (call.request.headers['x-amz-copy-source'] !== undefined) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented.');
+    const copySource = header(call.request, 'x-amz-copy-source');
+    if (copySource !== undefined && ctx.faults.has('s3-upload-part-copy-missing')) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented.');
+    if (copySource !== undefined) return uploadPartCopy(call, bucket, key, uploadId, partNumber, copySource);
     store.getUpload(call.accountId, bucket, key, uploadId);
     const { stream, decoder } = bodyOf(call);
     const part = await store.uploadPart(call.accountId, bucket, key, uploadId, partNumber, stream, ctx.options.objectLimit);
@@ -521,26 +792,99 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     return call.reply.header('etag', etag).send();
   }
 
+  /**
+   * UploadPartCopy: a part made of (a range of) an existing object, as the SDKs' managed copies
+   * of large objects (aws s3 cp/mv/sync between S3 locations) do. The range must be one
+   * `bytes=first-last` within the source: malformed is InvalidArgument, outside it InvalidRange.
+   */
+  async function uploadPartCopy(call: Call, bucket: string, key: string, uploadId: string, partNumber: number, sourceText: string) {
+    const from = copySourceOf(call, sourceText);
+    store.getUpload(call.accountId, bucket, key, uploadId);
+    await smallBody(call);
+    const source = store.headObject(call.accountId, from.bucket, from.key);
+    requireCopySource(call.request.headers, { etag: source.etag, lastModified: source.last_modified });
+    const rangeText = header(call.request, 'x-amz-copy-source-range');
+    let start = 0;
+    let length = source.size;
+    if (rangeText !== undefined) {
+      const m = /^bytes=(\d+)-(\d+)$/.exec(rangeText.trim());
+      if (!m || Number(m[2]) < Number(m[1])) throw new S3Error('InvalidArgument', 'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy');
+      start = Number(m[1]);
+      const end = Number(m[2]);
+      if (end >= source.size) throw new S3Error('InvalidRange', 'The requested range is not satisfiable', { RangeRequested: rangeText, ActualObjectSize: String(source.size) });
+      length = end - start + 1;
+    }
+    const { body } = store.getObject(call.accountId, from.bucket, from.key);
+    const part = await store.uploadPart(call.accountId, bucket, key, uploadId, partNumber, body.pipe(slice(start, length)), ctx.options.objectLimit);
+    return call.reply.type('application/xml').send(xmlDocument('CopyPartResult', { LastModified: part.last_modified, ETag: part.etag }));
+  }
+
+  /**
+   * The object checksum of a completion: the upload's algorithm (or the one of an
+   * x-amz-checksum-* header of the completion), worked out from the listed parts and compared
+   * with the header when there is one (BadDigest when it differs).
+   */
+  async function completionChecksum(call: Call, upload: { bucket: string; key: string; uploadId: string }, partNumbers: number[]) {
+    const given = [...Object.keys(call.request.headers)]
+      .map((name) => ({ name, algorithm: /^x-amz-checksum-([a-z0-9]+)$/.exec(name)?.[1] }))
+      .find((h): h is { name: string; algorithm: ChecksumAlgorithm } => h.algorithm !== undefined && isChecksumAlgorithm(h.algorithm));
+    const chosen = uploadExtras.get(upload.uploadId)?.checksum;
+    const algorithm = chosen?.algorithm ?? given?.algorithm;
+    if (!algorithm) return undefined;
+    const givenValue = given && given.algorithm === algorithm ? header(call.request, given.name) : undefined;
+    const typeText = header(call.request, 'x-amz-checksum-type')?.toUpperCase();
+    const type: ChecksumType =
+      chosen?.type ?? (typeText === 'COMPOSITE' || typeText === 'FULL_OBJECT' ? typeText : /-\d+$/.test(givenValue ?? '') ? 'COMPOSITE' : algorithm.startsWith('crc') ? 'FULL_OBJECT' : 'COMPOSITE');
+    const records = new Map(store.listParts(call.accountId, upload.bucket, upload.key, upload.uploadId).map((p) => [p.part_number, p]));
+    const streams = partNumbers.flatMap((n) => {
+      const part = records.get(n);
+      return part ? [store.blobs.read(part.blob)] : [];
+    });
+    // A listed part that does not exist fails the completion itself (InvalidPart) just after.
+    if (streams.length !== partNumbers.length) return undefined;
+    const { value, parts } = await multipartChecksum(algorithm, type, streams);
+    if (givenValue !== undefined && !sameMultipartChecksum(givenValue, value)) {
+      throw new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`);
+    }
+    return { algorithm, type, value, parts };
+  }
+
   async function completeUpload(call: Call, bucket: string, key: string, uploadId: string) {
-    const doc = parseXml((await smallBody(call)).toString('utf8')).CompleteMultipartUpload as { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> } | undefined;
+    const doc = parseXml((await smallBody(call, { objectChecksums: !ctx.faults.has('s3-complete-checksum-on-body') })).toString('utf8')).CompleteMultipartUpload as { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> } | undefined;
     if (!doc || !Array.isArray(doc.Part)) throw new S3Error('MalformedXML', 'CompleteMultipartUpload must list its parts.');
     const parts = doc.Part.map((p) => {
       const number = Number(typeof p.PartNumber === 'string' ? p.PartNumber.trim() : NaN);
       if (!Number.isInteger(number) || typeof p.ETag !== 'string') throw new S3Error('MalformedXML', 'Each Part needs PartNumber and ETag.');
       return { partNumber: number, etag: p.ETag };
     });
+    const done = completed.get(uploadId);
+    if (done && !ctx.faults.has('s3-complete-not-idempotent') && done.bucket === bucket && done.key === key && store.getBucket(call.accountId, bucket).objects.get(key)?.blob === done.blob) {
+      return call.reply.type('application/xml').send(done.body);
+    }
+    writeConditions(call, bucket, key);
+    store.getUpload(call.accountId, bucket, key, uploadId);
+    const sizes = new Map(store.listParts(call.accountId, bucket, key, uploadId).map((p) => [p.part_number, p.size]));
+    const checksum = await completionChecksum(call, { bucket, key, uploadId }, parts.map((p) => p.partNumber));
     const record = await store.completeMultipart(call.accountId, bucket, key, uploadId, parts);
-    objectExtras.set(record.blob, { checksums: {}, metadata: uploadExtras.get(uploadId)?.metadata ?? {} });
+    const extras = uploadExtras.get(uploadId);
+    objectExtras.set(record.blob, {
+      checksums: checksum ? { [checksum.algorithm]: checksum.value } : {},
+      ...(checksum ? { checksumType: checksum.type } : {}),
+      metadata: extras?.metadata ?? {},
+      headers: extras?.headers ?? {},
+      parts: parts.map((p, i) => ({ size: sizes.get(p.partNumber) ?? 0, ...(checksum ? { checksum: checksum.parts[i] } : {}) })),
+    });
     uploadExtras.delete(uploadId);
     const host = header(call.request, 'host') ?? '';
-    return call.reply.type('application/xml').send(
-      xmlDocument('CompleteMultipartUploadResult', {
-        Location: `http://${host}/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`,
-        Bucket: bucket,
-        Key: key,
-        ETag: record.etag,
-      }),
-    );
+    const body = xmlDocument('CompleteMultipartUploadResult', {
+      Location: `http://${host}/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`,
+      Bucket: bucket,
+      Key: key,
+      ETag: record.etag,
+      ...(checksum ? { [`Checksum${checksum.algorithm.toUpperCase()}`]: checksum.value, ChecksumType: checksum.type } : {}),
+    });
+    completed.set(uploadId, { bucket, key, blob: record.blob, body });
+    return call.reply.type('application/xml').send(body);
   }
 
   async function listParts(call: Call, bucket: string, key: string, uploadId: string) {
@@ -572,9 +916,10 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     // Hoisted headers (`X-Amz-*`, `x-amz-*`) are not sub-resources. The JS SDK's presigner puts
     // `x-amz-checksum-crc32` of an EMPTY body into presigned PUT URLs; AWS ignores checksum query
     // parameters (LocalStack aligned with that in 2025), so they are ignored here too.
-    const subresources = [...q.keys()].filter((k) => !/^x-amz-/i.test(k) && !k.startsWith('response-') && !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts'].includes(k));
+    const subresources = [...q.keys()].filter((k) => !/^x-amz-/i.test(k) && !k.startsWith('response-') && !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts', 'attributes'].includes(k));
     if (subresources.length > 0) throw new S3Error('NotImplemented', `The object sub-resource ${subresources[0]} is not implemented.`);
     if (method === 'POST' && q.has('uploads')) return createUpload(call, bucket, key);
+    if (method === 'GET' && q.has('attributes')) return objectAttributes(call, bucket, key);
     if (uploadId !== undefined) {
       if (method === 'PUT') return uploadPart(call, bucket, key, uploadId);
       if (method === 'POST') return completeUpload(call, bucket, key, uploadId);
@@ -605,6 +950,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');
     if (target.bucket !== undefined && ctx.faults.has('s3-path-style-refused')) throw new S3Error('InvalidRequest', 'Path-style requests are not supported; use virtual-hosted-style addressing.');
+    if (emptyContentType.has(request)) request.headers['content-type'] = '';
     const raw: RawRequest = { method: request.method, rawPath, query, headers: request.headers };
     const auth = await verifyRequest(raw, {
       now: ctx.clock.now(),
@@ -617,6 +963,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     accounts.set(request, { accountId, bucket: target.bucket });
     allow(auth, request.method, target.bucket);
     checksumFault(request);
+    if (header(request, 'expect')?.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue();
     const call: Call = { request, reply, raw, query: new Map(query), target, auth, accountId };
     const algorithm = header(request, 'x-amz-sdk-checksum-algorithm')?.toLowerCase();
     if (algorithm && !isChecksumAlgorithm(algorithm)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);

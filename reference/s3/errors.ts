@@ -31,6 +31,9 @@ export const S3_ERRORS = {
   NoSuchKey: 404,
   NoSuchUpload: 404,
   NotImplemented: 501,
+  // Not an error to S3 clients: a conditional read whose object did not change (no body).
+  NotModified: 304,
+  PreconditionFailed: 412,
   RequestTimeTooSkewed: 403,
   SignatureDoesNotMatch: 403,
   XAmzContentSHA256Mismatch: 400,

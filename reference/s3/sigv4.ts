@@ -210,9 +210,13 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
   // (or the reverse), so both the path as sent and its AWS-encoded form are tried.
   const decoded = safeDecode(request.rawPath);
   const paths = [...new Set([decoded === undefined ? request.rawPath : awsEncodePath(decoded), request.rawPath])];
-  for (const path of paths) {
+  // Node reads header bytes as latin1; a client that sent UTF-8 bytes (non-ASCII metadata)
+  // signed them as UTF-8 text, so that reading is tried too.
+  const utf8 = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, /[^ -~\t]/.test(v) ? Buffer.from(v, 'latin1').toString('utf8') : v]));
+  const headerSets = Object.entries(utf8).some(([k, v]) => v !== headers[k]) ? [headers, utf8] : [headers];
+  for (const [path, signedHeaders] of paths.flatMap((p) => headerSets.map((h) => [p, h] as const))) {
     const resigned = await signer.sign(
-      { method: request.method, protocol: 'http:', hostname: headers.host ?? '', path, query, headers },
+      { method: request.method, protocol: 'http:', hostname: signedHeaders.host ?? '', path, query, headers: signedHeaders },
       { signingDate, signableHeaders: signed, unsignableHeaders: unsignable, signingRegion: credential.region, signingService: credential.service },
     );
     const computed = /Signature=([0-9a-f]+)/.exec(String(resigned.headers.authorization ?? resigned.headers.Authorization ?? ''))?.[1] ?? '';

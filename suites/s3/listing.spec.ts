@@ -2,7 +2,7 @@
  * Listing semantics through the SDK: continuation tokens cover every key exactly once (MUST:
  * tools list big buckets page by page), delimiter roll-up and StartAfter (SHOULD: S3's rules).
  */
-import { ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import { GetBucketVersioningCommand, ListObjectVersionsCommand, ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import { defineCheck, expect } from '../../src/harness/check.ts';
 import { s3Bucket, s3Setup, trackObject } from './_s3.ts';
 
@@ -59,5 +59,36 @@ defineCheck(
     expect((inner.Contents ?? []).map((c) => c.Key), 'keys directly under photos/').toEqual(['photos/index.html']);
     const after = await s3.send(new ListObjectsV2Command({ Bucket: bucket, StartAfter: 'photos/2025/c.jpg' }));
     expect((after.Contents ?? []).map((c) => c.Key), 'keys after photos/2025/c.jpg').toEqual(['photos/index.html', 'readme.txt']);
+  },
+);
+
+defineCheck(
+  {
+    id: 's3.list.versions-unversioned',
+    requirement: 'S3-VER-001',
+    level: 'SHOULD',
+    class: 's3',
+    title: 'ListObjectVersions of a never-versioned bucket lists each object once with VersionId null; GetBucketVersioning has no Status',
+  },
+  async ({ api, ledger, ctx }) => {
+    const { s3 } = await s3Setup(api, ledger, ctx);
+    const bucket = await s3Bucket(s3, ledger, ctx, 'ver');
+    const keys = ['a.txt', 'dir/b.txt', 'dir/c.txt'];
+    for (const key of keys) {
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
+      trackObject(ledger, bucket, key);
+    }
+    const listed = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }));
+    expect((listed.Versions ?? []).map((v) => v.Key).sort(), 'every key, once').toEqual(keys);
+    for (const version of listed.Versions ?? []) {
+      expect(version.VersionId, `${version.Key}: VersionId`).toBe('null');
+      expect(version.IsLatest, `${version.Key}: IsLatest`).toBe(true);
+    }
+    expect(listed.DeleteMarkers ?? [], 'no delete markers').toEqual([]);
+    const prefixed = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'dir/', MaxKeys: 1 }));
+    expect((prefixed.Versions ?? []).map((v) => v.Key), 'Prefix and MaxKeys').toEqual(['dir/b.txt']);
+    expect(prefixed.IsTruncated, 'IsTruncated when more versions follow').toBe(true);
+    const versioning = await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }));
+    expect(versioning.Status, 'GetBucketVersioning of a never-versioned bucket').toBeUndefined();
   },
 );

@@ -2,11 +2,24 @@
  * Each S3 fault is observable with a standard SDK: with the fault on, the behaviour its
  * requirement demands is broken (the same steps pass on a server without faults, s3.test.ts).
  */
-import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectVersionsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+  paginateListObjectsV2,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Upload } from '@aws-sdk/lib-storage';
 import { expect, test } from '@playwright/test';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { S3_FAULTS } from '../../reference/s3/app.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { accessKey, errorCode, s3Client, uniqueBucket } from './s3-support.ts';
@@ -83,6 +96,70 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     expect((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
     expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, EncodingType: 'url' })))).toBe('InvalidArgument');
+  },
+  async 's3-conditional-write-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('cw');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'first', IfNoneMatch: '*' }));
+    // The create-only write overwrites instead of answering 412.
+    expect(await errorCode(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'second', IfNoneMatch: '*' })))).toBe('no error');
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'lock' }))).Body!.transformToString()).toBe('second');
+  },
+  async 's3-conditional-read-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('cr');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'c', Body: 'x' }));
+    expect((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'c', IfNoneMatch: put.ETag }))).$metadata.httpStatusCode).toBe(200);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'c', IfMatch: '"0"' }))).$metadata.httpStatusCode).toBe(200);
+  },
+  async 's3-standard-headers-dropped'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('hdr');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'h', Body: 'x', CacheControl: 'max-age=60', ContentDisposition: 'attachment' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'h' }));
+    expect(head.CacheControl).toBeUndefined();
+    expect(head.ContentDisposition).toBeUndefined();
+  },
+  async 's3-upload-part-copy-missing'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('upc');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'src', Body: 'source bytes' }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'dst' }));
+    const copy = s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: 'dst', UploadId, PartNumber: 1, CopySource: `${bucket}/src`, CopySourceRange: 'bytes=0-5' }));
+    expect(await errorCode(copy)).toBe('NotImplemented');
+  },
+  async 's3-complete-checksum-on-body'(server) {
+    const s3 = s3Client(server, await accessKey(server), 'when-required');
+    const bucket = uniqueBucket('cks');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm', ChecksumAlgorithm: 'SHA256' }));
+    const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: 'abc', ChecksumAlgorithm: 'SHA256' }));
+    // The composite SHA-256 of the one part, right for the object, is compared with the XML body.
+    const composite = `${createHash('sha256').update(createHash('sha256').update('abc').digest()).digest('base64')}-1`;
+    const done = s3.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, ChecksumSHA256: composite, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag, ChecksumSHA256: part.ChecksumSHA256 }] } }),
+    );
+    expect(await errorCode(done)).toBe('BadDigest');
+  },
+  async 's3-complete-not-idempotent'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('idem');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm' }));
+    const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: 'abc' }));
+    const complete = () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
+    await complete();
+    expect(await errorCode(complete())).toBe('NoSuchUpload');
+  },
+  async 's3-list-versions-missing'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('ver');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect(await errorCode(s3.send(new ListObjectVersionsCommand({ Bucket: bucket })))).toBe('NotImplemented');
   },
 };
 
