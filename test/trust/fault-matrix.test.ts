@@ -20,9 +20,9 @@ import type { TestInfo } from '@playwright/test';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listFaults } from '../../reference/server.ts';
+import { faultOrigins, listFaults } from '../../reference/server.ts';
 import type { FaultPlan, Outcome } from './matrix.ts';
-import { DOC_PATH, FLOWS_BLIND, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, MUST_DETECT, REGENERATE, RUN_ENV, flowSpecFiles, flowsOf, listSuiteChecks, planBatches, planFaults, startBatch, startRun, suiteFlows } from './matrix.ts';
+import { DOC_PATH, FLOW_ORIGINS, FLOWS_BLIND, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, MUST_DETECT, REGENERATE, RUN_ENV, flowSpecFiles, flowsOf, listSuiteChecks, planBatches, planFaults, startBatch, startRun, suiteFlows } from './matrix.ts';
 import { parseRows, renderFlows, renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
 
 const GROUPS = 4;
@@ -139,6 +139,11 @@ test('the exception lists name known faults (and flows) only', async () => {
   for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES), ...Object.keys(MUST_DETECT), ...Object.keys(FLOWS_BLIND)]) expect(known, `${name} is a fault of listFaults()`).toContain(name);
   for (const [name, reason] of Object.entries(KNOWN_UNDETECTED)) expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
   for (const [name, { flows }] of Object.entries(FLOWS_BLIND)) expect(planOf(name).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
+  // Every flow says which plugins it sends requests to (a flow without an entry never shares a run).
+  const flows = [...new Set((await listSuiteChecks()).filter((c) => c.flow).map((c) => c.flow!))].sort();
+  expect(Object.keys(FLOW_ORIGINS).sort(), 'FLOW_ORIGINS (test/trust/matrix.ts) lists every flow of the suite').toEqual(flows);
+  const plugins = new Set([...faultOrigins().values()]);
+  for (const [flow, origins] of Object.entries(FLOW_ORIGINS)) for (const o of origins) expect(plugins, `FLOW_ORIGINS['${flow}']: ${o} is a fault origin`).toContain(o);
 });
 
 test('every flow of suites/flows/ detects at least one fault', async () => {
