@@ -17,7 +17,10 @@
 // typed by @playwright/test (the version is pinned).
 import { _baseTest as base } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
-import { Faker, en, base as fakerBase } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+// The English instance alone: the package's index loads every locale (about 100 ms in each
+// runner and worker process of every run).
+import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import type { Exchange } from '../model/finding.ts';
 import { Budget } from './budget.ts';
 import { ApiClient, closeProcessAgent } from './client.ts';
@@ -174,7 +177,9 @@ function annotationValue(testInfo: TestInfo, type: string): string | undefined {
 
 export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckContext {
   const checkId = annotationValue(testInfo, ANNOTATION.id) ?? testInfo.titlePath.join(' ');
-  const faker = new Faker({ locale: [en, fakerBase] });
+  // One instance per worker, reseeded per check: a worker runs one check at a time, and the
+  // seed alone decides the data (same seed, same data).
+  const faker: Faker = englishFaker;
   faker.seed(hashString(`${settings.seed}:${checkId}`));
   let counter = 0;
   const scaled = (ms: number): number => Math.round(ms * settings.timeoutScale);
