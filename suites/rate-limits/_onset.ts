@@ -20,8 +20,17 @@ import type { ApiResponse } from '../../src/harness/check.ts';
 export const BURST_LIMIT = 100;
 /** Extra requests allowed past L before giving up on seeing a 429. */
 const SLACK = 5;
-/** Start the burst in a fresh minute when fewer seconds than this remain in the current one. */
-const MIN_SECONDS_LEFT = 15;
+/**
+ * Start the burst in a fresh minute when fewer seconds remain in the current one than the burst
+ * needs: three times the probe's round trip per request, plus 2 s, and never more than this (a
+ * target too slow for it cannot fit a burst in a minute anyway: the roll-over is then reported).
+ */
+const MAX_SECONDS_NEEDED = 15;
+
+/** Seconds a burst of `requests` needs, from the round trip of one request (ms). */
+export function secondsNeeded(roundTripMs: number, requests: number): number {
+  return Math.min(MAX_SECONDS_NEEDED, 2 + (3 * roundTripMs * requests) / 1000);
+}
 
 export interface OnsetState {
   responses: ObservedResponse[];
@@ -111,9 +120,11 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
 
         // Probe, then start in a fresh minute if this one is nearly over (bounded wait).
         let res = await send();
-        const left = secondsLeft(responses[0]!);
-        if (res.status !== 429 && left < MIN_SECONDS_LEFT) {
-          await new Promise((resolve) => setTimeout(resolve, Math.min(left + 1, MIN_SECONDS_LEFT + 1) * 1000));
+        const probe = responses[0]!;
+        const left = secondsLeft(probe);
+        const needed = secondsNeeded(probe.receivedAt - probe.sentAt, BURST_LIMIT + SLACK);
+        if (res.status !== 429 && left < needed) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(left + 1, needed + 1) * 1000));
         }
         // Bounded: the probe plus at most L + SLACK requests.
         for (let i = 0; i < BURST_LIMIT + SLACK && res.status !== 429; i++) res = await send();

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, resolveOptions } from '../../src/config/resolve.ts';
-import { planRun } from '../../src/cli/commands/run.ts';
+import { EMBEDDED_KEYS_PER_WORKER, planRun } from '../../src/cli/commands/run.ts';
 import { probeTarget } from '../../src/cli/probe.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient } from '../../src/harness/client.ts';
@@ -146,6 +146,10 @@ test('the new options resolve from flag, variable and config, and bad values are
     const values = resolveOptions('run', ['--workers', '3', '-x', '-H', 'X-A: 1', '-H', 'X-B: 2', '--ca-cert', CA], {}, dir).values;
     const plan = planRun(values, { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false }, { runId: 'r', cwd: dir, configPath: 'c' });
     expect(plan.env).toMatchObject({ CLOUDCHECK_WORKERS: '3', CLOUDCHECK_MAX_FAILURES: '1', CLOUDCHECK_HEADER: 'X-A: 1\nX-B: 2', CLOUDCHECK_CA_CERT: CA });
+    // More keys per worker against the embedded server only (a target's billing window pays for each).
+    expect(plan.env.CLOUDCHECK_KEYS_PER_WORKER).toBeUndefined();
+    const embedded = planRun(values, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId: 'r', cwd: dir, configPath: 'c' });
+    if (process.env.CLOUDCHECK_KEYS_PER_WORKER === undefined) expect(embedded.env.CLOUDCHECK_KEYS_PER_WORKER).toBe(String(EMBEDDED_KEYS_PER_WORKER));
     expect(usageError(() => resolveOptions('run', ['--workers', '0'], {}, dir))).toContain('--workers');
     expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_MAX_FAILURES: '0' }, dir))).toContain('CLOUDCHECK_MAX_FAILURES');
     expect(usageError(() => resolveOptions('run', ['-H', 'no colon'], {}, dir))).toContain("expected 'Name: value'");
