@@ -34,6 +34,8 @@ import type { Dispatcher } from 'undici';
 
 /** A single cheap check: its run is the fixed cost of any run (start-up, server, report). */
 const ONE_CHECK = '\\[ERR-ENVELOPE-001\\] an unknown route';
+/** The external S3 tools' checks (aws CLI, rclone, s3cmd; suites/s3/tools.spec.ts). */
+const TOOL_CHECKS = 'copy in and out \\(small and 20 MiB multipart\\)';
 
 export interface HarnessBenchFigures {
   name: 'harness-vs-raw';
@@ -46,6 +48,12 @@ export interface HarnessBenchFigures {
   checks: number;
   /** Wall time of a run of one check. */
   fixed_seconds: number;
+  /** CPU of a run of one check (s). */
+  fixed_cpu_seconds: number | null;
+  /** CPU of a run of the external S3 tools' checks beyond the one-check run's (tools and the server's side of their traffic). */
+  tools_cpu_seconds: number | null;
+  /** Tool checks that ran (not skipped: the tool is installed). */
+  tools_ran: number;
   fixed_checks: number;
   /** (run − waits) / raw with the run's concurrency: the harness's own cost. */
   harness_ratio: number;
@@ -118,6 +126,8 @@ export interface TimedRun {
   /** Time the run's checks spent waiting for the target's asynchronous changes (report.json waits). */
   waitSeconds: number;
   checks: number;
+  /** Checks that ran (not skipped). */
+  ran: number;
 }
 
 export async function timedRun(recordDir: string | null, reportDir: string, extraArgs: string[] = []): Promise<TimedRun> {
@@ -139,14 +149,16 @@ export async function timedRun(recordDir: string | null, reportDir: string, extr
   if (code !== 0 && code !== 1) process.stderr.write(`cloudcheck run exited ${code}:\n${tail}\n`);
   let waitSeconds = 0;
   let checks = 0;
+  let ran = 0;
   try {
-    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { waits?: Record<string, number>; checks: unknown[] };
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { waits?: Record<string, number>; checks: Array<{ status: string }> };
     waitSeconds = Object.values(report.waits ?? {}).reduce((a, b) => a + b, 0) / 1000;
     checks = report.checks.length;
+    ran = report.checks.filter((c) => c.status !== 'skipped').length;
   } catch {
     // No report: the figures say so through the exit code.
   }
-  return { seconds, cpuSeconds: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null, code, waitSeconds, checks };
+  return { seconds, cpuSeconds: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null, code, waitSeconds, checks, ran };
 }
 
 interface FreshServer {
@@ -240,6 +252,8 @@ export async function run(options: { classes?: string; log?: (line: string) => v
     const timed = await timedRun(null, join(work, 'plain'), classArgs);
     log('fixed cost: a run of one check');
     const one = await timedRun(null, join(work, 'one'), ['--grep', ONE_CHECK]);
+    log('external S3 tools: a run of their checks alone');
+    const tools = await timedRun(null, join(work, 'tools'), ['--grep', TOOL_CHECKS]);
     const recorded = readRecording(work);
     const streamed = recorded.filter((r) => r.bodyKind === 'stream').length;
     if (streamed) notes.push(`${streamed} streamed request bodies replayed empty`);
@@ -270,6 +284,9 @@ export async function run(options: { classes?: string; log?: (line: string) => v
       checks: timed.checks,
       fixed_seconds: Math.round(one.seconds * 100) / 100,
       fixed_checks: one.checks,
+      fixed_cpu_seconds: one.cpuSeconds === null ? null : Math.round(one.cpuSeconds * 10) / 10,
+      tools_cpu_seconds: tools.cpuSeconds === null || one.cpuSeconds === null ? null : Math.round((tools.cpuSeconds - one.cpuSeconds) * 10) / 10,
+      tools_ran: tools.ran,
       harness_ratio: Math.round(((timed.seconds - timed.waitSeconds) / concurrent.seconds) * 10) / 10,
       run_exit_code: timed.code,
       requests: recorded.length,

@@ -32,16 +32,32 @@ export function objectPath(bucket: string, key: string): string {
   return `/storage/buckets/${encodeURIComponent(bucket)}/objects/${key.split('/').map(encodeURIComponent).join('/')}`;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /** Deterministic pseudo-random bytes (xorshift32 seeded from `seed`): same seed, same bytes. */
 export function deterministicBytes(length: number, seed: number): Buffer {
   const out = Buffer.alloc(length);
   let x = (seed | 0) || 0x9e3779b9;
   let i = 0;
-  for (; i + 4 <= length; i += 4) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out.writeInt32LE(x | 0, i);
+  const words = length >>> 2;
+  if (LITTLE_ENDIAN && out.byteOffset % 4 === 0) {
+    // Whole words through a typed view: a 20 MiB object took a quarter of a second of a worker's
+    // CPU through writeInt32LE. Same bytes (the words are stored little-endian either way).
+    const view = new Int32Array(out.buffer, out.byteOffset, words);
+    for (let w = 0; w < words; w++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      view[w] = x;
+    }
+    i = words * 4;
+  } else {
+    for (; i + 4 <= length; i += 4) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      out.writeInt32LE(x | 0, i);
+    }
   }
   for (; i < length; i++) {
     x ^= x << 13;
