@@ -41,12 +41,19 @@ const SENSITIVE_NAMES = new Set([
 const SENSITIVE_QUERY = ['signature', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'api_key', 'apikey', 'key', 'secret', 'token', 'access_token'];
 
 /**
+ * The labels cloudcheck gives the keys of a load profile in its results (`main`, `alt`,
+ * `fresh-0`, …): names of keys, never their values.
+ */
+const KEY_LABEL = /^(?:main|alt|fresh-\d+)$/;
+
+/**
  * `key` is both a secret (the API key creation response: `{"api_key": {"key": "..."}}`) and a
- * harmless name (object keys in storage listings). A `key` value is treated as a secret unless it
- * looks like an object path: contains `/`, `.` or a space.
+ * harmless name (object keys in storage listings, key labels of load results). A `key` value is
+ * treated as a secret unless it looks like an object path (contains `/`, `.` or a space) or is one
+ * of cloudcheck's key labels.
  */
 function keyValueIsSecret(value: string): boolean {
-  return value.length > 0 && !/[/. ]/.test(value);
+  return value.length > 0 && !/[/. ]/.test(value) && !KEY_LABEL.test(value);
 }
 
 const knownSecrets = new Set<string>();

@@ -18,8 +18,12 @@ test('JSON text: key, secret, secret_access_key and signature fields, even in a 
   expect(out).toContain('"id":"key_1"');
 });
 
-test('object keys in storage listings are not mistaken for secrets', () => {
+test('object keys in storage listings and key labels of load results are not mistaken for secrets', () => {
   expect(redactString('{"key":"photos/cat.jpg","size":3}')).toBe('{"key":"photos/cat.jpg","size":3}');
+  expect(redact({ invariant: 'onset', key: 'fresh-0' })).toEqual({ invariant: 'onset', key: 'fresh-0' });
+  expect(redactString('{"key":"main","count":3}')).toBe('{"key":"main","count":3}');
+  // A key value that merely starts like a label is still a secret.
+  expect(redactString('{"key":"fresh-0abcdef1234"}')).toBe('{"key":"[REDACTED]"}');
 });
 
 test('query parameters: presigned signature, S3 signature, key', () => {
