@@ -143,6 +143,8 @@ export interface ClientSettings {
    * win; never Authorization. Their values are secrets: recorded and printed as [REDACTED].
    */
   headers?: Record<string, string>;
+  /** `--retries`: how often a request that got no answer is sent again (sendRetrying). */
+  retries?: number;
 }
 
 export interface ClientOptions {
@@ -318,12 +320,36 @@ export class ApiClient {
       if (options.key !== undefined) key = options.key;
       else if (absolute) key = null;
       else key = await budget!.acquire(area);
-      const response = await this.send(options, method, key);
+      const response = await this.sendRetrying(options, method, key, () => {
+        if (!explicitKey && key) budget!.pool.count(key, area, budget!.now());
+      });
       if (!explicitKey && key) budget!.observe(key, area, response.status, response.headers);
       if (response.status !== 429 || explicitKey || options.expectRateLimit) return response;
       attempts++;
       if (attempts > this.maxRetries) {
         throw new EnvironmentError(`the target answered 429 to ${method} ${relPath} on ${attempts} keys of the run's own budget; the run exceeded its request budget (not a defect of the target)`);
+      }
+    }
+  }
+
+  /**
+   * `--retries N`: a request that got no answer (refused, reset, timed out) is sent again, up to
+   * N times, after 250 ms, 500 ms, 1 s, 2 s. Never one that got an answer, whatever it was: the
+   * answer is what the check judges, so a check still passes only on a conformant answer. A POST
+   * only when its connection was refused (it never reached the target; any other failure may
+   * have created something). Every attempt is recorded, the retries numbered (`attempt`), and the
+   * check's result counts them. Hand-written rather than undici's RetryAgent: the decision needs
+   * the method and the error together, and each attempt must reach the recorder.
+   */
+  private async sendRetrying(options: RequestOptions, method: string, key: string | null, countAgain: () => void): Promise<ApiResponse> {
+    const retries = this.settings.retries ?? 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send(options, method, key, attempt);
+      } catch (error) {
+        if (!(error instanceof NetworkError) || attempt > retries || targetSilent() || !mayResend(method, error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 250 * 2 ** (attempt - 1))));
+        countAgain();
       }
     }
   }
@@ -349,7 +375,7 @@ export class ApiClient {
     return base && pathname.startsWith(base) ? pathname.slice(base.length) || '/' : pathname;
   }
 
-  private async send(options: RequestOptions, method: string, key: string | null): Promise<ApiResponse> {
+  private async send(options: RequestOptions, method: string, key: string | null, attempt = 1): Promise<ApiResponse> {
     const url = buildUrl(this.settings.target, options.path, options.query);
     // JSON first, anything else after it: object and PDF downloads must not be refused (406) by a
     // target that honours Accept.
@@ -379,6 +405,7 @@ export class ApiClient {
     const exchangeBase = {
       request: { method, url: url.toString(), headers: recorded, ...(requestBodyText !== undefined ? { body: requestBodyText } : {}) },
       started_at: startedAt.toISOString(),
+      ...(attempt > 1 ? { attempt } : {}),
       curl: curlLine(method, url.toString(), recorded, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
     };
     const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings.timeoutScale);
@@ -453,6 +480,23 @@ export class ApiClient {
       durationMs,
     };
   }
+}
+
+/** Methods whose request may be sent twice with the effect of once (RFC 9110, 9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/** The first `code` along an error's cause chain (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...). */
+function errorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/** Whether a request that got no answer may be sent again (sendRetrying). */
+export function mayResend(method: string, error: unknown): boolean {
+  return IDEMPOTENT.has(method.toUpperCase()) || errorCode(error) === 'ECONNREFUSED';
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

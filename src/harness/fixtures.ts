@@ -65,6 +65,8 @@ export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
  * than the requests themselves (each attachment is a test step, serialised to the runner).
  */
 export const SEEN_ANNOTATION = 'cc.seen';
+/** How many of a check's requests were retries of one that got no answer (`--retries`). */
+export const RETRIED_ANNOTATION = 'cc.retried';
 export type SeenExchange = [method: string, url: string, status: number | null];
 
 /** What `ctx` gives a check: the run's settings plus helpers that depend on the check. */
@@ -275,6 +277,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const exchanges: Exchange[] = [];
       await use(harness.client.withRecorder((exchange) => exchanges.push(exchange)));
       if (exchanges.length === 0) return;
+      const retried = exchanges.filter((e) => (e.attempt ?? 1) > 1).length;
+      if (retried > 0) testInfo.annotations.push({ type: RETRIED_ANNOTATION, description: String(retried) });
       const reportedAsPassed = testInfo.status === 'passed' && !testInfo.annotations.some((a) => a.type === ANNOTATION.deviation || a.type === ANNOTATION.failure);
       if (reportedAsPassed) {
         const seen: SeenExchange[] = exchanges.map((e) => [e.request.method, e.request.url, e.response?.status ?? null]);

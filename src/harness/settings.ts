@@ -51,6 +51,8 @@ export interface RunSettings {
   budgetKeys: string[];
   /** `--header` (CLOUDCHECK_HEADER, one `Name: value` a line): extra headers on every request. */
   headers: Record<string, string>;
+  /** `--retries` (CLOUDCHECK_RETRIES): retries of a request that got no answer (client.ts). */
+  retries: number;
 }
 
 /**
@@ -100,6 +102,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
   const scale = Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1);
   const asyncTimeout = Number(env.CLOUDCHECK_ASYNC_TIMEOUT ?? ASYNC_TIMEOUT_DEFAULT_S);
   const keysPerWorker = Number(env.CLOUDCHECK_KEYS_PER_WORKER ?? 3);
+  const retries = Number(env.CLOUDCHECK_RETRIES ?? 0);
   return {
     runId,
     runPrefix: `${RUN_PREFIX}${runId}-`,
@@ -126,6 +129,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
     budgetKeys: decodeRunKeys(env.CLOUDCHECK_BUDGET_KEYS),
     headers: headersFromEnv(env),
+    retries: Number.isInteger(retries) && retries > 0 ? retries : 0,
   };
 }
 

@@ -25,6 +25,8 @@ export interface Exchange {
   };
   /** Network-level failure instead of a response. */
   error?: string;
+  /** 2 for the first retry of a request that got no answer (`--retries`), 3 for the second... */
+  attempt?: number;
   started_at: string;
   duration_ms: number;
   /** A copy-pasteable curl line; the API key appears as `$CLOUDCHECK_API_KEY`. */
@@ -52,6 +54,8 @@ export interface CheckResult {
   duration_ms?: number;
   /** Time this check spent waiting for asynchronous changes of the target (ctx.poll). */
   waited_ms?: number;
+  /** Requests of this check sent again after getting no answer (`--retries`). */
+  retried_requests?: number;
   /** Playwright's shard, file and line, for people who want to run one check alone. */
   location?: string;
 }

@@ -30,6 +30,8 @@ export function writeMarkdown(input: ConformanceReport): string {
     const n = counts.get(cls)!;
     out.push(`| ${cls} | ${n.passed} | ${n.failed} | ${n.skipped} | ${((report.waits?.[cls as ConformanceClass] ?? 0) / 1000).toFixed(1)} |`);
   }
+  const retried = report.checks.reduce((total, c) => total + (c.retried_requests ?? 0), 0);
+  if (retried > 0) out.push('', `${retried} request${retried === 1 ? ' was' : 's were'} sent again after getting no answer (\`--retries\`); each check's count is in report.json (\`retried_requests\`).`);
   const section = (title: string, checks: CheckResult[]): void => {
     if (checks.length === 0) return;
     out.push('', `## ${title} (${checks.length})`, '');

@@ -14,7 +14,7 @@ import type { ConformanceClass, Level } from '../model/classes.ts';
 import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak } from '../model/report.ts';
 import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
-import { ANNOTATION, EXCHANGES_ATTACHMENT, SEEN_ANNOTATION, type SeenExchange } from '../harness/fixtures.ts';
+import { ANNOTATION, EXCHANGES_ATTACHMENT, RETRIED_ANNOTATION, SEEN_ANNOTATION, type SeenExchange } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redact, redactString } from '../harness/redact.ts';
 import { parseBool, parseClasses } from '../harness/settings.ts';
@@ -129,6 +129,7 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
     ...(stack ? { stack: redactString(stack) } : {}),
     ...(result ? { duration_ms: result.duration } : {}),
     ...(waitedMs(result) > 0 ? { waited_ms: waitedMs(result) } : {}),
+    ...(Number(ann.get(RETRIED_ANNOTATION)) > 0 ? { retried_requests: Number(ann.get(RETRIED_ANNOTATION)) } : {}),
     location: ann.get(ANNOTATION.location) ?? `${test.location.file.replace(/^.*?\/suites\//, 'suites/')}:${test.location.line}`,
   };
   return check;

@@ -106,6 +106,7 @@ export function planRun(
   if (values.keep) env.CLOUDCHECK_KEEP = '1';
   if (values.workers !== undefined) env.CLOUDCHECK_WORKERS = String(values.workers);
   if (values['max-failures'] !== undefined) env.CLOUDCHECK_MAX_FAILURES = String(values['max-failures']);
+  if (values.retries !== undefined) env.CLOUDCHECK_RETRIES = String(values.retries);
   // One header a line (a value may hold commas); the workers read them with settingsFromEnv.
   if (Array.isArray(values.header) && values.header.length) env.CLOUDCHECK_HEADER = (values.header as string[]).join('\n');
   if (values['ca-cert']) env.CLOUDCHECK_CA_CERT = values['ca-cert'] as string;
@@ -493,6 +494,11 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   );
   const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
   if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
+  const retriedIn = report.checks.filter((c) => (c.retried_requests ?? 0) > 0);
+  if (retriedIn.length) {
+    const retried = retriedIn.reduce((n, c) => n + (c.retried_requests ?? 0), 0);
+    out(`retried ${retried} request${retried === 1 ? '' : 's'} that got no answer, in ${retriedIn.length} check${retriedIn.length === 1 ? '' : 's'} (--retries; report.json retried_requests): the network or the target dropped connections`);
+  }
   if (report.kept?.length) {
     out(`kept (--keep): ${report.kept.length} resources the run created are still there, so the report's curl lines can be replayed:`);
     for (const k of report.kept.slice(0, 20)) out(`  ${k.kind} ${k.id}`);
