@@ -280,7 +280,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const retried = exchanges.filter((e) => (e.attempt ?? 1) > 1).length;
       if (retried > 0) testInfo.annotations.push({ type: RETRIED_ANNOTATION, description: String(retried) });
       const reportedAsPassed = testInfo.status === 'passed' && !testInfo.annotations.some((a) => a.type === ANNOTATION.deviation || a.type === ANNOTATION.failure);
-      if (reportedAsPassed) {
+      // `--har all` keeps every check's exchanges; otherwise a pass keeps method, URL and status.
+      if (reportedAsPassed && !harness.settings.harAll) {
         const seen: SeenExchange[] = exchanges.map((e) => [e.request.method, e.request.url, e.response?.status ?? null]);
         testInfo.annotations.push({ type: SEEN_ANNOTATION, description: JSON.stringify(seen) });
       } else {

@@ -53,6 +53,8 @@ export interface RunSettings {
   headers: Record<string, string>;
   /** `--retries` (CLOUDCHECK_RETRIES): retries of a request that got no answer (client.ts). */
   retries: number;
+  /** `--har all` (CLOUDCHECK_HAR): passing checks keep their exchanges too (fixtures.ts). */
+  harAll: boolean;
 }
 
 /**
@@ -130,6 +132,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettin
     budgetKeys: decodeRunKeys(env.CLOUDCHECK_BUDGET_KEYS),
     headers: headersFromEnv(env),
     retries: Number.isInteger(retries) && retries > 0 ? retries : 0,
+    harAll: env.CLOUDCHECK_HAR === 'all',
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * `exchanges.har`: the exchanges of the failed checks in HTTP Archive 1.2 form, the format browser
+ * `exchanges.har`: the exchanges the report keeps (those of the failed checks; every check's with
+ * `--har all`) in HTTP Archive 1.2 form, the format browser
  * developer tools, proxies (mitmproxy, Charles) and API clients open. Each entry's `comment` names
  * the check; headers and bodies are those of report.json, already redacted and cut where it cuts
  * them. Written by hand: the format is a small JSON shape (W3C HAR 1.2 draft), and no maintained
@@ -68,13 +69,13 @@ export function writeHar(unsafe: ConformanceReport): string {
   // Redacted here too, as every writer does: writers are also called on their own.
   const report = redact(unsafe);
   const entries = report.checks
-    .filter((c) => c.status === 'failed')
+    .filter((c) => c.exchanges?.length)
     .flatMap((c) => (c.exchanges ?? []).map((e) => entryOf(e, `${c.id} [${c.requirement}]`)))
     .sort((a, b) => String(a.startedDateTime).localeCompare(String(b.startedDateTime)));
   const log = {
     version: '1.2',
     creator: { name: 'cloudcheck', version: report.run.cloudcheck_version ?? 'unknown' },
-    comment: `exchanges of the failed checks of run ${report.run.id} against ${report.run.target}`,
+    comment: `exchanges of the ${report.checks.some((c) => c.status !== 'failed' && c.exchanges?.length) ? 'checks' : 'failed checks'} of run ${report.run.id} against ${report.run.target}`,
     entries,
   };
   return `${JSON.stringify({ log }, null, 2)}\n`;

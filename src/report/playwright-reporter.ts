@@ -113,7 +113,8 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
   } else {
     message = 'not run';
   }
-  const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : [];
+  // `--har all`: every check keeps its exchanges (the workers attached them), all of them.
+  const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : process.env.CLOUDCHECK_HAR === 'all' ? exchangesOf(result) : [];
   const check: CheckResult = {
     id: ann.get(ANNOTATION.id) ?? test.titlePath().slice(1).join(' › '),
     requirement: ann.get(ANNOTATION.requirement) ?? 'UNKNOWN',

@@ -55,3 +55,35 @@ test('written beside the report, with secrets redacted', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('--har all keeps every check\'s exchanges (passing ones too) in the HAR and report.json, redacted; the default keeps none of a clean run', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const bin = new URL('../../bin/cloudcheck.mjs', import.meta.url).pathname;
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-har-all-'));
+  try {
+    const grep = '\\[ACCT-GET-001\\]';
+    const all = spawnSync(process.execPath, [bin, 'run', '--grep', grep, '--har', 'all', '--workers', '1', '--report-dir', join(dir, 'all')], { env, encoding: 'utf8' });
+    expect(all.status, all.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'all', 'report.json'), 'utf8')) as ConformanceReport;
+    const passed = report.checks.filter((c) => c.status === 'passed');
+    expect(passed.length).toBeGreaterThan(0);
+    expect(passed.every((c) => (c.exchanges?.length ?? 0) > 0)).toBe(true);
+    const text = readFileSync(join(dir, 'all', 'exchanges.har'), 'utf8');
+    const har = JSON.parse(text) as { log: { entries: HarEntry[] } };
+    expect(har.log.entries.length).toBe(passed.reduce((n, c) => n + c.exchanges!.length, 0));
+    // The embedded server's key is printed nowhere: every Authorization is redacted.
+    const auth = har.log.entries.flatMap((e) => e.request.headers.filter((h) => h.name === 'authorization').map((h) => h.value));
+    expect(auth.length).toBeGreaterThan(0);
+    expect(auth.every((v) => v === 'Bearer [REDACTED]')).toBe(true);
+
+    const plain = spawnSync(process.execPath, [bin, 'run', '--grep', grep, '--workers', '1', '--report-dir', join(dir, 'plain')], { env, encoding: 'utf8' });
+    expect(plain.status, plain.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(join(dir, 'plain', 'exchanges.har'), 'utf8')) as { log: { entries: unknown[] } }).log.entries).toEqual([]);
+    const bad = spawnSync(process.execPath, [bin, 'run', '--har', 'some'], { env, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--har');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -107,6 +107,7 @@ export function planRun(
   if (values.workers !== undefined) env.CLOUDCHECK_WORKERS = String(values.workers);
   if (values['max-failures'] !== undefined) env.CLOUDCHECK_MAX_FAILURES = String(values['max-failures']);
   if (values.retries !== undefined) env.CLOUDCHECK_RETRIES = String(values.retries);
+  if (values.har === 'all') env.CLOUDCHECK_HAR = 'all';
   // One header a line (a value may hold commas); the workers read them with settingsFromEnv.
   if (Array.isArray(values.header) && values.header.length) env.CLOUDCHECK_HEADER = (values.header as string[]).join('\n');
   if (values['ca-cert']) env.CLOUDCHECK_CA_CERT = values['ca-cert'] as string;
