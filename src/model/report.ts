@@ -85,6 +85,20 @@ export interface ConformanceReport {
   waits?: Partial<Record<ConformanceClass, number>>;
   /** Results of `cloudcheck load`, when a load stage wrote into the same report. */
   load?: unknown;
+  /**
+   * What third-party code (libraries, Node itself) printed in the workers during the run:
+   * warnings and notices, kept out of the console and here instead, each distinct line once with
+   * how often it came and the first check it came in.
+   */
+  third_party_output?: ThirdPartyLine[];
+}
+
+export interface ThirdPartyLine {
+  stream: 'stdout' | 'stderr';
+  text: string;
+  count: number;
+  /** The check during which it was first printed, when one was running. */
+  check: string | null;
 }
 
 export type { CheckResult, CheckStatus };

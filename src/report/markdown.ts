@@ -30,6 +30,12 @@ export function writeMarkdown(input: ConformanceReport): string {
     const n = counts.get(cls)!;
     out.push(`| ${cls} | ${n.passed} | ${n.failed} | ${n.skipped} | ${((report.waits?.[cls as ConformanceClass] ?? 0) / 1000).toFixed(1)} |`);
   }
+  const thirdParty = report.third_party_output ?? [];
+  if (thirdParty.length) {
+    out.push('', `## Third-party output (${thirdParty.length})`, '', 'Printed by libraries or Node in the workers during the run (kept out of the console):', '');
+    for (const line of thirdParty.slice(0, 20)) out.push(`- \`${line.text.replace(/`/g, "'")}\`${line.count > 1 ? ` (${line.count}×)` : ''}${line.check ? ` first in ${line.check}` : ''}`);
+    if (thirdParty.length > 20) out.push(`- … and ${thirdParty.length - 20} more in report.json`);
+  }
   const retried = report.checks.reduce((total, c) => total + (c.retried_requests ?? 0), 0);
   if (retried > 0) out.push('', `${retried} request${retried === 1 ? ' was' : 's were'} sent again after getting no answer (\`--retries\`); each check's count is in report.json (\`retried_requests\`).`);
   const section = (title: string, checks: CheckResult[]): void => {

@@ -9,7 +9,7 @@ import { mergeLoadReports } from '../../load/merge.ts';
 import type { LoadReport } from '../../load/result.ts';
 import { CONFORMANCE_CLASSES, type ConformanceClass } from '../model/classes.ts';
 import type { CheckResult } from '../model/finding.ts';
-import type { ConformanceReport, Leak, OperationCoverage } from '../model/report.ts';
+import type { ConformanceReport, Leak, OperationCoverage, ThirdPartyLine } from '../model/report.ts';
 
 /** report.json additions a merged report carries (design notes: "add what you like"). */
 export interface MergedRunFields {
@@ -246,10 +246,24 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[], opt
     leaks: mergeLeaks(reports),
   };
   if (load !== undefined) report.load = load;
+  const thirdParty = mergeThirdParty(reports);
+  if (thirdParty.length) report.third_party_output = thirdParty;
   return { report, notes: [...problems, ...notes], problems };
 }
 
 /** The merged report; anomalies are in `run.merge_notes` (see mergeReportsWithNotes). */
 export function mergeReports(reports: ConformanceReport[], options: MergeOptions = {}): ConformanceReport {
   return mergeReportsWithNotes(reports, options).report;
+}
+
+/** The shards' third-party output: each distinct line once, counts summed. */
+function mergeThirdParty(reports: readonly ConformanceReport[]): ThirdPartyLine[] {
+  const lines = new Map<string, ThirdPartyLine>();
+  for (const line of reports.flatMap((r) => r.third_party_output ?? [])) {
+    const key = `${line.stream}\u0000${line.text}`;
+    const seen = lines.get(key);
+    if (seen) seen.count += line.count;
+    else lines.set(key, { ...line });
+  }
+  return [...lines.values()];
 }

@@ -8,11 +8,11 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { isConformanceClass } from '../model/classes.ts';
 import type { ConformanceClass, Level } from '../model/classes.ts';
 import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
-import type { ConformanceReport, Leak } from '../model/report.ts';
+import type { ConformanceReport, Leak, ThirdPartyLine } from '../model/report.ts';
 import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
 import { ANNOTATION, EXCHANGES_ATTACHMENT, RETRIED_ANNOTATION, SEEN_ANNOTATION, type SeenExchange } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
@@ -28,6 +28,9 @@ import { writeReportFiles } from './writers.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
 const MAX_EXCHANGES = 20;
+/** Third-party output kept in the report: distinct lines, and characters per line. */
+const MAX_NOTE_LINES = 100;
+const MAX_NOTE_CHARS = 400;
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
@@ -219,6 +222,8 @@ export default class CloudcheckReporter implements Reporter {
   /** Why the checks of each class were skipped, with how many, for the class's console line. */
   private readonly skipReasons = new Map<string, Map<string, number>>();
   private stoppedAfter = 0;
+  /** Third-party output of the workers (report.json third_party_output), by stream and line. */
+  private readonly thirdParty = new Map<string, ThirdPartyLine>();
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
 
   onBegin(config: FullConfig, suite: Suite): void {
@@ -238,8 +243,44 @@ export default class CloudcheckReporter implements Reporter {
     if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
   }
 
+  /**
+   * True: this reporter owns the terminal. With false, Playwright prints the workers' output
+   * itself, each chunk under the raw title of its test, in the middle of the progress lines.
+   */
   printsToStdio(): boolean {
-    return false;
+    return true;
+  }
+
+  /**
+   * What library code and Node print in the workers (deprecation notices, SDK warnings) would
+   * break into the progress lines: it goes into the report instead, each distinct line once.
+   */
+  /** Errors outside any check (a suite file that does not load, a failing global setup). */
+  onError(error: TestError): void {
+    const text = redactString((error.stack ?? error.message ?? error.value ?? 'unknown error').replace(ANSI, ''));
+    process.stderr.write(`cloudcheck run: error outside the checks (Playwright): ${text}\n`);
+  }
+
+  onStdOut(chunk: string | Buffer, test?: TestCase): void {
+    this.keepThirdParty('stdout', chunk, test);
+  }
+
+  onStdErr(chunk: string | Buffer, test?: TestCase): void {
+    this.keepThirdParty('stderr', chunk, test);
+  }
+
+  private keepThirdParty(stream: ThirdPartyLine['stream'], chunk: string | Buffer, test: TestCase | undefined): void {
+    for (const raw of chunk.toString().split('\n')) {
+      const text = redactString(raw.replace(ANSI, '').trimEnd()).slice(0, MAX_NOTE_CHARS);
+      if (!text.trim()) continue;
+      const key = `${stream}\u0000${text}`;
+      const line = this.thirdParty.get(key);
+      if (line) line.count++;
+      else if (this.thirdParty.size < MAX_NOTE_LINES) {
+        const check = test?.annotations.find((a) => a.type === ANNOTATION.id)?.description ?? null;
+        this.thirdParty.set(key, { stream, text, count: 1, check });
+      }
+    }
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -366,6 +407,7 @@ export default class CloudcheckReporter implements Reporter {
       ...journals,
       ...(notCheckable.length ? { not_checkable: notCheckable } : {}),
       waits: waitsByClass(checks),
+      ...(this.thirdParty.size ? { third_party_output: [...this.thirdParty.values()] } : {}),
     };
     if (this.stoppedAfter) markStopped(report.summary, this.stoppedAfter);
     else if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;

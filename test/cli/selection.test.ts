@@ -103,7 +103,7 @@ test('a sharded run never splits a flow (Playwright keeps a serial describe in o
     new Promise((resolve) => {
       const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
       const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_RUN_CLASSES: 'compute,storage-volumes,storage-objects,billing', CLOUDCHECK_RUN_TMP: join(tmpdir(), 'cloudcheck-shard-list') };
-      const child = spawn(process.execPath, [cli, 'test', '-c', config, '--list', `--shard=${shard}`], { env });
+      const child = spawn(process.execPath, [cli, 'test', '-c', config, '--list', '--reporter=list', `--shard=${shard}`], { env });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.on('exit', () => resolve(out));

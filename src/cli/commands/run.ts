@@ -495,6 +495,8 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   );
   const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
   if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
+  const thirdParty = report.third_party_output ?? [];
+  if (thirdParty.length) out(`third-party output: ${thirdParty.length} distinct line${thirdParty.length === 1 ? '' : 's'} printed by libraries or Node in the workers, kept in report.json (third_party_output) and summary.md, not here`);
   const retriedIn = report.checks.filter((c) => (c.retried_requests ?? 0) > 0);
   if (retriedIn.length) {
     const retried = retriedIn.reduce((n, c) => n + (c.retried_requests ?? 0), 0);
