@@ -88,6 +88,31 @@ export const S3_FAULTS: FaultDefinition[] = [
     description: 'A retried CompleteMultipartUpload of an upload already completed answers NoSuchUpload instead of the object.',
   },
   {
+    name: 's3-empty-content-type-500',
+    requirement: 'S3-HDR-002',
+    description: 'A PutObject with an empty Content-Type header answers 500 InternalError.',
+  },
+  {
+    name: 's3-part-number-ignored',
+    requirement: 'S3-PART-001',
+    description: 'GetObject and HeadObject ignore `partNumber`: the whole object comes back, with no parts count.',
+  },
+  {
+    name: 's3-empty-continuation-token-refused',
+    requirement: 'S3-LIST-003',
+    description: 'ListObjectsV2 with an empty continuation-token answers InvalidArgument instead of the first page.',
+  },
+  {
+    name: 's3-options-not-implemented',
+    requirement: 'S3-CORS-001',
+    description: 'OPTIONS (a CORS preflight) on an object URL answers 501 NotImplemented.',
+  },
+  {
+    name: 's3-recreate-own-bucket-taken',
+    requirement: 'S3-BKT-002',
+    description: 'CreateBucket of a bucket the caller owns answers BucketAlreadyExists, as if another account owned it.',
+  },
+  {
     name: 's3-list-versions-missing',
     requirement: 'S3-VER-001',
     description: 'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
@@ -285,6 +310,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   const emptyContentType = new WeakSet<FastifyRequest>();
   app.addHook('onRequest', async (request, reply) => {
     if (request.headers['content-type'] === '') {
+      if (ctx.faults.has('s3-empty-content-type-500')) throw new S3Error('InternalError', 'We encountered an internal error. Please try again.');
       emptyContentType.add(request);
       delete request.headers['content-type'];
     }
@@ -308,6 +334,21 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     if (!request.raw.complete) void reply.header('connection', 'close');
     if (request.method === 'HEAD' || s3.status === 304) return reply.send();
     return reply.send(errorDocument(s3.code, s3.message, s3.extra, requestId));
+  });
+  // CORS preflight (browsers before a presigned PUT, and tools probing a URL): the endpoint
+  // keeps no CORS configuration, so a complete preflight is refused as S3 refuses one its
+  // configuration does not allow, and an incomplete one as malformed. Never 501: OPTIONS is part
+  // of the S3 interface.
+  app.route({
+    method: 'OPTIONS',
+    url: '*',
+    handler: async (request) => {
+      if (ctx.faults.has('s3-options-not-implemented')) throw new S3Error('NotImplemented', 'A header or method you provided implies functionality that is not implemented.');
+      if (!request.headers.origin || !request.headers['access-control-request-method']) {
+        throw new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
+      }
+      throw new S3Error('AccessForbidden', 'CORSResponse: This CORS request is not allowed. This is usually because the evaluation of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource\'s CORS spec.');
+    },
   });
   app.setNotFoundHandler(async () => {
     throw new S3Error('NotImplemented', 'A header or method you provided implies functionality that is not implemented.');
@@ -418,6 +459,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const slugs: readonly string[] = REGIONS;
     const chosen = region && slugs.includes(region) ? region : slugs.includes(call.auth.region) ? call.auth.region : REGIONS[0];
     if (region && !slugs.includes(region)) throw new S3Error('InvalidArgument' as const, `Unknown LocationConstraint ${region}; use a region slug (${REGIONS.join(', ')}).`);
+    if (store.findBucket(call.accountId, bucket) && ctx.faults.has('s3-recreate-own-bucket-taken')) throw new S3Error('BucketAlreadyExists', 'The requested bucket name is not available.');
     if (store.findBucket(call.accountId, bucket)) throw new S3Error('BucketAlreadyOwnedByYou', 'Your previous request to create the named bucket succeeded and you already own it.', { BucketName: bucket });
     store.createBucket(call.accountId, { name: bucket, region: chosen });
     return call.reply.header('location', `/${bucket}`).send();
@@ -436,6 +478,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     const token = q.get('continuation-token');
     if (v2) {
       // An empty token is no token (S3 starts at the beginning and echoes it).
+      if (token === '' && ctx.faults.has('s3-empty-continuation-token-refused')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
       if (token) {
         const decoded = Buffer.from(token, 'base64url').toString('utf8');
         if (!decoded.startsWith('k:')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
@@ -638,6 +681,8 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     if (slash <= 0 || slash === source.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be bucket/key.');
     const from = { bucket: source.slice(0, slash), key: source.slice(slash + 1) };
     allow(call.auth, 'GET', from.bucket);
+    // Copying out of another account's bucket is refused like any use of it (handle).
+    if (store.ownedByAnother(call.accountId, from.bucket)) throw new S3Error('AccessDenied', 'Access Denied');
     return from;
   }
 
@@ -714,7 +759,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
    */
   function partOf(call: Call, extras: ObjectExtras | undefined): { range?: { start: number; end: number }; count: number; checksum?: string } | undefined {
     const text = call.query.get('partNumber');
-    if (text === undefined) return undefined;
+    if (text === undefined || ctx.faults.has('s3-part-number-ignored')) return undefined;
     const n = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
     if (!(n >= 1 && n <= 10_000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
     const layout = extras?.parts;
@@ -965,6 +1010,10 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     checksumFault(request);
     if (header(request, 'expect')?.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue();
     const call: Call = { request, reply, raw, query: new Map(query), target, auth, accountId };
+    // Bucket names are global: another account's bucket is refused (403 AccessDenied), as S3
+    // answers it, except its creation, which says the name is taken (createBucket).
+    const creating = request.method === 'PUT' && target.key === undefined && call.query.size === 0;
+    if (target.bucket !== undefined && !creating && store.ownedByAnother(accountId, target.bucket)) throw new S3Error('AccessDenied', 'Access Denied');
     const algorithm = header(request, 'x-amz-sdk-checksum-algorithm')?.toLowerCase();
     if (algorithm && !isChecksumAlgorithm(algorithm)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
     if (target.bucket === undefined) {

@@ -6,8 +6,11 @@ import { StoreError } from '../areas/storage-objects/store.ts';
 
 export const S3_ERRORS = {
   AccessDenied: 403,
+  // A CORS preflight the bucket's (absent) CORS configuration does not allow.
+  AccessForbidden: 403,
   AuthorizationHeaderMalformed: 400,
   AuthorizationQueryParametersError: 400,
+  BadRequest: 400,
   BadDigest: 400,
   BucketAlreadyExists: 409,
   BucketAlreadyOwnedByYou: 409,

@@ -155,6 +155,44 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await complete();
     expect(await errorCode(complete())).toBe('NoSuchUpload');
   },
+  async 's3-empty-content-type-500'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('ect');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'e' }), { expiresIn: 60 });
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': '' }, body: 'x' })).status).toBe(500);
+  },
+  async 's3-part-number-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server), 'when-required');
+    const bucket = uniqueBucket('pn');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm' }));
+    const p1 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: randomBytes(5 * 1024 * 1024) }));
+    const p2 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 2, Body: 'tail' }));
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }, { PartNumber: 2, ETag: p2.ETag }] } }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'm', PartNumber: 2 }));
+    expect(head.ContentLength).toBe(5 * 1024 * 1024 + 4);
+    expect(head.PartsCount).toBeUndefined();
+  },
+  async 's3-empty-continuation-token-refused'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('ect');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: '' })))).toBe('InvalidArgument');
+  },
+  async 's3-options-not-implemented'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('cors');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'u' }), { expiresIn: 60 });
+    expect((await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' } })).status).toBe(501);
+  },
+  async 's3-recreate-own-bucket-taken'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('own');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect(await errorCode(s3.send(new CreateBucketCommand({ Bucket: bucket })))).toBe('BucketAlreadyExists');
+  },
   async 's3-list-versions-missing'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('ver');

@@ -187,4 +187,12 @@ test('presigned URLs: expiry and tampering refused', async () => {
   expect(await expired.text()).toContain('expired');
   const other = await fetch(url.replace('/pre?', '/other?'));
   expect(other.status).toBe(403);
+  // X-Amz-Expires outside 1..604800 s: refused as access denied (as Ceph RGW; AWS says 400).
+  for (const expires of ['0', '604801']) expect((await fetch(url.replace(/X-Amz-Expires=\d+/, `X-Amz-Expires=${expires}`))).status).toBe(403);
+  // A CORS preflight on a presigned URL: never 501. Incomplete: 400; complete: refused (no CORS configuration).
+  const bare = await fetch(url, { method: 'OPTIONS' });
+  expect(bare.status).toBe(400);
+  expect(await bare.text()).toContain('<Code>BadRequest</Code>');
+  const preflight = await fetch(url, { method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-method': 'PUT' } });
+  expect(preflight.status).toBe(403);
 });

@@ -155,9 +155,11 @@ test('wrong secret, unknown key, bucket_access and read-only keys are refused', 
   const reader = s3Client(server, await accessKey(server, { permissions: ['read'] }));
   expect(Buffer.from(await (await reader.send(new GetObjectCommand({ Bucket: bucket, Key: 'k' }))).Body!.transformToByteArray()).toString()).toBe('x');
   expect(await errorCode(reader.send(new PutObjectCommand({ Bucket: bucket, Key: 'k2', Body: 'x' })))).toBe('AccessDenied');
-  // Another account's key sees neither bucket.
+  // Another account's key is refused the bucket (names are global: S3 says 403, not 404).
   const stranger = s3Client(server, await accessKey(server, { alt: true }));
-  expect(await errorCode(stranger.send(new GetObjectCommand({ Bucket: bucket, Key: 'k' })))).toBe('NoSuchBucket');
+  expect(await errorCode(stranger.send(new GetObjectCommand({ Bucket: bucket, Key: 'k' })))).toBe('AccessDenied');
+  await stranger.send(new CreateBucketCommand({ Bucket: `${bucket}-stranger` }));
+  expect(await errorCode(stranger.send(new CopyObjectCommand({ Bucket: `${bucket}-stranger`, Key: 'k2', CopySource: `${bucket}/k` })))).toBe('AccessDenied');
   // Unsigned requests are refused.
   const anonymous = await fetch(`${server.s3Url}/${bucket}/k`);
   expect(anonymous.status).toBe(403);

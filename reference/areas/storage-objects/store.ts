@@ -243,6 +243,12 @@ export class ObjectStore {
     return bucket;
   }
 
+  /** Whether the (globally unique) bucket name belongs to another account than this one. */
+  ownedByAnother(accountId: string, name: string): boolean {
+    const owner = this.owners.get(name);
+    return owner !== undefined && owner !== accountId;
+  }
+
   findBucket(accountId: string, name: string): BucketRecord | undefined {
     return this.account(accountId).buckets.get(name);
   }
