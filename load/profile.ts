@@ -214,3 +214,35 @@ export async function resolveProfile(nameOrPath: string): Promise<LoadedProfile>
   // Show built-in profiles by their repository path, not this machine's.
   return { ...loaded, file: `load/profiles/${nameOrPath}.yaml` };
 }
+
+/** `cloudcheck load --connections/--rate/--duration`: one value for every phase of every profile. */
+export interface PhaseOverrides {
+  connections?: number;
+  /** Requests per second, all connections together. */
+  rate?: number;
+  /** Seconds. */
+  duration?: number;
+}
+
+/**
+ * The profile with the command line's values in every phase, within the hard caps, each change
+ * in the notes the summary prints (k6's `--vus`/`--duration` habit). A phase that sends a fixed
+ * number of requests still stops at that number: the overrides change how, not how much.
+ */
+export function applyOverrides(loaded: LoadedProfile, overrides: PhaseOverrides): LoadedProfile {
+  const notes = [...loaded.notes];
+  const phases = loaded.phases.map((phase) => {
+    const next = { ...phase };
+    if (overrides.connections !== undefined) next.connections = Math.min(overrides.connections, HARD_CAPS.connections, phase.amount);
+    if (overrides.rate !== undefined) next.rate = overrides.rate;
+    if (overrides.duration !== undefined) next.duration = Math.min(overrides.duration, HARD_CAPS.secondsPerPhase);
+    const changed = [
+      next.connections !== phase.connections ? `connections ${phase.connections} → ${next.connections}` : '',
+      next.rate !== phase.rate ? `rate ${phase.rate ?? 'unlimited'} → ${next.rate}/s` : '',
+      next.duration !== phase.duration ? `duration ${phase.duration} s → ${next.duration} s` : '',
+    ].filter(Boolean);
+    if (changed.length) notes.push(`phase ${phase.name}: ${changed.join(', ')} (command line)`);
+    return next;
+  });
+  return { ...loaded, phases, notes };
+}
