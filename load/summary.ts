@@ -45,6 +45,7 @@ function throughput(r: ProfileResult): string {
   if (r.requests.bytes_received !== undefined) parts.push(`${(r.requests.bytes_received / 1e6).toFixed(2)} MB received (${(r.requests.bytes_received / 1e6 / seconds).toFixed(2)} MB/s)`);
   const inFlight = r.requests.sent - r.requests.completed - r.requests.network_errors;
   if (inFlight > 0) parts.push(`${inFlight} request${inFlight === 1 ? '' : 's'} still in flight when the duration ended (not counted)`);
+  if (r.requests.dropped) parts.push(`${r.requests.dropped} arrival${r.requests.dropped === 1 ? '' : 's'} dropped (every connection busy)`);
   return `throughput ${parts.join(', ')}`;
 }
 
