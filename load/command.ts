@@ -8,7 +8,7 @@ import type { CheckResult, ConformanceReport } from '../src/model/report.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mergeLoadReports } from './merge.ts';
-import { ProfileError, builtinProfileNames, resolveProfile, type LoadedProfile } from './profile.ts';
+import { ProfileError, applyOverrides, builtinProfileNames, resolveProfile, type LoadedProfile, type PhaseOverrides } from './profile.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
 import { probeTarget } from '../src/cli/probe.ts';
 import { newRunPrefix, runProfile } from './run.ts';
@@ -24,6 +24,8 @@ export interface LoadCommandOptions {
   reportDir?: string;
   /** Seconds the run may wait for a fresh rate-limit window or to observe recovery (default 75). */
   maxWait?: number;
+  /** `--connections`, `--rate`, `--duration`: the same value in every phase of every profile. */
+  overrides?: PhaseOverrides;
   /** Faults of the embedded reference server (only without `target`; for the project's tests). */
   faults?: string[];
   /** Where progress and the summary go (default process.stderr / process.stdout). */
@@ -126,7 +128,7 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
   const loaded: LoadedProfile[] = [];
   for (const name of names) {
     try {
-      loaded.push(await resolveProfile(name));
+      loaded.push(applyOverrides(await resolveProfile(name), options.overrides ?? {}));
     } catch (e) {
       err(`cloudcheck load: ${e instanceof ProfileError ? e.message : `${name}: ${(e as Error).message}`}\n`);
       return 2;

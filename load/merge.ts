@@ -19,6 +19,9 @@ export function mergeProfileResults(results: readonly ProfileResult[]): ProfileR
   let sent = 0;
   let completed = 0;
   let networkErrors = 0;
+  // Summed only when every shard measured it (an older report may lack bytes); dropped arrivals always.
+  let bytes: number | undefined = 0;
+  let dropped = 0;
   for (const r of results) {
     const h = LatencyHistograms.deserialize(r.histograms);
     hist.add(h);
@@ -26,6 +29,8 @@ export function mergeProfileResults(results: readonly ProfileResult[]): ProfileR
     sent += r.requests.sent;
     completed += r.requests.completed;
     networkErrors += r.requests.network_errors;
+    bytes = bytes === undefined || r.requests.bytes_received === undefined ? undefined : bytes + r.requests.bytes_received;
+    dropped += r.requests.dropped ?? 0;
     for (const [s, n] of Object.entries(r.requests.by_status)) byStatus[s] = (byStatus[s] ?? 0) + n;
     for (const b of r.timeline) {
       const cur = timeline.get(b.t) ?? { t: b.t, count: 0, sum_ms: 0 };
@@ -46,7 +51,7 @@ export function mergeProfileResults(results: readonly ProfileResult[]): ProfileR
     finished_at: finishedAt,
     duration_ms: Date.parse(finishedAt) - Date.parse(startedAt),
     runs: results.reduce((s, r) => s + r.runs, 0),
-    requests: { sent, completed, network_errors: networkErrors, by_status: byStatus },
+    requests: { sent, completed, network_errors: networkErrors, by_status: byStatus, ...(bytes !== undefined ? { bytes_received: bytes } : {}), ...(dropped ? { dropped } : {}) },
     histograms,
     latency_ms: recomputeLatency(histograms),
     timeline: [...timeline.values()].sort((a, b) => a.t - b.t),

@@ -11,6 +11,7 @@ import { parseDocument } from 'yaml';
 import schema from './profile.schema.json' with { type: 'json' };
 import type { InvariantName, WindowName } from './invariants.ts';
 import { unknownPlaceholders } from './template.ts';
+import type { ArrivalStage } from './arrival.ts';
 
 export type KeyRef = 'main' | 'round-robin' | number;
 export type StatusClass = '2xx' | '4xx' | '429' | '5xx';
@@ -22,7 +23,11 @@ export interface RequestTemplate {
   body?: unknown;
 }
 
+export type Executor = 'closed' | 'constant-arrival-rate' | 'ramping-arrival-rate';
+
 export interface LoadModel {
+  executor?: Executor;
+  stages?: ArrivalStage[];
   connections?: number;
   amount?: number;
   duration?: number;
@@ -76,6 +81,9 @@ export interface Profile {
 /** A phase after defaults and hard caps. */
 export interface ResolvedPhase {
   name: string;
+  executor: Executor;
+  /** ramping-arrival-rate: the rate's stages (the start rate is `rate`). */
+  stages?: ArrivalStage[];
   key: KeyRef;
   connections: number;
   /** Requests to send; always set (hard cap). */
@@ -167,13 +175,32 @@ export function validateProfile(data: unknown, file: string): LoadedProfile {
       notes.push(`phase ${p.name}: amount ${amount} capped at ${HARD_CAPS.requestsPerPhase}`);
       amount = HARD_CAPS.requestsPerPhase;
     }
-    let duration = model.duration ?? (model.amount ? HARD_CAPS.secondsPerPhase : 10);
+    const executor = model.executor ?? 'closed';
+    const at = `${where ? `${where}.` : ''}model`;
+    if (executor === 'constant-arrival-rate' && model.rate === undefined) throw new ProfileError(file, `${at}.rate`, 'constant-arrival-rate needs a rate (requests per second)');
+    if (executor === 'ramping-arrival-rate' && !model.stages) throw new ProfileError(file, `${at}.stages`, 'ramping-arrival-rate needs stages');
+    if (executor !== 'ramping-arrival-rate' && model.stages) throw new ProfileError(file, `${at}.stages`, 'stages belong to the ramping-arrival-rate executor');
+    const staged = model.stages?.reduce((sum, s) => sum + s.duration, 0);
+    let duration = staged ?? model.duration ?? (model.amount ? HARD_CAPS.secondsPerPhase : 10);
     if (duration > HARD_CAPS.secondsPerPhase) {
       notes.push(`phase ${p.name}: duration ${duration}s capped at ${HARD_CAPS.secondsPerPhase}s`);
       duration = HARD_CAPS.secondsPerPhase;
     }
-    const connections = Math.min(model.connections ?? 1, HARD_CAPS.connections, amount);
-    return { name: p.name, key, connections, amount, amountGiven: model.amount !== undefined, duration, rate: model.rate, timeout: model.timeout ?? 10, requests };
+    // An arrival-rate phase needs room for requests in flight; a closed one sends one at a time by default.
+    const connections = Math.min(model.connections ?? (executor === 'closed' ? 1 : 100), HARD_CAPS.connections, amount);
+    return {
+      name: p.name,
+      executor,
+      ...(model.stages ? { stages: model.stages } : {}),
+      key,
+      connections,
+      amount,
+      amountGiven: model.amount !== undefined,
+      duration,
+      rate: model.rate,
+      timeout: model.timeout ?? 10,
+      requests,
+    };
   });
   const phaseNames = new Set(phases.map((p) => p.name));
   const rl = profile.expectations.rate_limit;
@@ -213,4 +240,36 @@ export async function resolveProfile(nameOrPath: string): Promise<LoadedProfile>
   const loaded = await loadProfileFile(join(BUILTIN_PROFILE_DIR, `${nameOrPath}.yaml`));
   // Show built-in profiles by their repository path, not this machine's.
   return { ...loaded, file: `load/profiles/${nameOrPath}.yaml` };
+}
+
+/** `cloudcheck load --connections/--rate/--duration`: one value for every phase of every profile. */
+export interface PhaseOverrides {
+  connections?: number;
+  /** Requests per second, all connections together. */
+  rate?: number;
+  /** Seconds. */
+  duration?: number;
+}
+
+/**
+ * The profile with the command line's values in every phase, within the hard caps, each change
+ * in the notes the summary prints (k6's `--vus`/`--duration` habit). A phase that sends a fixed
+ * number of requests still stops at that number: the overrides change how, not how much.
+ */
+export function applyOverrides(loaded: LoadedProfile, overrides: PhaseOverrides): LoadedProfile {
+  const notes = [...loaded.notes];
+  const phases = loaded.phases.map((phase) => {
+    const next = { ...phase };
+    if (overrides.connections !== undefined) next.connections = Math.min(overrides.connections, HARD_CAPS.connections, phase.amount);
+    if (overrides.rate !== undefined) next.rate = overrides.rate;
+    if (overrides.duration !== undefined) next.duration = Math.min(overrides.duration, HARD_CAPS.secondsPerPhase);
+    const changed = [
+      next.connections !== phase.connections ? `connections ${phase.connections} → ${next.connections}` : '',
+      next.rate !== phase.rate ? `rate ${phase.rate ?? 'unlimited'} → ${next.rate}/s` : '',
+      next.duration !== phase.duration ? `duration ${phase.duration} s → ${next.duration} s` : '',
+    ].filter(Boolean);
+    if (changed.length) notes.push(`phase ${phase.name}: ${changed.join(', ')} (command line)`);
+    return next;
+  });
+  return { ...loaded, phases, notes };
 }

@@ -32,7 +32,8 @@ export interface ProfileResult {
   duration_ms: number;
   /** How many runs were merged into this one (1 for a single machine). */
   runs: number;
-  requests: { sent: number; completed: number; network_errors: number; by_status: Record<string, number>; bytes_received?: number };
+  /** `dropped`: arrivals an arrival-rate phase did not send because every connection was busy. */
+  requests: { sent: number; completed: number; network_errors: number; by_status: Record<string, number>; bytes_received?: number; dropped?: number };
   latency_ms: Partial<Record<StatusClass, LatencySummary>>;
   histograms: SerializedHistograms;
   timeline: TimelineBucket[];

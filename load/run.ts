@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { request as undiciRequest } from 'undici';
-import { LatencyHistograms } from './histograms.ts';
+import type { LatencyHistograms } from './histograms.ts';
 import {
   HeaderTracker,
   WINDOW_SECONDS,
@@ -27,13 +27,14 @@ import {
   checkUntouchedKey,
   serverSeconds,
   type InvariantName,
-  type ObservedResponse,
   type RateLimitExpectation,
   type Violation,
 } from './invariants.ts';
 import type { LoadedProfile, RequestTemplate, ResolvedPhase } from './profile.ts';
-import { boundSeries, invariantLines, measuredThresholds, type ProfileResult, type TimelineBucket } from './result.ts';
+import { boundSeries, invariantLines, measuredThresholds, type ProfileResult } from './result.ts';
 import { expandString, expandValue } from './template.ts';
+import { Collector, errorCodeOf, keyLabel, unitsOf, type KeyedObservation, type Pending } from './collector.ts';
+import { runArrivalPhase } from './arrival.ts';
 
 export interface RunContext {
   /** Base URL including `/v1`. */
@@ -47,8 +48,6 @@ export interface RunContext {
   progress?: (line: string, final?: boolean) => void;
 }
 
-/** Fewer observations than this are kept per key for the sequence checks (memory bound). */
-const MAX_KEPT_PER_KEY = 25_000;
 
 interface FreshKey {
   id: string;
@@ -78,15 +77,6 @@ async function http(url: string, method: string, apiKey: string | undefined, bod
   return { status: res.statusCode, headers: out, text };
 }
 
-function errorCodeOf(status: number, text: string): string | null {
-  if (status < 400 || !text.startsWith('{')) return null;
-  try {
-    const parsed = JSON.parse(text) as { error?: { code?: unknown } };
-    return typeof parsed.error?.code === 'string' ? parsed.error.code : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Server clock in epoch ms, from an unauthenticated request's Date header (not counted). */
 async function serverNowMs(baseUrl: string): Promise<number> {
@@ -100,78 +90,7 @@ async function serverNowMs(baseUrl: string): Promise<number> {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function unitsOf(t: RequestTemplate, body: unknown): number {
-  const area = areaOfPath(t.path);
-  if (area !== 'messaging' || t.method !== 'POST') return 0;
-  if (body && typeof body === 'object' && Array.isArray((body as { recipients?: unknown }).recipients)) {
-    return (body as { recipients: unknown[] }).recipients.length;
-  }
-  return /^\/sms\/(send|send-template)$/.test(t.path) ? 1 : 0;
-}
 
-interface Pending {
-  keyLabel: string;
-  index: number;
-  sentAt: number;
-  units: number;
-  operation: string;
-  path: string;
-  token: string;
-}
-
-interface KeyedObservation extends ObservedResponse {
-  token?: string;
-}
-
-class Collector {
-  readonly hist = new LatencyHistograms();
-  readonly byStatus: Record<string, number> = {};
-  readonly timeline = new Map<number, TimelineBucket>();
-  readonly kept = new Map<string, KeyedObservation[]>();
-  readonly perKeyIndex = new Map<string, number>();
-  sent = 0;
-  completed = 0;
-  networkErrors = 0;
-  /** Response bytes (status line, headers and body), as autocannon counts them. */
-  bytesReceived = 0;
-  readonly startedMs = Date.now();
-
-  constructor(
-    readonly tracker: HeaderTracker | undefined,
-    readonly keepKeys: Set<string>,
-  ) {}
-
-  nextIndex(keyLabel: string): number {
-    const i = this.perKeyIndex.get(keyLabel) ?? 0;
-    this.perKeyIndex.set(keyLabel, i + 1);
-    return i;
-  }
-
-  observe(p: Pending, obs: KeyedObservation, latencyMs: number, expectedIntervalMs?: number): void {
-    this.completed += 1;
-    this.byStatus[obs.status] = (this.byStatus[obs.status] ?? 0) + 1;
-    this.hist.record(obs.status, latencyMs, expectedIntervalMs);
-    if (obs.status >= 200 && obs.status < 400) {
-      const t = Math.floor((obs.receivedAt - this.startedMs) / 1000);
-      const b = this.timeline.get(t) ?? { t, count: 0, sum_ms: 0 };
-      b.count += 1;
-      b.sum_ms += latencyMs;
-      this.timeline.set(t, b);
-    }
-    this.tracker?.feed(p.keyLabel, p.path, obs);
-    if (this.keepKeys.has(p.keyLabel)) {
-      const list = this.kept.get(p.keyLabel) ?? [];
-      if (list.length < MAX_KEPT_PER_KEY) list.push(obs);
-      this.kept.set(p.keyLabel, list);
-    }
-  }
-}
-
-function keyLabel(ref: ResolvedPhase['key'], i: number, freshCount: number): string {
-  if (ref === 'main') return 'main';
-  if (ref === 'round-robin') return `fresh-${i % freshCount}`;
-  return `fresh-${ref}`;
-}
 
 const unknownFree = (s: string) => !s.includes('{{');
 
@@ -379,7 +298,11 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
           }
         }
       }
-      notes.push(...(await runPhase(phase, ctx, fresh, collector, profile.name)));
+      if (phase.executor === 'closed') notes.push(...(await runPhase(phase, ctx, fresh, collector, profile.name)));
+      else {
+        const keyFor = (label: string): string => (label === 'main' ? ctx.apiKey : (fresh[Number(label.slice('fresh-'.length))]?.key ?? ''));
+        notes.push(...(await runArrivalPhase(phase, { baseUrl: ctx.baseUrl, runPrefix: ctx.runPrefix, keyFor, freshCount: fresh.length, progress: ctx.progress }, collector, profile.name)));
+      }
     }
 
     // Recovery: wait for the announced Reset and send one more request with the exhausted key.
@@ -526,7 +449,7 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
     finished_at: finishedAt.toISOString(),
     duration_ms: finishedAt.getTime() - startedAt.getTime(),
     runs: 1,
-    requests: { sent: collector.sent, completed: collector.completed, network_errors: collector.networkErrors, by_status: collector.byStatus, bytes_received: collector.bytesReceived },
+    requests: { sent: collector.sent, completed: collector.completed, network_errors: collector.networkErrors, by_status: collector.byStatus, bytes_received: collector.bytesReceived, ...(collector.dropped ? { dropped: collector.dropped } : {}) },
     latency_ms: latency,
     histograms,
     timeline: [...collector.timeline.values()].sort((a, b) => a.t - b.t),
@@ -570,6 +493,7 @@ export async function runGenerator(options: {
   const collector = new Collector(undefined, new Set());
   const phase: ResolvedPhase = {
     name: 'bench',
+    executor: 'closed',
     key: 'main',
     connections: options.connections,
     amount: options.amount,

@@ -1,16 +1,41 @@
 /** Terminal summary of load results: takes finished results, returns text (no runner imports). */
 import { STATUS_CLASSES } from './histograms.ts';
+import type { Violation } from './invariants.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
+/** Columns aligned up to 70 characters; a longer cell is shown whole (never cut) and pushes its row. */
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.min(70, Math.max(...rows.map((r) => (r[i] ?? '').length)))) ?? [];
   return rows
-    .map((r) => r.map((c, i) => pad(c.length > 70 && i < r.length - 1 ? `${c.slice(0, 67)}...` : c, widths[i] ?? 0)).join('  ').trimEnd())
+    .map((r) => r.map((c, i) => pad(c, widths[i] ?? 0)).join('  ').trimEnd())
     .join('\n');
+}
+
+export interface ViolationGroup {
+  invariant: string;
+  key: string | null;
+  count: number;
+  /** The first violation of the group (lowest request index). */
+  first: Violation;
+}
+
+/** Violations by invariant and key, with how many and the first: one line each, not one per response. */
+export function groupViolations(violations: readonly Violation[]): ViolationGroup[] {
+  const groups = new Map<string, ViolationGroup>();
+  for (const v of violations) {
+    const id = `${v.invariant}\u0000${v.key ?? ''}`;
+    const group = groups.get(id);
+    if (!group) groups.set(id, { invariant: v.invariant, key: v.key ?? null, count: 1, first: v });
+    else {
+      group.count++;
+      if (v.index >= 0 && (group.first.index < 0 || v.index < group.first.index)) group.first = v;
+    }
+  }
+  return [...groups.values()];
 }
 
 /** Requests per second and bytes received, as k6 puts them first; requests still in flight when the duration ended are said, not dropped. */
@@ -20,6 +45,7 @@ function throughput(r: ProfileResult): string {
   if (r.requests.bytes_received !== undefined) parts.push(`${(r.requests.bytes_received / 1e6).toFixed(2)} MB received (${(r.requests.bytes_received / 1e6 / seconds).toFixed(2)} MB/s)`);
   const inFlight = r.requests.sent - r.requests.completed - r.requests.network_errors;
   if (inFlight > 0) parts.push(`${inFlight} request${inFlight === 1 ? '' : 's'} still in flight when the duration ended (not counted)`);
+  if (r.requests.dropped) parts.push(`${r.requests.dropped} arrival${r.requests.dropped === 1 ? '' : 's'} dropped (every connection busy)`);
   return `throughput ${parts.join(', ')}`;
 }
 
@@ -43,6 +69,10 @@ export function formatProfile(r: ProfileResult): string {
   }
   if (r.thresholds.length > 0) {
     lines.push(table([['  check', 'expected', 'actual', ''], ...r.thresholds.map((t) => [`  ${t.name}`, t.expected, t.actual, t.passed ? 'pass' : 'FAIL'])]));
+  }
+  for (const g of groupViolations(r.violations)) {
+    const where = g.first.index >= 0 ? ` (first at request ${g.first.index + 1})` : '';
+    lines.push(`  violated ${g.invariant}${g.key ? ` on key ${g.key}` : ''}: ${g.count} time${g.count === 1 ? '' : 's'}${where}: ${g.first.message}`);
   }
   for (const n of r.notes) lines.push(`  note: ${n}`);
   return lines.join('\n');

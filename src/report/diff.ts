@@ -1,6 +1,7 @@
 /**
  * What changed between two reports, by check id: fixed, broken, still failing, new and removed
- * checks. Pure; `formatDiff` renders it for a terminal.
+ * checks; and, when both hold load results, the latency of each profile both ran. Pure;
+ * `formatDiff` renders it for a terminal.
  */
 import { classificationOf } from './gate.ts';
 import type { Level } from '../model/classes.ts';
@@ -37,6 +38,55 @@ export interface ReportDiff {
   removed_checks: CheckRef[];
   /** Other status changes: passed ↔ skipped, failed → skipped (not judged any more). */
   other_changes: CheckRef[];
+  /** Latency of the load profiles both reports ran, per status class (ms). */
+  load_latency: LatencyChange[];
+}
+
+export interface LatencyFigures {
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export interface LatencyChange {
+  profile: string;
+  status_class: string;
+  before: LatencyFigures;
+  after: LatencyFigures;
+}
+
+const FIGURES = ['count', 'p50', 'p95', 'p99', 'max'] as const;
+
+/**
+ * `report.load`'s latency per profile and status class, read by shape: the report layer does not
+ * depend on load/ (docs/architecture.md), and a hand-made or older report may lack any of it.
+ */
+function loadLatency(report: ConformanceReport): Map<string, LatencyFigures> {
+  const out = new Map<string, LatencyFigures>();
+  const profiles = (report.load as { profiles?: unknown } | undefined)?.profiles;
+  if (!Array.isArray(profiles)) return out;
+  for (const p of profiles as Array<{ profile?: unknown; latency_ms?: unknown }>) {
+    if (typeof p.profile !== 'string' || !p.latency_ms || typeof p.latency_ms !== 'object') continue;
+    for (const [cls, summary] of Object.entries(p.latency_ms as Record<string, Record<string, unknown>>)) {
+      if (!FIGURES.every((f) => typeof summary?.[f] === 'number')) continue;
+      out.set(`${p.profile}\u0000${cls}`, Object.fromEntries(FIGURES.map((f) => [f, summary[f] as number])) as unknown as LatencyFigures);
+    }
+  }
+  return out;
+}
+
+function latencyChanges(a: ConformanceReport, b: ConformanceReport): LatencyChange[] {
+  const before = loadLatency(a);
+  const after = loadLatency(b);
+  return [...after]
+    .filter(([key]) => before.has(key))
+    .map(([key, figures]) => {
+      const [profile, status_class] = key.split('\u0000') as [string, string];
+      return { profile, status_class, before: before.get(key)!, after: figures };
+    })
+    .sort((x, y) => x.profile.localeCompare(y.profile) || x.status_class.localeCompare(y.status_class));
 }
 
 function ref(c: CheckResult, before: CheckResult | undefined, after: CheckResult | undefined): CheckRef {
@@ -57,7 +107,7 @@ const bySeverity = (x: CheckRef, y: CheckRef): number => (x.level === y.level ? 
 export function diffReports(a: ConformanceReport, b: ConformanceReport): ReportDiff {
   const before = new Map(a.checks.map((c) => [c.id, c]));
   const after = new Map(b.checks.map((c) => [c.id, c]));
-  const diff: ReportDiff = { a: side(a), b: side(b), fixed: [], broken: [], still_failing: [], new_checks: [], removed_checks: [], other_changes: [] };
+  const diff: ReportDiff = { a: side(a), b: side(b), fixed: [], broken: [], still_failing: [], new_checks: [], removed_checks: [], other_changes: [], load_latency: latencyChanges(a, b) };
   for (const [id, nb] of after) {
     const na = before.get(id);
     if (!na) {
@@ -101,5 +151,16 @@ export function formatDiff(diff: ReportDiff): string {
   group('new checks', '+', diff.new_checks);
   group('removed checks', '-', diff.removed_checks);
   group('other changes', '~', diff.other_changes, true);
+  if (diff.load_latency.length) {
+    out.push('', `load latency, A → B (ms; ${diff.load_latency.length} profile and status pairs in both):`);
+    const change = (x: number, y: number): string => `${fmtMs(x)} → ${fmtMs(y)}${x > 0 ? ` (${y >= x ? '+' : ''}${Math.round(((y - x) / x) * 100)}%)` : ''}`;
+    for (const l of diff.load_latency) {
+      out.push(`  ${l.profile} ${l.status_class}: p50 ${change(l.before.p50, l.after.p50)}, p95 ${change(l.before.p95, l.after.p95)}, p99 ${change(l.before.p99, l.after.p99)}, max ${change(l.before.max, l.after.max)}; ${l.before.count} → ${l.after.count} responses`);
+    }
+  }
   return `${out.join('\n')}\n`;
+}
+
+function fmtMs(ms: number): string {
+  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
 }

@@ -41,3 +41,21 @@ test('formatDiff names both runs and each non-empty group with its checks', () =
   expect(text).not.toContain('new checks');
   expect(formatDiff(diffReports(a, a))).toContain('fixed 0, broken 0');
 });
+
+test('two load runs: latency of each profile and status class both ran, before and after', () => {
+  const latency = (p50: number, p99: number, max: number) => ({ count: 100, p50, p95: p50 * 2, p99, max, mean: p50 });
+  const load = (profiles: Array<[string, Record<string, ReturnType<typeof latency>>]>) => ({ profiles: profiles.map(([profile, latency_ms]) => ({ profile, latency_ms })) });
+  const before = { ...a, load: load([['smoke', { '2xx': latency(2, 8, 12) }], ['soak', { '2xx': latency(3, 9, 20), '429': latency(1, 2, 3) }]]) };
+  const after = { ...a, run: { ...a.run, id: 'after' }, load: load([['smoke', { '2xx': latency(3, 6, 12) }], ['soak', { '2xx': latency(3, 9, 20) }], ['burst-compute', { '2xx': latency(1, 1, 1) }]]) };
+  const d = diffReports(before, after);
+  // Only what both ran: soak's 429s and the new burst profile have nothing to compare with.
+  expect(d.load_latency.map((l) => `${l.profile} ${l.status_class}`)).toEqual(['smoke 2xx', 'soak 2xx']);
+  expect(d.load_latency[0]).toMatchObject({ before: { p50: 2, p99: 8, max: 12 }, after: { p50: 3, p99: 6, max: 12 } });
+  const text = formatDiff(d);
+  expect(text).toContain('load latency, A → B');
+  expect(text).toContain('smoke 2xx: p50 2.00 → 3.00 (+50%), p95 4.00 → 6.00 (+50%), p99 8.00 → 6.00 (-25%), max 12.0 → 12.0 (+0%)');
+  // Reports without load results (or malformed ones) compare as before.
+  expect(diffReports(a, { ...a, load: { profiles: 'none' } }).load_latency).toEqual([]);
+  const noLoad = { ...a, load: undefined };
+  expect(formatDiff(diffReports(noLoad, noLoad))).not.toContain('load latency');
+});

@@ -15,6 +15,7 @@ export const LOAD_HELP: HelpSpec = {
   examples: [
     ['cloudcheck load --list', 'the built-in profiles, with the requirements each checks'],
     ['cloudcheck load smoke', 'the smoke profile against the embedded reference server'],
+    ['cloudcheck load soak --connections 20 --rate 200 --duration 60', 'the soak profile at 200 requests/s over 20 connections for a minute'],
     ['CLOUDCHECK_API_KEY=... cloudcheck load burst-compute --target https://staging.example.net/v1', 'the compute burst limit of a staging server'],
     ['cloudcheck load my-profile.yaml --report-dir load-report', 'a profile of your own, its report beside the conformance report'],
   ],
@@ -67,5 +68,10 @@ export async function loadCommand(argv: string[]): Promise<number> {
     apiKey,
     reportDir: values['report-dir'] as string | undefined,
     maxWait: values['max-wait'] as number | undefined,
+    overrides: {
+      ...(values.connections !== undefined ? { connections: values.connections as number } : {}),
+      ...(values.rate !== undefined ? { rate: values.rate as number } : {}),
+      ...(values.duration !== undefined ? { duration: values.duration as number } : {}),
+    },
   });
 }
