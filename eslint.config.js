@@ -47,6 +47,9 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // `interface FaultNames extends Record<…> {}`: how each fault catalogue adds its names to the
+      // server's FaultName union by declaration merging (reference/core/faults.ts).
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },
   },
   ...LAYERS,

@@ -10,7 +10,7 @@ import type { VariantDefinition } from '../core/variants.ts';
  */
 export interface AreaModule {
   name: string;
-  faults: FaultDefinition[];
+  faults: readonly FaultDefinition[];
   /** Legal variants this area implements (core/variants.ts). */
   variants?: readonly VariantDefinition[];
   setup?(ctx: ReferenceContext): void;

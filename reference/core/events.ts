@@ -48,11 +48,17 @@ export interface EventOptions {
 }
 
 /** Faults of the event payloads, applied through `mutatePayload` (see eventFaultMutation). */
-export const EVENT_FAULTS: FaultDefinition[] = [
+export const EVENT_FAULTS = [
   { name: 'webhook-event-status-stale', requirement: 'HOOK-EVT-001', description: 'sms.delivered events carry `data.status` sent (the state before) instead of delivered.' },
   { name: 'webhook-compute-data-flat', requirement: 'HOOK-PAY-002', description: 'Compute events carry the instance fields directly in `data` instead of in `data.vps`.' },
   { name: 'webhook-vps-deleted-renamed', requirement: 'HOOK-EVT-002', description: 'The deletion of a VPS is announced as `vps.destroyed` instead of `vps.deleted`.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module './faults.ts' {
+  interface FaultNames extends Record<(typeof EVENT_FAULTS)[number]['name'], true> {}
+}
+
 
 /** The payload mutation of the active event faults; undefined when none is active. */
 export function eventFaultMutation(faults: ActiveFaults): ((payload: EventPayload) => EventPayload) | undefined {

@@ -10,6 +10,16 @@ export interface FaultDefinition {
   description: string;
 }
 
+/**
+ * Every fault name of the server. Each catalogue adds its own by declaration merging
+ * (`declare module '…/core/faults.ts' { interface FaultNames extends Record<Name, true> {} }`
+ * beside the list), so the core knows the names without importing the areas, and
+ * `faults.has('a-misspelt-fault')` fails to compile.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty here: the catalogues' augmentations fill it
+export interface FaultNames {}
+export type FaultName = keyof FaultNames;
+
 export class ActiveFaults {
   private readonly active: ReadonlySet<string>;
 
@@ -22,7 +32,7 @@ export class ActiveFaults {
     this.active = new Set(requested);
   }
 
-  has(name: string): boolean {
+  has(name: FaultName): boolean {
     return this.active.has(name);
   }
 

@@ -9,7 +9,7 @@ import { type Area, areaOf, hasRateLimitHeaders } from './areas.ts';
 import { isoTimestamp } from './clock.ts';
 import type { ReferenceContext } from './context.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
-import type { FaultDefinition } from './faults.ts';
+import type { FaultDefinition, FaultName } from './faults.ts';
 import { installResponseVariants } from './response-variants.ts';
 import { type TakeResult, type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
 
@@ -32,7 +32,7 @@ declare module 'fastify' {
 }
 
 /** Faults of the shared pipeline. Requirement ids refer to spec/requirements.yaml. */
-export const CORE_FAULTS: FaultDefinition[] = [
+export const CORE_FAULTS = [
   { name: 'auth-ignored', requirement: 'AUTH-KEY-002', description: 'Requests without a valid key are served as the first account.' },
   { name: 'auth-revoked-accepted', requirement: 'KEY-REVOKE-001', description: 'Revoked API keys keep working.' },
   { name: 'auth-expired-accepted', requirement: 'KEY-EXPIRE-001', description: 'API keys past expires_at keep working.' },
@@ -56,10 +56,16 @@ export const CORE_FAULTS: FaultDefinition[] = [
   { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
   { name: 'ratelimit-429-wrong-code', requirement: 'ERR-CODE-005', description: 'A 429 carries the code `too_many_requests` instead of `rate_limit_exceeded`.' },
   { name: 'ratelimit-sms-headers-missing', requirement: 'RATE-HEADERS-004', description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module './faults.ts' {
+  interface FaultNames extends Record<(typeof CORE_FAULTS)[number]['name'], true> {}
+}
+
 
 /** The hourly windows each fault above switches off. */
-const IGNORED_RULES: ReadonlyArray<[fault: string, rule: WindowRule]> = [
+const IGNORED_RULES: ReadonlyArray<[fault: FaultName, rule: WindowRule]> = [
   ['ratelimit-hourly-ignored', RULES.hour],
   ['ratelimit-billing-ignored', RULES.billing],
   ['ratelimit-projects-ignored', RULES.projects],

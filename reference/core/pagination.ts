@@ -4,13 +4,19 @@ import type { ActiveFaults, FaultDefinition } from './faults.ts';
 import type { ActiveVariants } from './variants.ts';
 
 /** Faults of the paginated lists (GET /sms/messages, GET /vps, GET /account/billing/history). */
-export const PAGINATION_FAULTS: FaultDefinition[] = [
+export const PAGINATION_FAULTS = [
   { name: 'per-page-unbounded', requirement: 'PAGE-SIZE-002', description: 'A per_page above 100 is honoured: pages of up to 10000 items.' },
   { name: 'page-zero-based-default', requirement: 'PAGE-NUM-001', description: 'Without `page`, lists answer page 0 (meta.page 0, no items).' },
   { name: 'page-walk-overlap', requirement: 'PAGE-NUM-002', description: 'Every page after the first starts one item early, repeating the last item of the page before.' },
   { name: 'page-meta-total-string', requirement: 'PAGE-META-001', description: '`meta.total` is a string.' },
   { name: 'page-meta-per-page-default', requirement: 'PAGE-SIZE-003', description: '`meta.per_page` always says 25, whatever per_page the page was cut with.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module './faults.ts' {
+  interface FaultNames extends Record<(typeof PAGINATION_FAULTS)[number]['name'], true> {}
+}
+
 
 export interface PageMeta {
   total: number;

@@ -24,7 +24,7 @@ import { S3Error, s3ErrorOf } from './errors.ts';
 import { type RawRequest, type VerifiedAuth, verifyRequest } from './sigv4.ts';
 import { errorDocument, parseXml, xmlDocument } from './xml.ts';
 
-export const S3_FAULTS: FaultDefinition[] = [
+export const S3_FAULTS = [
   {
     name: 's3-checksum-rejected',
     requirement: 'S3-OBJ-001',
@@ -117,7 +117,13 @@ export const S3_FAULTS: FaultDefinition[] = [
     requirement: 'S3-VER-001',
     description: 'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
   },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../core/faults.ts' {
+  interface FaultNames extends Record<(typeof S3_FAULTS)[number]['name'], true> {}
+}
+
 
 /** The representation headers S3 stores with an object and returns on GET and HEAD. */
 const STANDARD_HEADERS = ['cache-control', 'content-disposition', 'content-encoding', 'content-language', 'expires'] as const;

@@ -19,7 +19,7 @@ export const KEY_FAULTS = {
 /** How long a new key is refused under `key-new-refused-briefly` (a slow key propagation). */
 export const NEW_KEY_DELAY_MS = 5_000;
 
-export const apiKeyFaults: FaultDefinition[] = [
+export const apiKeyFaults = [
   { name: KEY_FAULTS.secretInListing, requirement: 'KEY-LIST-002', description: 'GET /account/api-keys shows the full secret in `key`.' },
   { name: KEY_FAULTS.revokeIgnored, requirement: 'KEY-DEL-001', description: 'A revoked key stops working but is still listed.' },
   { name: KEY_FAULTS.expiresAtDropped, requirement: 'KEY-FLD-002', description: 'expires_at given at creation is reported as null.' },
@@ -28,4 +28,10 @@ export const apiKeyFaults: FaultDefinition[] = [
   { name: KEY_FAULTS.ipWhitelistRefused, requirement: 'KEY-CRT-002', description: 'POST /account/api-keys refuses a non-empty ip_whitelist as a validation error.' },
   { name: KEY_FAULTS.newKeyRefusedBriefly, requirement: 'KEY-CRT-004', description: 'A key created with POST /account/api-keys without expires_at is refused (401) for its first 5 seconds.' },
   { name: KEY_FAULTS.lastUsedNeverSet, requirement: 'KEY-LIST-003', description: 'GET /account/api-keys reports last_used null whether or not the key was used.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof apiKeyFaults)[number]['name'], true> {}
+}
+

@@ -28,7 +28,7 @@ export const BILLING_FAULTS = {
   accountEmailMissing: 'account-email-missing',
 } as const;
 
-export const billingFaults: FaultDefinition[] = [
+export const billingFaults = [
   { name: BILLING_FAULTS.accountUpdateIgnored, requirement: 'ACCT-UPD-001', description: 'PUT /account answers with the new values but does not keep them.' },
   { name: BILLING_FAULTS.walletBalanceStrings, requirement: 'WAL-LIST-001', description: 'Wallet balances are strings ("500.00") instead of numbers.' },
   { name: BILLING_FAULTS.topupPaymentMethodUnchecked, requirement: 'WAL-TOP-001', description: 'A top-up without payment_method is accepted.' },
@@ -50,4 +50,10 @@ export const billingFaults: FaultDefinition[] = [
   { name: BILLING_FAULTS.paymentMethodSetDefaultIgnored, requirement: 'BILL-PM-003', description: 'set_default: true is ignored: a method added while another is on file is not the default.' },
   { name: BILLING_FAULTS.accountEmailMissing, requirement: 'ACCT-GET-001', description: 'GET /account answers the account without its email.' },
   { name: BILLING_FAULTS.accountStatusOther, requirement: 'ACCT-GET-002', description: 'GET /account reports the account of a working key as `enabled` instead of `active`.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof billingFaults)[number]['name'], true> {}
+}
+

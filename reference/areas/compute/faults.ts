@@ -26,4 +26,10 @@ export const COMPUTE_FAULTS = [
   { name: 'vps-ssh-key-ids-refused', requirement: 'SSH-KEY-003', description: 'POST /vps refuses SSH key ids in `ssh_keys` (only fingerprints are taken).' },
 ] as const satisfies readonly FaultDefinition[];
 
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof COMPUTE_FAULTS)[number]['name'], true> {}
+}
+
+
 export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

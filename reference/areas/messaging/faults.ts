@@ -72,4 +72,10 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-sender-country-wrong-code', requirement: 'ERR-CODE-002', description: 'A send from a sender ID not approved for the destination country is refused with validation_error instead of sender_id_not_approved.' },
 ] as const satisfies readonly FaultDefinition[];
 
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof MESSAGING_FAULTS)[number]['name'], true> {}
+}
+
+
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

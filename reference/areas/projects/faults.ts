@@ -14,7 +14,7 @@ export const PROJECT_FAULTS = {
   getOtherProject: 'project-get-other-project',
 } as const;
 
-export const projectFaults: FaultDefinition[] = [
+export const projectFaults = [
   { name: PROJECT_FAULTS.updateIgnored, requirement: 'PROJ-UPD-001', description: 'PUT /projects/{id} answers with the new values but does not keep them.' },
   { name: PROJECT_FAULTS.deleteKeepsResources, requirement: 'PROJ-DEL-001', description: 'DELETE /projects/{id} removes the project but leaves its resources running.' },
   { name: PROJECT_FAULTS.budgetLimitReturned, requirement: 'PROJ-FLD-002', description: 'Project records carry the input-only budget_limit.' },
@@ -25,4 +25,10 @@ export const projectFaults: FaultDefinition[] = [
   { name: PROJECT_FAULTS.usageRangeRefused, requirement: 'PROJ-USE-001', description: 'GET /projects/{project_id}/usage refuses from_date and to_date as a validation error.' },
   { name: PROJECT_FAULTS.getOtherProject, requirement: 'PROJ-GET-001', description: 'GET /projects/{project_id} answers the newest other project of the account (when there is one).' },
   { name: PROJECT_FAULTS.listCostText, requirement: 'PROJ-FLD-001', description: 'GET /projects lists monthly_cost and resource_count as strings.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof projectFaults)[number]['name'], true> {}
+}
+

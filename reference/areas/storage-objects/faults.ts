@@ -6,7 +6,7 @@
  */
 import type { FaultDefinition } from '../../core/faults.ts';
 
-export const STORAGE_OBJECT_FAULTS: FaultDefinition[] = [
+export const STORAGE_OBJECT_FAULTS = [
   { name: 'bucket-name-not-unique', requirement: 'BKT-CRT-003', description: 'A bucket name taken by another account can be created again.' },
   { name: 'bucket-delete-non-empty', requirement: 'BKT-DEL-001', description: 'Deleting a bucket that holds objects succeeds (the objects go with it).' },
   { name: 'multipart-parts-out-of-order', requirement: 'MPU-CMP-002', description: 'Completion joins the parts in upload order instead of part-number order.' },
@@ -37,4 +37,10 @@ export const STORAGE_OBJECT_FAULTS: FaultDefinition[] = [
   { name: 'presigned-default-expiry-short', requirement: 'PRE-URL-003', description: 'Without `expires_in`, presigned URLs live 900 seconds instead of 3600.' },
   { name: 'presigned-signature-param-renamed', requirement: 'PRE-URL-004', description: 'Presigned URLs carry their signature as `sig` instead of `signature`.' },
   { name: 'presigned-url-refused', requirement: 'PRE-URL-005', description: 'Requests through a valid presigned URL are refused like unauthenticated ones.' },
-];
+] as const satisfies readonly FaultDefinition[];
+
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof STORAGE_OBJECT_FAULTS)[number]['name'], true> {}
+}
+

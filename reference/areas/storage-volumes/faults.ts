@@ -22,4 +22,10 @@ export const VOLUME_FAULTS = [
   { name: 'volume-restore-unstored', requirement: 'VOL-RST-001', description: 'A restore answers a new volume that is never stored: GET of its id answers 404.' },
 ] as const satisfies readonly FaultDefinition[];
 
+// Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
+declare module '../../core/faults.ts' {
+  interface FaultNames extends Record<(typeof VOLUME_FAULTS)[number]['name'], true> {}
+}
+
+
 export type VolumeFault = (typeof VOLUME_FAULTS)[number]['name'];
