@@ -30,7 +30,10 @@ const LAYERS = [
   // What checks run on: never on the commands, the report or the generators above it.
   forbid(['src/harness/**/*.ts'], ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/harness is below the CLI, the report, the generators and load/'),
   forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
-  forbid(['src/report/**/*.ts'], ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**'], 'src/report is fed finished results: it imports neither the CLI, the generators nor the suites'),
+  forbid(['src/report/**/*.ts'], ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**', '**/load/**'], 'src/report is fed finished results: it imports neither the CLI, the generators, the suites nor load/ (the report command passes what it needs of load/)'),
+  // The specification's rules as code (the rate-limit invariants), shared by the harness, the
+  // suites, the report and load/: they depend on nothing.
+  forbid(['src/rules/**/*.ts'], ['../*/**', '../../**'], 'src/rules depends on nothing'),
   // The contract may use the shared vocabulary (src/model) and nothing else of src/.
   forbid(['spec/**/*.ts'], ['**/src/harness/**', '**/src/cli/**', '**/src/report/**', '**/src/generate/**', '**/suites/**', '**/load/**', '**/reference/**'], 'spec/ is the contract: it depends on nothing above it'),
   forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),

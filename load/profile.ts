@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 import schema from './profile.schema.json' with { type: 'json' };
-import type { InvariantName, WindowName } from './invariants.ts';
+import type { InvariantName, WindowName } from '../src/rules/rate-limits.ts';
 import { unknownPlaceholders } from './template.ts';
 import type { ArrivalStage } from './arrival.ts';
 

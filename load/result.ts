@@ -3,7 +3,7 @@
  * from them. Plain data: the summary writer and the merger take these and never import the runner.
  */
 import { LatencyHistograms, STATUS_CLASSES, type LatencySummary, type SerializedHistograms } from './histograms.ts';
-import type { Violation } from './invariants.ts';
+import type { Violation } from '../src/rules/rate-limits.ts';
 import type { Profile, StatusClass } from './profile.ts';
 
 export interface ThresholdLine {

@@ -29,7 +29,7 @@ import {
   type InvariantName,
   type RateLimitExpectation,
   type Violation,
-} from './invariants.ts';
+} from '../src/rules/rate-limits.ts';
 import type { LoadedProfile, RequestTemplate, ResolvedPhase } from './profile.ts';
 import { boundSeries, invariantLines, measuredThresholds, type ProfileResult } from './result.ts';
 import { expandString, expandValue } from './template.ts';

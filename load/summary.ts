@@ -1,6 +1,6 @@
 /** Terminal summary of load results: takes finished results, returns text (no runner imports). */
 import { STATUS_CLASSES } from './histograms.ts';
-import type { Violation } from './invariants.ts';
+import type { Violation } from '../src/rules/rate-limits.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
 
 function pad(s: string, n: number): string {

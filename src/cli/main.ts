@@ -57,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'sweep':
         return await (await import('./commands/sweep.ts')).sweepCommand(rest);
       case 'report':
-        return await (await import('../report/command.ts')).runReportCommand(rest);
+        return await (await import('./commands/report.ts')).runReportCommand(rest);
       case '--version':
       case '-v':
         out(cloudcheckVersion());

@@ -4,7 +4,7 @@
  * Every messaging and compute response the run receives, through any client of any worker, is
  * appended as one compact NDJSON line to `rate-<pid>.ndjson` in the run's temp dir (the dir the
  * ledger journals use, CLOUDCHECK_RUN_TMP). After the run the reporter (src/report/rate-invariants.ts)
- * merges the files of all workers and judges them with `HeaderTracker` (load/invariants.ts).
+ * merges the files of all workers and judges them with `HeaderTracker` (src/rules/rate-limits.ts).
  *
  * Why files and not the exchanges attachment: attachments hold one check's exchanges, are trimmed
  * to the failed checks in the report, and carry bodies. The invariants need every response of

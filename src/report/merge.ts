@@ -5,8 +5,6 @@
  * (histograms summed, percentiles recomputed, never averaged). Pure; no I/O.
  */
 import { classificationOf, isGateRelevant, summarize } from './gate.ts';
-import { mergeLoadReports } from '../../load/merge.ts';
-import type { LoadReport } from '../../load/result.ts';
 import { CONFORMANCE_CLASSES, type ConformanceClass } from '../model/classes.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport, Leak, OperationCoverage, ThirdPartyLine } from '../model/report.ts';
@@ -118,23 +116,23 @@ function mergeLeaks(reports: readonly ConformanceReport[]): Leak[] {
   return out;
 }
 
-function looksLikeLoadReport(v: unknown): v is LoadReport {
+function looksLikeLoadReport(v: unknown): boolean {
   return v !== null && typeof v === 'object' && Array.isArray((v as { profiles?: unknown }).profiles);
 }
 
-function mergeLoad(reports: readonly ConformanceReport[], notes: string[]): unknown {
+function mergeLoad(reports: readonly ConformanceReport[], notes: string[], mergeSections: MergeOptions['mergeLoad']): unknown {
   const loads = reports.map((r) => r.load).filter((l) => l !== undefined && l !== null);
   if (loads.length === 0) return undefined;
   if (loads.length === 1) return loads[0];
-  if (loads.every(looksLikeLoadReport)) {
+  if (mergeSections && loads.every(looksLikeLoadReport)) {
     try {
-      return mergeLoadReports(loads);
+      return mergeSections(loads);
     } catch (error) {
       notes.push(`load sections could not be merged (${(error as Error).message}); kept side by side in an array`);
       return loads;
     }
   }
-  notes.push('load sections of an unknown shape; kept side by side in an array');
+  notes.push(mergeSections ? 'load sections of an unknown shape; kept side by side in an array' : 'several load sections and no merge for them; kept side by side in an array');
   return loads.flatMap((l) => (Array.isArray(l) ? (l as unknown[]) : [l]));
 }
 
@@ -184,6 +182,12 @@ export function mergeProblems(reports: readonly ConformanceReport[]): string[] {
 export interface MergeOptions {
   /** Merge an incomplete or mixed set anyway: the gate is judged on what is there, and says so. */
   allowPartial?: boolean;
+  /**
+   * How several `load` sections become one (the load tool's merge: histograms summed, never
+   * percentiles averaged). Given by the caller, so the report layer needs nothing of load/;
+   * without it, several sections are kept side by side.
+   */
+  mergeLoad?: (sections: unknown[]) => unknown;
 }
 
 export function mergeReportsWithNotes(reports: readonly ConformanceReport[], options: MergeOptions = {}): MergeResult {
@@ -222,7 +226,7 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[], opt
   const orderedClasses: ConformanceClass[] = CONFORMANCE_CLASSES.filter((c) => classes.has(c));
   const started = reports.map((r) => r.run.started_at).sort()[0]!;
   const finished = reports.map((r) => r.run.finished_at).sort().at(-1)!;
-  const load = mergeLoad(reports, notes);
+  const load = mergeLoad(reports, notes, options.mergeLoad);
 
   const run: ConformanceReport['run'] & MergedRunFields = {
     ...first.run,

@@ -1,7 +1,7 @@
 /**
  * Reader side of the run-wide rate-limit header invariants (`rate-limits` class): reads the
  * per-worker observation files that src/harness/rate-observer.ts wrote into the run's temp dir,
- * feeds every response of every key to `HeaderTracker` (load/invariants.ts) and turns what it
+ * feeds every response of every key to `HeaderTracker` (src/rules/rate-limits.ts) and turns what it
  * reports into one CheckResult per invariant, so a `Remaining` that never moves, a `Reset` in the
  * wrong unit or a missing header anywhere in the run fails the run, not only inside the
  * rate-limit checks themselves.
@@ -10,8 +10,8 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HeaderTracker } from '../../load/invariants.ts';
-import type { InvariantName, ObservedResponse, Violation } from '../../load/invariants.ts';
+import { HeaderTracker } from '../rules/rate-limits.ts';
+import type { InvariantName, ObservedResponse, Violation } from '../rules/rate-limits.ts';
 import { OBSERVATION_FILE, keyIdOf } from '../harness/rate-observer.ts';
 import type { RateObservation } from '../harness/rate-observer.ts';
 import type { Level } from '../model/classes.ts';

@@ -11,8 +11,8 @@
  * Requests carry the key explicitly (`key`), so the client neither paces nor retries them: the
  * check sees exactly what the target does.
  */
-import { checkRateLimitSequence, intHeader, resetProblem, serverSeconds } from '../../load/invariants.ts';
-import type { InvariantName, ObservedResponse, RateLimitExpectation } from '../../load/invariants.ts';
+import { checkRateLimitSequence, intHeader, resetProblem, serverSeconds } from '../../src/rules/rate-limits.ts';
+import type { InvariantName, ObservedResponse, RateLimitExpectation } from '../../src/rules/rate-limits.ts';
 import { EnvironmentError, defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
 

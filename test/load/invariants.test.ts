@@ -6,7 +6,7 @@ import {
   resetProblem,
   type ObservedResponse,
   type RateLimitExpectation,
-} from '../../load/invariants.ts';
+} from '../../src/rules/rate-limits.ts';
 
 // A minute boundary: 1_700_000_040 is divisible by 60.
 const T0 = 1_700_000_040;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { runReportCommand } from '../../src/report/command.ts';
+import { runReportCommand } from '../../src/cli/commands/report.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));

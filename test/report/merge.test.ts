@@ -1,12 +1,16 @@
 import { expect, test } from '@playwright/test';
 import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
 import type { LoadReport } from '../../load/result.ts';
+import { mergeLoadReports } from '../../load/merge.ts';
 import { mergeCoverage, mergeReports, mergeReportsWithNotes } from '../../src/report/merge.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { fixture } from './helpers.ts';
 
 const s1 = fixture('shard-1.json');
 const s2 = fixture('shard-2.json');
+
+/** What `cloudcheck report merge` passes: the load tool's merge of load sections. */
+const LOAD = { mergeLoad: (sections: unknown[]) => mergeLoadReports(sections as LoadReport[]) };
 
 function count2xx(load: LoadReport): number {
   const h = decodeFromCompressedBase64(load.profiles[0]!.histograms.classes['2xx']!);
@@ -16,7 +20,7 @@ function count2xx(load: LoadReport): number {
 }
 
 test('two shards merge: checks concatenated, summary recomputed, run times min/max', () => {
-  const { report: m, notes } = mergeReportsWithNotes([s1, s2]);
+  const { report: m, notes } = mergeReportsWithNotes([s1, s2], LOAD);
   expect(notes).toEqual([]);
   expect(m.checks.length).toBe(s1.checks.length + s2.checks.length);
   expect(m.summary.passed + m.summary.failed + m.summary.skipped).toBe(m.checks.length);
@@ -46,8 +50,10 @@ test('coverage merges per operation: checks summed, statuses united, unexercised
   expect(patterns[0]!.statuses_unexercised).toEqual(['500', 'default']);
 });
 
-test('load sections merge by summing histograms (never averaging percentiles)', () => {
-  const m = mergeReports([s1, s2]);
+test('load sections merge by summing histograms (never averaging percentiles), with the load tool\'s merge the report command passes', () => {
+  // Without a merge for them (the report layer knows nothing of load/), sections stay side by side.
+  expect(Array.isArray(mergeReports([s1, s2]).load)).toBe(true);
+  const m = mergeReports([s1, s2], LOAD);
   const load = m.load as LoadReport;
   expect(load.profiles).toHaveLength(1);
   const merged = load.profiles[0]!;
@@ -59,7 +65,7 @@ test('load sections merge by summing histograms (never averaging percentiles)', 
 
 test('a check id in two shards keeps the worse status and says so', () => {
   const dup: ConformanceReport = { ...s2, checks: [...s2.checks, { ...s1.checks[0]!, status: 'failed', classification: 'defect' }] };
-  const { report, notes } = mergeReportsWithNotes([s1, dup]);
+  const { report, notes } = mergeReportsWithNotes([s1, dup], LOAD);
   expect(report.checks.filter((c) => c.id === s1.checks[0]!.id)).toHaveLength(1);
   expect(report.checks.find((c) => c.id === s1.checks[0]!.id)!.status).toBe('failed');
   expect(notes).toHaveLength(1);
@@ -73,7 +79,7 @@ test('a check id in two shards keeps the worse status and says so', () => {
 test('missing shards, other targets and unmergeable load data are noted', () => {
   const third: ConformanceReport = { ...s2, run: { ...s2.run, id: 'x3', shard: '3/3', target: 'http://127.0.0.1:9/v1' }, checks: [], load: { weird: true } };
   const first: ConformanceReport = { ...s1, run: { ...s1.run, shard: '1/3' } };
-  const { report, notes } = mergeReportsWithNotes([first, third]);
+  const { report, notes } = mergeReportsWithNotes([first, third], LOAD);
   expect(notes.some((n) => n.includes('shard 2/3 missing'))).toBe(true);
   expect(notes.some((n) => n.includes('different targets'))).toBe(true);
   expect(notes.some((n) => n.includes('kept side by side'))).toBe(true);

@@ -9,13 +9,15 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { diffReports, formatDiff } from './diff.ts';
-import { htmlWriter } from './html/index.ts';
-import { mergeReportsWithNotes } from './merge.ts';
-import { WRITERS, writeReportFiles, type ReportWriter } from './writers.ts';
-import type { ConformanceReport } from '../model/report.ts';
-import { formatHelp } from '../config/resolve.ts';
-import type { HelpSpec } from '../config/resolve.ts';
+import { diffReports, formatDiff } from '../../report/diff.ts';
+import { htmlWriter } from '../../report/html/index.ts';
+import { mergeReportsWithNotes } from '../../report/merge.ts';
+import { mergeLoadReports } from '../../../load/merge.ts';
+import type { LoadReport } from '../../../load/result.ts';
+import { WRITERS, writeReportFiles, type ReportWriter } from '../../report/writers.ts';
+import type { ConformanceReport } from '../../model/report.ts';
+import { formatHelp } from '../../config/resolve.ts';
+import type { HelpSpec } from '../../config/resolve.ts';
 
 export interface ReportCommandIO {
   out?: (text: string) => void;
@@ -156,7 +158,7 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       }
       const { inputs, out: outDir, allowPartial } = parseMergeArgs(rest);
       const reports = inputs.map((p) => readReport(p, cwd));
-      const { report, notes } = mergeReportsWithNotes(reports, { allowPartial });
+      const { report, notes } = mergeReportsWithNotes(reports, { allowPartial, mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]) });
       const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
       const outcome = writeReportFiles(report, dir, mergeWriters());
       for (const n of notes) err(`note: ${n}\n`);
