@@ -25,8 +25,8 @@ const areaRules = AREAS.map((area) =>
 const LAYERS = [
   // A test double of the API: nothing of the suite may leak into it, nor it depend on the suite.
   forbid(['reference/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/test/**', '**/bench/**'], 'reference/ depends on nothing outside reference/'),
-  // The vocabulary everything shares depends on nothing.
-  forbid(['src/model/**/*.ts'], ['../*/**', '../../**'], 'src/model depends on nothing'),
+  // The shapes of results depend on the contract's vocabulary (spec/) and nothing else.
+  forbid(['src/model/**/*.ts'], ['../harness/**', '../report/**', '../cli/**', '../config/**', '../generate/**', '../rules/**', '../../load/**', '../../reference/**', '../../suites/**', '../../test/**', '../../bench/**'], 'src/model depends on nothing but the contract\'s vocabulary (spec/classes.ts, spec/requirement.ts)'),
   // What checks run on: never on the commands, the report or the generators above it.
   forbid(['src/harness/**/*.ts'], ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/harness is below the CLI, the report, the generators and load/'),
   forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
@@ -34,8 +34,8 @@ const LAYERS = [
   // The specification's rules as code (the rate-limit invariants), shared by the harness, the
   // suites, the report and load/: they depend on nothing.
   forbid(['src/rules/**/*.ts'], ['../*/**', '../../**'], 'src/rules depends on nothing'),
-  // The contract may use the shared vocabulary (src/model) and nothing else of src/.
-  forbid(['spec/**/*.ts'], ['**/src/harness/**', '**/src/cli/**', '**/src/report/**', '**/src/generate/**', '**/suites/**', '**/load/**', '**/reference/**'], 'spec/ is the contract: it depends on nothing above it'),
+  // The contract, with its vocabulary (classes, levels, requirement), is the bottom: it depends on nothing.
+  forbid(['spec/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/reference/**', '**/test/**'], 'spec/ is the contract: it depends on nothing of the suite'),
   forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),
 ];
 

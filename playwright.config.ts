@@ -13,7 +13,7 @@ import type { ReporterDescription } from '@playwright/test';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONFORMANCE_CLASSES } from './src/model/classes.ts';
+import { CONFORMANCE_CLASSES } from './spec/classes.ts';
 import { ASYNC_TIMEOUT_DEFAULT_S, newRunId } from './src/harness/settings.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));

@@ -4,7 +4,7 @@
  * keep that query in `query` (and in `row`), and share `path` with the row they fold into, because
  * the OpenAPI document describes each such group as one operation with `x-variants`.
  */
-import type { Area } from '../src/model/classes.ts';
+import type { Area } from './classes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
 

@@ -5,8 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { AREAS } from '../src/model/classes.ts';
-import type { Area } from '../src/model/classes.ts';
+import { AREAS } from './classes.ts';
+import type { Area } from './classes.ts';
 import { cachedJson, contentKey, packageVersion } from './cache.ts';
 import type { HttpMethod } from './endpoint-inventory.ts';
 

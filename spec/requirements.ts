@@ -11,11 +11,11 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import type { Requirement } from '../src/model/requirement.ts';
+import type { Requirement } from './requirement.ts';
 import { cachedJsonSync, contentKey, packageVersion } from './cache.ts';
 
-export type { Requirement } from '../src/model/requirement.ts';
-export type { ConformanceClass, Level } from '../src/model/classes.ts';
+export type { Requirement } from './requirement.ts';
+export type { ConformanceClass, Level } from './classes.ts';
 
 /** One entry of the file as written: a requirement, possibly retired. */
 export interface CatalogueEntry extends Requirement {

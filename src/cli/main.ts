@@ -1,5 +1,5 @@
 /**
- * `cloudcheck` command line (design notes, section 3). Exit codes: 0 gate passed, 1 gate failed,
+ * `cloudcheck` command line (docs/architecture.md). Exit codes: 0 gate passed, 1 gate failed,
  * 2 usage error, bad config or unreachable target. Usage problems print one line, no stack.
  */
 import { UsageError, suggest } from '../config/resolve.ts';

@@ -9,7 +9,7 @@ export function err(line: string): void {
   process.stderr.write(`${redactString(line)}\n`);
 }
 
-/** The only output that prints secrets on purpose: `serve` tells its caller the keys (design notes, section 3). */
+/** The only output that prints secrets on purpose: `serve` tells its caller the keys it generated. */
 export function outUnredacted(line: string): void {
   process.stdout.write(`${line}\n`);
 }

@@ -16,7 +16,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { closest, distance } from 'fastest-levenshtein';
 import { parse as parseYaml } from 'yaml';
-import { CONFORMANCE_CLASSES } from '../model/classes.ts';
+import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
 import { CONFIG_FILE, DEFAULTS, configKey, descriptionOf, envName, optionsFor } from './options.ts';
 import type { Command, OptionDef } from './options.ts';
 

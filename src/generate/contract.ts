@@ -23,7 +23,7 @@ import { EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import type { RequestOptions } from '../harness/client.ts';
 import { originalOnce } from '../harness/ledger.ts';
 import { listOf, resourceOf } from '../harness/resource.ts';
-import type { Area, ConformanceClass, Level } from '../model/classes.ts';
+import type { Area, ConformanceClass, Level } from '../../spec/classes.ts';
 import type { ContractModel, ContractOperation, JsonSchema, VariantModel } from './model.ts';
 import { hasAssumption, loadContractModel, relaxAssumptions, validateAgainst } from './model.ts';
 import { bodyCases, customCases, queryCases } from './negative.ts';

@@ -15,7 +15,7 @@
  *   general `ERR-CODE-007` (validation_error); none when the constraint is a convention;
  * - negative SHOULD: `ERR-MAP-004` (422 validation_error) or a more specific mapping.
  */
-import type { Level } from '../model/classes.ts';
+import type { Level } from '../../spec/classes.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 
 /** Positive MUST requirement per operation. */

@@ -2,7 +2,7 @@
  * The check API. Every suite file uses only this module.
  *
  * ```ts
- * import { defineCheck, defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+ * import { defineCheck, defineFlow, expect, expectStatus } from './check.ts';
  *
  * defineCheck({
  *   id: 'contract.post-vps.positive',        // unique in the whole suite (duplicates throw)
@@ -54,8 +54,8 @@ import type { TestInfo } from '@playwright/test';
 import { expect } from './expect.ts';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConformanceClass, Level } from '../model/classes.ts';
-import { isConformanceClass } from '../model/classes.ts';
+import type { ConformanceClass, Level } from '../../spec/classes.ts';
+import { isConformanceClass } from '../../spec/classes.ts';
 import { requirementById } from '../../spec/requirements.ts';
 import type { ApiClient, ApiResponse } from './client.ts';
 import { isEnvironmentError, isSuiteError } from './errors.ts';

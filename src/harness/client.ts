@@ -162,7 +162,7 @@ const CHARGING = [/^\/account\/wallets\/topup\/?$/, /^\/account\/payment-methods
 /** A payment method of the account, which only a run with --allow-charges may delete. */
 const PAYMENT_METHOD = /^\/account\/payment-methods\/[^/]+\/?$/;
 
-/** Requests that move money or change how the account pays (design notes, Safety). */
+/** Requests that move money or change how the account pays (README, Safety against a shared target). */
 function movesMoney(method: string, relPath: string): boolean {
   return (method === 'POST' && CHARGING.some((re) => re.test(relPath))) || (method === 'DELETE' && PAYMENT_METHOD.test(relPath));
 }
@@ -392,7 +392,7 @@ export class ApiClient {
     if (options.authorization !== undefined) headers.authorization = options.authorization;
     else if (key) headers.authorization = `Bearer ${key}`;
     if (method === 'POST' && SMS_SENDS.test(this.relative(url.pathname)) && !this.settings.liveSms) {
-      // Safety (design notes, section 1): never a real SMS unless the run says --live-sms.
+      // Safety (README, Safety against a shared target): never a real SMS unless the run says --live-sms.
       headers['x-test-mode'] = 'true';
     }
     const startedAt = new Date();

@@ -1,6 +1,6 @@
 /**
  * Errors that say "not the target's fault". A check that fails with one of these is classified
- * `environment` (design notes, section 1: Finding), never `defect`, so it can never fail the gate.
+ * `environment` (README, Reading the report), never `defect`, so it can never fail the gate.
  *
  * The reporter runs in another process than the check, so the class cannot travel with the error;
  * the check wrapper (check.ts) recognises these errors and adds a classification annotation.

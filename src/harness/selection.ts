@@ -11,7 +11,7 @@
  *
  * Sharding stays Playwright's: it never splits a serial describe, so a flow stays whole in one shard.
  */
-import type { ConformanceClass } from '../model/classes.ts';
+import type { ConformanceClass } from '../../spec/classes.ts';
 
 export interface Selection {
   /** null: every class. */

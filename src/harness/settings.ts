@@ -6,8 +6,8 @@
  * keys do not show in `ps`). Workers read them here. When `npx playwright test` runs on its own,
  * playwright.config.ts and the global setup fill the same variables.
  */
-import { CONFORMANCE_CLASSES, isConformanceClass } from '../model/classes.ts';
-import type { ConformanceClass } from '../model/classes.ts';
+import { CONFORMANCE_CLASSES, isConformanceClass } from '../../spec/classes.ts';
+import type { ConformanceClass } from '../../spec/classes.ts';
 import { headersFromEnv } from './transport.ts';
 
 

@@ -1,4 +1,4 @@
-import type { ConformanceClass, Level } from './classes.ts';
+import type { ConformanceClass, Level } from '../../spec/classes.ts';
 
 /**
  * Who is at fault when a check does not pass. Only defects (and, with --strict, spec-gaps) can
@@ -33,7 +33,7 @@ export interface Exchange {
   curl: string;
 }
 
-/** The outcome of one check, as report.json stores it (design notes, section 3). */
+/** The outcome of one check, as report.json stores it (README, Reading the report). */
 export interface CheckResult {
   id: string;
   requirement: string;

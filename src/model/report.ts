@@ -1,5 +1,5 @@
 import type { CheckResult, CheckStatus } from './finding.ts';
-import type { ConformanceClass } from './classes.ts';
+import type { ConformanceClass } from '../../spec/classes.ts';
 
 export interface ShardInfo {
   index: number;
@@ -31,7 +31,7 @@ export interface OperationCoverage {
   failed?: number;
 }
 
-/** report.json, schema_version 1. The fields of design notes section 3 are fixed; the rest are additions. */
+/** report.json, schema_version 1: fields are only ever added (readers of older reports keep working). */
 export interface ConformanceReport {
   schema_version: 1;
   run: {

@@ -4,7 +4,7 @@
  * `formatDiff` renders it for a terminal.
  */
 import { classificationOf } from './gate.ts';
-import type { Level } from '../model/classes.ts';
+import type { Level } from '../../spec/classes.ts';
 import type { CheckResult, CheckStatus, Classification } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 

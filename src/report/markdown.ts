@@ -5,7 +5,7 @@
 import { classificationOf } from './gate.ts';
 import { loadOutcome } from './load-lines.ts';
 import { classCounts } from './class-counts.ts';
-import type { ConformanceClass } from '../model/classes.ts';
+import type { ConformanceClass } from '../../spec/classes.ts';
 import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';

@@ -5,11 +5,11 @@
  * (histograms summed, percentiles recomputed, never averaged). Pure; no I/O.
  */
 import { classificationOf, isGateRelevant, summarize } from './gate.ts';
-import { CONFORMANCE_CLASSES, type ConformanceClass } from '../model/classes.ts';
+import { CONFORMANCE_CLASSES, type ConformanceClass } from '../../spec/classes.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport, Leak, OperationCoverage, ThirdPartyLine } from '../model/report.ts';
 
-/** report.json additions a merged report carries (design notes: "add what you like"). */
+/** report.json additions a merged report carries (fields are only ever added to schema_version 1). */
 export interface MergedRunFields {
   /** Run ids of the merged reports, in input order. */
   merged_from: string[];

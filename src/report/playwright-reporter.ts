@@ -9,8 +9,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { isConformanceClass } from '../model/classes.ts';
-import type { ConformanceClass, Level } from '../model/classes.ts';
+import { isConformanceClass } from '../../spec/classes.ts';
+import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak, ThirdPartyLine } from '../model/report.ts';
 import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';

@@ -14,7 +14,7 @@ import { HeaderTracker } from '../rules/rate-limits.ts';
 import type { InvariantName, ObservedResponse, Violation } from '../rules/rate-limits.ts';
 import { OBSERVATION_FILE, keyIdOf } from '../harness/rate-observer.ts';
 import type { RateObservation } from '../harness/rate-observer.ts';
-import type { Level } from '../model/classes.ts';
+import type { Level } from '../../spec/classes.ts';
 import type { CheckResult, Exchange } from '../model/finding.ts';
 
 /** Reads and merges every worker's observation file; torn or foreign lines are skipped. */

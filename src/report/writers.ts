@@ -26,13 +26,6 @@ export const WRITERS: ReportWriter[] = [
   { file: 'exchanges.har', write: writeHar },
 ];
 
-/** Lets later stages (an HTML writer) register themselves without editing callers. */
-export function registerWriter(writer: ReportWriter): void {
-  const i = WRITERS.findIndex((w) => w.file === writer.file);
-  if (i >= 0) WRITERS[i] = writer;
-  else WRITERS.push(writer);
-}
-
 export interface WriteOutcome {
   written: string[];
   failed: Array<{ file: string; error: string }>;

@@ -169,7 +169,7 @@ defineFlow<State>({ id: FLOW, class: 'test-mode', title: 'test-mode numbers: suc
   );
 
   // The suite's own safety rule as much as the target's: this fails when the client stopped adding
-  // the header (design notes, Safety), which must never go unnoticed.
+  // the header (README, Safety against a shared target), which must never go unnoticed.
   step(
     {
       id: `${FLOW}.header`,

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceReport } from '../../src/model/report.ts';
-import type { Requirement } from '../../src/model/requirement.ts';
+import type { Requirement } from '../../spec/requirement.ts';
 
 export function fixture<T = ConformanceReport>(name: string): T {
   return JSON.parse(readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8')) as T;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
+import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
 import {
   loadCatalogue,
   loadRequirements,
@@ -198,7 +198,7 @@ test.describe('requirement catalogue', () => {
     expect(() => loadCatalogue()).not.toThrow();
   });
 
-  test('the schema enumerates exactly the conformance classes of src/model/classes.ts', () => {
+  test('the schema enumerates exactly the conformance classes of spec/classes.ts', () => {
     const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as {
       $defs: { requirement: { properties: { class: { enum: string[] } } } };
     };

@@ -3,8 +3,8 @@
  * the generator writes what this returns, and the test compares parts of it with the committed file.
  */
 import { loadRequirements, type Requirement } from '../../spec/requirements.ts';
-import { CONFORMANCE_CLASSES } from '../../src/model/classes.ts';
-import type { ConformanceClass } from '../../src/model/classes.ts';
+import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
+import type { ConformanceClass } from '../../spec/classes.ts';
 import type { CatalogueCheck, FaultPlan, Outcome } from './matrix.ts';
 import { KNOWN_UNDETECTED, REGENERATE, flowsOf } from './matrix.ts';
 

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { listVariants } from '../../reference/server.ts';
-import type { ConformanceClass } from '../../src/model/classes.ts';
+import type { ConformanceClass } from '../../spec/classes.ts';
 import { ROOT } from './matrix.ts';
 
 export const VARIANT_DOC_PATH = join(ROOT, 'docs', 'variant-matrix.md');

@@ -20,7 +20,7 @@ import { newRunId } from '../../harness/settings.ts';
 import { configureTransport, headersFromList } from '../../harness/transport.ts';
 import { TARGET_HANDOFF_ENV, writeHandoff } from '../../harness/target-handoff.ts';
 import { SUITE_INDEX_OUT_ENV, cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
-import { CONFORMANCE_CLASSES } from '../../model/classes.ts';
+import { CONFORMANCE_CLASSES } from '../../../spec/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
 import { classificationOf, cloudcheckErrors, markStopped, parseBaseline, summarize } from '../../report/gate.ts';
 import { writeReportFiles } from '../../report/writers.ts';

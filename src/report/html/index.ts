@@ -12,7 +12,7 @@ import { renderClasses, renderCoverage, renderFailures, renderHeader, renderLeak
 import { redact } from '../../harness/redact.ts';
 import { loadRequirements } from '../../../spec/requirements.ts';
 import type { ConformanceReport } from '../../model/report.ts';
-import type { Requirement } from '../../model/requirement.ts';
+import type { Requirement } from '../../../spec/requirement.ts';
 
 export interface HtmlReportOptions {
   /** The requirement catalogue, for statements and sources; without it the check titles stand in. */
@@ -100,7 +100,7 @@ ${chartBody}
 }
 
 /**
- * The writer entry for report/writers.ts (`registerWriter(htmlWriter)`): loads the requirement
+ * The writer entry of report/writers.ts (its WRITERS list): loads the requirement
  * catalogue for statements and sources; the page still renders, with check titles, without it.
  */
 export const htmlWriter = {

@@ -4,10 +4,10 @@
  */
 import { classificationOf } from '../gate.ts';
 import { classCounts, emptyCounts, type StatusCounts } from '../class-counts.ts';
-import { CONFORMANCE_CLASSES, type ConformanceClass, type Level } from '../../model/classes.ts';
+import { CONFORMANCE_CLASSES, type ConformanceClass, type Level } from '../../../spec/classes.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import type { ConformanceReport, LevelCounts } from '../../model/report.ts';
-import type { Requirement } from '../../model/requirement.ts';
+import type { Requirement } from '../../../spec/requirement.ts';
 
 /** Reading order of failures: what the target got wrong first, the run's own problems last. */
 export type FailureGroup = 'must' | 'should' | 'environment' | 'cloudcheck';

@@ -9,7 +9,7 @@ import type { LoadProfileView, LoadView } from './load.ts';
 import { classificationOf } from '../gate.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import type { ConformanceReport, Leak, OperationCoverage } from '../../model/report.ts';
-import type { Requirement } from '../../model/requirement.ts';
+import type { Requirement } from '../../../spec/requirement.ts';
 
 const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
 

@@ -1,4 +1,4 @@
-/** Conformance classes an implementer may claim (design notes, section 1). */
+/** Conformance classes an implementer may claim (README, Conformance levels and classes). */
 export const CONFORMANCE_CLASSES = [
   'auth',
   'errors',
