@@ -11,6 +11,7 @@ import { mergeLoadReports } from './merge.ts';
 import { ProfileError, applyOverrides, builtinProfileNames, resolveProfile, type LoadedProfile, type PhaseOverrides } from './profile.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
 import { probeTarget } from '../src/cli/probe.ts';
+import { startEmbedded } from '../src/harness/embedded.ts';
 import { newRunPrefix, runProfile } from './run.ts';
 import { formatSummary } from './summary.ts';
 
@@ -41,10 +42,10 @@ interface Target {
   close?: () => Promise<void>;
 }
 
-async function startEmbedded(apiKey: string | undefined, faults: string[] | undefined): Promise<Target> {
-  const { startReferenceServer } = await import('../reference/server.ts');
-  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, s3Port: 0, apiKey, faults });
-  return { baseUrl: server.baseUrl, apiKey: server.apiKey, close: () => server.close() };
+/** The embedded reference server as `cloudcheck run` starts it (src/harness/embedded.ts), with the given key. */
+async function embeddedTarget(apiKey: string | undefined, faults: string[] | undefined): Promise<Target> {
+  const server = await startEmbedded({ ...(apiKey ? { apiKey } : {}), ...(faults ? { faults } : {}) });
+  return { baseUrl: server.target, apiKey: server.apiKey, close: () => server.close() };
 }
 
 /**
@@ -149,7 +150,7 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
     target = { baseUrl: options.target.replace(/\/+$/, ''), apiKey: options.apiKey };
   } else {
     try {
-      target = await startEmbedded(options.apiKey, options.faults);
+      target = await embeddedTarget(options.apiKey, options.faults);
     } catch (e) {
       err(`cloudcheck load: cannot start the embedded reference server: ${(e as Error).message}\n`);
       return 2;

@@ -44,14 +44,14 @@ export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] 
   return namesFromEnv(env.CLOUDCHECK_EMBEDDED_VARIANTS);
 }
 
-export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string } } = {}): Promise<EmbeddedTarget> {
+export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string }; apiKey?: string } = {}): Promise<EmbeddedTarget> {
   // Imported lazily: a run against a real target never loads the server (and its dependencies).
   const { startReferenceServer } = await import('../../reference/server.ts');
   const running = await startReferenceServer({
     host: '127.0.0.1',
     port: 0,
     s3Port: 0,
-    apiKey: randomKey('main'),
+    apiKey: options.apiKey ?? randomKey('main'),
     altApiKey: randomKey('alt'),
     seed: options.seed,
     faults: options.faults ?? faultsFromEnv(),
