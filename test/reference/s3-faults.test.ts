@@ -20,7 +20,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Upload } from '@aws-sdk/lib-storage';
 import { expect, test } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
-import { S3_FAULTS } from '../../reference/s3/app.ts';
+import { S3_FAULTS } from '../../reference/s3/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { accessKey, errorCode, s3Client, uniqueBucket } from './s3-support.ts';
 
