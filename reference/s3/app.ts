@@ -101,6 +101,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       now: ctx.clock.now(),
       lookup: (id) => store.accessKeyById(id),
       skipSignature: ctx.faults.has('s3-signature-unchecked'),
+      skipSkew: ctx.faults.has('s3-clock-skew-ignored'),
     });
     if (auth.mode === 'presigned' && ctx.faults.has('s3-presigned-refused')) throw new S3Error('AccessDenied', 'Query-string authentication is not supported.');
     if (auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused')) throw new S3Error('AuthorizationHeaderMalformed', `The region '${auth.region}' is wrong; expecting 'us-east-1'.`);

@@ -93,6 +93,11 @@ export const S3_FAULTS = [
     description: 'CreateBucket of a bucket the caller owns answers BucketAlreadyExists, as if another account owned it.',
   },
   {
+    name: 's3-clock-skew-ignored',
+    requirement: 'S3-AUTH-003',
+    description: 'A request signed an hour away from the server\'s clock is accepted (a captured request can be replayed).',
+  },
+  {
     name: 's3-list-versions-missing',
     requirement: 'S3-VER-001',
     description: 'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',

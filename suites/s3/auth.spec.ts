@@ -104,3 +104,22 @@ defineCheck(
     expect(write.code, 'a read-only key writing').toBe('AccessDenied');
   },
 );
+
+defineCheck(
+  {
+    id: 's3.auth.clock-skew',
+    requirement: 'S3-AUTH-003',
+    level: 'SHOULD',
+    class: 's3',
+    title: 'A request signed an hour away from the server clock is refused with 403 (RequestTimeTooSkewed)',
+  },
+  async ({ api, ledger, ctx }) => {
+    const { pair, region, endpoint } = await s3Setup(api, ledger, ctx);
+    // The SDK signs with its clock shifted by the offset; with one attempt it does not correct it.
+    for (const offsetMs of [-3_600_000, 3_600_000]) {
+      const skewed = s3Client(endpoint, region, pair, 'default', { systemClockOffset: offsetMs });
+      const result = await s3ErrorCode(skewed.send(new ListBucketsCommand({})));
+      expect(result.status, `ListBuckets signed ${offsetMs < 0 ? 'an hour early' : 'an hour late'} (got ${result.code})`).toBe(403);
+    }
+  },
+);
