@@ -120,3 +120,23 @@ test('load data is read defensively: odd shapes are skipped, histograms give the
   expect(broken.profiles[0]!.spectrum?.source).toBe('summary');
   expect(broken.profiles[0]!.throughput).toBeNull();
 });
+
+test('a short load profile: one point is said in words, not drawn; repeated violations are one counted line', () => {
+  const profile = {
+    profile: 'short',
+    passed: false,
+    timeline: [{ t: 0, count: 42, sum_ms: 84 }],
+    rate_limit_series: [{ label: 'fresh-0', points: [[0, 99]] }],
+    violations: [
+      ...Array.from({ length: 200 }, (_, i) => ({ invariant: 'remaining-decrements', index: 200 - i, key: 'fresh-0', message: `Remaining did not decrease at request ${201 - i}` })),
+      { invariant: 'onset', index: -1, message: 'no 429 after 105 requests' },
+    ],
+  };
+  const html = renderHtmlReport({ ...full, load: { passed: false, profiles: [profile] } }, { requirements: requirements() });
+  expect(html).toContain('all within one second: 42 responses, mean 2 ms');
+  expect(html).toContain('one sample: fresh-0 99');
+  expect(html).not.toContain('data-chart="throughput-0"');
+  expect(html.match(/<li><code>remaining-decrements<\/code>/g)).toHaveLength(1);
+  expect(html).toContain('200×</span> first at request #1: Remaining did not decrease at request 2');
+  expect(html).toContain('<li><code>onset</code>: no 429 after 105 requests</li>');
+});

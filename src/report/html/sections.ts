@@ -325,14 +325,14 @@ function renderProfile(p: LoadProfileView, index: number): string {
     `<figure class="chart-fig"><figcaption><strong>${esc(title)}</strong> <span class="muted">${esc(caption)}</span></figcaption>${present ? `<div class="chart" data-chart="${esc(`${kind}-${index}`)}" role="img" aria-label="${esc(title)}"></div>` : `<p class="nochart">${esc(missing)}</p>`}</figure>`;
   const charts = [
     chart('spectrum', 'Latency by percentile', p.spectrum?.source === 'summary' ? 'per status class (from p50/p95/p99/max only)' : 'per status class, from the HDR histograms', p.spectrum !== null, 'no latency recorded'),
-    chart('throughput', '2xx throughput over time', 'responses per second, and their mean latency', p.throughput !== null, 'no timeline recorded'),
-    chart('remaining', 'X-RateLimit-Remaining', 'against request index, per key', p.remaining !== null, 'this profile recorded no X-RateLimit-Remaining samples'),
+    // A line needs two points: a profile that fitted in one second, or one sample, is said in words.
+    chart('throughput', '2xx throughput over time', 'responses per second, and their mean latency', (p.throughput?.t.length ?? 0) > 1, p.throughput ? `all within one second: ${p.throughput.count[0] ?? 0} responses${p.throughput.meanMs[0] !== null && p.throughput.meanMs[0] !== undefined ? `, mean ${p.throughput.meanMs[0]} ms` : ''}` : 'no timeline recorded'),
+    chart('remaining', 'X-RateLimit-Remaining', 'against request index, per key', (p.remaining?.x.length ?? 0) > 1, p.remaining ? `one sample: ${p.remaining.keys.map((k, i) => `${k} ${p.remaining!.ys[i]?.[0] ?? '–'}`).join(', ')}` : 'this profile recorded no X-RateLimit-Remaining samples'),
   ];
   const violations = p.violations.length
-    ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${p.violations
-        .slice(0, 50)
-        .map((v) => `<li><code>${esc(v.invariant)}</code>${v.key ? ` key <code>${esc(v.key)}</code>` : ''}${v.index !== null && v.index >= 0 ? ` request #${esc(v.index)}` : ''}: ${esc(v.message)}</li>`)
-        .join('')}${p.violations.length > 50 ? `<li class="muted">and ${p.violations.length - 50} more in report.json</li>` : ''}</ul>`
+    ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${groupedViolations(p.violations)
+        .map((g) => `<li><code>${esc(g.invariant)}</code>${g.key ? ` key <code>${esc(g.key)}</code>` : ''}${g.count > 1 ? ` <span class="count">${esc(g.count)}×</span>` : ''}${g.first.index !== null && g.first.index >= 0 ? ` ${g.count > 1 ? 'first at ' : ''}request #${esc(g.first.index)}` : ''}: ${esc(g.first.message)}</li>`)
+        .join('')}</ul>`
     : '';
   const notes = p.notes.length ? `<ul class="notes">${p.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
   return `<article class="profile tone-${tone}" id="load-${esc(index)}">
@@ -359,4 +359,21 @@ export function renderNotCheckable(list: ConformanceReport['not_checkable']): st
     .map((n) => `<li>${levelBadge(n.level)} <span class="rid">${esc(n.requirement)}</span> <span class="muted">${esc(n.class)}</span>: ${esc(n.reason)}${n.checked_by ? ` Checked by <code>${esc(n.checked_by)}</code>.` : ''}</li>`)
     .join('');
   return `<section id="not-checkable"><h2>Not checkable by <code>cloudcheck run</code> <span class="count">${list.length}</span></h2><p class="blurb">Neither passed nor failed: the run cannot observe these from outside at a cost a routine run should pay.</p><ul class="notcheckable">${items}</ul></section>`;
+}
+
+/** Violations by invariant and key, counted, with the first (lowest request index): one line each, never one per response. */
+function groupedViolations<V extends { invariant: string; key: string | null; index: number | null; message: string }>(violations: readonly V[]): Array<{ invariant: string; key: string | null; count: number; first: V }> {
+  const groups = new Map<string, { invariant: string; key: string | null; count: number; first: V }>();
+  for (const v of violations) {
+    const id = `${v.invariant}\u0000${v.key ?? ''}`;
+    const group = groups.get(id);
+    if (!group) groups.set(id, { invariant: v.invariant, key: v.key, count: 1, first: v });
+    else {
+      group.count++;
+      const at = v.index ?? -1;
+      const firstAt = group.first.index ?? -1;
+      if (at >= 0 && (firstAt < 0 || at < firstAt)) group.first = v;
+    }
+  }
+  return [...groups.values()];
 }
