@@ -105,7 +105,8 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   try {
     data = parseYaml(text);
   } catch (error) {
-    throw new UsageError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    // The parser's first line ends with a colon that introduces a code frame on the next lines.
+    throw new UsageError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]!.replace(/:\s*$/, '')}`);
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`${path}: expected a mapping of option names to values`);

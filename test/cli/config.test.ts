@@ -39,6 +39,14 @@ test('an unknown key names the file, the key and the closest valid key', () => {
   expect(message).toContain('"strict"');
 });
 
+test('malformed YAML is one line naming the file and the place, without a dangling colon', () => {
+  const file = withConfig('target: [unclosed\n');
+  const message = usageError(() => resolveOptions('run', [], {}, dir));
+  expect(message).toContain(`${file}: not valid YAML: `);
+  expect(message).toMatch(/line \d+, column \d+$/);
+  expect(message).not.toContain('\n');
+});
+
 test('bad types and formats are errors that name the key', () => {
   withConfig('seed: many\n');
   expect(usageError(() => resolveOptions('run', [], {}, dir))).toMatch(/"seed".*integer/);
