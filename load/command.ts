@@ -12,6 +12,7 @@ import { ProfileError, applyOverrides, builtinProfileNames, resolveProfile, type
 import type { LoadReport, ProfileResult } from './result.ts';
 import { probeTarget } from '../src/cli/probe.ts';
 import { startEmbedded } from '../src/harness/embedded.ts';
+import { addSecret, redact } from '../src/harness/redact.ts';
 import { newRunPrefix, runProfile } from './run.ts';
 import { formatSummary } from './summary.ts';
 
@@ -89,7 +90,8 @@ export async function writeLoadReport(reportDir: string, load: LoadReport): Prom
     completeReport(report, load);
   }
   const tmp = `${file}.tmp-${process.pid}`;
-  await writeFile(tmp, `${JSON.stringify(report, null, 2)}\n`);
+  // Redacted as every report file is (the other writers redact in writeReportFiles).
+  await writeFile(tmp, `${JSON.stringify(redact(report), null, 2)}\n`);
   await rename(tmp, file);
   // The page with the load charts (and the other views) beside report.json; report.json itself
   // was written above, atomically.
@@ -140,7 +142,8 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
     return 2;
   }
 
-  // 2. Target.
+  // 2. Target. Its key is a secret of every output from here on.
+  addSecret(options.apiKey);
   let target: Target;
   if (options.target) {
     if (!options.apiKey) {
@@ -151,6 +154,7 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
   } else {
     try {
       target = await embeddedTarget(options.apiKey, options.faults);
+      addSecret(target.apiKey);
     } catch (e) {
       err(`cloudcheck load: cannot start the embedded reference server: ${(e as Error).message}\n`);
       return 2;

@@ -45,3 +45,23 @@ test('cloudcheck load smoke --connections 2 --rate 100 runs with them and says s
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('cloudcheck load writes no API key into any output (report.json, JUnit, Markdown, HTML, console)', () => {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-load-secret-'));
+  const key = 'cck_load_secret_key_0123456789abcdef';
+  try {
+    const run = spawnSync(process.execPath, [BIN, 'load', 'smoke', '--api-key', key, '--max-wait', '70', '--report-dir', dir], { env, encoding: 'utf8', timeout: 120_000 });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(key);
+    for (const file of ['report.json', 'junit.xml', 'summary.md', 'report.html']) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text.length, file).toBeGreaterThan(0);
+      expect(text, file).not.toContain(key);
+    }
+    // The load results are in each of them, not only in report.json.
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('smoke');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
