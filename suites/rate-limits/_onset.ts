@@ -22,14 +22,15 @@ export const BURST_LIMIT = 100;
 const SLACK = 5;
 /**
  * Start the burst in a fresh minute when fewer seconds remain in the current one than the burst
- * needs: three times the probe's round trip per request, plus 2 s, and never more than this (a
- * target too slow for it cannot fit a burst in a minute anyway: the roll-over is then reported).
+ * needs: five times the probe's round trip per request, plus 5 s (room for a machine that gets
+ * busier during the burst), and never more than this (a target too slow for it cannot fit a
+ * burst in a minute anyway: the roll-over is then reported).
  */
 const MAX_SECONDS_NEEDED = 15;
 
 /** Seconds a burst of `requests` needs, from the round trip of one request (ms). */
 export function secondsNeeded(roundTripMs: number, requests: number): number {
-  return Math.min(MAX_SECONDS_NEEDED, 2 + (3 * roundTripMs * requests) / 1000);
+  return Math.min(MAX_SECONDS_NEEDED, 5 + (5 * roundTripMs * requests) / 1000);
 }
 
 export interface OnsetState {
