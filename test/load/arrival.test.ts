@@ -79,8 +79,10 @@ test('cloudcheck load runs a constant-arrival-rate profile against the embedded 
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const load = (JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { load: LoadReport }).load;
     const profile = load.profiles[0]!;
-    expect(profile.requests.completed).toBe(60);
-    expect(profile.requests.dropped ?? 0).toBe(0);
+    // 30 arrivals a second for 2 s: each sent (or, on a machine too busy to keep 10 requests in
+    // flight, dropped and counted), none lost.
+    expect(profile.requests.completed + (profile.requests.dropped ?? 0)).toBe(60);
+    expect(profile.requests.completed).toBeGreaterThan(30);
     expect(run.stdout).toContain('req/s');
   } finally {
     rmSync(dir, { recursive: true, force: true });
