@@ -43,6 +43,17 @@ async function droppingServer(drops: number, status = 500): Promise<{ url: strin
   return { url: `http://127.0.0.1:${port}/v1`, connections: () => connections, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+// The client stops sending to a target that never answered anything (client.ts, targetSilent):
+// one answer in this worker first, so the dropped connections below are judged on their own.
+test.beforeAll(async () => {
+  const healthy = await droppingServer(0, 200);
+  try {
+    await client(healthy.url, 0, () => undefined).get('/regions');
+  } finally {
+    await healthy.close();
+  }
+});
+
 test('a GET that got no answer is sent again and its attempts are recorded; the answer that comes is judged as is', async () => {
   const server = await droppingServer(2, 500);
   try {
