@@ -12,9 +12,8 @@
  */
 import { Pool } from 'undici';
 import type { Collector, KeyedObservation, Pending } from './collector.ts';
-import { errorCodeOf, keyLabel, unitsOf } from './collector.ts';
+import { buildRequest, errorCodeOf, unitsOf } from './collector.ts';
 import type { ResolvedPhase } from './profile.ts';
-import { expandString, expandValue } from './template.ts';
 
 export interface ArrivalStage {
   /** Seconds. */
@@ -78,14 +77,8 @@ export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext,
 
   const fire = async (intendedWall: number): Promise<void> => {
     const template = phase.requests[rr % phase.requests.length]!;
-    const label = keyLabel(phase.key, rr++, ctx.freshCount);
-    const index = collector.nextIndex(label);
-    const token = `${ctx.runPrefix}-${label}-r${String(index).padStart(6, '0')}`;
-    const tctx = { runPrefix: ctx.runPrefix, requestId: token, index };
-    const body = template.body === undefined ? undefined : expandValue(template.body, tctx);
-    const path = expandString(template.path, tctx);
-    const headers: Record<string, string> = { authorization: `Bearer ${ctx.keyFor(label)}` };
-    for (const [k, v] of Object.entries(template.headers ?? {})) headers[k] = expandString(v, tctx);
+    const { label, index, token, path, body, headers } = buildRequest(template, phase.key, rr++, ctx.freshCount, ctx.runPrefix, collector);
+    headers.authorization = `Bearer ${ctx.keyFor(label)}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const pending: Pending = { keyLabel: label, index, sentAt: Date.now(), units: unitsOf(template, body), operation: `${template.method} ${template.path}`, path, token };
     collector.sent += 1;

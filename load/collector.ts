@@ -9,6 +9,7 @@ import type { HeaderTracker} from '../src/rules/rate-limits.ts';
 import { areaOfPath, type ObservedResponse } from '../src/rules/rate-limits.ts';
 import type { RequestTemplate, ResolvedPhase } from './profile.ts';
 import type { TimelineBucket } from './result.ts';
+import { expandString, expandValue } from './template.ts';
 
 /** Fewer observations than this are kept per key for the sequence checks (memory bound). */
 const MAX_KEPT_PER_KEY = 25_000;
@@ -96,4 +97,30 @@ export function keyLabel(ref: ResolvedPhase['key'], i: number, freshCount: numbe
   if (ref === 'main') return 'main';
   if (ref === 'round-robin') return `fresh-${i % freshCount}`;
   return `fresh-${ref}`;
+}
+
+/** One request of a phase made concrete: its key label, its index on that key, its token, and the template expanded. */
+export interface BuiltRequest {
+  label: string;
+  index: number;
+  token: string;
+  path: string;
+  body: unknown;
+  /** The template's headers, expanded (the caller adds Authorization and Content-Type). */
+  headers: Record<string, string>;
+}
+
+/**
+ * Expands a template for the `n`-th request of a phase: which key it goes with (round-robin over
+ * the fresh keys, or the phase's key), its index on that key, and a token that names it in the
+ * target's data (`<runPrefix>-<label>-r000042`). Both executors build their requests here.
+ */
+export function buildRequest(t: RequestTemplate, phaseKey: ResolvedPhase['key'], n: number, freshCount: number, runPrefix: string, collector: Collector): BuiltRequest {
+  const label = keyLabel(phaseKey, n, freshCount);
+  const index = collector.nextIndex(label);
+  const token = `${runPrefix}-${label}-r${String(index).padStart(6, '0')}`;
+  const tctx = { runPrefix, requestId: token, index };
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(t.headers ?? {})) headers[k] = expandString(v, tctx);
+  return { label, index, token, path: expandString(t.path, tctx), body: t.body === undefined ? undefined : expandValue(t.body, tctx), headers };
 }

@@ -33,7 +33,7 @@ import {
 import type { LoadedProfile, RequestTemplate, ResolvedPhase } from './profile.ts';
 import { boundSeries, invariantLines, measuredThresholds, type ProfileResult } from './result.ts';
 import { expandString, expandValue } from './template.ts';
-import { Collector, errorCodeOf, keyLabel, unitsOf, type KeyedObservation, type Pending } from './collector.ts';
+import { Collector, buildRequest, errorCodeOf, keyLabel, unitsOf, type KeyedObservation, type Pending } from './collector.ts';
 import { runArrivalPhase } from './arrival.ts';
 
 export interface RunContext {
@@ -153,15 +153,11 @@ async function runPhase(
       path: basePath + t.path,
       setupRequest: (req: autocannon.Request, context: object): autocannon.Request => {
         const c = context as ClientContext;
-        const label = keyLabel(phase.key, rr++, fresh.length);
-        const index = collector.nextIndex(label);
-        const token = `${ctx.runPrefix}-${label}-r${String(index).padStart(6, '0')}`;
-        const tctx = { runPrefix: ctx.runPrefix, requestId: token, index };
-        const body = t.body === undefined ? undefined : expandValue(t.body, tctx);
-        const path = expandString(t.path, tctx);
+        const built = buildRequest(t, phase.key, rr++, fresh.length, ctx.runPrefix, collector);
+        const { label, index, token, path, body } = built;
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers ?? {})) if (typeof v === 'string') headers[k] = v;
-        for (const [k, v] of Object.entries(t.headers ?? {})) headers[k] = expandString(v, tctx);
+        Object.assign(headers, built.headers);
         headers.authorization = `Bearer ${keyFor(label)}`;
         if (body !== undefined) headers['content-type'] = 'application/json';
         c.pending = { keyLabel: label, index, sentAt: Date.now(), units: unitsOf(t, body), operation, path, token };
