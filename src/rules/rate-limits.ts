@@ -202,170 +202,232 @@ function concurrentOrder(rs: ObservedResponse[]): ObservedResponse[] {
   return [...counted, ...rest];
 }
 
+/** Reports one violation; the orchestrator filters it by `options.only`. */
+type Report = (invariant: InvariantName, index: number, message: string) => void;
+
+/** The expectation and options resolved to their defaults once, shared by every stage of the check. */
+interface SequenceCheck {
+  expectation: RateLimitExpectation;
+  ordering: 'sequential' | 'concurrent';
+  counter: 'requests' | 'sms';
+  /** Window length in seconds. */
+  W: number;
+  L: number;
+  smsLimit: number;
+  /** Retry-After tolerance in seconds. */
+  tol: number;
+  add: Report;
+}
+
 /** Checks one key's planned sequence. Returns violations sorted by index, then invariant. */
 export function checkRateLimitSequence(
   responses: readonly ObservedResponse[],
   expectation: RateLimitExpectation,
   options: SequenceOptions = {},
 ): Violation[] {
-  const ordering = options.ordering ?? 'sequential';
-  const counter = expectation.counter ?? 'requests';
-  const W = WINDOW_SECONDS[expectation.window];
-  const L = expectation.limit;
-  const smsLimit = expectation.smsLimit ?? 10_000;
-  const tol = options.retryAfterToleranceSeconds ?? 2;
-  const want = (n: InvariantName) => !options.only || options.only.includes(n);
   const out: Violation[] = [];
-  const add = (invariant: InvariantName, index: number, message: string) => {
-    if (want(invariant)) out.push({ invariant, index, message });
+  const want = (n: InvariantName) => !options.only || options.only.includes(n);
+  const check: SequenceCheck = {
+    expectation,
+    ordering: options.ordering ?? 'sequential',
+    counter: expectation.counter ?? 'requests',
+    W: WINDOW_SECONDS[expectation.window],
+    L: expectation.limit,
+    smsLimit: expectation.smsLimit ?? 10_000,
+    tol: options.retryAfterToleranceSeconds ?? 2,
+    add: (invariant, index, message) => {
+      if (want(invariant)) out.push({ invariant, index, message });
+    },
   };
 
   const sorted = [...responses].sort((a, b) => a.index - b.index);
-  const windows = groupByWindow(sorted, W);
-  // The longest window the X-RateLimit-* headers may describe (nearest exhaustion may be the hour).
-  const headerWindow = 3600;
 
   // headers-present, reset-epoch, 429-shape, no-side-effect: per response, order-free.
   for (const r of sorted) {
     if (!isAuthenticated(r)) continue;
     const date = serverSeconds(r);
-    if (expectation.headers) {
-      const missing = [H_LIMIT, H_REMAINING, H_RESET].filter((h) => header(r, h) === undefined);
-      if (expectation.smsHeaders) missing.push(...[H_SMS_LIMIT, H_SMS_REMAINING].filter((h) => header(r, h) === undefined));
-      if (missing.length > 0) add('headers-present', r.index, `status ${r.status} response lacks ${missing.join(', ')}`);
-      for (const h of [H_LIMIT, H_REMAINING]) {
-        const v = header(r, h);
-        if (v !== undefined && !/^\s*\d+\s*$/.test(v)) add('headers-present', r.index, `${h} "${v}" is not a non-negative integer`);
-      }
-    }
-    const rawReset = header(r, H_RESET);
-    if (rawReset !== undefined || expectation.headers) {
-      if (rawReset !== undefined) {
-        const problem = resetProblem(rawReset, date.seconds, headerWindow);
-        if (problem) add('reset-epoch', r.index, problem + (date.fromDate ? '' : ' (no Date header; judged by the client clock)'));
-      }
-    }
-    if (r.status === 429) {
-      // The code is an invariant of its own: it is ERR-CODE-005's, the shape RATE-HEADERS-006's.
-      if (r.errorCode !== 'rate_limit_exceeded') add('429-code', r.index, `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
-      const problems: string[] = [];
-      const retryRaw = header(r, 'retry-after');
-      const retry = intHeader(r, 'retry-after');
-      if (retryRaw === undefined) problems.push('no Retry-After');
-      else if (retry === undefined || retry < 1) problems.push(`Retry-After "${retryRaw}" is not an integer number of seconds >= 1`);
-      else {
-        // Retry-After should point at the end of the window that is exhausted. For the request
-        // counter that is the window Reset describes; for SMS it is the end of the SMS hour,
-        // which no header carries, so it is computed from Date.
-        const reset = intHeader(r, H_RESET);
-        const target =
-          counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN
-            ? reset
-            : (Math.floor(date.seconds / W) + 1) * W;
-        const expected = Math.max(1, target - date.seconds);
-        if (Math.abs(retry - expected) > tol) {
-          problems.push(`Retry-After ${retry}s disagrees with the window end (${expected}s after Date) by more than ${tol}s`);
-        }
-      }
-      if (expectation.headers) {
-        const missing = [H_LIMIT, H_REMAINING, H_RESET].filter((h) => header(r, h) === undefined);
-        if (missing.length > 0) problems.push(`lacks ${missing.join(', ')}`);
-        if (counter === 'requests' && intHeader(r, H_REMAINING) !== undefined && intHeader(r, H_REMAINING) !== 0) {
-          problems.push(`X-RateLimit-Remaining is ${intHeader(r, H_REMAINING)} on a request-limit 429 (expected 0)`);
-        }
-      }
-      if (problems.length > 0) add('429-shape', r.index, `429 ${problems.join('; ')}`);
-      if (r.sideEffect === true) add('no-side-effect', r.index, `request ${r.index} was rejected with 429 but its side effect happened`);
-    }
+    if (expectation.headers) checkHeadersPresent(r, check);
+    checkResetEpoch(r, date, check);
+    if (r.status === 429) check429(r, date, check);
   }
 
   // Per window: onset, remaining-decrements, limit-constant, sms-remaining.
   let firstWindow = true;
-  for (const [end, list] of windows) {
-    const ordered = ordering === 'sequential' ? list : concurrentOrder(list);
+  for (const [end, list] of groupByWindow(sorted, check.W)) {
     // Usage before this window's first observed request is known only for a complete history:
     // the first window of a fresh key and every later one (all the key's requests are here).
     const knownStart = options.completeHistory === true || !firstWindow;
     firstWindow = false;
-    const windowLabel = `window ending ${new Date(end * 1000).toISOString()}`;
-
-    // onset: with `used` units counted so far, a request needing `u` units must be rejected
-    // exactly when used + u > L. Report the first disagreement of each window only.
-    if (!knownStart) {
-      // Usage before the first observed request is unknown: onset cannot be judged here.
-    } else if (ordering === 'sequential') {
-      let used = 0;
-      for (const r of ordered) {
-        if (!isAuthenticated(r)) continue;
-        const u = unitsOf(r, counter);
-        const should429 = used + u > L;
-        if (r.status === 429 && !should429) {
-          add('onset', r.index, `early 429: request ${r.index} rejected after ${used} of ${L} ${counter} in the ${windowLabel}`);
-          break;
-        }
-        if (r.status !== 429 && should429) {
-          add('onset', r.index, `missing 429: request ${r.index} accepted (status ${r.status}) after ${used} of ${L} ${counter} in the ${windowLabel}`);
-          break;
-        }
-        if (r.status !== 429) used += u;
-      }
-    } else {
-      const accepted = ordered.filter(isCounted);
-      const rejected = ordered.filter((r) => r.status === 429);
-      const acceptedUnits = accepted.reduce((s, r) => s + unitsOf(r, counter), 0);
-      if (acceptedUnits > L) {
-        add('onset', accepted[accepted.length - 1]?.index ?? -1, `missing 429: ${acceptedUnits} ${counter} accepted in the ${windowLabel}, limit ${L} (${accepted.length} accepted, ${rejected.length} rejected)`);
-      } else if (rejected.length > 0) {
-        // Any rejection is early unless the remaining room could not fit the smallest rejected request.
-        const minRejected = Math.min(...rejected.map((r) => unitsOf(r, counter)));
-        if (acceptedUnits + minRejected <= L) {
-          add('onset', rejected[0]?.index ?? -1, `early 429: only ${acceptedUnits} of ${L} ${counter} accepted in the ${windowLabel} before ${rejected.length} rejections`);
-        }
-      }
-    }
-
-    // limit-constant: X-RateLimit-Limit constant inside the window.
-    const limits = new Map<string, number>();
-    for (const r of ordered) {
-      const v = header(r, H_LIMIT);
-      if (v !== undefined && !limits.has(v)) limits.set(v, r.index);
-    }
-    if (limits.size > 1) {
-      const [, idx] = [...limits.entries()][1] ?? ['', -1];
-      add('limit-constant', idx, `X-RateLimit-Limit took ${limits.size} values (${[...limits.keys()].join(', ')}) in the ${windowLabel}`);
-    }
-    if (counter === 'requests' && expectation.headers) {
-      const wrong = ordered.find((r) => intHeader(r, H_LIMIT) !== undefined && intHeader(r, H_LIMIT) !== L);
-      // A fresh key's nearest-exhaustion window is the one under test, so Limit must be L.
-      if (wrong && limits.size <= 1) add('limit-constant', wrong.index, `X-RateLimit-Limit is ${header(wrong, H_LIMIT)}, expected ${L} for the ${expectation.window} window`);
-    }
-
-    // remaining-decrements.
-    if (counter === 'requests') checkRemaining(ordered, ordering, knownStart ? L : undefined, windowLabel, add);
-
-    // sms-remaining: X-SMS-Remaining = smsLimit - recipients accepted so far (sequential only).
-    if (knownStart && expectation.smsHeaders && ordering === 'sequential' && counter === 'sms' && W === 3600) {
-      let used = 0;
-      for (const r of ordered) {
-        if (!isAuthenticated(r)) continue;
-        if (isCounted(r) && r.status < 300) used += Math.max(0, r.units ?? 0);
-        const lim = intHeader(r, H_SMS_LIMIT);
-        const rem = intHeader(r, H_SMS_REMAINING);
-        if (lim !== undefined && lim !== smsLimit) {
-          add('sms-remaining', r.index, `X-SMS-Limit is ${lim}, expected ${smsLimit}`);
-          break;
-        }
-        if (rem !== undefined && rem !== Math.max(0, smsLimit - used)) {
-          add('sms-remaining', r.index, `X-SMS-Remaining is ${rem} after ${used} recipients, expected ${Math.max(0, smsLimit - used)} (one per recipient)`);
-          break;
-        }
-      }
-    }
+    checkWindow(end, list, knownStart, check);
   }
 
-  // recovery: once a 429's Reset has passed (by the server's Date), the key is accepted again.
-  // The earliest announced-and-still-pending resume time is kept; an accepted request clears it.
-  // One second of slack: Date is stamped a moment after the limiter decided.
+  checkRecovery(sorted, check);
+
+  return out.sort((a, b) => a.index - b.index || a.invariant.localeCompare(b.invariant));
+}
+
+/** `headers-present`: messaging and compute answer every authenticated request with the rate-limit headers. */
+function checkHeadersPresent(r: ObservedResponse, { expectation, add }: SequenceCheck): void {
+  const missing = [H_LIMIT, H_REMAINING, H_RESET].filter((h) => header(r, h) === undefined);
+  if (expectation.smsHeaders) missing.push(...[H_SMS_LIMIT, H_SMS_REMAINING].filter((h) => header(r, h) === undefined));
+  if (missing.length > 0) add('headers-present', r.index, `status ${r.status} response lacks ${missing.join(', ')}`);
+  for (const h of [H_LIMIT, H_REMAINING]) {
+    const v = header(r, h);
+    if (v !== undefined && !/^\s*\d+\s*$/.test(v)) add('headers-present', r.index, `${h} "${v}" is not a non-negative integer`);
+  }
+}
+
+/** `reset-epoch`: a Reset, wherever present, is an epoch-seconds end of a window. */
+function checkResetEpoch(r: ObservedResponse, date: { seconds: number; fromDate: boolean }, { add }: SequenceCheck): void {
+  // The longest window the X-RateLimit-* headers may describe (nearest exhaustion may be the hour).
+  const headerWindow = 3600;
+  const rawReset = header(r, H_RESET);
+  if (rawReset === undefined) return;
+  const problem = resetProblem(rawReset, date.seconds, headerWindow);
+  if (problem) add('reset-epoch', r.index, problem + (date.fromDate ? '' : ' (no Date header; judged by the client clock)'));
+}
+
+/** `429-code`, `429-shape` and `no-side-effect`: what a rejection must look like and must not do. */
+function check429(r: ObservedResponse, date: { seconds: number; fromDate: boolean }, check: SequenceCheck): void {
+  const { expectation, counter, add } = check;
+  // The code is an invariant of its own: it is ERR-CODE-005's, the shape RATE-HEADERS-006's.
+  if (r.errorCode !== 'rate_limit_exceeded') add('429-code', r.index, `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
+  const problems: string[] = [];
+  const retryProblem = retryAfterProblem(r, date.seconds, check);
+  if (retryProblem) problems.push(retryProblem);
+  if (expectation.headers) {
+    const missing = [H_LIMIT, H_REMAINING, H_RESET].filter((h) => header(r, h) === undefined);
+    if (missing.length > 0) problems.push(`lacks ${missing.join(', ')}`);
+    if (counter === 'requests' && intHeader(r, H_REMAINING) !== undefined && intHeader(r, H_REMAINING) !== 0) {
+      problems.push(`X-RateLimit-Remaining is ${intHeader(r, H_REMAINING)} on a request-limit 429 (expected 0)`);
+    }
+  }
+  if (problems.length > 0) add('429-shape', r.index, `429 ${problems.join('; ')}`);
+  if (r.sideEffect === true) add('no-side-effect', r.index, `request ${r.index} was rejected with 429 but its side effect happened`);
+}
+
+/** The Retry-After part of `429-shape`: present, whole seconds, and pointing at the exhausted window's end. */
+function retryAfterProblem(r: ObservedResponse, dateSeconds: number, { counter, W, tol }: SequenceCheck): string | undefined {
+  const retryRaw = header(r, 'retry-after');
+  const retry = intHeader(r, 'retry-after');
+  if (retryRaw === undefined) return 'no Retry-After';
+  if (retry === undefined || retry < 1) return `Retry-After "${retryRaw}" is not an integer number of seconds >= 1`;
+  // Retry-After should point at the end of the window that is exhausted. For the request
+  // counter that is the window Reset describes; for SMS it is the end of the SMS hour,
+  // which no header carries, so it is computed from Date.
+  const reset = intHeader(r, H_RESET);
+  const target =
+    counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN
+      ? reset
+      : (Math.floor(dateSeconds / W) + 1) * W;
+  const expected = Math.max(1, target - dateSeconds);
+  if (Math.abs(retry - expected) > tol) {
+    return `Retry-After ${retry}s disagrees with the window end (${expected}s after Date) by more than ${tol}s`;
+  }
+  return undefined;
+}
+
+/** The per-window invariants, judged on the window's responses in server order. */
+function checkWindow(end: number, list: ObservedResponse[], knownStart: boolean, check: SequenceCheck): void {
+  const { ordering, counter, L, add } = check;
+  const ordered = ordering === 'sequential' ? list : concurrentOrder(list);
+  const windowLabel = `window ending ${new Date(end * 1000).toISOString()}`;
+
+  // onset: with `used` units counted so far, a request needing `u` units must be rejected
+  // exactly when used + u > L. Report the first disagreement of each window only.
+  // Usage before the first observed request is unknown without knownStart: onset cannot be judged then.
+  if (knownStart) {
+    if (ordering === 'sequential') checkOnsetSequential(ordered, windowLabel, check);
+    else checkOnsetConcurrent(ordered, windowLabel, check);
+  }
+
+  checkLimitConstant(ordered, windowLabel, check);
+
+  if (counter === 'requests') checkRemaining(ordered, ordering, knownStart ? L : undefined, windowLabel, add);
+
+  if (knownStart && check.expectation.smsHeaders && ordering === 'sequential' && counter === 'sms' && check.W === 3600) {
+    checkSmsRemaining(ordered, check);
+  }
+}
+
+/** `onset` when send order is server order: replays the counter request by request. */
+function checkOnsetSequential(ordered: ObservedResponse[], windowLabel: string, { counter, L, add }: SequenceCheck): void {
+  let used = 0;
+  for (const r of ordered) {
+    if (!isAuthenticated(r)) continue;
+    const u = unitsOf(r, counter);
+    const should429 = used + u > L;
+    if (r.status === 429 && !should429) {
+      add('onset', r.index, `early 429: request ${r.index} rejected after ${used} of ${L} ${counter} in the ${windowLabel}`);
+      return;
+    }
+    if (r.status !== 429 && should429) {
+      add('onset', r.index, `missing 429: request ${r.index} accepted (status ${r.status}) after ${used} of ${L} ${counter} in the ${windowLabel}`);
+      return;
+    }
+    if (r.status !== 429) used += u;
+  }
+}
+
+/** `onset` when the server's order is unknown: judges the accepted and rejected totals only. */
+function checkOnsetConcurrent(ordered: ObservedResponse[], windowLabel: string, { counter, L, add }: SequenceCheck): void {
+  const accepted = ordered.filter(isCounted);
+  const rejected = ordered.filter((r) => r.status === 429);
+  const acceptedUnits = accepted.reduce((s, r) => s + unitsOf(r, counter), 0);
+  if (acceptedUnits > L) {
+    add('onset', accepted[accepted.length - 1]?.index ?? -1, `missing 429: ${acceptedUnits} ${counter} accepted in the ${windowLabel}, limit ${L} (${accepted.length} accepted, ${rejected.length} rejected)`);
+  } else if (rejected.length > 0) {
+    // Any rejection is early unless the remaining room could not fit the smallest rejected request.
+    const minRejected = Math.min(...rejected.map((r) => unitsOf(r, counter)));
+    if (acceptedUnits + minRejected <= L) {
+      add('onset', rejected[0]?.index ?? -1, `early 429: only ${acceptedUnits} of ${L} ${counter} accepted in the ${windowLabel} before ${rejected.length} rejections`);
+    }
+  }
+}
+
+/** `limit-constant`: X-RateLimit-Limit constant inside the window (and equal to L where it must be). */
+function checkLimitConstant(ordered: ObservedResponse[], windowLabel: string, { expectation, counter, L, add }: SequenceCheck): void {
+  const limits = new Map<string, number>();
+  for (const r of ordered) {
+    const v = header(r, H_LIMIT);
+    if (v !== undefined && !limits.has(v)) limits.set(v, r.index);
+  }
+  if (limits.size > 1) {
+    const [, idx] = [...limits.entries()][1] ?? ['', -1];
+    add('limit-constant', idx, `X-RateLimit-Limit took ${limits.size} values (${[...limits.keys()].join(', ')}) in the ${windowLabel}`);
+  }
+  if (counter === 'requests' && expectation.headers) {
+    const wrong = ordered.find((r) => intHeader(r, H_LIMIT) !== undefined && intHeader(r, H_LIMIT) !== L);
+    // A fresh key's nearest-exhaustion window is the one under test, so Limit must be L.
+    if (wrong && limits.size <= 1) add('limit-constant', wrong.index, `X-RateLimit-Limit is ${header(wrong, H_LIMIT)}, expected ${L} for the ${expectation.window} window`);
+  }
+}
+
+/** `sms-remaining`: X-SMS-Remaining = smsLimit - recipients accepted so far (sequential only). */
+function checkSmsRemaining(ordered: ObservedResponse[], { smsLimit, add }: SequenceCheck): void {
+  let used = 0;
+  for (const r of ordered) {
+    if (!isAuthenticated(r)) continue;
+    if (isCounted(r) && r.status < 300) used += Math.max(0, r.units ?? 0);
+    const lim = intHeader(r, H_SMS_LIMIT);
+    const rem = intHeader(r, H_SMS_REMAINING);
+    if (lim !== undefined && lim !== smsLimit) {
+      add('sms-remaining', r.index, `X-SMS-Limit is ${lim}, expected ${smsLimit}`);
+      return;
+    }
+    if (rem !== undefined && rem !== Math.max(0, smsLimit - used)) {
+      add('sms-remaining', r.index, `X-SMS-Remaining is ${rem} after ${used} recipients, expected ${Math.max(0, smsLimit - used)} (one per recipient)`);
+      return;
+    }
+  }
+}
+
+/**
+ * `recovery`: once a 429's Reset has passed (by the server's Date), the key is accepted again.
+ * The earliest announced-and-still-pending resume time is kept; an accepted request clears it.
+ * One second of slack: Date is stamped a moment after the limiter decided.
+ */
+function checkRecovery(sorted: ObservedResponse[], { counter, add }: SequenceCheck): void {
   let pendingResume: number | undefined;
   let announcedBy = -1;
   for (const r of sorted) {
@@ -374,7 +436,7 @@ export function checkRateLimitSequence(
     if (r.status === 429) {
       if (pendingResume !== undefined && now >= pendingResume + 1) {
         add('recovery', r.index, `still 429 at ${now}, after the Reset ${pendingResume} announced by request ${announcedBy}`);
-        break;
+        return;
       }
       const reset = intHeader(r, H_RESET);
       const retryAfter = intHeader(r, 'retry-after');
@@ -392,8 +454,6 @@ export function checkRateLimitSequence(
       pendingResume = undefined;
     }
   }
-
-  return out.sort((a, b) => a.index - b.index || a.invariant.localeCompare(b.invariant));
 }
 
 /**
@@ -405,7 +465,7 @@ function checkRemaining(
   ordering: 'sequential' | 'concurrent',
   L: number | undefined,
   windowLabel: string,
-  add: (invariant: InvariantName, index: number, message: string) => void,
+  add: Report,
 ): void {
   const counted = ordered.filter((r) => isCounted(r) && intHeader(r, H_REMAINING) !== undefined);
   for (const r of ordered) {
