@@ -3,23 +3,23 @@
  * `runLoadCommand`. Exit codes: 0 every expectation passed, 1 a threshold or invariant failed
  * (the summary names the invariant), 2 bad profile, usage error or unreachable target.
  */
-import { WRITERS, writeReportFiles } from '../src/report/writers.ts';
+import { finaliseReport } from '../src/report/finalise.ts';
 import type { CheckResult, ConformanceReport } from '../src/model/report.ts';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mergeLoadReports } from './merge.ts';
 import { ProfileError, applyOverrides, builtinProfileNames, resolveProfile, type LoadedProfile, type PhaseOverrides } from './profile.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
 import { probeTarget } from '../src/cli/probe.ts';
 import { startEmbedded } from '../src/harness/embedded.ts';
-import { addSecret, redact } from '../src/harness/redact.ts';
+import { addSecret } from '../src/harness/redact.ts';
 import { newRunPrefix, runProfile } from './run.ts';
 import { formatSummary } from './summary.ts';
 
 export interface LoadCommandOptions {
   /** Built-in profile names or YAML paths; empty means every built-in profile. */
   profiles: string[];
-  /** Base URL including `/v1`; without it the embedded reference server is started. */
+  /** Base URL including `/v1`, normalised at resolution (no trailing slash); without it the embedded reference server is started. */
   target?: string;
   apiKey?: string;
   /** Where report.json is created or merged into (default `reports/load-<run id>`). */
@@ -68,9 +68,12 @@ function completeReport(report: Record<string, unknown>, load: LoadReport): void
   report.leaks ??= [];
 }
 
-/** Writes the `load` section into report.json (creating a minimal schema_version 1 report if none). */
+/**
+ * Writes the `load` section into report.json (creating a minimal schema_version 1 report if none),
+ * and every other report file beside it, through the one end of every report (finalise.ts):
+ * redacted, each file written once.
+ */
 export async function writeLoadReport(reportDir: string, load: LoadReport): Promise<string> {
-  await mkdir(reportDir, { recursive: true });
   const file = join(reportDir, 'report.json');
   let report: Record<string, unknown> | undefined;
   try {
@@ -89,14 +92,7 @@ export async function writeLoadReport(reportDir: string, load: LoadReport): Prom
     report = { load };
     completeReport(report, load);
   }
-  const tmp = `${file}.tmp-${process.pid}`;
-  // Redacted as every report file is (the other writers redact in writeReportFiles).
-  await writeFile(tmp, `${JSON.stringify(redact(report), null, 2)}\n`);
-  await rename(tmp, file);
-  // The page with the load charts (and the other views) beside report.json; report.json itself
-  // was written above, atomically.
-  // The writers read typed checks: a hand-made entry lacking fields is shown with placeholders
-  // (report.json itself keeps it as it was).
+  // The writers read typed checks: a hand-made entry lacking fields is shown with placeholders.
   const checks = (report.checks as Array<Partial<CheckResult>>).map((c, i) => ({
     ...c,
     id: c.id ?? `check-${i + 1}`,
@@ -107,8 +103,9 @@ export async function writeLoadReport(reportDir: string, load: LoadReport): Prom
     title: c.title ?? c.id ?? 'untitled',
     status: c.status ?? 'skipped',
   }));
-  const outcome = writeReportFiles({ ...(report as unknown as ConformanceReport), checks }, reportDir, WRITERS.filter((w) => w.file !== 'report.json'));
+  const { outcome } = finaliseReport({ ...(report as unknown as ConformanceReport), checks }, reportDir);
   for (const failure of outcome.failed) process.stderr.write(`cloudcheck load: could not write ${failure.file}: ${failure.error}\n`);
+  if (!outcome.written.includes(file)) throw new Error(outcome.failed.find((f) => f.file === 'report.json')?.error ?? 'report.json was not written');
   return file;
 }
 
@@ -150,7 +147,7 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
       err('cloudcheck load: --api-key (or CLOUDCHECK_API_KEY) is required with --target\n');
       return 2;
     }
-    target = { baseUrl: options.target.replace(/\/+$/, ''), apiKey: options.apiKey };
+    target = { baseUrl: options.target, apiKey: options.apiKey };
   } else {
     try {
       target = await embeddedTarget(options.apiKey, options.faults);

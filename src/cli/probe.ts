@@ -12,11 +12,11 @@ import { UsageError } from '../config/resolve.ts';
 import { isObject, resourceOf } from '../harness/body-shape.ts';
 import { createDispatcher, proxyConfigured, transportOptions } from '../harness/transport.ts';
 import type { TransportOptions } from '../harness/transport.ts';
+import { settingsFromEnv } from '../harness/settings.ts';
 
-/** 10 s, or CLOUDCHECK_REQUEST_TIMEOUT_MS when that is set and shorter (tests of broken targets). */
-function defaultProbeTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const fixed = Number(env.CLOUDCHECK_REQUEST_TIMEOUT_MS);
-  return Number.isFinite(fixed) && fixed > 0 ? Math.min(fixed, 10_000) : 10_000;
+/** 10 s, or the run's request deadline (CLOUDCHECK_REQUEST_TIMEOUT_MS) when that is shorter (tests of broken targets). */
+function defaultProbeTimeoutMs(): number {
+  return Math.min(settingsFromEnv(process.env, { requireTarget: false }).requestTimeoutMs ?? 10_000, 10_000);
 }
 
 /** " (did you mean …/v1?)" when the base URL has no version segment. */
@@ -51,7 +51,7 @@ export interface ProbeOptions extends TransportOptions {
 
 export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = defaultProbeTimeoutMs(), options: ProbeOptions = transportOptions()): Promise<void> {
   const agent = createDispatcher({ ...options, agent: { connect: { timeout: timeoutMs } } });
-  const url = `${target.replace(/\/+$/, '')}/account`;
+  const url = `${target}/account`;
   let status: number;
   let contentType: string | undefined;
   let text: string;

@@ -14,7 +14,7 @@ export interface OptionDef {
   type: OptionType;
   /** Repeatable flag (`--fault a --fault b`); env and config give a list. */
   multiple?: boolean;
-  commands: Command[];
+  commands: readonly Command[];
   description: string;
   placeholder?: string;
   /** The value is a secret: never printed (help shows the variable, not the value). */
@@ -29,13 +29,15 @@ export interface OptionDef {
   separator?: string;
   /** The description where it differs for a command (serve fixes a key that run only uses). */
   descriptionFor?: Partial<Record<Command, string>>;
+  /** A base URL: trailing slashes go at resolution, so every reader gets it normalised. */
+  url?: boolean;
 }
 
-export const OPTIONS: OptionDef[] = [
-  { name: 'target', type: 'string', commands: ['run', 'load', 'sweep'], placeholder: 'URL', description: 'base URL of the API, including /v1 (default: start the embedded reference server)', descriptionFor: { sweep: 'base URL of the API, including /v1 (required)' } },
+const TABLE = [
+  { name: 'target', type: 'string', url: true, commands: ['run', 'load', 'sweep'], placeholder: 'URL', description: 'base URL of the API, including /v1 (default: start the embedded reference server)', descriptionFor: { sweep: 'base URL of the API, including /v1 (required)' } },
   { name: 'api-key', type: 'string', commands: ['run', 'serve', 'load', 'sweep'], placeholder: 'KEY', secret: true, description: 'API key of the account under test', descriptionFor: { serve: 'bootstrap key of the first account (default: generated, printed at start)' } },
   { name: 'alt-api-key', type: 'string', commands: ['run', 'serve'], placeholder: 'KEY', secret: true, description: 'API key of a second account (isolation checks)', descriptionFor: { serve: 'bootstrap key of the second account (default: generated, printed at start)' } },
-  { name: 's3-url', type: 'string', commands: ['run'], placeholder: 'URL', description: 'S3-compatible endpoint of the target' },
+  { name: 's3-url', type: 'string', url: true, commands: ['run'], placeholder: 'URL', description: 'S3-compatible endpoint of the target' },
   { name: 'classes', type: 'list', commands: ['run'], placeholder: 'a,b', description: 'conformance classes to check (default: all)' },
   { name: 'strict', type: 'boolean', commands: ['run'], description: 'SHOULD deviations fail the gate too' },
   { name: 'report-dir', type: 'string', commands: ['run', 'load'], placeholder: 'DIR', description: 'where to write the report (default: reports/<run-id>/)' },
@@ -75,9 +77,19 @@ export const OPTIONS: OptionDef[] = [
   { name: 'variant', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME[=MS]', description: 'switch on a legal variant: another choice the specification allows where it is silent (see --list-variants)' },
   { name: 'list-variants', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available legal variants and exit' },
   { name: 'config', type: 'string', commands: ['run', 'serve', 'load', 'sweep'], placeholder: 'FILE', noConfig: true, description: 'config file (default: cloudcheck.config.yaml in the current directory)' },
-];
+] as const satisfies readonly OptionDef[];
 
-export const DEFAULTS: Record<string, unknown> = {
+/** The table as plain definitions, for the code that walks it; its literal types give OptionValues. */
+export const OPTIONS: readonly OptionDef[] = TABLE;
+
+type Option = (typeof TABLE)[number];
+/** The flag names of one command's options. */
+export type OptionName<C extends Command> = Option extends infer O ? (O extends { name: infer N; commands: readonly (infer K)[] } ? (C extends K ? N : never) : never) : never;
+/** What resolution makes of an option's value (resolve.ts convert). */
+type ValueOf<O> = O extends { multiple: true } ? string[] : O extends { type: 'list' } ? string[] : O extends { type: 'boolean' } ? boolean : O extends { type: 'integer' } ? number : string;
+type ValueNamed<N> = ValueOf<Extract<Option, { name: N }>>;
+
+export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8080,
   's3-port': 8081,
@@ -90,6 +102,16 @@ export const DEFAULTS: Record<string, unknown> = {
   'test-number-random': '+15005550009',
   'carrier-number-reject': '+15005550002',
   'carrier-number-expire': '+15005550003',
+} as const satisfies { readonly [N in Option['name']]?: ValueNamed<N> };
+
+/**
+ * The resolved values of one command, typed from the table: an option with a default is always
+ * there, the others when given (flag, variable or config file).
+ */
+export type OptionValues<C extends Command> = {
+  [N in OptionName<C> as N extends keyof typeof DEFAULTS ? N : never]: ValueNamed<N>;
+} & {
+  [N in OptionName<C> as N extends keyof typeof DEFAULTS ? never : N]?: ValueNamed<N>;
 };
 
 export function envName(option: OptionDef | string): string {

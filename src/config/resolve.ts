@@ -8,7 +8,9 @@
  * layer on top.
  */
 import { parsePattern } from '../harness/selection.ts';
-import { parseHeaderLine, readCaCert } from '../harness/transport.ts';
+import { normaliseBaseUrl } from '../harness/settings.ts';
+import { parseHeaderLine } from '../harness/headers.ts';
+import { readCaCert } from '../harness/transport.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +20,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { parse as parseYaml } from 'yaml';
 import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
 import { CONFIG_FILE, DEFAULTS, configKey, descriptionOf, envName, optionsFor } from './options.ts';
+import type { OptionValues } from './options.ts';
 import type { Command, OptionDef } from './options.ts';
 
 /** The one schema of the config file; flags and environment values are validated by it too. */
@@ -33,9 +36,9 @@ export class UsageError extends Error {
 
 export type Source = 'flag' | 'env' | 'config' | 'default';
 
-export interface ResolvedOptions {
-  /** Keyed by flag name (`api-key`); typed (boolean, number, string, string[]). */
-  values: Record<string, unknown>;
+export interface ResolvedOptions<C extends Command = Command> {
+  /** Keyed by flag name (`api-key`), typed from the option table (options.ts OptionValues). */
+  values: OptionValues<C>;
   sources: Record<string, Source>;
   positionals: string[];
   configFile: string | null;
@@ -188,7 +191,7 @@ function checkValues(values: Record<string, unknown>, sources: Record<string, So
   void sources;
 }
 
-export function resolveOptions(command: Command, argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolvedOptions {
+export function resolveOptions<C extends Command>(command: C, argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolvedOptions<C> {
   const defs = optionsFor(command);
   const parseOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
@@ -242,8 +245,8 @@ export function resolveOptions(command: Command, argv: string[], env: NodeJS.Pro
       if ((d.type === 'list' || d.multiple) && typeof v === 'string') v = splitValues(d, v);
       values[d.name] = v;
       sources[d.name] = 'config';
-    } else if (DEFAULTS[d.name] !== undefined) {
-      values[d.name] = DEFAULTS[d.name];
+    } else if (d.name in DEFAULTS) {
+      values[d.name] = DEFAULTS[d.name as keyof typeof DEFAULTS];
       sources[d.name] = 'default';
     }
   }
@@ -259,8 +262,10 @@ export function resolveOptions(command: Command, argv: string[], env: NodeJS.Pro
     check({ [configKey(d)]: values[d.name] }, () => describe(d.name));
   }
   checkValues(values, sources, describe, cwd, configFile);
+  for (const d of defs) if (d.url && typeof values[d.name] === 'string') values[d.name] = normaliseBaseUrl(values[d.name] as string);
   return {
-    values,
+    // The one cast of resolution: each value was converted by its type (convert) and checked by the schema.
+    values: values as OptionValues<C>,
     sources,
     positionals: parsed.positionals,
     configFile,

@@ -63,8 +63,9 @@ import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
 import { redactString } from './redact.ts';
-import { type Candidate, isSelected, planFlow, selectionFromEnv } from './selection.ts';
+import { type Candidate, isSelected, planFlow, selectionOf } from './selection.ts';
 import { recordCandidate } from './suite-index.ts';
+import { settingsFromEnv } from './settings.ts';
 
 export interface CheckMeta {
   id: string;
@@ -185,7 +186,7 @@ function withCatalogueClass<M extends { requirement: string; class?: Conformance
 }
 
 /** `flows/billing.spec.ts` from a location `suites/flows/billing.spec.ts:12`. */
-const selection = selectionFromEnv();
+const selection = selectionOf(settingsFromEnv(process.env, { requireTarget: false }));
 
 /**
  * A SHOULD check that fails its assertion records the deviation as an annotation and ends as a

@@ -41,9 +41,8 @@ export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * does not set `timeoutMs`: `CLOUDCHECK_REQUEST_TIMEOUT_MS` when set, else 30 s × the run's
  * timeout scale. It is what bounds a run against a target that hangs or trickles bytes.
  */
-export function defaultRequestTimeoutMs(timeoutScale: number, env: NodeJS.ProcessEnv = process.env): number {
-  const fixed = Number(env.CLOUDCHECK_REQUEST_TIMEOUT_MS);
-  return Number.isFinite(fixed) && fixed > 0 ? fixed : 30_000 * timeoutScale;
+export function defaultRequestTimeoutMs(settings: { requestTimeoutMs?: number | null; timeoutScale: number }): number {
+  return settings.requestTimeoutMs ?? 30_000 * settings.timeoutScale;
 }
 
 /** Reads at most `limit` bytes of a body, then destroys the stream (the rest is never downloaded). */
@@ -127,6 +126,8 @@ export interface ClientSettings {
   liveSms: boolean;
   allowCharges: boolean;
   timeoutScale: number;
+  /** A fixed deadline per request (CLOUDCHECK_REQUEST_TIMEOUT_MS), else 30 s × timeoutScale. */
+  requestTimeoutMs?: number | null;
   /**
    * The run's temp dir (RunSettings has it): when set, every messaging/compute response is also
    * appended there for the run-wide rate-limit header invariants (rate-observer.ts).
@@ -408,7 +409,7 @@ export class ApiClient {
       ...(attempt > 1 ? { attempt } : {}),
       curl: curlLine(method, url.toString(), recorded, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
     };
-    const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings.timeoutScale);
+    const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings);
     if (targetSilent()) {
       const message = `not sent: the target answered none of this worker's last ${transport.consecutiveFailures} requests (connection failures or timeouts) and never answered one before; the rest fails fast`;
       this.record?.(redact<Exchange>({ ...exchangeBase, error: message, duration_ms: 0 }));

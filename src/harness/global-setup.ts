@@ -2,67 +2,62 @@
  * Playwright global setup of the conformance suite, in the runner process before any worker:
  *
  * 1. Run on its own (`npx playwright test`), it starts the embedded reference server and
- *    publishes it through the same CLOUDCHECK_* variables, which the workers inherit. Under
- *    `cloudcheck run` the target is resolved (CLOUDCHECK_TARGET set), or the CLI is starting the
- *    embedded server meanwhile and hands its address over in a file (target-handoff.ts).
- * 2. Either way it creates the run's own API keys (workers × CLOUDCHECK_KEYS_PER_WORKER, with the
- *    run's key; run-keys.ts) and hands them to the workers in CLOUDCHECK_BUDGET_KEYS. The teardown
- *    revokes them before the embedded server stops.
+ *    publishes it in the run's settings (settingsToEnv), which the workers inherit. Under
+ *    `cloudcheck run` the target is resolved already, or the CLI is starting the embedded server
+ *    meanwhile and hands its address over in a file (target-handoff.ts).
+ * 2. Either way it creates the run's own API keys (workers × keys per worker, with the run's key;
+ *    run-keys.ts) and publishes them as the settings' budget keys. The teardown revokes them
+ *    before the embedded server stops.
  */
 import { rmSync } from 'node:fs';
 import type { FullConfig } from '@playwright/test';
 import { closeProcessAgent } from './client.ts';
 import { startEmbedded } from './embedded.ts';
 import { addSecret } from './redact.ts';
-import { BUDGET_KEYS_ENV, createRunKeys, encodeRunKeys } from './run-keys.ts';
+import { createRunKeys } from './run-keys.ts';
 import type { RunKeys } from './run-keys.ts';
-import { settingsFromEnv } from './settings.ts';
-import { TARGET_HANDOFF_ENV, awaitHandoff } from './target-handoff.ts';
+import { settingsFromEnv, settingsToEnv } from './settings.ts';
+import type { RunSettings } from './settings.ts';
+import { awaitHandoff } from './target-handoff.ts';
 
 const HANDLE = Symbol.for('cloudcheck.embedded');
 const KEYS = Symbol.for('cloudcheck.run-keys');
 type Holder = { [HANDLE]?: { close(): Promise<void> }; [KEYS]?: RunKeys };
 
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
-  const env = process.env;
-  if (env.CLOUDCHECK_RUN_TMP) rmSync(env.CLOUDCHECK_RUN_TMP, { recursive: true, force: true });
-  const handoff = env[TARGET_HANDOFF_ENV];
-  if (!env.CLOUDCHECK_TARGET && handoff) {
+  let settings = settingsFromEnv(process.env, { requireTarget: false });
+  if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
+  if (!settings.target && settings.handoffFile) {
     // `cloudcheck run` is starting the embedded server meanwhile (target-handoff.ts).
-    const started = await awaitHandoff(handoff);
-    env.CLOUDCHECK_TARGET = started.target;
-    env.CLOUDCHECK_API_KEY = started.apiKey;
-    if (started.s3Url) env.CLOUDCHECK_S3_URL = started.s3Url;
-    if (started.altApiKey) env.CLOUDCHECK_ALT_API_KEY = started.altApiKey;
-    addSecret(started.apiKey);
-    addSecret(started.altApiKey);
+    const started = await awaitHandoff(settings.handoffFile);
+    settings = publish({ ...settings, target: started.target, s3Url: started.s3Url, keys: { main: started.apiKey, alt: started.altApiKey } });
   }
-  if (!env.CLOUDCHECK_TARGET) {
-    const embedded = await startEmbedded({ seed: env.CLOUDCHECK_SEED ? Number(env.CLOUDCHECK_SEED) : undefined });
-    env.CLOUDCHECK_TARGET = embedded.target;
-    env.CLOUDCHECK_S3_URL = embedded.s3Url;
-    env.CLOUDCHECK_API_KEY = embedded.apiKey;
-    env.CLOUDCHECK_ALT_API_KEY = embedded.altApiKey;
-    env.CLOUDCHECK_EMBEDDED = '1';
-    // The embedded server moves no real money.
-    env.CLOUDCHECK_ALLOW_CHARGES ||= '1';
-    addSecret(embedded.apiKey);
-    addSecret(embedded.altApiKey);
+  if (!settings.target) {
+    const embedded = await startEmbedded({ seed: settings.seed });
     (globalThis as Holder)[HANDLE] = embedded;
+    // The embedded server moves no real money.
+    settings = publish({ ...settings, target: embedded.target, s3Url: embedded.s3Url, keys: { main: embedded.apiKey, alt: embedded.altApiKey }, embedded: true, allowCharges: true });
   }
-  await createKeysForWorkers(config.workers);
+  await createKeysForWorkers(config.workers, settings);
   return async () => {
     await closeEmbedded();
   };
 }
 
-async function createKeysForWorkers(workers: number): Promise<void> {
-  const settings = settingsFromEnv();
+/** Puts settings completed here into the environment the workers inherit (the run contract's one writer). */
+function publish(settings: RunSettings): RunSettings {
+  addSecret(settings.keys.main);
+  addSecret(settings.keys.alt);
+  Object.assign(process.env, settingsToEnv(settings));
+  return settings;
+}
+
+async function createKeysForWorkers(workers: number, settings: RunSettings): Promise<void> {
   const count = Math.max(0, workers) * settings.keysPerWorker;
   if (count === 0 || !settings.keys.main) return;
   const runKeys = await createRunKeys({ settings, count, namePrefix: settings.runPrefix, journalDir: settings.runTmp });
   (globalThis as Holder)[KEYS] = runKeys;
-  process.env[BUDGET_KEYS_ENV] = encodeRunKeys(runKeys.keys);
+  publish({ ...settings, budgetKeys: runKeys.keys });
   if (runKeys.shortfall) {
     process.stderr.write(`cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); the run's own key takes the rest of the work\n`);
   }

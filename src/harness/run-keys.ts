@@ -19,19 +19,10 @@ import { ApiClient } from './client.ts';
 import type { ClientSettings } from './client.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
-import { decodeRunKeys } from './settings.ts';
-
-/** Environment variable that hands the keys to the workers (comma-separated; keys have no commas). */
-export const BUDGET_KEYS_ENV = 'CLOUDCHECK_BUDGET_KEYS';
 
 /** Keys expire on their own after this long, in case revocation never happens (a killed runner). */
 export const RUN_KEY_LIFETIME_MS = 3 * 3_600_000;
 
-export function encodeRunKeys(keys: readonly string[]): string {
-  return keys.join(',');
-}
-
-export { decodeRunKeys };
 
 /**
  * The keys of one worker: a contiguous slice by parallel index (0..workers-1). A worker restarted

@@ -12,6 +12,7 @@
  * Sharding stays Playwright's: it never splits a serial describe, so a flow stays whole in one shard.
  */
 import type { ConformanceClass } from '../../spec/classes.ts';
+import type { RunSettings } from './settings.ts';
 
 export interface Selection {
   /** null: every class. */
@@ -47,15 +48,18 @@ export function parsePattern(pattern: string): RegExp {
 
 export const NO_SELECTION: Selection = { classes: null, grep: null, grepInvert: null };
 
-/** The selection `cloudcheck run` passes through the environment (run.ts planRun). */
-export function selectionFromEnv(env: NodeJS.ProcessEnv = process.env): Selection {
-  if (env.CLOUDCHECK_DRIVEN !== '1') return NO_SELECTION;
-  const classes = env.CLOUDCHECK_RUN_CLASSES ? new Set(env.CLOUDCHECK_RUN_CLASSES.split(',').filter(Boolean)) : null;
+/**
+ * The selection of a run `cloudcheck run` drives. Run directly, Playwright's projects and its
+ * own --grep select (playwright.config.ts), and every definition is made.
+ */
+export function selectionOf(settings: Pick<RunSettings, 'driven' | 'classes' | 'selection'>): Selection {
+  if (!settings.driven) return NO_SELECTION;
+  const { grep, grepInvert, onlyIds } = settings.selection;
   return {
-    classes,
-    grep: env.CLOUDCHECK_GREP ? parsePattern(env.CLOUDCHECK_GREP) : null,
-    grepInvert: env.CLOUDCHECK_GREP_INVERT ? parsePattern(env.CLOUDCHECK_GREP_INVERT) : null,
-    ids: env.CLOUDCHECK_ONLY_IDS ? new Set(env.CLOUDCHECK_ONLY_IDS.split(',').filter(Boolean)) : null,
+    classes: new Set(settings.classes),
+    grep: grep ? parsePattern(grep) : null,
+    grepInvert: grepInvert ? parsePattern(grepInvert) : null,
+    ids: onlyIds ? new Set(onlyIds) : null,
   };
 }
 

@@ -1,14 +1,15 @@
 /**
  * The settings of one run as the checks see them (`ctx` in a check).
  *
- * `cloudcheck run` resolves flags, environment and config file, then hands the result to the
- * Playwright process through CLOUDCHECK_* environment variables (never on the command line, so
- * keys do not show in `ps`). Workers read them here. When `npx playwright test` runs on its own,
- * playwright.config.ts and the global setup fill the same variables.
+ * `cloudcheck run` resolves flags, environment and config file into RunSettings (run.ts
+ * settingsOfRun), then hands them to the Playwright process as the variables of RUN_VARIABLES,
+ * written by settingsToEnv; the runner, the workers and the reporter read them with
+ * settingsFromEnv. When `npx playwright test` runs on its own, playwright.config.ts and the
+ * global setup complete the same settings and write them the same way.
  */
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../spec/classes.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
-import { headersFromEnv } from './transport.ts';
+import { headersFromList } from './headers.ts';
 
 
 /** What every name a run gives starts with: `sweep` and checks reusing an earlier run's resource look for it. */
@@ -16,22 +17,30 @@ export const RUN_PREFIX = 'cc-';
 export const DEFAULT_TEST_NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' } as const;
 export const DEFAULT_SEED = 1;
 
+/** A base URL without its trailing slashes (`…/v1/` → `…/v1`), so that paths join onto it. */
+export function normaliseBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
 export interface RunSettings {
   runId: string;
   /** Every resource the run creates is named with this prefix: `cc-<runid>-`. */
   runPrefix: string;
-  /** Base URL including `/v1`, without a trailing slash. */
+  /** Base URL including `/v1`, without a trailing slash ('' until the embedded server's address is handed over). */
   target: string;
   s3Url: string | null;
   keys: { main: string; alt: string | null };
   seed: number;
+  /** The classes the run claims (report.json `run.classes`); driven, also the selection's classes. */
   classes: ConformanceClass[];
   testNumbers: { succeed: string; fail: string; random: string };
   allowCharges: boolean;
   liveSms: boolean;
   strict: boolean;
-  /** Multiplies budget waits and request deadlines (slow targets, CI machines). */
+  /** Multiplies budget waits and request deadlines (slow targets, CI machines; CLOUDCHECK_TIMEOUT_SCALE only). */
   timeoutScale: number;
+  /** CLOUDCHECK_REQUEST_TIMEOUT_MS (variable only): a fixed deadline per request instead of 30 s × timeoutScale. */
+  requestTimeoutMs: number | null;
   /**
    * Deadline of every wait for an asynchronous change (VPS boot and actions, SMS delivery,
    * campaigns, webhooks, key expiry): `--async-timeout` seconds, default ASYNC_TIMEOUT_DEFAULT_S.
@@ -47,14 +56,36 @@ export interface RunSettings {
   runTmp: string | null;
   /** API keys the run creates per worker, in the runner before workers start (0: none; run-keys.ts). */
   keysPerWorker: number;
-  /** The keys the runner created for all workers (CLOUDCHECK_BUDGET_KEYS); each worker uses its slice. */
+  /** The keys the runner created for all workers; each worker uses its slice. */
   budgetKeys: string[];
-  /** `--header` (CLOUDCHECK_HEADER, one `Name: value` a line): extra headers on every request. */
+  /** `--header`: extra headers on every request. */
   headers: Record<string, string>;
-  /** `--retries` (CLOUDCHECK_RETRIES): retries of a request that got no answer (client.ts). */
+  /** `--ca-cert`: a PEM file of a CA to trust besides the usual ones (transport.ts). */
+  caCertFile: string | null;
+  /** `--retries`: retries of a request that got no answer (client.ts). */
   retries: number;
-  /** `--har all` (CLOUDCHECK_HAR): passing checks keep their exchanges too (fixtures.ts). */
+  /** `--har all`: passing checks keep their exchanges too (fixtures.ts). */
   harAll: boolean;
+
+  /** Run by `cloudcheck run`: the CLI finalises the report, the selection is made where checks are defined. */
+  driven: boolean;
+  /** The reporter prints a line per finished class (the CLI's console). */
+  progress: boolean;
+  startedAt: string | null;
+  /** `--baseline` file, resolved. */
+  baselineFile: string | null;
+  /** `--shard I/N`, as given. */
+  shard: string | null;
+  /** `--workers` (null: the Playwright config's default). */
+  workers: number | null;
+  /** `--max-failures` (0: never stop). */
+  maxFailures: number;
+  /** `--grep`, `--grep-invert` and `--last-failed`'s ids: applied where checks are defined (selection.ts). */
+  selection: { grep: string | null; grepInvert: string | null; onlyIds: string[] | null };
+  /** Plumbing between the CLI and the runner: where the embedded server's address arrives (target-handoff.ts). */
+  handoffFile: string | null;
+  /** Where a run that loads every suite file writes the suite index (suite-index.ts). */
+  suiteIndexOut: string | null;
 }
 
 /**
@@ -62,6 +93,8 @@ export interface RunSettings {
  * in about a minute and may take several; a carrier confirms an SMS in seconds to minutes.
  */
 export const ASYNC_TIMEOUT_DEFAULT_S = 300;
+/** API keys per worker against a target: each costs two of the main key's 100 billing requests of the hour. */
+export const DEFAULT_KEYS_PER_WORKER = 3;
 
 export function parseBool(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
@@ -71,8 +104,8 @@ export function parseBool(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
-/** CLOUDCHECK_BUDGET_KEYS: the run's own keys, comma-separated (keys have no commas; run-keys.ts). */
-export function decodeRunKeys(value: string | undefined): string[] {
+/** The run's own keys, comma-separated (keys have no commas; run-keys.ts). */
+function decodeRunKeys(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
     .map((key) => key.trim())
@@ -94,46 +127,181 @@ export function newRunId(date = new Date()): string {
   return `${stamp}-${rand}`;
 }
 
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RunSettings {
-  const target = env.CLOUDCHECK_TARGET?.replace(/\/+$/, '');
-  if (!target) {
+/**
+ * The run contract: every setting crosses from the CLI to Playwright's runner and its workers
+ * as one of these variables (never on the command line, so keys do not show in `ps`).
+ * settingsToEnv is the one writer, settingsFromEnv the one reader.
+ */
+export const RUN_VARIABLES = {
+  runId: 'CLOUDCHECK_RUN_ID',
+  target: 'CLOUDCHECK_TARGET',
+  s3Url: 'CLOUDCHECK_S3_URL',
+  mainKey: 'CLOUDCHECK_API_KEY',
+  altKey: 'CLOUDCHECK_ALT_API_KEY',
+  seed: 'CLOUDCHECK_SEED',
+  classes: 'CLOUDCHECK_CLASSES',
+  numberSucceed: 'CLOUDCHECK_TEST_NUMBER_SUCCEED',
+  numberFail: 'CLOUDCHECK_TEST_NUMBER_FAIL',
+  numberRandom: 'CLOUDCHECK_TEST_NUMBER_RANDOM',
+  allowCharges: 'CLOUDCHECK_ALLOW_CHARGES',
+  liveSms: 'CLOUDCHECK_LIVE_SMS',
+  strict: 'CLOUDCHECK_STRICT',
+  timeoutScale: 'CLOUDCHECK_TIMEOUT_SCALE',
+  requestTimeoutMs: 'CLOUDCHECK_REQUEST_TIMEOUT_MS',
+  asyncTimeout: 'CLOUDCHECK_ASYNC_TIMEOUT',
+  webhookListen: 'CLOUDCHECK_WEBHOOK_LISTEN',
+  webhookUrl: 'CLOUDCHECK_WEBHOOK_URL',
+  embedded: 'CLOUDCHECK_EMBEDDED',
+  reportDir: 'CLOUDCHECK_REPORT_DIR',
+  keep: 'CLOUDCHECK_KEEP',
+  runTmp: 'CLOUDCHECK_RUN_TMP',
+  keysPerWorker: 'CLOUDCHECK_KEYS_PER_WORKER',
+  budgetKeys: 'CLOUDCHECK_BUDGET_KEYS',
+  headers: 'CLOUDCHECK_HEADER',
+  caCertFile: 'CLOUDCHECK_CA_CERT',
+  retries: 'CLOUDCHECK_RETRIES',
+  har: 'CLOUDCHECK_HAR',
+  driven: 'CLOUDCHECK_DRIVEN',
+  progress: 'CLOUDCHECK_PROGRESS',
+  startedAt: 'CLOUDCHECK_STARTED_AT',
+  baselineFile: 'CLOUDCHECK_BASELINE',
+  shard: 'CLOUDCHECK_SHARD',
+  workers: 'CLOUDCHECK_WORKERS',
+  maxFailures: 'CLOUDCHECK_MAX_FAILURES',
+  grep: 'CLOUDCHECK_GREP',
+  grepInvert: 'CLOUDCHECK_GREP_INVERT',
+  onlyIds: 'CLOUDCHECK_ONLY_IDS',
+  handoffFile: 'CLOUDCHECK_TARGET_FILE',
+  suiteIndexOut: 'CLOUDCHECK_SUITE_INDEX_OUT',
+} as const;
+
+const V = RUN_VARIABLES;
+const flag = (on: boolean): string => (on ? '1' : '0');
+
+/**
+ * The variables of a run's settings. Values that are empty or at their default are left out, so
+ * the runner's environment says only what was chosen (and a variable the caller already has,
+ * such as a key, is not repeated where it is not set).
+ */
+export function settingsToEnv(s: RunSettings): Record<string, string> {
+  const env: Record<string, string> = {
+    [V.runId]: s.runId,
+    [V.seed]: String(s.seed),
+    [V.classes]: s.classes.join(','),
+    [V.numberSucceed]: s.testNumbers.succeed,
+    [V.numberFail]: s.testNumbers.fail,
+    [V.numberRandom]: s.testNumbers.random,
+    [V.allowCharges]: flag(s.allowCharges),
+    [V.liveSms]: flag(s.liveSms),
+    [V.strict]: flag(s.strict),
+    [V.timeoutScale]: String(s.timeoutScale),
+    [V.asyncTimeout]: String(s.asyncTimeoutMs / 1000),
+    [V.embedded]: flag(s.embedded),
+    [V.keep]: flag(s.keep),
+    [V.keysPerWorker]: String(s.keysPerWorker),
+    [V.retries]: String(s.retries),
+    [V.har]: s.harAll ? 'all' : 'failed',
+    [V.driven]: flag(s.driven),
+    [V.progress]: flag(s.progress),
+    [V.maxFailures]: String(s.maxFailures),
+  };
+  const optional: Array<[string, string | null]> = [
+    [V.target, s.target || null],
+    [V.s3Url, s.s3Url],
+    [V.mainKey, s.keys.main || null],
+    [V.altKey, s.keys.alt],
+    [V.requestTimeoutMs, s.requestTimeoutMs === null ? null : String(s.requestTimeoutMs)],
+    [V.webhookListen, s.webhook.listen],
+    [V.webhookUrl, s.webhook.url],
+    [V.reportDir, s.reportDir],
+    [V.runTmp, s.runTmp],
+    [V.budgetKeys, s.budgetKeys.length ? s.budgetKeys.join(',') : null],
+    // One header a line: a value may hold commas.
+    [V.headers, Object.keys(s.headers).length ? Object.entries(s.headers).map(([name, value]) => `${name}: ${value}`).join('\n') : null],
+    [V.caCertFile, s.caCertFile],
+    [V.startedAt, s.startedAt],
+    [V.baselineFile, s.baselineFile],
+    [V.shard, s.shard],
+    [V.workers, s.workers === null ? null : String(s.workers)],
+    [V.grep, s.selection.grep],
+    [V.grepInvert, s.selection.grepInvert],
+    [V.onlyIds, s.selection.onlyIds ? s.selection.onlyIds.join(',') : null],
+    [V.handoffFile, s.handoffFile],
+    [V.suiteIndexOut, s.suiteIndexOut],
+  ];
+  for (const [name, value] of optional) if (value !== null) env[name] = value;
+  return env;
+}
+
+/** A number from a variable, or `fallback` when it is missing or fails `valid`. */
+function numberFrom(value: string | undefined, fallback: number, valid: (n: number) => boolean): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  return Number.isFinite(n) && valid(n) ? n : fallback;
+}
+
+const orNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
+const listOrNull = (value: string | undefined): string[] | null => (value ? value.split(',').filter(Boolean) : null);
+
+/**
+ * The settings of the run this process belongs to. `requireTarget: false` for the runner and the
+ * reporter, which also run before a target is known (or when none could be started).
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, options: { requireTarget?: boolean } = {}): RunSettings {
+  // Normalised here too: a bare `npx playwright test` takes the variable as the user wrote it.
+  const target = normaliseBaseUrl(env[V.target] ?? '');
+  if (!target && options.requireTarget !== false) {
     throw new Error('CLOUDCHECK_TARGET is not set: run the suite through `cloudcheck run` or `npx playwright test` (whose global setup starts the reference server)');
   }
-  const runId = env.CLOUDCHECK_RUN_ID || 'adhoc';
-  const seed = Number(env.CLOUDCHECK_SEED ?? DEFAULT_SEED);
-  const scale = Number(env.CLOUDCHECK_TIMEOUT_SCALE ?? 1);
-  const asyncTimeout = Number(env.CLOUDCHECK_ASYNC_TIMEOUT ?? ASYNC_TIMEOUT_DEFAULT_S);
-  const keysPerWorker = Number(env.CLOUDCHECK_KEYS_PER_WORKER ?? 3);
-  const retries = Number(env.CLOUDCHECK_RETRIES ?? 0);
+  const runId = env[V.runId] || 'adhoc';
+  const s3Url = orNull(env[V.s3Url]);
   return {
     runId,
     runPrefix: `${RUN_PREFIX}${runId}-`,
     target,
-    s3Url: env.CLOUDCHECK_S3_URL?.replace(/\/+$/, '') || null,
-    keys: { main: env.CLOUDCHECK_API_KEY ?? '', alt: env.CLOUDCHECK_ALT_API_KEY || null },
-    seed: Number.isFinite(seed) ? seed : DEFAULT_SEED,
-    classes: parseClasses(env.CLOUDCHECK_CLASSES),
+    s3Url: s3Url === null ? null : normaliseBaseUrl(s3Url),
+    keys: { main: env[V.mainKey] ?? '', alt: orNull(env[V.altKey]) },
+    seed: numberFrom(env[V.seed], DEFAULT_SEED, () => true),
+    classes: parseClasses(env[V.classes]),
     testNumbers: {
-      succeed: env.CLOUDCHECK_TEST_NUMBER_SUCCEED || DEFAULT_TEST_NUMBERS.succeed,
-      fail: env.CLOUDCHECK_TEST_NUMBER_FAIL || DEFAULT_TEST_NUMBERS.fail,
-      random: env.CLOUDCHECK_TEST_NUMBER_RANDOM || DEFAULT_TEST_NUMBERS.random,
+      succeed: env[V.numberSucceed] || DEFAULT_TEST_NUMBERS.succeed,
+      fail: env[V.numberFail] || DEFAULT_TEST_NUMBERS.fail,
+      random: env[V.numberRandom] || DEFAULT_TEST_NUMBERS.random,
     },
-    allowCharges: parseBool(env.CLOUDCHECK_ALLOW_CHARGES) ?? false,
-    liveSms: parseBool(env.CLOUDCHECK_LIVE_SMS) ?? false,
-    strict: parseBool(env.CLOUDCHECK_STRICT) ?? false,
-    timeoutScale: Number.isFinite(scale) && scale > 0 ? scale : 1,
-    asyncTimeoutMs: (Number.isFinite(asyncTimeout) && asyncTimeout > 0 ? asyncTimeout : ASYNC_TIMEOUT_DEFAULT_S) * 1000,
-    webhook: webhookSettings(target, env.CLOUDCHECK_WEBHOOK_LISTEN || null, env.CLOUDCHECK_WEBHOOK_URL || null),
-    embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
-    reportDir: env.CLOUDCHECK_REPORT_DIR || null,
-    keep: parseBool(env.CLOUDCHECK_KEEP) ?? false,
-    runTmp: env.CLOUDCHECK_RUN_TMP || null,
-    keysPerWorker: Number.isFinite(keysPerWorker) && keysPerWorker >= 0 ? keysPerWorker : 3,
-    budgetKeys: decodeRunKeys(env.CLOUDCHECK_BUDGET_KEYS),
-    headers: headersFromEnv(env),
-    retries: Number.isInteger(retries) && retries > 0 ? retries : 0,
-    harAll: env.CLOUDCHECK_HAR === 'all',
+    allowCharges: parseBool(env[V.allowCharges]) ?? false,
+    liveSms: parseBool(env[V.liveSms]) ?? false,
+    strict: parseBool(env[V.strict]) ?? false,
+    timeoutScale: numberFrom(env[V.timeoutScale], 1, (n) => n > 0),
+    requestTimeoutMs: numberFrom(env[V.requestTimeoutMs], 0, (n) => n > 0) || null,
+    asyncTimeoutMs: numberFrom(env[V.asyncTimeout], ASYNC_TIMEOUT_DEFAULT_S, (n) => n > 0) * 1000,
+    webhook: webhookSettings(target, orNull(env[V.webhookListen]), orNull(env[V.webhookUrl])),
+    embedded: parseBool(env[V.embedded]) ?? false,
+    reportDir: orNull(env[V.reportDir]),
+    keep: parseBool(env[V.keep]) ?? false,
+    runTmp: orNull(env[V.runTmp]),
+    keysPerWorker: numberFrom(env[V.keysPerWorker], DEFAULT_KEYS_PER_WORKER, (n) => Number.isInteger(n) && n >= 0),
+    budgetKeys: decodeRunKeys(env[V.budgetKeys]),
+    headers: headersFromList((env[V.headers] ?? '').split('\n')),
+    caCertFile: orNull(env[V.caCertFile]),
+    retries: numberFrom(env[V.retries], 0, (n) => Number.isInteger(n) && n >= 0),
+    harAll: env[V.har] === 'all',
+    driven: parseBool(env[V.driven]) ?? false,
+    progress: parseBool(env[V.progress]) ?? false,
+    startedAt: orNull(env[V.startedAt]),
+    baselineFile: orNull(env[V.baselineFile]),
+    shard: orNull(env[V.shard]),
+    workers: numberFrom(env[V.workers], 0, (n) => Number.isInteger(n) && n > 0) || null,
+    maxFailures: numberFrom(env[V.maxFailures], 0, (n) => Number.isInteger(n) && n >= 0),
+    selection: { grep: orNull(env[V.grep]), grepInvert: orNull(env[V.grepInvert]), onlyIds: listOrNull(env[V.onlyIds]) },
+    handoffFile: orNull(env[V.handoffFile]),
+    suiteIndexOut: orNull(env[V.suiteIndexOut]),
   };
+}
+
+/** The environment without the run contract's variables: what a runner of another run must not inherit. */
+export function withoutRunVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const names = new Set<string>(Object.values(RUN_VARIABLES));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.has(name)));
 }
 
 /** Loopback hosts: a target there can call a receiver on this machine's loopback interface. */

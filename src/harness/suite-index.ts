@@ -15,12 +15,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedValue, contentKey, packageVersion, storeValue } from '../../spec/cache.ts';
 import { type Candidate, type Selection, isSelected } from './selection.ts';
+import { settingsFromEnv } from './settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE_NAME = 'suite-index';
-
-/** Where a run that loads every file writes the candidates it saw (one JSON array). */
-export const SUITE_INDEX_OUT_ENV = 'CLOUDCHECK_SUITE_INDEX_OUT';
 
 /** Variables that change which checks the suites define. */
 const DEFINING_ENV = ['CLOUDCHECK_SELFTEST'] as const;
@@ -66,7 +64,8 @@ const seen: Candidate[] = [];
  * or not). Only in the process that lists the tests, and only when the run asked for an index.
  */
 export function recordCandidate(candidate: Candidate): void {
-  const out = process.env[SUITE_INDEX_OUT_ENV];
+  // Where a run that loads every file writes the candidates it saw (one JSON array).
+  const out = settingsFromEnv(process.env, { requireTarget: false }).suiteIndexOut;
   if (!out || process.env.TEST_WORKER_INDEX !== undefined) return;
   if (seen.length === 0) process.once('exit', () => writeFileSync(out, JSON.stringify(seen)));
   seen.push(candidate);

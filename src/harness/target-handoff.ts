@@ -6,8 +6,6 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
-export const TARGET_HANDOFF_ENV = 'CLOUDCHECK_TARGET_FILE';
-
 export type Handoff = { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null } | { error: string };
 
 export function writeHandoff(file: string, handoff: Handoff): void {

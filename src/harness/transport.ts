@@ -14,6 +14,8 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
+import { settingsFromEnv } from './settings.ts';
+import type { RunSettings } from './settings.ts';
 
 export interface TransportOptions {
   /** PEM file of an extra CA to trust. */
@@ -67,39 +69,9 @@ export function configureTransport(options: TransportOptions): void {
   configured = options;
 }
 
-/** What `cloudcheck run` hands its workers: CLOUDCHECK_CA_CERT, and CLOUDCHECK_EMBEDDED for a direct connection. */
-export function transportOptions(env: NodeJS.ProcessEnv = process.env): TransportOptions {
+/** What the run's settings say: the CA to trust, and a direct connection to the embedded server. */
+export function transportOptions(settings: Pick<RunSettings, 'caCertFile' | 'embedded'> = settingsFromEnv(process.env, { requireTarget: false })): TransportOptions {
   if (configured) return configured;
-  return { caCertFile: env.CLOUDCHECK_CA_CERT || null, direct: env.CLOUDCHECK_EMBEDDED === '1' };
+  return { caCertFile: settings.caCertFile, direct: settings.embedded };
 }
 
-/** A header name as RFC 9110 allows it (a token). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** `Name: value` → [lowercased name, value]; throws a one-line Error for anything else. */
-export function parseHeaderLine(line: string): [string, string] {
-  const colon = line.indexOf(':');
-  const name = colon > 0 ? line.slice(0, colon).trim() : '';
-  if (!name || !TOKEN.test(name)) throw new Error(`"${line}" is not a header: expected 'Name: value'`);
-  const value = line.slice(colon + 1).trim();
-  // eslint-disable-next-line no-control-regex -- control characters cannot be sent in a header
-  if (/[\x00-\x08\x0A-\x1F\x7F]/.test(value)) throw new Error(`the value of header ${name} holds a control character`);
-  const lower = name.toLowerCase();
-  if (lower === 'authorization') throw new Error('Authorization cannot be set with --header: cloudcheck sends the run\'s keys itself (--api-key)');
-  return [lower, value];
-}
-
-/** CLOUDCHECK_HEADER: one `Name: value` per line. */
-export function headersFromList(lines: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    if (line.trim() === '') continue;
-    const [name, value] = parseHeaderLine(line);
-    headers[name] = value;
-  }
-  return headers;
-}
-
-export function headersFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return headersFromList((env.CLOUDCHECK_HEADER ?? '').split('\n'));
-}

@@ -8,7 +8,6 @@
  */
 import type { Exchange } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
-import { redact } from '../harness/redact.ts';
 
 interface HarHeader {
   name: string;
@@ -65,9 +64,7 @@ function entryOf(exchange: Exchange, check: string): Record<string, unknown> {
   };
 }
 
-export function writeHar(unsafe: ConformanceReport): string {
-  // Redacted here too, as every writer does: writers are also called on their own.
-  const report = redact(unsafe);
+export function writeHar(report: ConformanceReport): string {
   const entries = report.checks
     .filter((c) => c.exchanges?.length)
     .flatMap((c) => (c.exchanges ?? []).map((e) => entryOf(e, `${c.id} [${c.requirement}]`)))

@@ -8,7 +8,6 @@
 import { loadOutcome } from './load-lines.ts';
 import { classCounts, type StatusCounts } from './class-counts.ts';
 import { classificationOf } from '../report/gate.ts';
-import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
@@ -49,8 +48,7 @@ function suiteProperties(n: StatusCounts): string {
   return `    <properties>\n${props}\n    </properties>`;
 }
 
-export function writeJunit(input: ConformanceReport): string {
-  const report = redact(input);
+export function writeJunit(report: ConformanceReport): string {
   const strict = report.run.strict ?? false;
   const byClass = new Map<string, CheckResult[]>();
   for (const check of report.checks) {

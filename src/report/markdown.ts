@@ -6,7 +6,6 @@ import { classificationOf } from './gate.ts';
 import { loadOutcome } from './load-lines.ts';
 import { classCounts } from './class-counts.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
-import { redact } from '../harness/redact.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
@@ -14,8 +13,7 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-export function writeMarkdown(input: ConformanceReport): string {
-  const report = redact(input);
+export function writeMarkdown(report: ConformanceReport): string {
   const s = report.summary;
   const out: string[] = [];
   out.push(`# cloudcheck: ${s.headline ?? s.verdict}`, '');

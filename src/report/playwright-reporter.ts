@@ -1,12 +1,14 @@
 /**
- * The Playwright reporter of the conformance suite: turns every test into a CheckResult (from the
- * check's annotations, its exchanges attachment and its error), merges the ledger journals into
- * leaks, computes summary, gate and coverage, and writes the report files (writers.ts).
+ * The Playwright reporter of the conformance suite: it collects. Every test becomes a CheckResult
+ * (from the check's annotations, its exchanges attachment and its error); the ledger journals
+ * give leaks, the workers' observations the run-wide rate-limit checks, the exchanges coverage.
+ * Under `cloudcheck run` the draft goes to the run's temp dir and the CLI finalises it (with the
+ * leaks it recovers); run directly, the reporter finalises it itself (finalise.ts).
  *
- * Under `cloudcheck run` (CLOUDCHECK_PROGRESS=1) it prints a line per finished class to stderr;
+ * Under `cloudcheck run` (settings.progress) it prints a line per finished class to stderr;
  * the list reporter is not used then, so output stays short.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { isConformanceClass } from '../../spec/classes.ts';
@@ -16,15 +18,15 @@ import type { ConformanceReport, Leak, ThirdPartyLine } from '../model/report.ts
 import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
 import { ANNOTATION, EXCHANGES_ATTACHMENT, RETRIED_ANNOTATION, SEEN_ANNOTATION, type SeenExchange } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
-import { addSecret, redact, redactString } from '../harness/redact.ts';
-import { parseBool, parseClasses } from '../harness/settings.ts';
+import { addSecret, redactString } from '../harness/redact.ts';
+import { settingsFromEnv } from '../harness/settings.ts';
+import type { RunSettings } from '../harness/settings.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
 import { type CoverageInput, computeCoverage, loadInventory } from './coverage.ts';
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
-import { countsAgainstGate, markStopped, parseBaseline, summarize } from './gate.ts';
-import { headersFromEnv } from '../harness/transport.ts';
-import { writeReportFiles } from './writers.ts';
+import { countsAgainstGate, parseBaseline } from './gate.ts';
+import { type DraftReport, finaliseReport } from './finalise.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
 const MAX_EXCHANGES = 20;
@@ -78,7 +80,7 @@ function failureClassification(annotated: string | undefined, status: TestResult
   return level === 'MUST' ? 'defect' : 'spec-gap';
 }
 
-export function checkFromTest(test: TestCase, result: TestResult | undefined, projectName: string | undefined): CheckResult {
+export function checkFromTest(test: TestCase, result: TestResult | undefined, projectName: string | undefined, harAll = false): CheckResult {
   const ann = annotationsOf(test, result);
   const rawClass = ann.get(ANNOTATION.class) ?? projectName ?? '';
   const cls: ConformanceClass = isConformanceClass(rawClass) ? rawClass : 'errors';
@@ -117,7 +119,7 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
     message = 'not run';
   }
   // `--har all`: every check keeps its exchanges (the workers attached them), all of them.
-  const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : process.env.CLOUDCHECK_HAR === 'all' ? exchangesOf(result) : [];
+  const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : harAll ? exchangesOf(result) : [];
   const check: CheckResult = {
     id: ann.get(ANNOTATION.id) ?? test.titlePath().slice(1).join(' › '),
     requirement: ann.get(ANNOTATION.requirement) ?? 'UNKNOWN',
@@ -207,7 +209,12 @@ const PROGRESS_EVERY_MS = 10_000;
 
 export default class CloudcheckReporter implements Reporter {
   private rootSuite: Suite | undefined;
-  private readonly progress = parseBool(process.env.CLOUDCHECK_PROGRESS) ?? false;
+  /**
+   * The run's settings as the CLI handed them over. Read again at the end: the global setup,
+   * which runs after the reporter is made, completes them (the embedded server's address, keys).
+   */
+  private readonly settings: RunSettings = settingsFromEnv(process.env, { requireTarget: false });
+  private readonly progress = this.settings.progress;
   private readonly tty = process.stderr.isTTY === true;
   private readonly remaining = new Map<string, number>();
   private readonly counts = new Map<string, { passed: number; failed: number; skipped: number }>();
@@ -216,8 +223,8 @@ export default class CloudcheckReporter implements Reporter {
   private totalTests = 0;
   private startedAt = Date.now();
   private lastProgressAt = 0;
-  /** `--max-failures N` (CLOUDCHECK_MAX_FAILURES): stop once N failures count against the gate. */
-  private readonly maxFailures = Number(process.env.CLOUDCHECK_MAX_FAILURES ?? 0) || 0;
+  /** `--max-failures N`: stop once N failures count against the gate. */
+  private readonly maxFailures = this.settings.maxFailures;
   private gateFailures = 0;
   /** Why the checks of each class were skipped, with how many, for the class's console line. */
   private readonly skipReasons = new Map<string, Map<string, number>>();
@@ -284,7 +291,7 @@ export default class CloudcheckReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
-    const check = checkFromTest(test, result, undefined);
+    const check = checkFromTest(test, result, undefined, this.settings.harAll);
     if (!isReported(test, check)) return;
     const cls = check.class;
     if (isSetup(test)) {
@@ -322,7 +329,7 @@ export default class CloudcheckReporter implements Reporter {
    */
   private countForMaxFailures(check: CheckResult): void {
     if (!this.maxFailures || this.stoppedAfter) return;
-    this.gateOptions ??= { strict: parseBool(process.env.CLOUDCHECK_STRICT) ?? false, baseline: readBaseline() };
+    this.gateOptions ??= { strict: this.settings.strict, baseline: readBaseline(this.settings.baselineFile) };
     if (!countsAgainstGate(check, this.gateOptions)) return;
     this.gateFailures++;
     if (this.gateFailures < this.maxFailures) return;
@@ -347,82 +354,103 @@ export default class CloudcheckReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<void> {
-    const env = process.env;
-    addSecret(env.CLOUDCHECK_API_KEY);
-    addSecret(env.CLOUDCHECK_ALT_API_KEY);
-    for (const value of Object.values(headersFromEnv(env))) addSecret(value);
+    const settings = settingsFromEnv(process.env, { requireTarget: false });
+    addSecret(settings.keys.main);
+    addSecret(settings.keys.alt);
+    for (const value of Object.values(settings.headers)) addSecret(value);
+    const draft = await this.collect(settings, result);
+    if (settings.driven && settings.runTmp) {
+      // `cloudcheck run` finalises: it adds the leaks it recovers after the workers (run.ts).
+      writeDraft(draft, settings.runTmp);
+      return;
+    }
+    const dir = settings.reportDir ?? join(process.cwd(), 'reports', draft.run.id);
+    const baseline = readBaseline(settings.baselineFile, true);
+    const { report, outcome } = finaliseReport(draft, dir, {
+      gate: { strict: settings.strict, baseline, baselineSource: settings.baselineFile },
+      interrupted: result.status === 'interrupted',
+    });
+    for (const f of outcome.failed) process.stderr.write(`cloudcheck: could not write ${f.file}: ${f.error}\n`);
+    process.stdout.write(`\ncloudcheck: ${report.summary.headline}\ncloudcheck: report in ${dir}\n`);
+  }
+
+  /** Every check of the run, with coverage, run-wide checks, journals and notes: the report but its summary. */
+  private async collect(settings: RunSettings, result: FullResult): Promise<DraftReport> {
     const checks: CheckResult[] = [];
     const forCoverage: CoverageInput[] = [];
     for (const project of this.rootSuite?.suites ?? []) {
       for (const test of project.allTests()) {
         const last = test.results.at(-1);
-        const check = checkFromTest(test, last, project.title);
+        const check = checkFromTest(test, last, project.title, settings.harAll);
         if (isReported(test, check)) checks.push(check);
         forCoverage.push({ operation: check.operation, status: check.status, seen: seenBy(test, last) });
       }
     }
-    const target = env.CLOUDCHECK_TARGET ?? 'unknown';
+    const target = settings.target || 'unknown';
     const inventory = await loadInventory(new URL('../../spec/endpoint-inventory.ts', import.meta.url));
     const operations = computeCoverage(forCoverage, inventory, target);
-    const strict = parseBool(env.CLOUDCHECK_STRICT) ?? false;
-    const baseline = readBaseline(true);
-    const selected = this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? [];
-    const classes = env.CLOUDCHECK_CLASSES ? parseClasses(env.CLOUDCHECK_CLASSES) : selected;
-    // Run-wide rate-limit header invariants over every messaging/compute response of every worker
-    // (observation files in the run's temp dir; see rate-invariants.ts). Only when the class is
-    // claimed and some of its checks are in this run (--grep and --shard can leave none).
-    if (classes.includes('rate-limits') && checks.some((c) => c.class === 'rate-limits')) {
-      const runWide = rateInvariantChecks(readObservations(env.CLOUDCHECK_RUN_TMP), { target, mainKey: env.CLOUDCHECK_API_KEY, altKey: env.CLOUDCHECK_ALT_API_KEY ?? null });
-      checks.push(...runWide);
-      if (this.progress) {
-        // The class line again, with the run-wide checks counted in: its last line is the class's total.
-        const c = classCounts(checks).get('rate-limits')!;
-        const violated = runWide.filter((x) => x.status === 'failed').length;
-        process.stderr.write(`  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`);
-      }
-    }
-    const { leaks, kept } = readJournals(env.CLOUDCHECK_RUN_TMP);
-    const journals = { leaks, ...(kept.length ? { kept } : {}) };
+    // Driven, the run claims the classes it selected; run directly, the projects Playwright ran.
+    const classes = settings.driven ? settings.classes : (this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? settings.classes);
+    this.addRunWideChecks(checks, classes, settings);
+    const { leaks, kept } = readJournals(settings.runTmp);
     const notCheckable = notCheckableIn(classes);
-    const report: ConformanceReport = {
+    return {
       schema_version: 1,
       run: {
-        id: env.CLOUDCHECK_RUN_ID ?? 'adhoc',
+        id: settings.runId,
         target,
-        s3_url: env.CLOUDCHECK_S3_URL ?? null,
-        started_at: env.CLOUDCHECK_STARTED_AT ?? new Date(Date.now() - result.duration).toISOString(),
+        s3_url: settings.s3Url,
+        started_at: settings.startedAt ?? new Date(Date.now() - result.duration).toISOString(),
         finished_at: new Date().toISOString(),
-        seed: Number(env.CLOUDCHECK_SEED ?? 1),
+        seed: settings.seed,
         classes,
-        strict,
+        strict: settings.strict,
         shard: this.config?.shard ? { index: this.config.shard.current, total: this.config.shard.total } : null,
-        selection: { classes, grep: env.CLOUDCHECK_GREP ?? null, grep_invert: env.CLOUDCHECK_GREP_INVERT ?? null },
-        embedded: parseBool(env.CLOUDCHECK_EMBEDDED) ?? false,
+        selection: { classes, grep: settings.selection.grep, grep_invert: settings.selection.grepInvert },
+        embedded: settings.embedded,
         cloudcheck_version: packageVersion(),
         ...(this.stoppedAfter ? { stopped_after_failures: this.stoppedAfter } : {}),
       },
-      summary: summarize(checks, { strict, baseline, baselineSource: env.CLOUDCHECK_BASELINE ?? null }),
       checks,
       coverage: { operations },
-      ...journals,
+      leaks,
+      ...(kept.length ? { kept } : {}),
       ...(notCheckable.length ? { not_checkable: notCheckable } : {}),
       waits: waitsByClass(checks),
       ...(this.thirdParty.size ? { third_party_output: [...this.thirdParty.values()] } : {}),
     };
-    if (this.stoppedAfter) markStopped(report.summary, this.stoppedAfter);
-    else if (result.status === 'interrupted') report.summary.headline = `${report.summary.headline} (interrupted)`;
-    const dir = env.CLOUDCHECK_REPORT_DIR ?? join(process.cwd(), 'reports', report.run.id);
-    const outcome = writeReportFiles(redact(report), dir);
-    for (const f of outcome.failed) process.stderr.write(`cloudcheck: could not write ${f.file}: ${f.error}\n`);
-    if (!parseBool(env.CLOUDCHECK_DRIVEN)) {
-      process.stdout.write(`\ncloudcheck: ${report.summary.headline}\ncloudcheck: report in ${dir}\n`);
-    }
+  }
+
+  /**
+   * Run-wide rate-limit header invariants over every messaging/compute response of every worker
+   * (observation files in the run's temp dir; see rate-invariants.ts). Only when the class is
+   * claimed and some of its checks are in this run (--grep and --shard can leave none).
+   */
+  private addRunWideChecks(checks: CheckResult[], classes: readonly string[], settings: RunSettings): void {
+    if (!classes.includes('rate-limits') || !checks.some((c) => c.class === 'rate-limits')) return;
+    const runWide = rateInvariantChecks(readObservations(settings.runTmp ?? undefined), { target: settings.target, mainKey: settings.keys.main, altKey: settings.keys.alt });
+    checks.push(...runWide);
+    if (!this.progress) return;
+    // The class line again, with the run-wide checks counted in: its last line is the class's total.
+    const c = classCounts(checks).get('rate-limits')!;
+    const violated = runWide.filter((x) => x.status === 'failed').length;
+    process.stderr.write(`  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`);
   }
 }
 
-/** The run's --baseline (CLOUDCHECK_BASELINE); an unreadable one is ignored, and said once (at the end). */
-function readBaseline(say = false): Set<string> | null {
-  const file = process.env.CLOUDCHECK_BASELINE;
+/** Where a driven run's draft waits for `cloudcheck run` to finalise it (run.ts). */
+export function draftFile(runTmp: string): string {
+  return join(runTmp, 'draft-report.json');
+}
+
+function writeDraft(draft: DraftReport, runTmp: string): void {
+  const file = draftFile(runTmp);
+  writeFileSync(`${file}.partial`, JSON.stringify(draft));
+  renameSync(`${file}.partial`, file);
+}
+
+/** The run's --baseline; an unreadable one is ignored, and said once (at the end). */
+function readBaseline(file: string | null, say = false): Set<string> | null {
   if (!file) return null;
   try {
     return parseBaseline(readFileSync(file, 'utf8'), file);

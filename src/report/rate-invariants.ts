@@ -241,7 +241,7 @@ function describe(o: RateObservation): string {
 
 /** A minimal exchange (no bodies: only headers were observed) so the report shows the response. */
 function exchangeOf(o: RateObservation, options: RateInvariantOptions): Exchange {
-  const url = `${(options.target ?? '').replace(/\/+$/, '')}${o.path}`;
+  const url = `${options.target ?? ''}${o.path}`;
   const keyVar =
     options.mainKey && keyIdOf(options.mainKey) === o.keyId
       ? 'CLOUDCHECK_API_KEY'

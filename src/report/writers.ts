@@ -1,12 +1,12 @@
 /**
- * The report writers and how they are run. A writer is a pure `(report) => string` with its file
- * name; an HTML writer plugs in by adding an entry here. Each writer runs in isolation: one that
- * throws is reported and the others still write (as Playwright's reporter multiplexer does).
+ * The report writers and how they are run. A writer is a leaf: a pure `(report) => string` with
+ * its file name, fed the finished, redacted report by finaliseReport (finalise.ts), the one
+ * caller. Each writer runs in isolation: one that throws is reported and the others still write
+ * (as Playwright's reporter multiplexer does).
  */
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ConformanceReport } from '../model/report.ts';
-import { redact } from '../harness/redact.ts';
 import { writeJson } from './json.ts';
 import { writeJunit } from './junit.ts';
 import { writeMarkdown } from './markdown.ts';
@@ -38,12 +38,14 @@ export interface WriteOutcome {
  */
 export function writeReportFiles(report: ConformanceReport, dir: string, writers: ReportWriter[] = WRITERS): WriteOutcome {
   mkdirSync(dir, { recursive: true });
-  // Redact once here too: every writer then starts from a clean copy, and redacts again itself.
-  const safe = redact(report);
   const outcome: WriteOutcome = { written: [], failed: [], latest: null };
   for (const writer of writers) {
     try {
-      writeFileSync(join(dir, writer.file), writer.write(safe));
+      // Written aside, then renamed: a reader (or a CI step) never sees half a file.
+      const file = join(dir, writer.file);
+      const partial = `${file}.${process.pid}.partial`;
+      writeFileSync(partial, writer.write(report));
+      renameSync(partial, file);
       outcome.written.push(join(dir, writer.file));
     } catch (error) {
       outcome.failed.push({ file: writer.file, error: error instanceof Error ? error.message : String(error) });

@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, resolveOptions } from '../../src/config/resolve.ts';
-import { EMBEDDED_KEYS_PER_WORKER, planRun } from '../../src/cli/commands/run.ts';
+import { EMBEDDED_KEYS_PER_WORKER, planRun, runnerEnv } from '../../src/cli/commands/run.ts';
+import { DEFAULT_KEYS_PER_WORKER } from '../../src/harness/settings.ts';
 import { probeTarget } from '../../src/cli/probe.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient } from '../../src/harness/client.ts';
@@ -144,12 +145,12 @@ test('the new options resolve from flag, variable and config, and bad values are
     expect(resolveOptions('run', [], { CLOUDCHECK_HEADER: 'X-A: 1, 2\nX-B: 3' }, dir).values.header).toEqual(['X-A: 1, 2', 'X-B: 3']);
     expect(resolveOptions('run', ['--ca-cert', CA], {}, dir).values['ca-cert']).toBe(CA);
     const values = resolveOptions('run', ['--workers', '3', '-x', '-H', 'X-A: 1', '-H', 'X-B: 2', '--ca-cert', CA], {}, dir).values;
-    const plan = planRun(values, { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false }, { runId: 'r', cwd: dir, configPath: 'c' });
-    expect(plan.env).toMatchObject({ CLOUDCHECK_WORKERS: '3', CLOUDCHECK_MAX_FAILURES: '1', CLOUDCHECK_HEADER: 'X-A: 1\nX-B: 2', CLOUDCHECK_CA_CERT: CA });
+    const plan = planRun(values, { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false }, { runId: 'r', cwd: dir, configPath: 'c', env: {} });
+    expect(runnerEnv(plan, {})).toMatchObject({ CLOUDCHECK_WORKERS: '3', CLOUDCHECK_MAX_FAILURES: '1', CLOUDCHECK_HEADER: 'x-a: 1\nx-b: 2', CLOUDCHECK_CA_CERT: CA });
     // More keys per worker against the embedded server only (a target's billing window pays for each).
-    expect(plan.env.CLOUDCHECK_KEYS_PER_WORKER).toBeUndefined();
-    const embedded = planRun(values, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId: 'r', cwd: dir, configPath: 'c' });
-    if (process.env.CLOUDCHECK_KEYS_PER_WORKER === undefined) expect(embedded.env.CLOUDCHECK_KEYS_PER_WORKER).toBe(String(EMBEDDED_KEYS_PER_WORKER));
+    expect(plan.settings.keysPerWorker).toBe(DEFAULT_KEYS_PER_WORKER);
+    const embedded = planRun(values, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId: 'r', cwd: dir, configPath: 'c', env: {} });
+    expect(embedded.settings.keysPerWorker).toBe(EMBEDDED_KEYS_PER_WORKER);
     expect(usageError(() => resolveOptions('run', ['--workers', '0'], {}, dir))).toContain('--workers');
     expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_MAX_FAILURES: '0' }, dir))).toContain('CLOUDCHECK_MAX_FAILURES');
     expect(usageError(() => resolveOptions('run', ['-H', 'no colon'], {}, dir))).toContain("expected 'Name: value'");

@@ -102,7 +102,7 @@ test('a sharded run never splits a flow (Playwright keeps a serial describe in o
   const listShard = (shard: string): Promise<string> =>
     new Promise((resolve) => {
       const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-      const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_RUN_CLASSES: 'compute,storage-volumes,storage-objects,billing', CLOUDCHECK_RUN_TMP: join(tmpdir(), 'cloudcheck-shard-list') };
+      const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_CLASSES: 'compute,storage-volumes,storage-objects,billing', CLOUDCHECK_RUN_TMP: join(tmpdir(), 'cloudcheck-shard-list') };
       const child = spawn(process.execPath, [cli, 'test', '-c', config, '--list', '--reporter=list', `--shard=${shard}`], { env });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));

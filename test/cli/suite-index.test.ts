@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Candidate, NO_SELECTION, isSelected } from '../../src/harness/selection.ts';
-import { SUITE_INDEX_OUT_ENV, fileFilters } from '../../src/harness/suite-index.ts';
+import { fileFilters } from '../../src/harness/suite-index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -36,7 +36,7 @@ async function listWithIndex(): Promise<{ listed: Array<{ file: string; title: s
   try {
     // Not CLOUDCHECK_* of this process, nor the variables of the Playwright worker this test runs in.
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
-    const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_RUN_TMP: join(dir, 'run'), [SUITE_INDEX_OUT_ENV]: out };
+    const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_RUN_TMP: join(dir, 'run'), CLOUDCHECK_SUITE_INDEX_OUT: out };
     const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
     const stdout = await new Promise<string>((resolve) => {
       const child = spawn(process.execPath, [cli, 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'], { env, cwd: ROOT });

@@ -2,6 +2,10 @@ import { expect, test } from '@playwright/test';
 import { addSecret, clearSecrets, redact, redactString } from '../../src/harness/redact.ts';
 import { curlLine } from '../../src/harness/client.ts';
 import { WRITERS } from '../../src/report/writers.ts';
+import { finaliseReport } from '../../src/report/finalise.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { check, exchange, report } from './helpers.ts';
 
 test.afterEach(() => clearSecrets());
@@ -45,7 +49,7 @@ test('curl line uses the variable, never the key', () => {
   expect(line).not.toContain('cck_real_key_999');
 });
 
-test('no secret survives in any writer output', () => {
+test('no secret survives in any report file (finaliseReport redacts before the writers)', () => {
   const secrets = ['cck_main_key_0123456789', 'cck_created_key_abcdef', 'S3SECRETabcdef012345', 'sig0123456789abcdef', 'whsec_webhook_987654'];
   addSecret(secrets[0]);
   const leaky = exchange({
@@ -64,9 +68,16 @@ test('no secret survives in any writer output', () => {
   ]);
   clearSecrets(); // the writers must not depend on the process having seen the key…
   addSecret(secrets[0]); // …except the run's own key, which the reporter knows from its environment
-  for (const writer of WRITERS) {
-    const text = writer.write(r);
-    for (const secret of secrets) expect(text, `${writer.file} leaks ${secret}`).not.toContain(secret);
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-redact-'));
+  try {
+    const { outcome } = finaliseReport(r, dir);
+    expect(outcome.written).toHaveLength(WRITERS.length);
+    for (const writer of WRITERS) {
+      const text = readFileSync(join(dir, writer.file), 'utf8');
+      for (const secret of secrets) expect(text, `${writer.file} leaks ${secret}`).not.toContain(secret);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

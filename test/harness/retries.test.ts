@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolveOptions, UsageError } from '../../src/config/resolve.ts';
-import { planRun } from '../../src/cli/commands/run.ts';
+import { planRun, runnerEnv } from '../../src/cli/commands/run.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient, mayResend } from '../../src/harness/client.ts';
 import { NetworkError } from '../../src/harness/errors.ts';
@@ -112,5 +112,6 @@ test('--retries resolves from flag, variable and config, is bounded, and reaches
   expect(message).toContain('--retries');
   const values = resolveOptions('run', ['--retries', '2'], {}, process.cwd()).values;
   const plan = planRun(values, { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false }, { runId: 'r', cwd: process.cwd(), configPath: 'c' });
-  expect(plan.env.CLOUDCHECK_RETRIES).toBe('2');
+  expect(plan.settings.retries).toBe(2);
+  expect(runnerEnv(plan, {}).CLOUDCHECK_RETRIES).toBe('2');
 });

@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { mainAndAltBudgets } from '../../src/harness/fixtures.ts';
 import { foldJournal } from '../../src/harness/ledger.ts';
 import { readJournalLines } from '../../src/harness/recover.ts';
-import { createRunKeys, decodeRunKeys, encodeRunKeys, keysForWorker } from '../../src/harness/run-keys.ts';
-import { settingsFromEnv } from '../../src/harness/settings.ts';
+import { createRunKeys, keysForWorker } from '../../src/harness/run-keys.ts';
+import { settingsFromEnv, settingsToEnv } from '../../src/harness/settings.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 
 test('keys travel through the environment and split into one slice per parallel index', () => {
   const all = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
-  expect(decodeRunKeys(encodeRunKeys(all))).toEqual(all);
-  expect(decodeRunKeys(undefined)).toEqual([]);
-  expect(decodeRunKeys('')).toEqual([]);
+  const settings = settingsFromEnv({ CLOUDCHECK_TARGET: 'http://127.0.0.1:1/v1' });
+  expect(settings.budgetKeys).toEqual([]);
+  expect(settingsFromEnv(settingsToEnv({ ...settings, budgetKeys: all })).budgetKeys).toEqual(all);
   expect(keysForWorker(all, 0, 3)).toEqual(['k1', 'k2', 'k3']);
   expect(keysForWorker(all, 1, 3)).toEqual(['k4', 'k5', 'k6']);
   // Fewer keys than asked (the target refused some): the later workers get what is left, or none.

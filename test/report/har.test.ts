@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { writeHar } from '../../src/report/har.ts';
-import { writeReportFiles } from '../../src/report/writers.ts';
+import { finaliseReport } from '../../src/report/finalise.ts';
 import { addSecret } from '../../src/harness/redact.ts';
 import { fixture } from './helpers.ts';
 
@@ -46,7 +46,7 @@ test('written beside the report, with secrets redacted', () => {
   check.exchanges![0]!.request.headers['x-gateway-key'] = secret;
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-har-'));
   try {
-    const outcome = writeReportFiles(report, dir);
+    const { outcome } = finaliseReport(report, dir);
     expect(outcome.written.some((f) => f.endsWith('exchanges.har'))).toBe(true);
     const text = readFileSync(join(dir, 'exchanges.har'), 'utf8');
     expect(text).not.toContain(secret);

@@ -1,5 +1,9 @@
 import { expect, test } from '@playwright/test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { renderHtmlReport } from '../../src/report/html/index.ts';
+import { finaliseReport } from '../../src/report/finalise.ts';
 import { loadView } from '../../src/report/html/load.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { fixture, normaliseHtml, requirements } from './helpers.ts';
@@ -96,10 +100,17 @@ test('without the catalogue the check titles stand in for statements', () => {
   expect(html).toContain('a 1601-character message is refused');
 });
 
-test('a secret that slipped into a hand-made report is redacted on the page too', () => {
+test('a secret that slipped into a hand-made report is redacted on the page too (report merge finalises it)', () => {
   const leaked: ConformanceReport = { ...full, checks: [{ ...full.checks[0]!, status: 'failed', message: 'sent Authorization: Bearer sk_live_abcdefghijklmnop' }] };
-  const html = renderHtmlReport(leaked);
-  expect(html).not.toContain('sk_live_abcdefghijklmnop');
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-html-secret-'));
+  try {
+    finaliseReport(leaked, dir);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('Bearer [REDACTED]');
+    expect(html).not.toContain('sk_live_abcdefghijklmnop');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('load data is read defensively: odd shapes are skipped, histograms give the spectrum', () => {

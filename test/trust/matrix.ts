@@ -150,7 +150,7 @@ export function listSuiteChecks(): Promise<CatalogueCheck[]> {
         ...cleanEnv(),
         FORCE_COLOR: '0',
         CLOUDCHECK_DRIVEN: '1',
-        CLOUDCHECK_RUN_CLASSES: CONFORMANCE_CLASSES.join(','),
+        CLOUDCHECK_CLASSES: CONFORMANCE_CLASSES.join(','),
         CLOUDCHECK_RUN_TMP: join(dir, 'tmp'),
         CLOUDCHECK_REPORT_DIR: join(dir, 'report'),
       };

@@ -55,8 +55,8 @@ export async function loadCommand(argv: string[]): Promise<number> {
   }
   const values = options.values;
   if (values.list) return listProfiles();
-  const target = values.target as string | undefined;
-  const apiKey = values['api-key'] as string | undefined;
+  const target = values.target;
+  const apiKey = values['api-key'];
   if (apiKey) addSecret(apiKey);
   if (target && !apiKey) {
     err('cloudcheck load: --target needs --api-key (or CLOUDCHECK_API_KEY)');
@@ -66,12 +66,12 @@ export async function loadCommand(argv: string[]): Promise<number> {
     profiles: options.positionals,
     target,
     apiKey,
-    reportDir: values['report-dir'] as string | undefined,
-    maxWait: values['max-wait'] as number | undefined,
+    reportDir: values['report-dir'],
+    maxWait: values['max-wait'],
     overrides: {
-      ...(values.connections !== undefined ? { connections: values.connections as number } : {}),
-      ...(values.rate !== undefined ? { rate: values.rate as number } : {}),
-      ...(values.duration !== undefined ? { duration: values.duration as number } : {}),
+      ...(values.connections !== undefined ? { connections: values.connections } : {}),
+      ...(values.rate !== undefined ? { rate: values.rate } : {}),
+      ...(values.duration !== undefined ? { duration: values.duration } : {}),
     },
   });
 }

@@ -14,7 +14,8 @@ import { htmlWriter } from '../../report/html/index.ts';
 import { mergeReportsWithNotes } from '../../report/merge.ts';
 import { mergeLoadReports } from '../../../load/merge.ts';
 import type { LoadReport } from '../../../load/result.ts';
-import { WRITERS, writeReportFiles, type ReportWriter } from '../../report/writers.ts';
+import { WRITERS, type ReportWriter } from '../../report/writers.ts';
+import { finaliseReport } from '../../report/finalise.ts';
 import type { ConformanceReport } from '../../model/report.ts';
 import { formatHelp } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
@@ -160,7 +161,7 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       const reports = inputs.map((p) => readReport(p, cwd));
       const { report, notes } = mergeReportsWithNotes(reports, { allowPartial, mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]) });
       const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
-      const outcome = writeReportFiles(report, dir, mergeWriters());
+      const { outcome } = finaliseReport(report, dir, { writers: mergeWriters() });
       for (const n of notes) err(`note: ${n}\n`);
       for (const f of outcome.failed) err(`report merge: could not write ${f.file}: ${f.error}\n`);
       const s = report.summary;

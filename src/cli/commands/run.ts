@@ -1,7 +1,8 @@
 /**
- * `cloudcheck run`: resolve options, start the embedded server when there is no target, probe the
- * target, run the suite with Playwright (settings through CLOUDCHECK_* environment variables, never
- * argv: keys must not show in `ps`), clean up what dead workers left, then gate on report.json.
+ * `cloudcheck run`: resolve options into the run's settings, start the embedded server when there
+ * is no target, probe the target, run the suite with Playwright (the settings cross as the run
+ * contract's variables, settings.ts; never argv: keys must not show in `ps`), clean up what dead
+ * workers left, then finalise the reporter's draft once (finalise.ts) and gate on it.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -9,21 +10,25 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { OptionValues } from '../../config/options.ts';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import { startEmbedded } from '../../harness/embedded.ts';
 import type { EmbeddedTarget } from '../../harness/embedded.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
-import { lastFailedIds, selectionFromEnv } from '../../harness/selection.ts';
-import { newRunId } from '../../harness/settings.ts';
-import { configureTransport, headersFromList } from '../../harness/transport.ts';
-import { TARGET_HANDOFF_ENV, writeHandoff } from '../../harness/target-handoff.ts';
-import { SUITE_INDEX_OUT_ENV, cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
-import { CONFORMANCE_CLASSES } from '../../../spec/classes.ts';
+import { headersFromList } from '../../harness/headers.ts';
+import { lastFailedIds, selectionOf } from '../../harness/selection.ts';
+import { ASYNC_TIMEOUT_DEFAULT_S, RUN_PREFIX, RUN_VARIABLES, newRunId, settingsFromEnv, settingsToEnv, webhookSettings, withoutRunVariables } from '../../harness/settings.ts';
+import type { RunSettings } from '../../harness/settings.ts';
+import { configureTransport } from '../../harness/transport.ts';
+import { writeHandoff } from '../../harness/target-handoff.ts';
+import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
+import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
-import { classificationOf, cloudcheckErrors, markStopped, parseBaseline, summarize } from '../../report/gate.ts';
-import { writeReportFiles } from '../../report/writers.ts';
+import { type DraftReport, finaliseReport } from '../../report/finalise.ts';
+import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
+import { draftFile } from '../../report/playwright-reporter.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
@@ -48,80 +53,102 @@ export const RUN_HELP: HelpSpec = {
 };
 
 export interface RunPlan {
-  runId: string;
-  reportDir: string;
-  runTmp: string;
-  env: Record<string, string>;
+  /** What the runner and its workers get (settingsToEnv): the one description of the run. */
+  settings: RunSettings & { reportDir: string; runTmp: string };
   args: string[];
 }
 
-/** The Playwright command line and environment for resolved options (pure; tested). */
 /** API keys per worker against the embedded server (the default elsewhere: settings.ts). */
 export const EMBEDDED_KEYS_PER_WORKER = 6;
 
-export function planRun(
-  values: Record<string, unknown>,
-  target: { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null; embedded: boolean },
-  options: { runId: string; cwd: string; configPath: string; onlyIds?: readonly string[] },
-): RunPlan {
-  const reportDir = resolve(options.cwd, (values['report-dir'] as string | undefined) ?? join('reports', options.runId));
-  const runTmp = join(tmpdir(), `cloudcheck-${options.runId}`);
-  const classes = (values.classes as string[] | undefined) ?? [...CONFORMANCE_CLASSES];
-  const env: Record<string, string> = {
-    CLOUDCHECK_DRIVEN: '1',
-    CLOUDCHECK_PROGRESS: '1',
-    CLOUDCHECK_RUN_ID: options.runId,
-    CLOUDCHECK_RUN_TMP: runTmp,
-    CLOUDCHECK_REPORT_DIR: reportDir,
-    CLOUDCHECK_STARTED_AT: new Date().toISOString(),
-    CLOUDCHECK_TARGET: target.target,
-    CLOUDCHECK_API_KEY: target.apiKey,
-    CLOUDCHECK_EMBEDDED: target.embedded ? '1' : '0',
-    CLOUDCHECK_CLASSES: classes.join(','),
-    CLOUDCHECK_STRICT: values.strict ? '1' : '0',
-    CLOUDCHECK_SEED: String(values.seed ?? 1),
-    ...(values['async-timeout'] !== undefined ? { CLOUDCHECK_ASYNC_TIMEOUT: String(values['async-timeout']) } : {}),
+export interface RunTarget {
+  target: string;
+  s3Url: string | null;
+  apiKey: string;
+  altApiKey: string | null;
+  embedded: boolean;
+}
+
+/**
+ * The run's settings from the resolved options (pure; tested). What only a variable sets
+ * (timeout scale, request deadline, keys per worker) is read from `env`.
+ */
+export function settingsOfRun(
+  values: OptionValues<'run'>,
+  target: RunTarget,
+  options: { runId: string; cwd: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv },
+): RunPlan['settings'] {
+  const env = options.env ?? process.env;
+  const inherited = settingsFromEnv(env, { requireTarget: false });
+  const headers = headersFromList(values.header ?? []);
+  const runPrefix = `${RUN_PREFIX}${options.runId}-`;
+  return {
+    runId: options.runId,
+    runPrefix,
+    target: target.target,
+    s3Url: target.s3Url,
+    keys: { main: target.apiKey, alt: target.altApiKey },
+    seed: values.seed,
+    classes: (values.classes ?? CONFORMANCE_CLASSES).filter(isConformanceClass),
+    testNumbers: { succeed: values['test-number-succeed'], fail: values['test-number-fail'], random: values['test-number-random'] },
+    // The embedded server moves no real money, so charges are implied there.
+    allowCharges: values['allow-charges'] || target.embedded,
+    liveSms: values['live-sms'],
+    strict: values.strict,
+    timeoutScale: inherited.timeoutScale,
+    requestTimeoutMs: inherited.requestTimeoutMs,
+    asyncTimeoutMs: (values['async-timeout'] ?? ASYNC_TIMEOUT_DEFAULT_S) * 1000,
+    webhook: webhookSettings(target.target, values['webhook-listen'] ?? null, values['webhook-url'] ?? null),
+    embedded: target.embedded,
+    reportDir: resolve(options.cwd, values['report-dir'] ?? join('reports', options.runId)),
+    keep: values.keep ?? false,
+    runTmp: join(tmpdir(), `cloudcheck-${options.runId}`),
     // A full run sends about 1,100 requests to the messaging and compute areas, whose burst limit
     // is 100 a minute per key: against the embedded server (its windows start with it, and its
     // key management costs nobody anything) six keys per worker hold them all in the first
     // minute, where three made the run wait for the next one. Against a target, the default
     // stays lower: each key costs two of the main key's 100 billing requests of the hour.
-    ...(target.embedded && process.env.CLOUDCHECK_KEYS_PER_WORKER === undefined ? { CLOUDCHECK_KEYS_PER_WORKER: String(EMBEDDED_KEYS_PER_WORKER) } : {}),
-    // The embedded server moves no real money, so charges are implied there.
-    CLOUDCHECK_ALLOW_CHARGES: values['allow-charges'] || target.embedded ? '1' : '0',
-    CLOUDCHECK_LIVE_SMS: values['live-sms'] ? '1' : '0',
-    CLOUDCHECK_TEST_NUMBER_SUCCEED: String(values['test-number-succeed']),
-    CLOUDCHECK_TEST_NUMBER_FAIL: String(values['test-number-fail']),
-    CLOUDCHECK_TEST_NUMBER_RANDOM: String(values['test-number-random']),
+    keysPerWorker: target.embedded && env[RUN_VARIABLES.keysPerWorker] === undefined ? EMBEDDED_KEYS_PER_WORKER : inherited.keysPerWorker,
+    budgetKeys: [],
+    headers,
+    caCertFile: values['ca-cert'] ?? null,
+    retries: values.retries ?? 0,
+    harAll: values.har === 'all',
+    driven: true,
+    progress: true,
+    startedAt: new Date().toISOString(),
+    baselineFile: values.baseline ? resolve(options.cwd, values.baseline) : null,
+    shard: values.shard ?? null,
+    workers: values.workers ?? null,
+    maxFailures: values['max-failures'] ?? 0,
+    // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
+    // selected flow step brings the steps before it; Playwright's own filters would not.
+    selection: { grep: values.grep ?? null, grepInvert: values['grep-invert'] ?? null, onlyIds: options.onlyIds ? [...options.onlyIds] : null },
+    handoffFile: null,
+    suiteIndexOut: null,
+  };
+}
+
+/** The Playwright command line for resolved options (pure; tested). */
+export function planRun(values: OptionValues<'run'>, target: RunTarget, options: { runId: string; cwd: string; configPath: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv }): RunPlan {
+  const args = ['test', '-c', options.configPath];
+  if (values.shard) args.push(`--shard=${values.shard}`);
+  return { settings: settingsOfRun(values, target, options), args };
+}
+
+/**
+ * The environment of the Playwright runner: this process's, without any run contract variable
+ * it may carry (a run started from another run's worker), plus the plan's settings.
+ */
+export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return {
+    ...withoutRunVariables(outsidePlaywright(env)),
+    ...settingsToEnv(plan.settings),
     // The pinned SDK supports Node 20; its notice about future releases would interleave with the
     // progress lines of every worker that loads it.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    FORCE_COLOR: '0',
   };
-  if (target.s3Url) env.CLOUDCHECK_S3_URL = target.s3Url;
-  if (target.altApiKey) env.CLOUDCHECK_ALT_API_KEY = target.altApiKey;
-  if (values.baseline) env.CLOUDCHECK_BASELINE = resolve(options.cwd, values.baseline as string);
-  if (values.shard) env.CLOUDCHECK_SHARD = values.shard as string;
-  if (values['webhook-listen']) env.CLOUDCHECK_WEBHOOK_LISTEN = values['webhook-listen'] as string;
-  if (values['webhook-url']) env.CLOUDCHECK_WEBHOOK_URL = values['webhook-url'] as string;
-  if (values.keep) env.CLOUDCHECK_KEEP = '1';
-  if (values.workers !== undefined) env.CLOUDCHECK_WORKERS = String(values.workers);
-  if (values['max-failures'] !== undefined) env.CLOUDCHECK_MAX_FAILURES = String(values['max-failures']);
-  if (values.retries !== undefined) env.CLOUDCHECK_RETRIES = String(values.retries);
-  if (values.har === 'all') env.CLOUDCHECK_HAR = 'all';
-  // One header a line (a value may hold commas); the workers read them with settingsFromEnv.
-  if (Array.isArray(values.header) && values.header.length) env.CLOUDCHECK_HEADER = (values.header as string[]).join('\n');
-  if (values['ca-cert']) env.CLOUDCHECK_CA_CERT = values['ca-cert'] as string;
-  // One Playwright project for the selected classes: workers (and the API keys each creates) live
-  // for the whole run instead of restarting per class (playwright.config.ts).
-  env.CLOUDCHECK_RUN_CLASSES = classes.join(',');
-  // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
-  // selected flow step brings the steps before it; Playwright's own filters would not.
-  if (values.grep) env.CLOUDCHECK_GREP = values.grep as string;
-  if (values['grep-invert']) env.CLOUDCHECK_GREP_INVERT = values['grep-invert'] as string;
-  if (options.onlyIds) env.CLOUDCHECK_ONLY_IDS = options.onlyIds.join(',');
-  const args = ['test', '-c', options.configPath];
-  if (values.shard) args.push(`--shard=${values.shard as string}`);
-  return { runId: options.runId, reportDir, runTmp, env, args };
 }
 
 /**
@@ -142,11 +169,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (resolved.positionals.length) throw new UsageError(`run takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
-  if (typeof v.baseline === 'string') {
+  // Parsed once, here: a bad baseline is a usage error before anything runs, and the gate uses it at the end.
+  let baseline: Set<string> | null = null;
+  if (v.baseline !== undefined) {
     const path = resolve(v.baseline);
     if (!existsSync(path)) throw new UsageError(`baseline file ${v.baseline} does not exist`);
     try {
-      parseBaseline(readFileSync(path, 'utf8'), v.baseline);
+      baseline = parseBaseline(readFileSync(path, 'utf8'), v.baseline);
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
@@ -160,11 +189,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   // The embedded server ends with the run: there would be nothing left to replay against.
   if (v.keep && !v.target) throw new UsageError('--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)');
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
-  addSecret(v['api-key'] as string | undefined);
-  addSecret(v['alt-api-key'] as string | undefined);
-  const headers = headersFromList((v.header as string[] | undefined) ?? []);
+  addSecret(v['api-key']);
+  addSecret(v['alt-api-key']);
+  const headers = headersFromList(v.header ?? []);
   for (const value of Object.values(headers)) addSecret(value);
-  const caCertFile = (v['ca-cert'] as string | undefined) ?? null;
+  const caCertFile = v['ca-cert'] ?? null;
 
   const runId = newRunId();
   let embedded: EmbeddedTarget | null = null;
@@ -173,20 +202,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     let plan: RunPlan;
     let running: { exit: Promise<ExitInfo>; index: { settle(completed: boolean): void } };
     const start = (p: RunPlan): typeof running => {
-      rmSync(p.runTmp, { recursive: true, force: true });
-      mkdirSync(p.runTmp, { recursive: true });
+      rmSync(p.settings.runTmp, { recursive: true, force: true });
+      mkdirSync(p.settings.runTmp, { recursive: true });
       const index = useSuiteIndex(p);
       return { index, exit: spawnPlaywright(p) };
     };
-    const runLine = (): void => err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${(v.classes as string[]).join(', ')})` : ''}`);
+    const runLine = (): void => err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
     if (v.target) {
-      target = {
-        target: (v.target as string).replace(/\/+$/, ''),
-        s3Url: (v['s3-url'] as string | undefined) ?? null,
-        apiKey: v['api-key'] as string,
-        altApiKey: (v['alt-api-key'] as string | undefined) ?? null,
-        embedded: false,
-      };
+      target = { target: v.target, s3Url: v['s3-url'] ?? null, apiKey: v['api-key'] ?? '', altApiKey: v['alt-api-key'] ?? null, embedded: false };
       const transport = { caCertFile, direct: false };
       configureTransport(transport);
       await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
@@ -199,14 +222,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       // second); its global setup waits for the server's address in a hand-off file.
       plan = planRun(v, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
       const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
-      for (const name of ['CLOUDCHECK_TARGET', 'CLOUDCHECK_API_KEY']) delete plan.env[name];
-      plan.env[TARGET_HANDOFF_ENV] = handoff;
+      plan.settings.handoffFile = handoff;
       running = start(plan);
       try {
-        embedded = await startEmbedded({
-          seed: v.seed as number,
-          testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
-        });
+        embedded = await startEmbedded({ seed: v.seed, testNumbers: plan.settings.testNumbers });
         addSecret(embedded.apiKey);
         addSecret(embedded.altApiKey);
         target = { target: embedded.target, s3Url: embedded.s3Url, apiKey: embedded.apiKey, altApiKey: embedded.altApiKey, embedded: true };
@@ -227,7 +246,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const exit = await running.exit;
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch(
+    const recovered = await recoverFromJournals(plan.settings.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch(
       (error: Error) => {
         err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
         return null;
@@ -235,30 +254,30 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
     if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
 
-    const reportPath = join(plan.reportDir, 'report.json');
-    if (!existsSync(reportPath)) {
-      err(`cloudcheck: the suite ended without writing a report (Playwright exit ${exit.code ?? exit.signal})`);
+    const { reportDir, runTmp } = plan.settings;
+    const draft = readDraft(runTmp);
+    if (!draft) {
+      err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
       if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
+      rmSync(runTmp, { recursive: true, force: true });
       return exit.interrupted ? 130 : 2;
     }
-    let report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
+    // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
+    const { report, outcome } = finaliseReport(draft, reportDir, {
+      gate: { strict: v.strict, baseline, baselineSource: v.baseline ?? null },
+      ...(recovered ? { leaks: recovered.leaks } : {}),
+      interrupted: exit.interrupted,
+    });
+    for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
+    // Journals and Playwright artifacts are only needed until the report is final.
+    rmSync(runTmp, { recursive: true, force: true });
     // A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate.
     if (report.checks.length === 0 && !exit.interrupted) {
-      err(`cloudcheck run: the selection selects no check (--classes ${(v.classes as string[] | undefined)?.join(',') ?? 'all'}${v.grep ? `, --grep ${v.grep as string}` : ''}${v['grep-invert'] ? `, --grep-invert ${v['grep-invert'] as string}` : ''}${v.shard ? `, --shard ${v.shard as string}` : ''}); nothing was checked`);
-      rmSync(plan.runTmp, { recursive: true, force: true });
+      err(`cloudcheck run: the selection selects no check (${selectionWords(v)}); nothing was checked`);
       return 2;
     }
-    const baseline = typeof v.baseline === 'string' ? parseBaseline(readFileSync(resolve(v.baseline), 'utf8'), v.baseline) : null;
-    report = { ...report, summary: summarize(report.checks, { strict: v.strict === true, baseline, baselineSource: (v.baseline as string | undefined) ?? null }) };
-    if (recovered) report.leaks = recovered.leaks;
-    if (exit.interrupted) report.summary.headline = `${report.summary.headline} (interrupted)`;
-    // --max-failures stopped the suite: what did not run was not checked, and the gate must say so.
-    if (report.run.stopped_after_failures) markStopped(report.summary, report.run.stopped_after_failures);
-    writeReportFiles(report, plan.reportDir);
-    appendJobSummary(plan.reportDir);
-    printSummary(report, plan.reportDir);
-    // Journals and Playwright artifacts are only needed until the report is final.
-    rmSync(plan.runTmp, { recursive: true, force: true });
+    appendJobSummary(reportDir);
+    printSummary(report, reportDir);
     if (exit.interrupted) return 130;
     if (report.run.stopped_after_failures) {
       const n = report.run.stopped_after_failures;
@@ -284,6 +303,22 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await embedded?.close().catch(() => undefined);
+  }
+}
+
+/** The options that made a selection, as the user gave them: `--classes all, --grep X`. */
+function selectionWords(v: OptionValues<'run'>): string {
+  return [`--classes ${v.classes?.join(',') ?? 'all'}`, ...(['grep', 'grep-invert', 'shard'] as const).filter((name) => v[name]).map((name) => `--${name} ${v[name]}`)].join(', ');
+}
+
+/** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
+function readDraft(runTmp: string): DraftReport | null {
+  const file = draftFile(runTmp);
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DraftReport;
+  } catch {
+    return null;
   }
 }
 
@@ -314,17 +349,16 @@ function lastFailed(cwd: string): string[] {
  * the checks are printed from their annotations. Flow steps that would run only as setup for a
  * selected step after them are counted, not listed.
  */
-async function listChecks(v: Record<string, unknown>, onlyIds: readonly string[] | undefined): Promise<number> {
+async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | undefined): Promise<number> {
   const runId = newRunId();
-  const target = { target: (v.target as string | undefined) ?? 'http://127.0.0.1:0/v1', s3Url: null, apiKey: '', altApiKey: null, embedded: !v.target };
+  const target = { target: v.target ?? 'http://127.0.0.1:0/v1', s3Url: null, apiKey: '', altApiKey: null, embedded: !v.target };
   const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
-  const listing = join(plan.runTmp, 'list.json');
-  mkdirSync(plan.runTmp, { recursive: true });
+  const listing = join(plan.settings.runTmp, 'list.json');
+  mkdirSync(plan.settings.runTmp, { recursive: true });
   try {
     const index = useSuiteIndex(plan);
     plan.args.push('--list', '--reporter=json');
-    plan.env.PLAYWRIGHT_JSON_OUTPUT_FILE = listing;
-    const exit = await spawnPlaywright(plan, true);
+    const exit = await spawnPlaywright(plan, true, { PLAYWRIGHT_JSON_OUTPUT_FILE: listing });
     index.settle(exit.code === 0);
     if (!existsSync(listing)) {
       err(`cloudcheck run: listing the checks failed (Playwright exit ${exit.code ?? exit.signal})`);
@@ -334,7 +368,7 @@ async function listChecks(v: Record<string, unknown>, onlyIds: readonly string[]
     const checks = checksOfListing(JSON.parse(readFileSync(listing, 'utf8')) as JsonSuiteNode);
     const listed = checks.filter((c) => !c.setup);
     if (listed.length === 0) {
-      err(`cloudcheck run: the selection selects no check (--classes ${(v.classes as string[] | undefined)?.join(',') ?? 'all'}${v.grep ? `, --grep ${v.grep as string}` : ''}${v['grep-invert'] ? `, --grep-invert ${v['grep-invert'] as string}` : ''}${v.shard ? `, --shard ${v.shard as string}` : ''})`);
+      err(`cloudcheck run: the selection selects no check (${selectionWords(v)})`);
       return 2;
     }
     const width = (key: 'id' | 'requirement' | 'class'): number => Math.max(...listed.map((c) => c[key].length));
@@ -347,7 +381,7 @@ async function listChecks(v: Record<string, unknown>, onlyIds: readonly string[]
     out(`${listed.length} check${listed.length === 1 ? '' : 's'} (${must} MUST, ${listed.length - must} SHOULD) in ${classes} class${classes === 1 ? '' : 'es'}${setup ? `; ${setup} earlier flow step${setup === 1 ? '' : 's'} would run as setup` : ''}; nothing was run`);
     return 0;
   } finally {
-    rmSync(plan.runTmp, { recursive: true, force: true });
+    rmSync(plan.settings.runTmp, { recursive: true, force: true });
   }
 }
 
@@ -383,25 +417,16 @@ export function checksOfListing(root: JsonSuiteNode): ListedCheck[] {
  * index of a run that completed (a crashed listing may have seen only some files).
  */
 function useSuiteIndex(plan: RunPlan): { settle(completed: boolean): void } {
-  const env = { ...process.env, ...plan.env };
-  const key = suiteIndexKey(env);
+  const key = suiteIndexKey(runnerEnv(plan));
   const candidates = cachedCandidates(key);
   if (candidates) {
     // No file selected: every file is loaded and the run says that nothing was selected.
-    plan.args.push(...fileFilters(selectionFromEnv(env), candidates));
+    plan.args.push(...fileFilters(selectionOf(plan.settings), candidates));
     return { settle: () => undefined };
   }
-  const out = join(tmpdir(), `cloudcheck-${plan.runId}-suite-index.json`);
-  plan.env[SUITE_INDEX_OUT_ENV] = out;
+  const out = join(tmpdir(), `cloudcheck-${plan.settings.runId}-suite-index.json`);
+  plan.settings.suiteIndexOut = out;
   return { settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })) };
-}
-
-interface RunTarget {
-  target: string;
-  s3Url: string | null;
-  apiKey: string;
-  altApiKey: string | null;
-  embedded: boolean;
 }
 
 interface ExitInfo {
@@ -420,11 +445,11 @@ function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
-function spawnPlaywright(plan: RunPlan, quiet = false): Promise<ExitInfo> {
+function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, string> = {}): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
-      env: { ...outsidePlaywright(process.env), ...plan.env, FORCE_COLOR: '0' },
+      env: { ...runnerEnv(plan), ...extraEnv },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
       // progress lines go to stderr, straight through.
       stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'],

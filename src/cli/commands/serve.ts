@@ -43,7 +43,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     return 0;
   }
   const variantNames = variants.map((variant) => variant.name);
-  for (const entry of (v.variant as string[] | undefined) ?? []) {
+  for (const entry of v.variant ?? []) {
     const name = entry.split('=')[0]!;
     if (!variantNames.includes(name)) {
       const hint = suggest(name, variantNames);
@@ -51,7 +51,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     }
   }
   const names = faults.map((f) => f.name);
-  for (const fault of (v.fault as string[] | undefined) ?? []) {
+  for (const fault of v.fault ?? []) {
     if (!names.includes(fault)) {
       const hint = suggest(fault, names);
       throw new UsageError(`unknown fault "${fault}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-faults lists them)`);
@@ -60,22 +60,22 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   let running: Awaited<ReturnType<typeof startReferenceServer>>;
   try {
     running = await startReferenceServer({
-      host: v.host as string,
-      port: v.port as number,
-      s3Port: v['s3-port'] as number,
-      apiKey: v['api-key'] as string | undefined,
-      altApiKey: v['alt-api-key'] as string | undefined,
-      faults: v.fault as string[] | undefined,
-      variants: v.variant as string[] | undefined,
-      seed: v.seed as number | undefined,
-      testNumbers: { succeed: v['test-number-succeed'] as string, fail: v['test-number-fail'] as string, random: v['test-number-random'] as string },
-      carrierNumbers: { reject: v['carrier-number-reject'] as string, expire: v['carrier-number-expire'] as string },
+      host: v.host,
+      port: v.port,
+      s3Port: v['s3-port'],
+      apiKey: v['api-key'],
+      altApiKey: v['alt-api-key'],
+      faults: v.fault,
+      variants: v.variant,
+      seed: v.seed,
+      testNumbers: { succeed: v['test-number-succeed'], fail: v['test-number-fail'], random: v['test-number-random'] },
+      carrierNumbers: { reject: v['carrier-number-reject'], expire: v['carrier-number-expire'] },
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e instanceof Error && /^variant /.test(e.message)) throw new UsageError(e.message);
     if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
-      throw new UsageError(`cannot listen on ${v.host as string} (port ${v.port as number} / s3 port ${v['s3-port'] as number}): ${e.code}`);
+      throw new UsageError(`cannot listen on ${v.host} (port ${v.port} / s3 port ${v['s3-port']}): ${e.code}`);
     }
     throw error;
   }
@@ -83,8 +83,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   outUnredacted(`s3_url=${running.s3Url}`);
   outUnredacted(`api_key=${running.apiKey}`);
   outUnredacted(`alt_api_key=${running.altApiKey}`);
-  if (v.fault && (v.fault as string[]).length) out(`faults=${(v.fault as string[]).join(',')}`);
-  if (v.variant && (v.variant as string[]).length) out(`variants=${(v.variant as string[]).join(',')}`);
+  if (v.fault && (v.fault).length) out(`faults=${(v.fault).join(',')}`);
+  if (v.variant && (v.variant).length) out(`variants=${(v.variant).join(',')}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -15,7 +15,8 @@ import { ApiClient } from '../../harness/client.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { RUN_PREFIX } from '../../harness/settings.ts';
-import { configureTransport, headersFromList } from '../../harness/transport.ts';
+import { headersFromList } from '../../harness/headers.ts';
+import { configureTransport } from '../../harness/transport.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
@@ -150,14 +151,14 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const v = resolved.values;
-  const target = (v.target as string | undefined)?.replace(/\/+$/, '');
-  const key = v['api-key'] as string | undefined;
+  const target = v.target;
+  const key = v['api-key'];
   if (!target) throw new UsageError('sweep needs --target (or CLOUDCHECK_TARGET): there is nothing to sweep on an embedded server');
   if (!key) throw new UsageError('sweep needs --api-key (or CLOUDCHECK_API_KEY)');
   addSecret(key);
-  const headers = headersFromList((v.header as string[] | undefined) ?? []);
+  const headers = headersFromList(v.header ?? []);
   for (const value of Object.values(headers)) addSecret(value);
-  const transport = { caCertFile: (v['ca-cert'] as string | undefined) ?? null, direct: false };
+  const transport = { caCertFile: v["ca-cert"] ?? null, direct: false };
   configureTransport(transport);
   await probeTarget(target, key, 'the API key', undefined, { ...transport, headers });
   const api = new ApiClient({

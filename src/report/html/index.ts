@@ -9,7 +9,6 @@ import { esc, inlineScriptText, inlineStyleText, jsonForScript } from './escape.
 import { loadView, type LoadView } from './load.ts';
 import { classRows, failures, requirementRows } from './model.ts';
 import { renderClasses, renderCoverage, renderFailures, renderHeader, renderLeaks, renderLoad, renderNotCheckable, renderOverview, renderRequirements, verdictOf } from './sections.ts';
-import { redact } from '../../harness/redact.ts';
 import { loadRequirements } from '../../../spec/requirements.ts';
 import type { ConformanceReport } from '../../model/report.ts';
 import type { Requirement } from '../../../spec/requirement.ts';
@@ -32,9 +31,7 @@ function chartData(view: LoadView): Record<string, unknown> {
   return out;
 }
 
-export function renderHtmlReport(input: ConformanceReport, opts: HtmlReportOptions = {}): string {
-  // report.json is redacted already; redacting again costs little and guards hand-made reports.
-  const report = redact(input);
+export function renderHtmlReport(report: ConformanceReport, opts: HtmlReportOptions = {}): string {
   const assets = pageAssets();
   const reqs = new Map((opts.requirements ?? []).map((r) => [r.id, r]));
   const f = failures(report.checks);

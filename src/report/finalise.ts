@@ -1,0 +1,33 @@
+/**
+ * The one end of every report: `cloudcheck run` (after its workers, with the leaks it recovered),
+ * a bare `npx playwright test` (in the reporter), `cloudcheck load` and `report merge` hand a
+ * draft here. Summary and gate are computed (or the merged ones kept), the report is redacted
+ * once, and every writer runs once.
+ */
+import type { ConformanceReport, Leak } from '../model/report.ts';
+import { redact } from '../harness/redact.ts';
+import { type GateOptions, markStopped, summarize } from './gate.ts';
+import { WRITERS, type ReportWriter, type WriteOutcome, writeReportFiles } from './writers.ts';
+
+/** What the reporter collects: a report whose summary is not computed yet. */
+export type DraftReport = Omit<ConformanceReport, 'summary'> & { summary?: ConformanceReport['summary'] };
+
+export interface FinaliseOptions {
+  /** A run's gate (--strict, --baseline): summary and gate are computed from the checks. Without it, the draft's own summary stands (a merge, a load run). */
+  gate?: GateOptions;
+  /** Leaks recovered after the workers ended: they replace what the workers' journals said. */
+  leaks?: Leak[];
+  /** The run was interrupted (SIGINT/SIGTERM): the headline says so. */
+  interrupted?: boolean;
+  writers?: ReportWriter[];
+}
+
+export function finaliseReport(draft: DraftReport, dir: string, options: FinaliseOptions = {}): { report: ConformanceReport; outcome: WriteOutcome } {
+  const summary = options.gate ? summarize(draft.checks, options.gate) : draft.summary;
+  if (!summary) throw new Error('finaliseReport: a draft without a summary needs the gate options to compute one');
+  const stopped = draft.run.stopped_after_failures;
+  if (stopped) markStopped(summary, stopped);
+  else if (options.interrupted && !/\(interrupted\)$/.test(summary.headline ?? '')) summary.headline = `${summary.headline ?? summary.verdict} (interrupted)`;
+  const report = redact({ ...draft, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
+  return { report, outcome: writeReportFiles(report, dir, options.writers ?? WRITERS) };
+}
