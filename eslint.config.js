@@ -32,8 +32,11 @@ const LAYERS = [
   forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
   forbid(['src/report/**/*.ts'], ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**', '**/load/**'], 'src/report is fed finished results: it imports neither the CLI, the generators, the suites nor load/ (the report command passes what it needs of load/)'),
   // The specification's rules as code (the rate-limit invariants), shared by the harness, the
-  // suites, the report and load/: they depend on nothing.
-  forbid(['src/rules/**/*.ts'], ['../*/**', '../../**'], 'src/rules depends on nothing'),
+  // suites, the report and load/: they depend on nothing but the contract's vocabulary (spec/).
+  {
+    files: ['src/rules/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./spec/)', message: 'src/rules depends on nothing but the contract\'s vocabulary (spec/)' }] }] },
+  },
   // The contract, with its vocabulary (classes, levels, requirement), is the bottom: it depends on nothing.
   forbid(['spec/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/reference/**', '**/test/**'], 'spec/ is the contract: it depends on nothing of the suite'),
   forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),

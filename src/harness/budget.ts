@@ -11,19 +11,12 @@
  * The pacing logic (`KeyPool`) is pure: time comes in as an argument, so it is unit-tested with
  * fake headers and a fake clock. The async wrapper (`Budget`) adds waiting and key creation.
  */
+import { type PathArea, areaOfPath } from '../../spec/areas.ts';
 import { BudgetExhaustedError } from './errors.ts';
 
-export type Area = 'messaging' | 'compute' | 'storage' | 'billing' | 'projects' | 'other';
-
-export function areaOfPath(path: string): Area {
-  const p = path.replace(/^https?:\/\/[^/]+/, '').replace(/^\/v\d+/, '');
-  if (/^\/(sms|messaging)(\/|$|\?)/.test(p)) return 'messaging';
-  if (/^\/(vps|images|sizes|regions|ssh-keys|snapshots)(\/|$|\?)/.test(p)) return 'compute';
-  if (/^\/storage(\/|$|\?)/.test(p)) return 'storage';
-  if (/^\/account(\/|$|\?)/.test(p)) return 'billing';
-  if (/^\/projects(\/|$|\?)/.test(p)) return 'projects';
-  return 'other';
-}
+/** A request's area for the budget: the contract's path areas (spec/areas.ts), 'other' for the rest. */
+export type Area = PathArea | 'other';
+export { areaOfPath };
 
 interface WindowRule {
   name: string;

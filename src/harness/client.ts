@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { request as undiciRequest } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Exchange } from '../model/finding.ts';
-import { areaOfPath } from './budget.ts';
+import { areaOfPath } from '../../spec/areas.ts';
 import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
 import { processObserver } from './rate-observer.ts';

@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { areaOfPath } from './budget.ts';
+import { areaOfPath, hasRateLimitHeaders } from '../../spec/areas.ts';
 
 /** One observed response, as written (and read back by src/report/rate-invariants.ts). */
 export interface RateObservation {
@@ -69,7 +69,7 @@ export interface ObservedExchange {
 /** The line to write for a response, or null when it is not an authenticated messaging/compute response. */
 export function observationOf(x: ObservedExchange, seq: number, pid: number = process.pid): RateObservation | null {
   const area = areaOfPath(x.path);
-  if (area !== 'messaging' && area !== 'compute') return null;
+  if (!hasRateLimitHeaders(area)) return null;
   const key = bearerOf(x.authorization);
   if (key === null) return null;
   const headers: Record<string, string> = {};

@@ -15,6 +15,7 @@
  * that header is well-formed for the expected window, otherwise from the response's `Date` header
  * (floored to the window), and only as a last resort from the client's receive time.
  */
+import { areaOfPath, hasRateLimitHeaders } from '../../spec/areas.ts';
 
 /** Stable invariant names; reports, tests and exit messages use exactly these strings. */
 export const INVARIANTS = [
@@ -532,16 +533,7 @@ export function checkUntouchedKey(responses: readonly ObservedResponse[], expect
   return out;
 }
 
-/** Which area a path (without the /v1 prefix) belongs to, per docs/conventions.md. */
-export function areaOfPath(path: string): 'messaging' | 'compute' | 'storage' | 'billing' | 'projects' | 'other' {
-  const p = path.split('?')[0] ?? path;
-  if (/^\/(sms|messaging)(\/|$)/.test(p)) return 'messaging';
-  if (/^\/(vps|images|sizes|regions|ssh-keys|snapshots)(\/|$)/.test(p)) return 'compute';
-  if (/^\/storage(\/|$)/.test(p)) return 'storage';
-  if (/^\/account(\/|$|s)/.test(p)) return 'billing';
-  if (/^\/projects(\/|$)/.test(p)) return 'projects';
-  return 'other';
-}
+export { areaOfPath };
 
 export interface TrackerOptions {
   /**
@@ -579,7 +571,7 @@ export class HeaderTracker {
   /** `path` is the request path without the base (`/sms/send`). */
   feed(key: string, path: string, r: ObservedResponse): void {
     const area = areaOfPath(path);
-    if (area !== 'messaging' && area !== 'compute') return;
+    if (!hasRateLimitHeaders(area)) return;
     if (!isAuthenticated(r)) return;
     let st = this.keys.get(key);
     if (!st) this.keys.set(key, (st = { byReset: new Map(), reported: new Set() }));

@@ -48,5 +48,7 @@ test('imports along the layers pass', async () => {
   // The rate-limit rules are shared by the report, the suites and load/.
   expect(await restrictedImports('src/report/x.ts', '../rules/rate-limits.ts')).toEqual([]);
   expect(await restrictedImports('suites/rate-limits/x.ts', '../../src/rules/rate-limits.ts')).toEqual([]);
+  // The rules read the contract's vocabulary (which area a path is in), and nothing else.
+  expect(await restrictedImports('src/rules/x.ts', '../../spec/areas.ts')).toEqual([]);
   expect(await restrictedImports('src/cli/commands/x.ts', '../../../load/merge.ts')).toEqual([]);
 });
