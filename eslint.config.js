@@ -1,5 +1,6 @@
-// Flat config: typescript-eslint's recommended rules on every TypeScript file, and the layers of
-// docs/architecture.md as import restrictions (test/architecture/layers.test.ts proves they bite).
+// Flat config: typescript-eslint's recommended rules on every TypeScript file, type-aware rules on
+// promises and assertions for the TypeScript files (all of them in tsconfig.json's `include`), and the
+// layers of docs/architecture.md as import restrictions (test/architecture/layers.test.ts proves they bite).
 import js from '@eslint/js';
 import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
@@ -56,6 +57,21 @@ export default tseslint.config(
       // `interface FaultNames extends Record<…> {}`: how each fault catalogue adds its names to the
       // server's FaultName union by declaration merging (reference/core/faults.ts).
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
+    },
+  },
+  {
+    // Type-aware rules: the TypeScript files only, typed through tsconfig.json by the project
+    // service. The .js/.mjs files are not in its `include` and are never type-checked.
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // A promise is awaited, returned, caught, or marked `void` with the reason it may run detached.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
     },
   },
   ...LAYERS,

@@ -206,7 +206,7 @@ function prepare(recorded: Recorded[], server: FreshServer, benchKey: string): P
     if (body === undefined) delete headers['content-length'];
     else headers['content-length'] = String(body.byteLength);
     delete headers['transfer-encoding'];
-    return { origin: r.role === 's3' ? s3Origin : apiOrigin, method: r.method as Dispatcher.HttpMethod, path: r.path, headers, body };
+    return { origin: r.role === 's3' ? s3Origin : apiOrigin, method: r.method, path: r.path, headers, body };
   });
 }
 

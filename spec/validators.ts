@@ -125,7 +125,7 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, prefix = 
 
 function run(validate: ValidateFunction | undefined, value: unknown, missing: string): ValidationResult {
   if (!validate) return { ok: false, errors: [missing] };
-  const ok = validate(value) as boolean;
+  const ok = validate(value);
   return { ok, errors: ok ? [] : formatErrors(validate.errors) };
 }
 

@@ -20,7 +20,7 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
     if (lower !== undefined && !isChecksumAlgorithm(lower)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
     const typeText = header(call.request, 'x-amz-checksum-type')?.toUpperCase();
     if (typeText !== undefined && typeText !== 'COMPOSITE' && typeText !== 'FULL_OBJECT') throw new S3Error('InvalidRequest', 'x-amz-checksum-type must be COMPOSITE or FULL_OBJECT.');
-    const checksum = lower ? { algorithm: lower, type: (typeText as ChecksumType | undefined) ?? defaultChecksumType(lower) } : undefined;
+    const checksum = lower ? { algorithm: lower, type: typeText ?? defaultChecksumType(lower) } : undefined;
     uploadExtras.set(upload.upload_id, { metadata: userMetadata(call.request), headers: storedHeaders(call.request), ...(checksum ? { checksum } : {}) });
     if (algorithm) void call.reply.header('x-amz-checksum-algorithm', algorithm);
     if (checksum) void call.reply.header('x-amz-checksum-type', checksum.type);

@@ -8,11 +8,11 @@ const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '
 
 /** `<?xml ...?><Root xmlns=...>...</Root>`. Arrays of a field become repeated elements. */
 export function xmlDocument(root: string, body: Record<string, unknown>): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ [root]: { '@_xmlns': S3_NS, ...body } }) as string}`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ [root]: { '@_xmlns': S3_NS, ...body } })}`;
 }
 
 export function errorDocument(code: string, message: string, extra: Record<string, string>, requestId: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ Error: { Code: code, Message: message, ...extra, RequestId: requestId } }) as string}`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build({ Error: { Code: code, Message: message, ...extra, RequestId: requestId } })}`;
 }
 
 const parser = new XMLParser({

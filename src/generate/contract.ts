@@ -596,7 +596,7 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
       const lookup = get ? await env.api.request({ method: 'GET', path: built.path }) : await env.api.get(list!.path);
       const again = await env.api.request({ method: 'DELETE', path: built.path });
       // The id travels with the answers, for the list check.
-      return { first, lookup, again, id: { ...again, text: id } as ApiResponse };
+      return { first, lookup, again, id: { ...again, text: id } };
     });
   const firstOk = (first: ApiResponse) => expect(first.status >= 200 && first.status < 300, `the first ${reqLine(first)} should succeed, got ${first.status}: ${short(first.text)}`).toBe(true);
   if (mustId && (get || list)) {

@@ -303,7 +303,7 @@ export function generateValue(schema: JsonSchema, ctx: DataContext, field?: stri
     case 'boolean':
       return false;
     case 'array': {
-      const items = isDict(schema.items) ? (schema.items as JsonSchema) : {};
+      const items = isDict(schema.items) ? schema.items : {};
       const count = Math.max(1, typeof schema.minItems === 'number' ? schema.minItems : 1);
       return Array.from({ length: count }, () => generateValue(items, ctx, undefined, field));
     }
@@ -328,7 +328,7 @@ function generateObject(schema: JsonSchema, ctx: DataContext, field?: string): D
     if (chosen.includes(name)) out[name] = generateValue(props[name]!, ctx, name, field);
   }
   if (Object.keys(props).length === 0 && isDict(schema.additionalProperties)) {
-    out.key = generateValue(schema.additionalProperties as JsonSchema, ctx, 'key', field);
+    out.key = generateValue(schema.additionalProperties, ctx, 'key', field);
   }
   return out;
 }

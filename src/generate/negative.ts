@@ -89,7 +89,7 @@ function unionCases(branches: JsonSchema[]): NegativeCase[] {
       const base = { type: typeValue };
       if (required.has(field)) out.push(branchCase(field, 'missing', `with type "${String(typeValue)}" and without its required "${field}"`, base));
       const type = typeOf(p);
-      if (type && WRONG[type]) out.push(branchCase(field, 'type', `with type "${String(typeValue)}" and "${field}" as ${WRONG[type]!.text}`, { ...base, [field]: WRONG[type]!.value }));
+      if (type && WRONG[type]) out.push(branchCase(field, 'type', `with type "${String(typeValue)}" and "${field}" as ${WRONG[type].text}`, { ...base, [field]: WRONG[type].value }));
     }
   }
   return out;
@@ -112,7 +112,7 @@ export function bodyCases(schema: JsonSchema): NegativeCase[] {
   for (const [field, p] of Object.entries(props)) {
     if (required.has(field)) out.push(bodyCase(field, 'missing', false, `without the required "${field}"`, REMOVE));
     const type = typeOf(p);
-    if (type && WRONG[type] && !p.anyOf && !p.oneOf) out.push(bodyCase(field, 'type', false, `with "${field}" as ${WRONG[type]!.text}`, WRONG[type]!.value));
+    if (type && WRONG[type] && !p.anyOf && !p.oneOf) out.push(bodyCase(field, 'type', false, `with "${field}" as ${WRONG[type].text}`, WRONG[type].value));
     if (Array.isArray(p.enum)) out.push(bodyCase(field, 'enum', isAssumed(p), `with "${field}" not one of ${p.enum.join(', ')}`, BAD_ENUM));
     if (typeof p.minimum === 'number') out.push(bodyCase(field, 'minimum', isAssumed(p), `with "${field}" ${p.minimum - 1} (below the minimum ${p.minimum})`, p.minimum - 1));
     if (typeof p.exclusiveMinimum === 'number') out.push(bodyCase(field, 'minimum', isAssumed(p), `with "${field}" ${p.exclusiveMinimum} (not above ${p.exclusiveMinimum})`, p.exclusiveMinimum));
@@ -122,7 +122,7 @@ export function bodyCases(schema: JsonSchema): NegativeCase[] {
     if (typeof p.pattern === 'string') out.push(bodyCase(field, 'pattern', isAssumed(p), `with "${field}" not matching ${p.pattern}`, patternViolation(field)));
     if (typeof p.format === 'string' && BAD_FORMAT[p.format]) out.push(bodyCase(field, 'format', isAssumed(p), `with "${field}" not a ${p.format}`, BAD_FORMAT[p.format]));
     if (type === 'array') {
-      const items = isDict(p.items) ? (p.items as JsonSchema) : {};
+      const items = isDict(p.items) ? p.items : {};
       if (typeof p.minItems === 'number' && p.minItems > 0) out.push(bodyCase(field, 'minItems', isAssumed(p), `with "${field}" an empty array`, []));
       if (Array.isArray(items.enum)) out.push(bodyCase(field, 'enum', isAssumed(items) || isAssumed(p), `with an entry of "${field}" not one of ${items.enum.join(', ')}`, [BAD_ENUM]));
       if (typeof items.pattern === 'string') out.push(bodyCase(field, 'pattern', isAssumed(items), `with an entry of "${field}" not matching ${items.pattern}`, [patternViolation(field)]));
@@ -166,7 +166,7 @@ export function queryCases(op: ContractOperation): NegativeCase[] {
       if (typeof s.maximum === 'number') out.push(make(p.name, 'maximum', assumed, `with ?${p.name}=${s.maximum + 1} (above ${s.maximum})`, s.maximum + 1));
     }
     if (s.type === 'boolean') out.push(make(p.name, 'type', assumed, `with ?${p.name}=maybe (not a boolean)`, 'maybe'));
-    if (typeof s.format === 'string' && BAD_FORMAT[s.format]) out.push(make(p.name, 'format', assumed, `with ?${p.name}= not a ${s.format}`, BAD_FORMAT[s.format]!));
+    if (typeof s.format === 'string' && BAD_FORMAT[s.format]) out.push(make(p.name, 'format', assumed, `with ?${p.name}= not a ${s.format}`, BAD_FORMAT[s.format]));
   }
   return out;
 }

@@ -184,5 +184,5 @@ function idsFromValue(data: unknown, source: string): Set<string> {
   if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) {
     throw new Error(`${source}: expected a list of requirement or check ids`);
   }
-  return new Set(list as string[]);
+  return new Set(list);
 }

@@ -528,7 +528,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
       // The record's fields are not shown by the specification: the count is read from whichever
       // of the usual names the list (or the add result) uses.
       const countOf = (record: Record<string, unknown> | undefined): number | undefined => {
-        for (const field of ['contact_count', 'contacts_count', 'total_contacts', 'count']) if (typeof record?.[field] === 'number') return record[field] as number;
+        for (const field of ['contact_count', 'contacts_count', 'total_contacts', 'count']) if (typeof record?.[field] === 'number') return record[field];
         return undefined;
       };
       const lists = await api.get('/messaging/contacts/lists');

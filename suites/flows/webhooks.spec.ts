@@ -42,7 +42,7 @@ async function receiverFor(ctx: CheckContext): Promise<WebhookReceiver> {
   return (await webhookReceiver(ctx))!;
 }
 
-const payloadOf = (d: WebhookDelivery): Payload => (d.json && typeof d.json === 'object' ? (d.json as Payload) : {});
+const payloadOf = (d: WebhookDelivery): Payload => (d.json && typeof d.json === 'object' ? d.json : {});
 const messageIdOf = (d: WebhookDelivery): unknown => payloadOf(d).data?.message_id;
 const eventOf = (d: WebhookDelivery): unknown => payloadOf(d).event;
 /** Deliveries made to one endpoint URL of the receiver. */

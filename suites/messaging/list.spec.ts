@@ -38,7 +38,7 @@ async function recent(api: ApiClient, query: Record<string, string | number> = {
   const since = new Date(Date.now() - 5 * 60_000).toISOString();
   const res = await api.get('/sms/messages', { query: { from_date: since, per_page: 100, ...query } });
   expectSuccess(res);
-  return { body: (res.body ?? {}) as { messages?: Listed[]; meta?: unknown } };
+  return { body: res.body ?? {} };
 }
 
 /**

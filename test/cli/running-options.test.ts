@@ -68,7 +68,7 @@ async function countingProxy(): Promise<{ url: string; count: () => number; clos
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     count++;
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = netConnect(Number(port), host!, () => {
+    const upstream = netConnect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);

@@ -19,13 +19,13 @@ function result(requests: ProfileResult['requests']): ProfileResult {
     latency_ms: {},
     histograms: {} as ProfileResult['histograms'],
     timeline: [],
-    expectations: {} as ProfileResult['expectations'],
+    expectations: {},
     invariants_checked: [],
     violations: [],
     thresholds: [],
     passed: true,
     notes: [],
-  } as unknown as ProfileResult;
+  };
 }
 
 test('requests per second and bytes received, per profile', () => {

@@ -51,7 +51,7 @@ export async function exactPathRequest(server: RunningReference, method: string,
   const connection = new Client(origin);
   try {
     const response = await connection.request({
-      method: method as 'GET',
+      method,
       path,
       headers: { authorization: `Bearer ${server.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/octet-stream' } : {}) },
       body,
@@ -103,5 +103,5 @@ export function bytesOf(size: number, seed: number): Buffer {
 }
 
 export function errorOf(body: unknown): { code?: string; message?: string; resource?: string; details?: unknown } {
-  return ((body as { error?: Record<string, unknown> } | undefined)?.error ?? {}) as { code?: string; message?: string; resource?: string; details?: unknown };
+  return (body as { error?: Record<string, unknown> } | undefined)?.error ?? {};
 }

@@ -250,7 +250,7 @@ test.describe('objects', () => {
         headers: { authorization: `Bearer ${server.apiKey}` },
         body: stream,
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(chunked.status).toBe(413);
     } finally {
       options.objectLimit = saved;

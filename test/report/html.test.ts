@@ -55,7 +55,7 @@ test('nothing is fetched: no network URL in src= or href=, no @import or url(htt
 
 test('without load data no chart code is emitted', () => {
   const { load: _load, ...noLoad } = full;
-  const html = renderHtmlReport(noLoad as ConformanceReport, { requirements: requirements() });
+  const html = renderHtmlReport(noLoad, { requirements: requirements() });
   expect(html).not.toContain('uPlot');
   expect(html).not.toContain('id="chart-data"');
   expect(html).not.toContain('id="load"');

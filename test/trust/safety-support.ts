@@ -37,8 +37,8 @@ export function startCloudcheck(args: string[], options: { env?: Record<string, 
   const child = spawn(process.execPath, ['bin/cloudcheck.mjs', ...args], { cwd: ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const done = new Promise<CliResult>((resolve) => {
     const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
     child.on('exit', (code, signal) => {
@@ -64,7 +64,7 @@ export async function rest(base: string, key: string, method: string, path: stri
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body !== undefined && !raw ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body === undefined ? undefined : raw ? (body as string | Uint8Array) : JSON.stringify(body),
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
   const bytes = Buffer.from(await res.arrayBuffer());
@@ -109,7 +109,7 @@ export const COLLECTIONS = [
 ] as const;
 
 export function idOf(item: Item): string {
-  for (const field of ['id', 'message_id', 'campaign_id', 'key_id', 'list_id', 'template_id', 'key', 'sender_id', 'phone', 'phone_number', 'currency', 'name']) if (typeof item[field] === 'string') return item[field] as string;
+  for (const field of ['id', 'message_id', 'campaign_id', 'key_id', 'list_id', 'template_id', 'key', 'sender_id', 'phone', 'phone_number', 'currency', 'name']) if (typeof item[field] === 'string') return item[field];
   return JSON.stringify(item);
 }
 
@@ -137,7 +137,7 @@ export async function snapshotAccount(base: string, key: string): Promise<Accoun
     }
     snap.set(path, items);
   }
-  snap.set('/account', new Map([['account', (await restOk(base, key, 'GET', '/account')) as Item]]));
+  snap.set('/account', new Map([['account', await restOk(base, key, 'GET', '/account')]]));
   for (const bucket of snap.get('/storage/buckets')!.values()) {
     const name = String(bucket.name);
     const objects = new Map<string, Item>();

@@ -114,7 +114,7 @@ export function classRows(report: ConformanceReport): ClassRow[] {
       environment: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'environment').length,
       cloudcheck: list.filter((c) => c.status === 'failed' && classificationOf(c) === 'cloudcheck-error').length,
       counts: counts.get(name) ?? emptyCounts(),
-      waitedMs: report.waits?.[name as ConformanceClass] ?? 0,
+      waitedMs: report.waits?.[name] ?? 0,
     };
   });
 }
