@@ -22,7 +22,7 @@ import { defineCheck, EnvironmentError, expect, test } from '../harness/check.ts
 import { EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import type { RequestOptions } from '../harness/client.ts';
 import { originalOnce } from '../harness/ledger.ts';
-import { listOf, resourceOf } from '../harness/resource.ts';
+import { expectRefused, listOf, resourceOf } from '../harness/resource.ts';
 import type { Area, ConformanceClass, Level } from '../../spec/classes.ts';
 import type { ContractModel, ContractOperation, JsonSchema, VariantModel } from './model.ts';
 import { hasAssumption, loadContractModel, relaxAssumptions, validateAgainst } from './model.ts';
@@ -182,10 +182,6 @@ function reqLine(res: ApiResponse): string {
 
 function short(text: string): string {
   return text.length > 400 ? `${text.slice(0, 400)}…` : text;
-}
-
-function expect4xx(res: ApiResponse, what: string): void {
-  expect(res.status >= 400 && res.status < 500, `${what}: ${reqLine(res)} should be refused with a 4xx status, got ${res.status}: ${short(res.text)}`).toBe(true);
 }
 
 function errorOf(res: ApiResponse): { code?: unknown; message?: unknown; details?: unknown; resource?: unknown } | undefined {
@@ -439,7 +435,7 @@ function fakeKey(ctx: CheckContext): string {
 function defineAuth(model: ContractModel, op: ContractOperation, cls: ConformanceClass, idBase: string): void {
   const head = op.method === 'HEAD';
   const verify = (res: ApiResponse, what: string) => {
-    expect4xx(res, what);
+    expectRefused(res, what);
     if (!head) expectEnvelope(res, what);
   };
   check(model, { id: `${idBase}.auth-no-key`, requirement: AUTH.noKey, level: 'MUST', cls, op, title: `${op.key} without an Authorization header is refused${head ? '' : ' with the error envelope'}` }, async (env) => {
@@ -504,7 +500,7 @@ function defineUnknownId(model: ContractModel, op: ContractOperation, cls: Confo
     const mustId = UNKNOWN_ID_MUST[op.key] ?? (storage ? UNKNOWN_ID_MUST_STORAGE : UNKNOWN_ID_MUST_DEFAULT);
     check(model, { id: `${idBase}.unknown-id`, requirement: mustId, level: 'MUST', cls, op, title: `${op.key} with an unknown {${target}} is refused with the error envelope${storage ? ' naming the resource' : ''}` }, async (env, share) => {
       const { res } = await unknown(env, share);
-      expect4xx(res, `unknown ${target}`);
+      expectRefused(res, `unknown ${target}`);
       expectEnvelope(res, `unknown ${target}`);
       if (storage) {
         const resource = errorOf(res)?.resource;
@@ -556,7 +552,7 @@ function defineNegative(model: ContractModel, op: ContractOperation, cls: Confor
       const must = target.must;
       check(model, { id: caseId, requirement: must.id, level: 'MUST', cls, op, title: `${op.key} ${c.describe} is refused${must.code ? ` with ${must.code}` : ''}` }, async (env, share) => {
         const res = await run(env, share);
-        expect4xx(res, c.describe);
+        expectRefused(res, c.describe);
         expectEnvelope(res, c.describe);
         if (must.code) expectCode(res, must.code, c.describe);
         if (must.id === 'ERR-CODE-007') expect(errorOf(res)?.details, `${c.describe}: validation_error carries details describing the problem`).toBeDefined();
@@ -605,7 +601,7 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
       firstOk(first!);
       const res = lookup!;
       if (get) {
-        expect4xx(res, 'reading a deleted resource');
+        expectRefused(res, 'reading a deleted resource');
         expectEnvelope(res, 'reading a deleted resource');
       } else {
         expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(200);

@@ -420,7 +420,7 @@ export class ApiClient {
     let bytes: Buffer;
     try {
       const res = await undiciRequest(url, {
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         body: payload,
         dispatcher: this.dispatcher,

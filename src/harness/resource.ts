@@ -37,11 +37,12 @@ export function expectSuccess(res: ApiResponse, hint?: string): void {
  * Asserts a refusal: a 4xx status (the specification lists 400, 401, 403, 404, 409 and 422 but
  * maps none to a condition, so which one is a SHOULD check's business).
  */
-export function expectRefused(res: { status: number; text: string }, what: string): void {
-  expect(res.status >= 400 && res.status < 500, `${what} should be refused with a 4xx status, got ${res.status}: ${short(res.text)}`).toBe(true);
+export function expectRefused(res: { status: number; text: string; exchange?: ApiResponse['exchange'] }, what: string): void {
+  const request = res.exchange ? ` (${line({ exchange: res.exchange })})` : '';
+  expect(res.status >= 400 && res.status < 500, `${what}${request} should be refused with a 4xx status, got ${res.status}: ${short(res.text)}`).toBe(true);
 }
 
-function line(res: ApiResponse): string {
+function line(res: Pick<ApiResponse, 'exchange'>): string {
   const r = res.exchange.request;
   try {
     const url = new URL(r.url);
