@@ -27,16 +27,28 @@ const LAYERS = [
   // A test double of the API: nothing of the suite may leak into it, nor it depend on the suite.
   forbid(['reference/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/test/**', '**/bench/**'], 'reference/ depends on nothing outside reference/'),
   // The shapes of results depend on the contract's vocabulary (spec/) and nothing else.
-  forbid(['src/model/**/*.ts'], ['../harness/**', '../report/**', '../cli/**', '../config/**', '../generate/**', '../rules/**', '../../load/**', '../../reference/**', '../../suites/**', '../../test/**', '../../bench/**'], 'src/model depends on nothing but the contract\'s vocabulary (spec/classes.ts, spec/requirement.ts)'),
+  forbid(
+    ['src/model/**/*.ts'],
+    ['../harness/**', '../report/**', '../cli/**', '../config/**', '../generate/**', '../rules/**', '../../load/**', '../../reference/**', '../../suites/**', '../../test/**', '../../bench/**'],
+    "src/model depends on nothing but the contract's vocabulary (spec/classes.ts, spec/requirement.ts)",
+  ),
   // What checks run on: never on the commands, the report or the generators above it.
-  forbid(['src/harness/**/*.ts'], ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/harness is below the CLI, the report, the generators and load/'),
+  forbid(
+    ['src/harness/**/*.ts'],
+    ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'],
+    'src/harness is below the CLI, the report, the generators and load/',
+  ),
   forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
-  forbid(['src/report/**/*.ts'], ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**', '**/load/**'], 'src/report is fed finished results: it imports neither the CLI, the generators, the suites nor load/ (the report command passes what it needs of load/)'),
+  forbid(
+    ['src/report/**/*.ts'],
+    ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**', '**/load/**'],
+    'src/report is fed finished results: it imports neither the CLI, the generators, the suites nor load/ (the report command passes what it needs of load/)',
+  ),
   // The specification's rules as code (the rate-limit invariants), shared by the harness, the
   // suites, the report and load/: they depend on nothing but the contract's vocabulary (spec/).
   {
     files: ['src/rules/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./spec/)', message: 'src/rules depends on nothing but the contract\'s vocabulary (spec/)' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./spec/)', message: "src/rules depends on nothing but the contract's vocabulary (spec/)" }] }] },
   },
   // The contract, with its vocabulary (classes, levels, requirement), is the bottom: it depends on nothing.
   forbid(['spec/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/reference/**', '**/test/**'], 'spec/ is the contract: it depends on nothing of the suite'),

@@ -274,7 +274,12 @@ export async function run(options: { classes?: string; log?: (line: string) => v
     log(`raw: the same requests in ${lanes.length} lanes (one per recording process)`);
     const concurrent = await replay(lanes);
     await server.stop();
-    notes.push(`replay statuses: ${[...concurrent.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+    notes.push(
+      `replay statuses: ${[...concurrent.statuses]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ')}`,
+    );
 
     return {
       name: 'harness-vs-raw',

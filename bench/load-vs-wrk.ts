@@ -350,9 +350,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const range = (s: Spread | null) => (s ? `${s.min}–${s.max}` : 'n/a');
     console.log(`method    ${f.rounds} rounds of ${f.seconds}s per tool, alternating, ${f.connections} connections, medians`);
     console.log(`generator ${f.generator_rps} req/s (rounds ${range(f.generator_spread)}; generator CPU ${f.generator_cpu_pct} %, server CPU ${f.server_cpu_pct.generator} %)`);
-    console.log(
-      `wrk       ${f.wrk_rps === null ? 'n/a (wrk not installed — apt-get install wrk)' : `${f.wrk_rps} req/s (rounds ${range(f.wrk_spread)}; server CPU ${f.server_cpu_pct.wrk} %)`}`,
-    );
+    console.log(`wrk       ${f.wrk_rps === null ? 'n/a (wrk not installed — apt-get install wrk)' : `${f.wrk_rps} req/s (rounds ${range(f.wrk_spread)}; server CPU ${f.server_cpu_pct.wrk} %)`}`);
     console.log(`ratio     ${f.ratio === null ? 'skipped' : `${f.ratio} of medians (per round ${range(f.ratio_spread)}; goal >= 0.8)`}`);
     if (f.rss_requests === 0) console.log('RSS       skipped');
     else if (f.rss_complete) {

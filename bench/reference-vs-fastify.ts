@@ -72,10 +72,7 @@ async function startChild(script: string, env: Record<string, string> = {}): Pro
   const file = fileURLToPath(new URL(`./servers/${script}`, import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const lines = readLines(child);
-  const first = await Promise.race([
-    lines.next(),
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${script} did not start in 30 s`)), 30_000).unref()),
-  ]);
+  const first = await Promise.race([lines.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${script} did not start in 30 s`)), 30_000).unref())]);
   const facts = JSON.parse(String(first.value)) as { baseUrl: string };
   return { baseUrl: facts.baseUrl, process: child, lines };
 }

@@ -96,7 +96,17 @@ export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext,
       const lower: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) lower[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       collector.bytesReceived += Buffer.byteLength(text) + Object.entries(lower).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
-      const obs: KeyedObservation = { index, sentAt: pending.sentAt, receivedAt, status: res.statusCode, headers: lower, errorCode: errorCodeOf(res.statusCode, text), units: pending.units, operation: pending.operation, token };
+      const obs: KeyedObservation = {
+        index,
+        sentAt: pending.sentAt,
+        receivedAt,
+        status: res.statusCode,
+        headers: lower,
+        errorCode: errorCodeOf(res.statusCode, text),
+        units: pending.units,
+        operation: pending.operation,
+        token,
+      };
       // From the intended start: time spent waiting in the generator is the target's too.
       collector.observe(pending, obs, Math.max(0, receivedAt - intendedWall));
     } catch {
@@ -123,6 +133,7 @@ export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext,
     await pool.close();
   }
   collector.dropped += dropped;
-  if (dropped > 0) notes.push(`phase ${phase.name}: ${dropped} arrival${dropped === 1 ? '' : 's'} dropped: all ${phase.connections} connections were busy (raise connections, or the target is slower than the rate)`);
+  if (dropped > 0)
+    notes.push(`phase ${phase.name}: ${dropped} arrival${dropped === 1 ? '' : 's'} dropped: all ${phase.connections} connections were busy (raise connections, or the target is slower than the rate)`);
   return notes;
 }

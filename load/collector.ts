@@ -5,7 +5,7 @@
  * (arrival.ts) both feed it.
  */
 import { LatencyHistograms } from './histograms.ts';
-import type { HeaderTracker} from '../src/rules/rate-limits.ts';
+import type { HeaderTracker } from '../src/rules/rate-limits.ts';
 import { areaOfPath, type ObservedResponse } from '../src/rules/rate-limits.ts';
 import type { RequestTemplate, ResolvedPhase } from './profile.ts';
 import type { TimelineBucket } from './result.ts';

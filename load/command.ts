@@ -124,7 +124,10 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
   };
 
   // 1. Profiles (exit 2 on any problem, before touching the target).
-  const names = options.profiles.length > 0 ? options.profiles : await builtinProfileNames().then((n) => DEFAULT_PROFILES_ORDER.filter((p) => n.includes(p)).concat(n.filter((p) => !DEFAULT_PROFILES_ORDER.includes(p))));
+  const names =
+    options.profiles.length > 0
+      ? options.profiles
+      : await builtinProfileNames().then((n) => DEFAULT_PROFILES_ORDER.filter((p) => n.includes(p)).concat(n.filter((p) => !DEFAULT_PROFILES_ORDER.includes(p))));
   const loaded: LoadedProfile[] = [];
   for (const name of names) {
     try {

@@ -42,7 +42,11 @@ export function mergeProfileResults(results: readonly ProfileResult[]): ProfileR
   const histograms = hist.serialize();
   hist.destroy();
   const startedAt = results.map((r) => r.started_at).sort()[0] ?? first.started_at;
-  const finishedAt = results.map((r) => r.finished_at).sort().reverse()[0] ?? first.finished_at;
+  const finishedAt =
+    results
+      .map((r) => r.finished_at)
+      .sort()
+      .reverse()[0] ?? first.finished_at;
   const checked = [...new Set(results.flatMap((r) => r.invariants_checked))];
   const violations = results.flatMap((r) => r.violations);
   const merged: ProfileResult = {
@@ -78,7 +82,11 @@ export function mergeLoadReports(reports: readonly LoadReport[]): LoadReport {
     schema_version: 1,
     target: first.target,
     started_at: reports.map((r) => r.started_at).sort()[0] ?? first.started_at,
-    finished_at: reports.map((r) => r.finished_at).sort().reverse()[0] ?? first.finished_at,
+    finished_at:
+      reports
+        .map((r) => r.finished_at)
+        .sort()
+        .reverse()[0] ?? first.finished_at,
     passed: profiles.every((p) => p.passed),
     profiles,
   };

@@ -227,7 +227,10 @@ export const BUILTIN_PROFILE_DIR = join(dirname(fileURLToPath(import.meta.url)),
 
 export async function builtinProfileNames(): Promise<string[]> {
   const files = await readdir(BUILTIN_PROFILE_DIR);
-  return files.filter((f) => f.endsWith('.yaml')).map((f) => basename(f, '.yaml')).sort();
+  return files
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => basename(f, '.yaml'))
+    .sort();
 }
 
 /** A name of a built-in profile (`burst-compute`) or a path to a YAML file. */

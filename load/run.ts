@@ -48,7 +48,6 @@ export interface RunContext {
   progress?: (line: string, final?: boolean) => void;
 }
 
-
 interface FreshKey {
   id: string;
   key: string;
@@ -77,7 +76,6 @@ async function http(url: string, method: string, apiKey: string | undefined, bod
   return { status: res.statusCode, headers: out, text };
 }
 
-
 /** Server clock in epoch ms, from an unauthenticated request's Date header (not counted). */
 async function serverNowMs(baseUrl: string): Promise<number> {
   const before = Date.now();
@@ -89,8 +87,6 @@ async function serverNowMs(baseUrl: string): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-
 
 const unknownFree = (s: string) => !s.includes('{{');
 
@@ -262,7 +258,9 @@ async function driveAutocannon(opts: autocannon.Options, phase: ResolvedPhase, c
     }, phase.duration * 1000);
     const tick = setInterval(() => {
       const s = collector.byStatus;
-      const ok = Object.entries(s).filter(([k]) => Number(k) < 400).reduce((a, [, n]) => a + n, 0);
+      const ok = Object.entries(s)
+        .filter(([k]) => Number(k) < 400)
+        .reduce((a, [, n]) => a + n, 0);
       ctx.progress?.(
         `[${profileName}/${phase.name}] ${((Date.now() - started) / 1000).toFixed(0)}s ${collector.completed} responses, ${ok} ok, ${s[429] ?? 0} 429, ${collector.networkErrors} timeouts`,
       );
@@ -423,7 +421,17 @@ async function sendRecoveryRequest(ctx: PhaseContext, fresh: FreshKey[], rlKey: 
   const sentAt = Date.now();
   const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, expandString(v, tctx)]));
   const res = await http(`${ctx.baseUrl}${expandString(t.path, tctx)}`, t.method, rlKey === 'main' ? ctx.apiKey : fresh[Number(rlKey.slice(6))]!.key, body, headers);
-  const obs: KeyedObservation = { index, sentAt, receivedAt: Date.now(), status: res.status, headers: res.headers, errorCode: errorCodeOf(res.status, res.text), units: unitsOf(t, body), operation: `${t.method} ${t.path}`, token };
+  const obs: KeyedObservation = {
+    index,
+    sentAt,
+    receivedAt: Date.now(),
+    status: res.status,
+    headers: res.headers,
+    errorCode: errorCodeOf(res.status, res.text),
+    units: unitsOf(t, body),
+    operation: `${t.method} ${t.path}`,
+    token,
+  };
   collector.sent += 1;
   collector.observe({ keyLabel: rlKey, index, sentAt, units: obs.units ?? 0, operation: obs.operation ?? '', path: t.path, token }, obs, obs.receivedAt - sentAt);
 }
@@ -588,7 +596,14 @@ function profileResult(
     finished_at: finishedAt.toISOString(),
     duration_ms: finishedAt.getTime() - startedAt.getTime(),
     runs: 1,
-    requests: { sent: collector.sent, completed: collector.completed, network_errors: collector.networkErrors, by_status: collector.byStatus, bytes_received: collector.bytesReceived, ...(collector.dropped ? { dropped: collector.dropped } : {}) },
+    requests: {
+      sent: collector.sent,
+      completed: collector.completed,
+      network_errors: collector.networkErrors,
+      by_status: collector.byStatus,
+      bytes_received: collector.bytesReceived,
+      ...(collector.dropped ? { dropped: collector.dropped } : {}),
+    },
     latency_ms: latency,
     histograms,
     timeline: [...collector.timeline.values()].sort((a, b) => a.t - b.t),

@@ -11,7 +11,12 @@ function pad(s: string, n: number): string {
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.min(70, Math.max(...rows.map((r) => (r[i] ?? '').length)))) ?? [];
   return rows
-    .map((r) => r.map((c, i) => pad(c, widths[i] ?? 0)).join('  ').trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => pad(c, widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

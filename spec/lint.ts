@@ -41,9 +41,7 @@ function describeLocation(problem: NormalizedProblem): string {
 export async function lintOpenApi(entry: string = OPENAPI_ENTRY): Promise<LintProblem[]> {
   const config = await loadConfig({ configPath: REDOCLY_CONFIG });
   const problems = await lint({ ref: entry, config });
-  return problems
-    .filter((p) => !p.ignored)
-    .map((p) => ({ severity: p.severity, rule: p.ruleId, message: p.message, where: describeLocation(p) }));
+  return problems.filter((p) => !p.ignored).map((p) => ({ severity: p.severity, rule: p.ruleId, message: p.message, where: describeLocation(p) }));
 }
 
 /** Validation of the bundled document against the OpenAPI 3.1 schema, by an independent validator. */
@@ -82,7 +80,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       process.exitCode = code;
     },
     (err: unknown) => {
-      console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+      console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
       process.exitCode = 1;
     },
   );

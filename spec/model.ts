@@ -193,7 +193,10 @@ async function buildModel(): Promise<ApiModel> {
 function resolvePointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) throw new Error(`non-local $ref after bundling: ${ref}`);
   let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((s) => s !== '')) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((s) => s !== '')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (node === null || typeof node !== 'object' || !(key in node)) throw new Error(`unresolvable $ref ${ref}`);
     node = (node as Record<string, unknown>)[key];
@@ -380,19 +383,13 @@ export function successResponses(op: OperationModel): ResponseModel[] {
 /** The response documented for a status: the exact code, else its range (`4XX`), else `default`. */
 export function responseFor(op: OperationModel, status: number | string): ResponseModel | undefined {
   const code = String(status);
-  return (
-    op.responses.find((r) => r.status === code) ??
-    op.responses.find((r) => r.status.toUpperCase() === `${code[0]}XX`) ??
-    op.responses.find((r) => r.status === 'default')
-  );
+  return op.responses.find((r) => r.status === code) ?? op.responses.find((r) => r.status.toUpperCase() === `${code[0]}XX`) ?? op.responses.find((r) => r.status === 'default');
 }
 
 /** The variant a request selects by its query keys (the most specific match), if the operation has variants. */
 export function variantFor(op: OperationModel, queryKeys: Iterable<string>): VariantModel | undefined {
   const present = new Set(queryKeys);
-  return op.variants
-    .filter((v) => v.query.every((k) => present.has(k)))
-    .sort((a, b) => b.query.length - a.query.length)[0];
+  return op.variants.filter((v) => v.query.every((k) => present.has(k))).sort((a, b) => b.query.length - a.query.length)[0];
 }
 
 export { compileValidators, buildValidators } from './validators.ts';

@@ -142,10 +142,7 @@ function pickMedia(content: Dict, contentType: string | undefined): [string, Dic
   const keys = Object.keys(content);
   if (contentType !== undefined) {
     const want = bareType(contentType);
-    const key =
-      keys.find((k) => k.toLowerCase() === want) ??
-      keys.find((k) => k.endsWith('/*') && want.startsWith(k.slice(0, -1))) ??
-      keys.find((k) => k === '*/*');
+    const key = keys.find((k) => k.toLowerCase() === want) ?? keys.find((k) => k.endsWith('/*') && want.startsWith(k.slice(0, -1))) ?? keys.find((k) => k === '*/*');
     return key === undefined ? undefined : [key, content[key] as Dict];
   }
   const key = keys.find(isJson) ?? keys[0];
@@ -359,7 +356,10 @@ export function exampleProblems(model: ApiModel): string[] {
       if (isDict(r)) checkMedia(r.content, `${where}/responses/${status}/content`);
     }
   };
-  for (const [root, items] of [['paths', doc.paths], ['webhooks', doc.webhooks]] as const) {
+  for (const [root, items] of [
+    ['paths', doc.paths],
+    ['webhooks', doc.webhooks],
+  ] as const) {
     for (const [path, item] of Object.entries(isDict(items) ? items : {})) {
       if (!isDict(item)) continue;
       for (const [i, p] of (Array.isArray(item.parameters) ? item.parameters : []).entries()) {

@@ -31,7 +31,14 @@ if (process.env.CLOUDCHECK_SELFTEST === 'broken-checks') {
 
 if (process.env.CLOUDCHECK_SELFTEST === 'third-party-output') {
   defineCheck(
-    { id: 'selftest.third-party-output', requirement: 'ERR-ENVELOPE-001', level: 'MUST', class: 'errors', operation: 'GET /regions', title: 'selftest: library code prints warnings while a check runs' },
+    {
+      id: 'selftest.third-party-output',
+      requirement: 'ERR-ENVELOPE-001',
+      level: 'MUST',
+      class: 'errors',
+      operation: 'GET /regions',
+      title: 'selftest: library code prints warnings while a check runs',
+    },
     async ({ api }) => {
       for (let i = 0; i < 3; i++) console.warn('(node:1) [DEP0999] DeprecationWarning: selftest library notice');
       console.log('selftest library says hello on stdout');

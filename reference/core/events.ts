@@ -59,7 +59,6 @@ declare module './faults.ts' {
   interface FaultNames extends Record<(typeof EVENT_FAULTS)[number]['name'], true> {}
 }
 
-
 /** The payload mutation of the active event faults; undefined when none is active. */
 export function eventFaultMutation(faults: ActiveFaults): ((payload: EventPayload) => EventPayload) | undefined {
   const stale = faults.has('webhook-event-status-stale');

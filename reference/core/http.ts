@@ -63,7 +63,6 @@ declare module './faults.ts' {
   interface FaultNames extends Record<(typeof CORE_FAULTS)[number]['name'], true> {}
 }
 
-
 /** The hourly windows each fault above switches off. */
 const IGNORED_RULES: ReadonlyArray<[fault: FaultName, rule: WindowRule]> = [
   ['ratelimit-hourly-ignored', RULES.hour],
@@ -220,7 +219,13 @@ export function takeSmsVolume(ctx: ReferenceContext, request: FastifyRequest, re
   const result = ctx.limiter.take(auth.key.id, [RULES.sms], recipients);
   if (!result.ok && !ctx.faults.has('ratelimit-sms-volume-ignored')) {
     if (request.rateStates) ctx.limiter.refund(auth.key.id, request.rateStates, 1, scopeFor('messaging'));
-    if (request.rateStates) setRateHeaders(ctx, reply, 'messaging', request.rateStates.map((s) => ctx.limiter.peek(auth.key.id, s.rule, scopeFor('messaging')(s.rule))));
+    if (request.rateStates)
+      setRateHeaders(
+        ctx,
+        reply,
+        'messaging',
+        request.rateStates.map((s) => ctx.limiter.peek(auth.key.id, s.rule, scopeFor('messaging')(s.rule))),
+      );
     setSmsHeaders(ctx, reply, auth.key.id);
     throw rateLimited(ctx, reply, result.blocking);
   }
@@ -251,7 +256,11 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
       done(error as FastifyError);
       return;
     }
-    if (pending) pending.then(() => done(), (error: unknown) => done(error as FastifyError));
+    if (pending)
+      pending.then(
+        () => done(),
+        (error: unknown) => done(error as FastifyError),
+      );
     else done();
   });
 
@@ -325,7 +334,8 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
     (body.error as Record<string, unknown>).details = details[0];
   }
   // Fault `ratelimit-429-wrong-code`: the 429 keeps its status but names another code.
-  const renamed = ctx.faults.has('ratelimit-429-wrong-code') && apiError.code === 'rate_limit_exceeded' ? 'too_many_requests' : ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
+  const renamed =
+    ctx.faults.has('ratelimit-429-wrong-code') && apiError.code === 'rate_limit_exceeded' ? 'too_many_requests' : ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
   if (renamed) {
     const envelope = (body.error ?? body.err) as Record<string, unknown>;
     envelope.code = renamed;

@@ -17,7 +17,6 @@ declare module './faults.ts' {
   interface FaultNames extends Record<(typeof PAGINATION_FAULTS)[number]['name'], true> {}
 }
 
-
 export interface PageMeta {
   total: number;
   page: number;

@@ -108,10 +108,7 @@ export class Fields {
 
   stringArray(field: string, opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } & { required: true }): string[];
   stringArray(field: string, opts?: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp }): string[] | undefined;
-  stringArray(
-    field: string,
-    opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } = {},
-  ): string[] | undefined {
+  stringArray(field: string, opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } = {}): string[] | undefined {
     const value = this.data[field];
     if (value === undefined || value === null) {
       if (opts.required) this.fail(field, `${field} is required.`);

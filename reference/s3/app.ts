@@ -84,13 +84,15 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       if (!request.headers.origin || !request.headers['access-control-request-method']) {
         throw new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
       }
-      throw new S3Error('AccessForbidden', 'CORSResponse: This CORS request is not allowed. This is usually because the evaluation of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource\'s CORS spec.');
+      throw new S3Error(
+        'AccessForbidden',
+        "CORSResponse: This CORS request is not allowed. This is usually because the evaluation of Origin, request method / Access-Control-Request-Method or Access-Control-Request-Headers are not whitelisted by the resource's CORS spec.",
+      );
     },
   });
   app.setNotFoundHandler(async () => {
     throw new S3Error('NotImplemented', 'A header or method you provided implies functionality that is not implemented.');
   });
-
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');
@@ -128,4 +130,3 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   for (const url of ['/', '/*']) app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], url, handler: handle });
   return app;
 }
-

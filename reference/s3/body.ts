@@ -59,7 +59,10 @@ export function planBody(headers: Record<string, string | string[] | undefined>,
     headerChecksums.set(algorithm, one(name) ?? '');
   }
   const trailerChecksums: ChecksumAlgorithm[] = [];
-  for (const name of (one('x-amz-trailer') ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)) {
+  for (const name of (one('x-amz-trailer') ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean)) {
     const algorithm = algorithmOfHeader(name);
     if (!algorithm) throw new S3Error('InvalidRequest', `Unsupported trailer ${name}.`);
     trailerChecksums.push(algorithm);
@@ -125,7 +128,10 @@ export class BodyDecoder extends Transform {
       return;
     }
     this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.drain().then(() => callback(), (error: unknown) => callback(error as Error));
+    this.drain().then(
+      () => callback(),
+      (error: unknown) => callback(error as Error),
+    );
   }
 
   /** Consumes as much of `pending` as the framing allows. */
@@ -170,7 +176,10 @@ export class BodyDecoder extends Transform {
     const size = parseInt(sizeText!, 16);
     const signed = this.plan.chunked && this.plan.chunked.signed;
     if (signed) {
-      const sig = extensions.map((e) => e.trim()).find((e) => e.startsWith('chunk-signature='))?.slice('chunk-signature='.length);
+      const sig = extensions
+        .map((e) => e.trim())
+        .find((e) => e.startsWith('chunk-signature='))
+        ?.slice('chunk-signature='.length);
       if (!sig) throw new S3Error('SignatureDoesNotMatch', 'An aws-chunked chunk has no chunk-signature.');
       this.chunkSig = sig;
       this.chunkHash = createHash('sha256');
@@ -210,7 +219,10 @@ export class BodyDecoder extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    this.finish().then(() => callback(), (error: unknown) => callback(error as Error));
+    this.finish().then(
+      () => callback(),
+      (error: unknown) => callback(error as Error),
+    );
   }
 
   private async finish(): Promise<void> {

@@ -13,9 +13,7 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
 
   async function listBuckets(call: Call) {
     const limited = call.auth.key.bucket_access;
-    const buckets = ctx.faults.has('s3-list-buckets-empty')
-      ? []
-      : store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
+    const buckets = ctx.faults.has('s3-list-buckets-empty') ? [] : store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
     // Paged only when asked (max-buckets), as S3: the token is the last name of the page.
     const maxBuckets = call.query.has('max-buckets') ? Math.max(1, intParam(call.query, 'max-buckets', 10_000, 10_000)) : undefined;
     const after = call.query.get('continuation-token') ? Buffer.from(call.query.get('continuation-token')!, 'base64url').toString('utf8') : undefined;
@@ -43,11 +41,11 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
     const chosen = region && slugs.includes(region) ? region : slugs.includes(call.auth.region) ? call.auth.region : REGIONS[0];
     if (region && !slugs.includes(region)) throw new S3Error('InvalidArgument' as const, `Unknown LocationConstraint ${region}; use a region slug (${REGIONS.join(', ')}).`);
     if (store.findBucket(call.accountId, bucket) && ctx.faults.has('s3-recreate-own-bucket-taken')) throw new S3Error('BucketAlreadyExists', 'The requested bucket name is not available.');
-    if (store.findBucket(call.accountId, bucket)) throw new S3Error('BucketAlreadyOwnedByYou', 'Your previous request to create the named bucket succeeded and you already own it.', { BucketName: bucket });
+    if (store.findBucket(call.accountId, bucket))
+      throw new S3Error('BucketAlreadyOwnedByYou', 'Your previous request to create the named bucket succeeded and you already own it.', { BucketName: bucket });
     store.createBucket(call.accountId, { name: bucket, region: chosen });
     return call.reply.header('location', `/${bucket}`).send();
   }
-
 
   async function deleteObjects(call: Call, bucketName: string) {
     const h = call.request.headers;

@@ -110,7 +110,6 @@ export function s3Helpers(env: S3Env) {
     if (entries.length > 0) void reply.header('x-amz-checksum-type', type);
   }
 
-
   /** `x-amz-copy-source` (`bucket/key`, optionally with a leading slash), read-permission checked. */
   function copySourceOf(call: Call, sourceText: string): { bucket: string; key: string } {
     const source = decode(sourceText.split('?')[0]!).replace(/^\//, '');

@@ -19,7 +19,7 @@ export const S3_FAULTS = [
   {
     name: 's3-multipart-etag-wrong',
     requirement: 'S3-MPU-001',
-    description: 'UploadPart answers an ETag that is not the part\'s MD5, so completing the upload with it fails with InvalidPart.',
+    description: "UploadPart answers an ETag that is not the part's MD5, so completing the upload with it fails with InvalidPart.",
   },
   {
     name: 's3-list-continuation-broken',
@@ -95,7 +95,7 @@ export const S3_FAULTS = [
   {
     name: 's3-clock-skew-ignored',
     requirement: 'S3-AUTH-003',
-    description: 'A request signed an hour away from the server\'s clock is accepted (a captured request can be replayed).',
+    description: "A request signed an hour away from the server's clock is accepted (a captured request can be replayed).",
   },
   {
     name: 's3-list-versions-missing',

@@ -125,9 +125,7 @@ export function listingOperations(env: S3Env) {
       Prefix: encodeForListing(prefix, encode),
       KeyMarker: encodeForListing(keyMarker ?? '', encode),
       VersionIdMarker: q.get('version-id-marker') ?? '',
-      ...(listing.isTruncated && listing.nextMarker !== null
-        ? { NextKeyMarker: encodeForListing(listing.nextMarker, encode), NextVersionIdMarker: 'null' }
-        : {}),
+      ...(listing.isTruncated && listing.nextMarker !== null ? { NextKeyMarker: encodeForListing(listing.nextMarker, encode), NextVersionIdMarker: 'null' } : {}),
       ...(delimiter ? { Delimiter: encodeForListing(delimiter, encode) } : {}),
       MaxKeys: maxKeys,
       ...(encode ? { EncodingType: 'url' } : {}),
@@ -137,7 +135,6 @@ export function listingOperations(env: S3Env) {
     });
     return call.reply.type('application/xml').send(body);
   }
-
 
   return { listObjects, listUploads, listVersions };
 }

@@ -59,7 +59,11 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
     let length = source.size;
     if (rangeText !== undefined) {
       const m = /^bytes=(\d+)-(\d+)$/.exec(rangeText.trim());
-      if (!m || Number(m[2]) < Number(m[1])) throw new S3Error('InvalidArgument', 'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy');
+      if (!m || Number(m[2]) < Number(m[1]))
+        throw new S3Error(
+          'InvalidArgument',
+          'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy',
+        );
       start = Number(m[1]);
       const end = Number(m[2]);
       if (end >= source.size) throw new S3Error('InvalidRange', 'The requested range is not satisfiable', { RangeRequested: rangeText, ActualObjectSize: String(source.size) });
@@ -101,7 +105,9 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
   }
 
   async function completeUpload(call: Call, bucket: string, key: string, uploadId: string) {
-    const doc = parseXml((await smallBody(call, { objectChecksums: !ctx.faults.has('s3-complete-checksum-on-body') })).toString('utf8')).CompleteMultipartUpload as { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> } | undefined;
+    const doc = parseXml((await smallBody(call, { objectChecksums: !ctx.faults.has('s3-complete-checksum-on-body') })).toString('utf8')).CompleteMultipartUpload as
+      | { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> }
+      | undefined;
     if (!doc || !Array.isArray(doc.Part)) throw new S3Error('MalformedXML', 'CompleteMultipartUpload must list its parts.');
     const parts = doc.Part.map((p) => {
       const number = Number(typeof p.PartNumber === 'string' ? p.PartNumber.trim() : NaN);
@@ -115,7 +121,11 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
     writeConditions(call, bucket, key);
     store.getUpload(call.accountId, bucket, key, uploadId);
     const sizes = new Map(store.listParts(call.accountId, bucket, key, uploadId).map((p) => [p.part_number, p.size]));
-    const checksum = await completionChecksum(call, { bucket, key, uploadId }, parts.map((p) => p.partNumber));
+    const checksum = await completionChecksum(
+      call,
+      { bucket, key, uploadId },
+      parts.map((p) => p.partNumber),
+    );
     const record = await store.completeMultipart(call.accountId, bucket, key, uploadId, parts);
     const extras = uploadExtras.get(uploadId);
     objectExtras.set(record.blob, {

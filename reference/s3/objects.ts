@@ -31,7 +31,10 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     const replace = header(call.request, 'x-amz-metadata-directive') === 'REPLACE';
     // S3 refuses a copy onto itself that changes nothing (no REPLACE of metadata).
     if (from.bucket === bucket && from.key === key && !replace) {
-      throw new S3Error('InvalidRequest', 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata, storage class, website redirect location or encryption attributes.');
+      throw new S3Error(
+        'InvalidRequest',
+        "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
+      );
     }
     const sourceRecord = store.headObject(call.accountId, from.bucket, from.key);
     requireCopySource(call.request.headers, { etag: sourceRecord.etag, lastModified: sourceRecord.last_modified });
@@ -116,7 +119,12 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
   async function objectAttributes(call: Call, bucket: string, key: string) {
     const object = store.headObject(call.accountId, bucket, key);
     const extras = objectExtras.get(object.blob);
-    const wanted = new Set((header(call.request, 'x-amz-object-attributes') ?? '').split(',').map((a) => a.trim()).filter(Boolean));
+    const wanted = new Set(
+      (header(call.request, 'x-amz-object-attributes') ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    );
     if (wanted.size === 0) throw new S3Error('InvalidArgument', 'x-amz-object-attributes must name at least one attribute.');
     const checksums = Object.entries(extras?.checksums ?? {}) as Array<[ChecksumAlgorithm, string]>;
     const algorithm = checksums[0]?.[0];
@@ -154,7 +162,9 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     // Hoisted headers (`X-Amz-*`, `x-amz-*`) are not sub-resources. The JS SDK's presigner puts
     // `x-amz-checksum-crc32` of an EMPTY body into presigned PUT URLs; AWS ignores checksum query
     // parameters (LocalStack aligned with that in 2025), so they are ignored here too.
-    const subresources = [...q.keys()].filter((k) => !/^x-amz-/i.test(k) && !k.startsWith('response-') && !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts', 'attributes'].includes(k));
+    const subresources = [...q.keys()].filter(
+      (k) => !/^x-amz-/i.test(k) && !k.startsWith('response-') && !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts', 'attributes'].includes(k),
+    );
     if (subresources.length > 0) throw new S3Error('NotImplemented', `The object sub-resource ${subresources[0]} is not implemented.`);
     if (method === 'POST' && q.has('uploads')) return createUpload(call, bucket, key);
     if (method === 'GET' && q.has('attributes')) return objectAttributes(call, bucket, key);

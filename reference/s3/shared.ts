@@ -119,7 +119,14 @@ export function standardHeaders(request: FastifyRequest): Record<string, string>
   for (const name of STANDARD_HEADERS) {
     const value = header(request, name);
     // aws-chunked is the transfer framing of the body, not the object's encoding (S3 drops it).
-    const kept = name === 'content-encoding' ? value?.split(',').map((v) => v.trim()).filter((v) => v && v !== 'aws-chunked').join(', ') : value;
+    const kept =
+      name === 'content-encoding'
+        ? value
+            ?.split(',')
+            .map((v) => v.trim())
+            .filter((v) => v && v !== 'aws-chunked')
+            .join(', ')
+        : value;
     if (kept) out[name] = kept;
   }
   return out;

@@ -19,7 +19,8 @@ class NodeSha256 {
   }
   private fresh(): Hash | Hmac {
     if (this.secret === undefined) return createHash('sha256');
-    const key = typeof this.secret === 'string' ? this.secret : ArrayBuffer.isView(this.secret) ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength) : Buffer.from(this.secret);
+    const key =
+      typeof this.secret === 'string' ? this.secret : ArrayBuffer.isView(this.secret) ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength) : Buffer.from(this.secret);
     return createHmac('sha256', key);
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {

@@ -70,7 +70,9 @@ function guarded(api: ApiClient, errorSchema: JsonSchema | undefined, problems: 
         if (res.status >= 400 && options.method.toUpperCase() !== 'HEAD' && errorSchema) {
           const errors = validateAgainst(errorSchema, res.body);
           if (errors.length) {
-            problems.push(`${options.method.toUpperCase()} ${new URL(res.exchange.request.url).pathname} answered ${res.status} without a valid error envelope: ${errors.join('; ')}${res.body === undefined ? ` (body: ${JSON.stringify(res.text.slice(0, 120))})` : ''}`);
+            problems.push(
+              `${options.method.toUpperCase()} ${new URL(res.exchange.request.url).pathname} answered ${res.status} without a valid error envelope: ${errors.join('; ')}${res.body === undefined ? ` (body: ${JSON.stringify(res.text.slice(0, 120))})` : ''}`,
+            );
           }
         }
         return res;
@@ -92,28 +94,25 @@ type Share = <T extends Partial<Record<string, ApiResponse>>>(key: string, scena
 const scenarios = new Map<string, Promise<Partial<Record<string, ApiResponse>>>>();
 
 function check(model: ContractModel, meta: { id: string; requirement: string; level: Level; cls: ConformanceClass; op: ContractOperation; title: string }, body: Body): void {
-  defineCheck(
-    { id: meta.id, requirement: meta.requirement, level: meta.level, class: meta.cls, operation: meta.op.key, title: meta.title },
-    async ({ api, ledger, ctx }, testInfo) => {
-      const problems: string[] = [];
-      const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
-      const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>): Promise<T> => {
-        const hit = scenarios.get(key);
-        if (hit) {
-          const result = (await hit) as T;
-          const exchanges = Object.values(result).flatMap((r) => (r ? [r.exchange] : []));
-          await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
-          return result;
-        }
-        const run = scenario();
-        scenarios.set(key, run);
-        run.catch(() => scenarios.delete(key));
-        return run;
-      };
-      await body(env, share);
-      if (problems.length) throw new Error(`error responses must carry the error envelope (ERR-ENVELOPE-001):\n  ${problems.join('\n  ')}`);
-    },
-  );
+  defineCheck({ id: meta.id, requirement: meta.requirement, level: meta.level, class: meta.cls, operation: meta.op.key, title: meta.title }, async ({ api, ledger, ctx }, testInfo) => {
+    const problems: string[] = [];
+    const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
+    const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>): Promise<T> => {
+      const hit = scenarios.get(key);
+      if (hit) {
+        const result = (await hit) as T;
+        const exchanges = Object.values(result).flatMap((r) => (r ? [r.exchange] : []));
+        await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
+        return result;
+      }
+      const run = scenario();
+      scenarios.set(key, run);
+      run.catch(() => scenarios.delete(key));
+      return run;
+    };
+    await body(env, share);
+    if (problems.length) throw new Error(`error responses must carry the error envelope (ERR-ENVELOPE-001):\n  ${problems.join('\n  ')}`);
+  });
 }
 
 /**
@@ -190,7 +189,10 @@ function errorOf(res: ApiResponse): { code?: unknown; message?: unknown; details
 
 function expectEnvelope(res: ApiResponse, what: string): void {
   const error = errorOf(res);
-  expect(typeof error?.code === 'string' && typeof error?.message === 'string', `${what}: ${reqLine(res)} answered ${res.status} without the error envelope {"error": {"code", "message"}}: ${short(res.text)}`).toBe(true);
+  expect(
+    typeof error?.code === 'string' && typeof error?.message === 'string',
+    `${what}: ${reqLine(res)} answered ${res.status} without the error envelope {"error": {"code", "message"}}: ${short(res.text)}`,
+  ).toBe(true);
 }
 
 function expectCode(res: ApiResponse, code: string, what: string): void {
@@ -356,10 +358,14 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
       return { res: await send(env, op, built) };
     });
   if (mustId) {
-    check(model, { id: `${idBase}.positive`, requirement: mustId, level: 'MUST', cls, op, title: `${label}: a valid request succeeds with the documented content type, headers and body` }, async (env, share) => {
-      const { res } = await positive(env, share);
-      positiveMust(model, op, variant, res, built!);
-    });
+    check(
+      model,
+      { id: `${idBase}.positive`, requirement: mustId, level: 'MUST', cls, op, title: `${label}: a valid request succeeds with the documented content type, headers and body` },
+      async (env, share) => {
+        const { res } = await positive(env, share);
+        positiveMust(model, op, variant, res, built!);
+      },
+    );
   }
   const statusId = statusRequirement(op.key);
   if (statusId) {
@@ -371,12 +377,16 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
   const schema = responseSchema(model, op, variant);
   const bodyId = POSITIVE_BODY_SHOULD[key];
   if (schema && bodyId && hasAssumption(schema)) {
-    check(model, { id: `${idBase}.positive-body`, requirement: bodyId, level: 'SHOULD', cls, op, title: `${label}: the success body follows the assumed conventions of the document (wrapper, fields)` }, async (env, share) => {
-      const { res } = await positive(env, share);
-      expect(res.status >= 200 && res.status < 300, `${reqLine(res)} should succeed, got ${res.status}: ${short(res.text)}`).toBe(true);
-      const errors = validateAgainst(schema, res.body);
-      expect(errors, `${reqLine(res)}: the body does not match the full response schema: ${short(res.text)}`).toEqual([]);
-    });
+    check(
+      model,
+      { id: `${idBase}.positive-body`, requirement: bodyId, level: 'SHOULD', cls, op, title: `${label}: the success body follows the assumed conventions of the document (wrapper, fields)` },
+      async (env, share) => {
+        const { res } = await positive(env, share);
+        expect(res.status >= 200 && res.status < 300, `${reqLine(res)} should succeed, got ${res.status}: ${short(res.text)}`).toBe(true);
+        const errors = validateAgainst(schema, res.body);
+        expect(errors, `${reqLine(res)}: the body does not match the full response schema: ${short(res.text)}`).toEqual([]);
+      },
+    );
   }
 }
 
@@ -438,35 +448,47 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
     expectRefused(res, what);
     if (!head) expectEnvelope(res, what);
   };
-  check(model, { id: `${idBase}.auth-no-key`, requirement: AUTH.noKey, level: 'MUST', cls, op, title: `${op.key} without an Authorization header is refused${head ? '' : ' with the error envelope'}` }, async (env) => {
-    const built = await authRequest(env, op);
-    const res = await send(env, op, built, { key: null });
-    verify(res, 'no Authorization header');
-  });
-  check(model, { id: `${idBase}.auth-bad-key`, requirement: AUTH.badKey, level: 'MUST', cls, op, title: `${op.key} with a bearer value that is no API key is refused${head ? '' : ' with the error envelope'}` }, async (env) => {
-    const built = await authRequest(env, op);
-    for (const [what, value] of [
-      ['malformed bearer value', 'Bearer !!not-a-key!!'],
-      ['well-formed but unknown key', `Bearer ${fakeKey(env.ctx)}`],
-    ] as const) {
-      const res = await send(env, op, built, { authorization: value });
-      verify(res, what);
-    }
-  });
-  check(model, { id: `${idBase}.auth-401`, requirement: AUTH.status, level: 'SHOULD', cls, op, title: `${op.key} answers 401 unauthorized without a valid bearer key (none, malformed, unknown, another scheme)` }, async (env) => {
-    const built = await authRequest(env, op);
-    const variants: Array<[string, Partial<RequestOptions>]> = [
-      ['no Authorization header', { key: null }],
-      ['malformed bearer value', { authorization: 'Bearer !!not-a-key!!' }],
-      ['well-formed but unknown key', { authorization: `Bearer ${fakeKey(env.ctx)}` }],
-      ['the run key under another scheme', { authorization: `Token ${env.ctx.keys.main}` }],
-    ];
-    for (const [what, extra] of variants) {
-      const res = await send(env, op, built, extra);
-      expect(res.status, `${what}: ${reqLine(res)} ${short(res.text)}`).toBe(401);
-      if (!head) expectCode(res, 'unauthorized', what);
-    }
-  });
+  check(
+    model,
+    { id: `${idBase}.auth-no-key`, requirement: AUTH.noKey, level: 'MUST', cls, op, title: `${op.key} without an Authorization header is refused${head ? '' : ' with the error envelope'}` },
+    async (env) => {
+      const built = await authRequest(env, op);
+      const res = await send(env, op, built, { key: null });
+      verify(res, 'no Authorization header');
+    },
+  );
+  check(
+    model,
+    { id: `${idBase}.auth-bad-key`, requirement: AUTH.badKey, level: 'MUST', cls, op, title: `${op.key} with a bearer value that is no API key is refused${head ? '' : ' with the error envelope'}` },
+    async (env) => {
+      const built = await authRequest(env, op);
+      for (const [what, value] of [
+        ['malformed bearer value', 'Bearer !!not-a-key!!'],
+        ['well-formed but unknown key', `Bearer ${fakeKey(env.ctx)}`],
+      ] as const) {
+        const res = await send(env, op, built, { authorization: value });
+        verify(res, what);
+      }
+    },
+  );
+  check(
+    model,
+    { id: `${idBase}.auth-401`, requirement: AUTH.status, level: 'SHOULD', cls, op, title: `${op.key} answers 401 unauthorized without a valid bearer key (none, malformed, unknown, another scheme)` },
+    async (env) => {
+      const built = await authRequest(env, op);
+      const variants: Array<[string, Partial<RequestOptions>]> = [
+        ['no Authorization header', { key: null }],
+        ['malformed bearer value', { authorization: 'Bearer !!not-a-key!!' }],
+        ['well-formed but unknown key', { authorization: `Bearer ${fakeKey(env.ctx)}` }],
+        ['the run key under another scheme', { authorization: `Token ${env.ctx.keys.main}` }],
+      ];
+      for (const [what, extra] of variants) {
+        const res = await send(env, op, built, extra);
+        expect(res.status, `${what}: ${reqLine(res)} ${short(res.text)}`).toBe(401);
+        if (!head) expectCode(res, 'unauthorized', what);
+      }
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -498,25 +520,40 @@ function defineUnknownId(model: ContractModel, op: ContractOperation, cls: Confo
     });
   if (op.method !== 'HEAD') {
     const mustId = UNKNOWN_ID_MUST[op.key] ?? (storage ? UNKNOWN_ID_MUST_STORAGE : UNKNOWN_ID_MUST_DEFAULT);
-    check(model, { id: `${idBase}.unknown-id`, requirement: mustId, level: 'MUST', cls, op, title: `${op.key} with an unknown {${target}} is refused with the error envelope${storage ? ' naming the resource' : ''}` }, async (env, share) => {
-      const { res } = await unknown(env, share);
-      expectRefused(res, `unknown ${target}`);
-      expectEnvelope(res, `unknown ${target}`);
-      if (storage) {
-        const resource = errorOf(res)?.resource;
-        expect(typeof resource === 'string' && resource.length > 0, `unknown ${target}: error.resource should name the resource, got ${JSON.stringify(resource)}`).toBe(true);
-      }
-    });
+    check(
+      model,
+      {
+        id: `${idBase}.unknown-id`,
+        requirement: mustId,
+        level: 'MUST',
+        cls,
+        op,
+        title: `${op.key} with an unknown {${target}} is refused with the error envelope${storage ? ' naming the resource' : ''}`,
+      },
+      async (env, share) => {
+        const { res } = await unknown(env, share);
+        expectRefused(res, `unknown ${target}`);
+        expectEnvelope(res, `unknown ${target}`);
+        if (storage) {
+          const resource = errorOf(res)?.resource;
+          expect(typeof resource === 'string' && resource.length > 0, `unknown ${target}: error.resource should name the resource, got ${JSON.stringify(resource)}`).toBe(true);
+        }
+      },
+    );
   }
-  check(model, { id: `${idBase}.unknown-id-404`, requirement: UNKNOWN_ID_SHOULD, level: 'SHOULD', cls, op, title: `${op.key} with an unknown {${target}} answers 404 not_found` }, async (env, share) => {
-    const { res } = await unknown(env, share);
-    expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(404);
-    if (op.method !== 'HEAD') {
-      expectCode(res, 'not_found', `unknown ${target}`);
-      const resource = errorOf(res)?.resource;
-      expect(typeof resource === 'string' && resource.length > 0, `error.resource should name the kind of resource, got ${JSON.stringify(resource)}`).toBe(true);
-    }
-  });
+  check(
+    model,
+    { id: `${idBase}.unknown-id-404`, requirement: UNKNOWN_ID_SHOULD, level: 'SHOULD', cls, op, title: `${op.key} with an unknown {${target}} answers 404 not_found` },
+    async (env, share) => {
+      const { res } = await unknown(env, share);
+      expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(404);
+      if (op.method !== 'HEAD') {
+        expectCode(res, 'not_found', `unknown ${target}`);
+        const resource = errorOf(res)?.resource;
+        expect(typeof resource === 'string' && resource.length > 0, `error.resource should name the kind of resource, got ${JSON.stringify(resource)}`).toBe(true);
+      }
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,12 +595,16 @@ function defineNegative(model: ContractModel, op: ContractOperation, cls: Confor
         if (must.id === 'ERR-CODE-007') expect(errorOf(res)?.details, `${c.describe}: validation_error carries details describing the problem`).toBeDefined();
       });
     }
-    check(model, { id: `${caseId}.status`, requirement: target.should.id, level: 'SHOULD', cls, op, title: `${op.key} ${c.describe} answers 422 ${target.should.code} naming the field` }, async (env, share) => {
-      const res = await run(env, share);
-      expect(res.status, `${c.describe}: ${reqLine(res)} ${short(res.text)}`).toBe(422);
-      expectCode(res, target.should.code, c.describe);
-      expect(detailsMention(res, c.field), `${c.describe}: error.details should name the field "${c.field}": ${short(res.text)}`).toBe(true);
-    });
+    check(
+      model,
+      { id: `${caseId}.status`, requirement: target.should.id, level: 'SHOULD', cls, op, title: `${op.key} ${c.describe} answers 422 ${target.should.code} naming the field` },
+      async (env, share) => {
+        const res = await run(env, share);
+        expect(res.status, `${c.describe}: ${reqLine(res)} ${short(res.text)}`).toBe(422);
+        expectCode(res, target.should.code, c.describe);
+        expect(detailsMention(res, c.field), `${c.describe}: error.details should name the field "${c.field}": ${short(res.text)}`).toBe(true);
+      },
+    );
   }
 }
 
@@ -596,25 +637,33 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
     });
   const firstOk = (first: ApiResponse) => expect(first.status >= 200 && first.status < 300, `the first ${reqLine(first)} should succeed, got ${first.status}: ${short(first.text)}`).toBe(true);
   if (mustId && (get || list)) {
-    check(model, { id: `${idBase}.after-delete`, requirement: mustId, level: 'MUST', cls, op, title: `after ${op.key}, the resource is gone (${get ? get.key : `${list!.key} no longer lists it`})` }, async (env, share) => {
-      const { first, lookup, id } = await scenario(env, share);
-      firstOk(first!);
-      const res = lookup!;
-      if (get) {
-        expectRefused(res, 'reading a deleted resource');
-        expectEnvelope(res, 'reading a deleted resource');
-      } else {
-        expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(200);
-        expect(res.text.includes(JSON.stringify(id!.text)), `${list!.key} still lists the deleted ${id!.text}: ${short(res.text)}`).toBe(false);
-      }
-    });
+    check(
+      model,
+      { id: `${idBase}.after-delete`, requirement: mustId, level: 'MUST', cls, op, title: `after ${op.key}, the resource is gone (${get ? get.key : `${list!.key} no longer lists it`})` },
+      async (env, share) => {
+        const { first, lookup, id } = await scenario(env, share);
+        firstOk(first!);
+        const res = lookup!;
+        if (get) {
+          expectRefused(res, 'reading a deleted resource');
+          expectEnvelope(res, 'reading a deleted resource');
+        } else {
+          expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(200);
+          expect(res.text.includes(JSON.stringify(id!.text)), `${list!.key} still lists the deleted ${id!.text}: ${short(res.text)}`).toBe(false);
+        }
+      },
+    );
   }
-  check(model, { id: `${idBase}.after-delete-404`, requirement: AFTER_DELETE_SHOULD, level: 'SHOULD', cls, op, title: `after ${op.key}, ${get ? `${get.key} and ` : ''}a second DELETE answer 404` }, async (env, share) => {
-    const { first, lookup, again } = await scenario(env, share);
-    firstOk(first!);
-    if (get) expect(lookup!.status, `reading a deleted resource: ${reqLine(lookup!)} ${short(lookup!.text)}`).toBe(404);
-    expect(again!.status, `deleting a deleted resource: ${reqLine(again!)} ${short(again!.text)}`).toBe(404);
-  });
+  check(
+    model,
+    { id: `${idBase}.after-delete-404`, requirement: AFTER_DELETE_SHOULD, level: 'SHOULD', cls, op, title: `after ${op.key}, ${get ? `${get.key} and ` : ''}a second DELETE answer 404` },
+    async (env, share) => {
+      const { first, lookup, again } = await scenario(env, share);
+      firstOk(first!);
+      if (get) expect(lookup!.status, `reading a deleted resource: ${reqLine(lookup!)} ${short(lookup!.text)}`).toBe(404);
+      expect(again!.status, `deleting a deleted resource: ${reqLine(again!)} ${short(again!.text)}`).toBe(404);
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -74,7 +74,10 @@ export function accountState(operationId: string): { label: string; read: string
 export function evaluateExpression(expression: string, body: unknown): string | undefined {
   const m = /^\$response\.body#(.*)$/.exec(expression);
   if (!m) return expression.startsWith('$') ? undefined : expression;
-  const path = m[1]!.split('/').map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~')).join('/');
+  const path = m[1]!
+    .split('/')
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('/');
   const node = pointer(body, path);
   return typeof node === 'string' || typeof node === 'number' ? String(node) : undefined;
 }
@@ -134,9 +137,7 @@ export const cachedMeta = new Map<string, Record<string, unknown>>();
 export function expectOk(res: ApiResponse, what: string): void {
   if (res.status >= 200 && res.status < 300) return;
   const req = res.exchange.request;
-  throw new EnvironmentError(
-    `prerequisite ${what} failed: ${req.method} ${new URL(req.url).pathname} answered ${res.status} ${res.text.slice(0, 300)} (the operation's own checks report this)`,
-  );
+  throw new EnvironmentError(`prerequisite ${what} failed: ${req.method} ${new URL(req.url).pathname} answered ${res.status} ${res.text.slice(0, 300)} (the operation's own checks report this)`);
 }
 
 export interface Env {
@@ -161,7 +162,10 @@ export async function liveCatalogue(env: Env): Promise<Catalogue> {
         regions: r.filter((x) => x.available !== false).map((x) => x.slug),
         images: i.filter((x) => x.type !== 'windows').map((x) => x.id),
         // Smallest disks first: the cheapest sizes, and ones every image fits.
-        sizes: s.filter((x) => x.available !== false).sort((a, b) => (a.disk ?? 0) - (b.disk ?? 0)).map((x) => x.slug),
+        sizes: s
+          .filter((x) => x.available !== false)
+          .sort((a, b) => (a.disk ?? 0) - (b.disk ?? 0))
+          .map((x) => x.slug),
       };
       if (!result.regions.length || !result.images.length || !result.sizes.length) {
         throw new EnvironmentError(`the live catalogue has no available region, image or size: ${JSON.stringify(result)}`);
@@ -206,8 +210,17 @@ export async function validBody(env: Env, op: ContractOperation, refs: Record<st
 }
 
 function labelOf(op: ContractOperation): string {
-  const segment = op.path.split('/').filter((s) => s && !s.startsWith('{')).pop() ?? 'r';
-  return segment.replace(/[^a-z0-9]/gi, '').slice(0, 6).toLowerCase() || 'r';
+  const segment =
+    op.path
+      .split('/')
+      .filter((s) => s && !s.startsWith('{'))
+      .pop() ?? 'r';
+  return (
+    segment
+      .replace(/[^a-z0-9]/gi, '')
+      .slice(0, 6)
+      .toLowerCase() || 'r'
+  );
 }
 
 /** Calls a creating operation with a valid body, records what it created, returns the response. */
@@ -235,11 +248,15 @@ function idOf(res: ApiResponse, operationId: string): string {
 }
 
 async function waitRunning(env: Env, vpsId: string): Promise<void> {
-  await env.ctx.poll(`VPS ${vpsId} to be running`, async () => {
-    const res = await env.api.get(`/vps/${encodeURIComponent(vpsId)}`);
-    expectOk(res, 'GET /vps/{vps_id}');
-    return pointer(res.body, '/vps/status') === 'running';
-  }, { intervalMs: 300 });
+  await env.ctx.poll(
+    `VPS ${vpsId} to be running`,
+    async () => {
+      const res = await env.api.get(`/vps/${encodeURIComponent(vpsId)}`);
+      expectOk(res, 'GET /vps/{vps_id}');
+      return pointer(res.body, '/vps/status') === 'running';
+    },
+    { intervalMs: 300 },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,11 +283,15 @@ export const RECIPES: Record<string, Recipe> = {
     const name = env.ctx.name('snap');
     const res = await env.api.post(`/vps/${enc(vps_id!)}/actions`, { type: 'snapshot', name });
     expectOk(res, 'POST /vps/{vps_id}/actions snapshot');
-    const snap = await env.ctx.poll(`snapshot "${name}" in GET /snapshots after the snapshot action`, async () => {
-      const list = await env.api.get('/snapshots');
-      expectOk(list, 'GET /snapshots');
-      return ((pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? []).find((s) => s.name === name);
-    }, { intervalMs: 300 });
+    const snap = await env.ctx.poll(
+      `snapshot "${name}" in GET /snapshots after the snapshot action`,
+      async () => {
+        const list = await env.api.get('/snapshots');
+        expectOk(list, 'GET /snapshots');
+        return ((pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? []).find((s) => s.name === name);
+      },
+      { intervalMs: 300 },
+    );
     ledger.track('snapshot', snap.id);
     return { snapshot_id: snap.id };
   },
@@ -297,14 +318,19 @@ export const RECIPES: Record<string, Recipe> = {
   async upload(env) {
     const { bucket_name } = await resource(env, 'bucket');
     const key = `${env.ctx.name('mpu')}/big.bin`;
-    const res = await env.api.request({ method: 'POST', path: `/storage/buckets/${enc(bucket_name!)}/objects/${key.split('/').map(enc).join('/')}`, query: { uploads: true }, headers: { 'content-type': 'application/octet-stream' } });
+    const res = await env.api.request({
+      method: 'POST',
+      path: `/storage/buckets/${enc(bucket_name!)}/objects/${key.split('/').map(enc).join('/')}`,
+      query: { uploads: true },
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     expectOk(res, 'POST /storage/buckets/{bucket_name}/objects/{object_key}?uploads');
     const uploadId = pointer(res.body, '/upload_id');
     if (typeof uploadId !== 'string') throw new EnvironmentError(`prerequisite multipart initiate: no upload_id in ${res.text.slice(0, 200)}`);
     return { bucket_name: bucket_name!, object_key: key, uploadId };
   },
   async volume(env, ledger) {
-    const res = await create(env, 'createVolume', { ledger, refs: { region: (await homeRegion(env)) }, label: 'vol' });
+    const res = await create(env, 'createVolume', { ledger, refs: { region: await homeRegion(env) }, label: 'vol' });
     const id = idOf(res, 'createVolume');
     cachedMeta.set(`volume:${id}`, { size: pointer(res.body, '/volume/size') });
     return { volume_id: id };

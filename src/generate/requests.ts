@@ -172,7 +172,13 @@ export async function buildValid(env: Env, op: ContractOperation, variant: Varia
     }
     case 'POST /storage/buckets/{bucket_name}/objects/{object_key}': {
       if (variant?.name === 'complete') {
-        const part = await env.api.request({ method: 'PUT', path: built.path, query: { partNumber: 1, uploadId: params.uploadId }, headers: { 'content-type': 'application/octet-stream' }, body: 'cloudcheck final part\n' });
+        const part = await env.api.request({
+          method: 'PUT',
+          path: built.path,
+          query: { partNumber: 1, uploadId: params.uploadId },
+          headers: { 'content-type': 'application/octet-stream' },
+          body: 'cloudcheck final part\n',
+        });
         const etag = part.headers.etag ?? String((part.body as { part?: { etag?: string } } | undefined)?.part?.etag ?? '');
         if (part.status < 200 || part.status >= 300) throw new Error(`multipart part upload (prerequisite of completion) answered ${part.status}: ${part.text.slice(0, 200)}`);
         built.query = { uploadId: params.uploadId };

@@ -54,4 +54,3 @@ export function listOf<T = Json>(body: unknown, plural: string): T[] | undefined
   }
   return undefined;
 }
-

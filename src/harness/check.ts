@@ -216,10 +216,7 @@ function recordFailure(error: unknown, testInfo: TestInfo): void {
 }
 
 function wrap<S>(body: CheckBody<S>, level: Level, inFlow: boolean) {
-  return async (
-    { api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> },
-    testInfo: TestInfo,
-  ): Promise<void> => {
+  return async ({ api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> }, testInfo: TestInfo): Promise<void> => {
     runningLevel = level;
     try {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
@@ -323,9 +320,7 @@ export function expectStatus(res: ApiResponse, expected: number | number[], hint
     }
   })();
   const body = res.text.length > 300 ? `${res.text.slice(0, 300)}…` : res.text;
-  throw new Error(
-    `${req.method} ${path}: expected status ${allowed.join(' or ')}, got ${res.status}${hint ? ` (${hint})` : ''}${body ? `: ${redactString(body)}` : ''}`,
-  );
+  throw new Error(`${req.method} ${path}: expected status ${allowed.join(' or ')}, got ${res.status}${hint ? ` (${hint})` : ''}${body ? `: ${redactString(body)}` : ''}`);
 }
 
 /** The eight error codes the specification lists (Errors); every other code is a convention. */
@@ -357,11 +352,7 @@ export function expectErrorEnvelope(res: ApiResponse, code?: string): { code: st
  * Validates a value with a compiled schema validator (ajv's ValidateFunction shape, as
  * spec/model.ts provides), failing with the validator's errors.
  */
-export function expectSchema(
-  value: unknown,
-  validate: ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null },
-  what = 'response body',
-): void {
+export function expectSchema(value: unknown, validate: ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null }, what = 'response body'): void {
   if (validate(value)) return;
   const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`.trim());
   throw new Error(`${what} does not match the schema: ${errors.join('; ')}`);

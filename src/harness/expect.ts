@@ -35,7 +35,7 @@ const PASSES: Record<string, Predicate> = {
   toBeLessThanOrEqual: (a, e) => isNumber(a) && isNumber(e) && a <= e,
   toContain: (a, e) => (typeof a === 'string' && typeof e === 'string' ? a.includes(e) : Array.isArray(a) && a.indexOf(e) !== -1),
   toMatch: (a, e) => typeof a === 'string' && (typeof e === 'string' ? a.includes(e) : e instanceof RegExp && !e.global && !e.sticky && e.test(a)),
-  toHaveLength: (a, e) => Array.isArray(a) || typeof a === 'string' ? a.length === e : false,
+  toHaveLength: (a, e) => (Array.isArray(a) || typeof a === 'string' ? a.length === e : false),
 };
 
 /** The same for `.not`: `true` only where Playwright's negated matcher certainly passes. */

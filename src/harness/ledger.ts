@@ -161,7 +161,17 @@ export class Ledger {
       seq: ++globalSeq,
     };
     this.entries.push(entry);
-    this.write({ event: 'created', scope: this.scope, kind: entry.kind, id: label, account: entry.account, restore: request, deletePath: null, deleteOperation: entry.deleteOperation, rank: entry.rank });
+    this.write({
+      event: 'created',
+      scope: this.scope,
+      kind: entry.kind,
+      id: label,
+      account: entry.account,
+      restore: request,
+      deletePath: null,
+      deleteOperation: entry.deleteOperation,
+      rank: entry.rank,
+    });
   }
 
   /**

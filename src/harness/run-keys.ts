@@ -23,7 +23,6 @@ import { addSecret } from './redact.ts';
 /** Keys expire on their own after this long, in case revocation never happens (a killed runner). */
 export const RUN_KEY_LIFETIME_MS = 3 * 3_600_000;
 
-
 /**
  * The keys of one worker: a contiguous slice by parallel index (0..workers-1). A worker restarted
  * after a failure has the same parallel index and gets the same keys; no two live workers share

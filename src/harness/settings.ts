@@ -11,7 +11,6 @@ import { CONFORMANCE_CLASSES, isConformanceClass } from '../../spec/classes.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
 import { headersFromList } from './headers.ts';
 
-
 /** What every name a run gives starts with: `sweep` and checks reusing an earlier run's resource look for it. */
 export const RUN_PREFIX = 'cc-';
 export const DEFAULT_TEST_NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' } as const;
@@ -217,7 +216,14 @@ export function settingsToEnv(s: RunSettings): Record<string, string> {
     [V.runTmp, s.runTmp],
     [V.budgetKeys, s.budgetKeys.length ? s.budgetKeys.join(',') : null],
     // One header a line: a value may hold commas.
-    [V.headers, Object.keys(s.headers).length ? Object.entries(s.headers).map(([name, value]) => `${name}: ${value}`).join('\n') : null],
+    [
+      V.headers,
+      Object.keys(s.headers).length
+        ? Object.entries(s.headers)
+            .map(([name, value]) => `${name}: ${value}`)
+            .join('\n')
+        : null,
+    ],
     [V.caCertFile, s.caCertFile],
     [V.startedAt, s.startedAt],
     [V.baselineFile, s.baselineFile],

@@ -74,4 +74,3 @@ export function transportOptions(settings: Pick<RunSettings, 'caCertFile' | 'emb
   if (configured) return configured;
   return { caCertFile: settings.caCertFile, direct: settings.embedded };
 }
-

@@ -80,7 +80,10 @@ export class WebhookReceiver {
 
   /** A fresh URL under the receiver, unique to one use (`<url>cc/<label>-<random>`). */
   endpoint(label = 'hook'): string {
-    const safe = label.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40);
+    const safe = label
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-')
+      .slice(0, 40);
     return new URL(`cc/${safe}-${randomBytes(6).toString('hex')}`, this.url).toString();
   }
 

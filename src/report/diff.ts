@@ -155,7 +155,9 @@ export function formatDiff(diff: ReportDiff): string {
     out.push('', `load latency, A → B (ms; ${diff.load_latency.length} profile and status pairs in both):`);
     const change = (x: number, y: number): string => `${fmtMs(x)} → ${fmtMs(y)}${x > 0 ? ` (${y >= x ? '+' : ''}${Math.round(((y - x) / x) * 100)}%)` : ''}`;
     for (const l of diff.load_latency) {
-      out.push(`  ${l.profile} ${l.status_class}: p50 ${change(l.before.p50, l.after.p50)}, p95 ${change(l.before.p95, l.after.p95)}, p99 ${change(l.before.p99, l.after.p99)}, max ${change(l.before.max, l.after.max)}; ${l.before.count} → ${l.after.count} responses`);
+      out.push(
+        `  ${l.profile} ${l.status_class}: p50 ${change(l.before.p50, l.after.p50)}, p95 ${change(l.before.p95, l.after.p95)}, p99 ${change(l.before.p99, l.after.p99)}, max ${change(l.before.max, l.after.max)}; ${l.before.count} → ${l.after.count} responses`,
+      );
     }
   }
   return `${out.join('\n')}\n`;

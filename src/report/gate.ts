@@ -164,7 +164,10 @@ export function parseBaseline(text: string, source = 'baseline'): Set<string> {
     }
     return idsFromValue(data, source);
   }
-  const lines = trimmed.split(/\r?\n/).map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean);
+  const lines = trimmed
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*$/, '').trim())
+    .filter(Boolean);
   if (lines.every((l) => /^[A-Za-z0-9][\w.:-]*$/.test(l))) return new Set(lines);
   let data: unknown;
   try {

@@ -54,7 +54,11 @@ function entryOf(exchange: Exchange, check: string): Record<string, unknown> {
       httpVersion: 'HTTP/1.1',
       headers: headersOf(response?.headers ?? {}),
       cookies: [],
-      content: { size: response?.body === undefined ? 0 : Buffer.byteLength(response.body), mimeType: mimeOf(response?.headers ?? {}), ...(response?.body === undefined ? {} : { text: response.body }) },
+      content: {
+        size: response?.body === undefined ? 0 : Buffer.byteLength(response.body),
+        mimeType: mimeOf(response?.headers ?? {}),
+        ...(response?.body === undefined ? {} : { text: response.body }),
+      },
       redirectURL: '',
       headersSize: -1,
       bodySize: response?.body === undefined ? 0 : Buffer.byteLength(response.body),

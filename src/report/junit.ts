@@ -12,15 +12,17 @@ import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
 export function xmlEscape(text: string): string {
-  return text
-    // XML 1.0 forbids most control characters even escaped.
-    // eslint-disable-next-line no-control-regex -- removing control characters is the point
-    .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    text
+      // XML 1.0 forbids most control characters even escaped.
+      // eslint-disable-next-line no-control-regex -- removing control characters is the point
+      .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 function cdata(text: string): string {

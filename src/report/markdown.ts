@@ -20,7 +20,9 @@ export function writeMarkdown(report: ConformanceReport): string {
   out.push(`- target: \`${report.run.target}\`${report.run.embedded ? ' (embedded reference server)' : ''}`);
   out.push(`- run: \`${report.run.id}\`, seed ${report.run.seed}, ${report.run.started_at} → ${report.run.finished_at}`);
   if (s.gate) out.push(`- gate: **${s.gate.passed ? 'passed' : 'failed'}** (${s.gate.reason})${report.run.strict ? ', strict' : ''}`);
-  out.push(`- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`);
+  out.push(
+    `- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`,
+  );
   out.push('');
   out.push('| class | passed | failed | skipped | waited (s) |', '|---|---:|---:|---:|---:|');
   const counts = classCounts(report.checks);
@@ -35,7 +37,8 @@ export function writeMarkdown(report: ConformanceReport): string {
     if (thirdParty.length > 20) out.push(`- … and ${thirdParty.length - 20} more in report.json`);
   }
   const retried = report.checks.reduce((total, c) => total + (c.retried_requests ?? 0), 0);
-  if (retried > 0) out.push('', `${retried} request${retried === 1 ? ' was' : 's were'} sent again after getting no answer (\`--retries\`); each check's count is in report.json (\`retried_requests\`).`);
+  if (retried > 0)
+    out.push('', `${retried} request${retried === 1 ? ' was' : 's were'} sent again after getting no answer (\`--retries\`); each check's count is in report.json (\`retried_requests\`).`);
   const section = (title: string, checks: CheckResult[]): void => {
     if (checks.length === 0) return;
     out.push('', `## ${title} (${checks.length})`, '');
@@ -51,10 +54,22 @@ export function writeMarkdown(report: ConformanceReport): string {
     }
   };
   const failed = report.checks.filter((c) => c.status === 'failed');
-  section('MUST failures', failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'));
-  section('SHOULD deviations', failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'));
-  section('cloudcheck errors (not the target: these requirements went unchecked)', failed.filter((c) => classificationOf(c) === 'cloudcheck-error'));
-  section('Environment problems (not the target)', failed.filter((c) => classificationOf(c) === 'environment'));
+  section(
+    'MUST failures',
+    failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'),
+  );
+  section(
+    'SHOULD deviations',
+    failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'),
+  );
+  section(
+    'cloudcheck errors (not the target: these requirements went unchecked)',
+    failed.filter((c) => classificationOf(c) === 'cloudcheck-error'),
+  );
+  section(
+    'Environment problems (not the target)',
+    failed.filter((c) => classificationOf(c) === 'environment'),
+  );
   if (report.not_checkable?.length) {
     out.push('', `## Not checkable by \`cloudcheck run\` (${report.not_checkable.length}): neither passed nor failed`, '');
     for (const n of report.not_checkable) out.push(`- **${n.requirement}** (${n.level}, ${n.class}): ${cell(n.reason)}${n.checked_by ? ` Checked by \`${n.checked_by}\`.` : ''}`);

@@ -225,7 +225,10 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[], opt
   const classes = new Set<string>(reports.flatMap((r) => r.run.classes));
   const orderedClasses: ConformanceClass[] = CONFORMANCE_CLASSES.filter((c) => classes.has(c));
   const started = reports.map((r) => r.run.started_at).sort()[0]!;
-  const finished = reports.map((r) => r.run.finished_at).sort().at(-1)!;
+  const finished = reports
+    .map((r) => r.run.finished_at)
+    .sort()
+    .at(-1)!;
   const load = mergeLoad(reports, notes, options.mergeLoad);
 
   const run: ConformanceReport['run'] & MergedRunFields = {

@@ -64,8 +64,7 @@ function expectedActual(message: string): { expected?: string; actual?: string }
   return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
 }
 
-const startsWithName = (message: string, names: readonly string[]): boolean =>
-  names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
+const startsWithName = (message: string, names: readonly string[]): boolean => names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
 
 /**
  * Whose fault a failed test is. The check wrapper's annotation says it when the error was thrown in
@@ -179,10 +178,7 @@ export function readJournals(dir: string | undefined | null): { leaks: Leak[]; k
   const { alive, leaks, kept } = foldJournal(lines);
   return {
     kept,
-    leaks: [
-      ...leaks,
-      ...alive.map((e) => ({ kind: e.kind, id: e.id, delete_operation: e.deleteOperation, reason: 'not deleted: its worker ended before teardown' })),
-    ],
+    leaks: [...leaks, ...alive.map((e) => ({ kind: e.kind, id: e.id, delete_operation: e.deleteOperation, reason: 'not deleted: its worker ended before teardown' }))],
   };
 }
 
@@ -316,7 +312,9 @@ export default class CloudcheckReporter implements Reporter {
       if (this.tty) process.stderr.write('\r\x1b[K');
       // A class with nothing run is not a pass: it says so, and why its checks were skipped.
       const mark = c.failed ? '✗' : c.passed === 0 && c.skipped > 0 ? '–' : '✓';
-      process.stderr.write(`  ${mark} ${cls.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`);
+      process.stderr.write(
+        `  ${mark} ${cls.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`,
+      );
       for (const [reason, count] of this.skipReasons.get(cls) ?? []) process.stderr.write(`      skipped ${count}: ${reason}\n`);
     }
     this.printProgress();
@@ -434,7 +432,9 @@ export default class CloudcheckReporter implements Reporter {
     // The class line again, with the run-wide checks counted in: its last line is the class's total.
     const c = classCounts(checks).get('rate-limits')!;
     const violated = runWide.filter((x) => x.status === 'failed').length;
-    process.stderr.write(`  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`);
+    process.stderr.write(
+      `  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`,
+    );
   }
 }
 

@@ -242,12 +242,7 @@ function describe(o: RateObservation): string {
 /** A minimal exchange (no bodies: only headers were observed) so the report shows the response. */
 function exchangeOf(o: RateObservation, options: RateInvariantOptions): Exchange {
   const url = `${options.target ?? ''}${o.path}`;
-  const keyVar =
-    options.mainKey && keyIdOf(options.mainKey) === o.keyId
-      ? 'CLOUDCHECK_API_KEY'
-      : options.altKey && keyIdOf(options.altKey) === o.keyId
-        ? 'CLOUDCHECK_ALT_API_KEY'
-        : `KEY_${o.keyId}`;
+  const keyVar = options.mainKey && keyIdOf(options.mainKey) === o.keyId ? 'CLOUDCHECK_API_KEY' : options.altKey && keyIdOf(options.altKey) === o.keyId ? 'CLOUDCHECK_ALT_API_KEY' : `KEY_${o.keyId}`;
   return {
     request: { method: o.method, url, headers: { authorization: `Bearer $${keyVar}` } },
     response: { status: o.status, headers: { ...o.headers } },

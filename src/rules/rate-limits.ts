@@ -221,11 +221,7 @@ interface SequenceCheck {
 }
 
 /** Checks one key's planned sequence. Returns violations sorted by index, then invariant. */
-export function checkRateLimitSequence(
-  responses: readonly ObservedResponse[],
-  expectation: RateLimitExpectation,
-  options: SequenceOptions = {},
-): Violation[] {
+export function checkRateLimitSequence(responses: readonly ObservedResponse[], expectation: RateLimitExpectation, options: SequenceOptions = {}): Violation[] {
   const out: Violation[] = [];
   const want = (n: InvariantName) => !options.only || options.only.includes(n);
   const check: SequenceCheck = {
@@ -317,10 +313,7 @@ function retryAfterProblem(r: ObservedResponse, dateSeconds: number, { counter, 
   // counter that is the window Reset describes; for SMS it is the end of the SMS hour,
   // which no header carries, so it is computed from Date.
   const reset = intHeader(r, H_RESET);
-  const target =
-    counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN
-      ? reset
-      : (Math.floor(dateSeconds / W) + 1) * W;
+  const target = counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN ? reset : (Math.floor(dateSeconds / W) + 1) * W;
   const expected = Math.max(1, target - dateSeconds);
   if (Math.abs(retry - expected) > tol) {
     return `Retry-After ${retry}s disagrees with the window end (${expected}s after Date) by more than ${tol}s`;
@@ -376,7 +369,11 @@ function checkOnsetConcurrent(ordered: ObservedResponse[], windowLabel: string, 
   const rejected = ordered.filter((r) => r.status === 429);
   const acceptedUnits = accepted.reduce((s, r) => s + unitsOf(r, counter), 0);
   if (acceptedUnits > L) {
-    add('onset', accepted[accepted.length - 1]?.index ?? -1, `missing 429: ${acceptedUnits} ${counter} accepted in the ${windowLabel}, limit ${L} (${accepted.length} accepted, ${rejected.length} rejected)`);
+    add(
+      'onset',
+      accepted[accepted.length - 1]?.index ?? -1,
+      `missing 429: ${acceptedUnits} ${counter} accepted in the ${windowLabel}, limit ${L} (${accepted.length} accepted, ${rejected.length} rejected)`,
+    );
   } else if (rejected.length > 0) {
     // Any rejection is early unless the remaining room could not fit the smallest rejected request.
     const minRejected = Math.min(...rejected.map((r) => unitsOf(r, counter)));
@@ -441,12 +438,7 @@ function checkRecovery(sorted: ObservedResponse[], { counter, add }: SequenceChe
       }
       const reset = intHeader(r, H_RESET);
       const retryAfter = intHeader(r, 'retry-after');
-      const resume =
-        counter === 'requests' && reset !== undefined && reset >= EPOCH_SECONDS_MIN && reset < EPOCH_SECONDS_MAX
-          ? reset
-          : retryAfter !== undefined
-            ? now + retryAfter
-            : undefined;
+      const resume = counter === 'requests' && reset !== undefined && reset >= EPOCH_SECONDS_MIN && reset < EPOCH_SECONDS_MAX ? reset : retryAfter !== undefined ? now + retryAfter : undefined;
       if (resume !== undefined && (pendingResume === undefined || resume < pendingResume)) {
         pendingResume = resume;
         announcedBy = r.index;
@@ -461,13 +453,7 @@ function checkRecovery(sorted: ObservedResponse[], { counter, add }: SequenceChe
  * `L` known (complete history): Remaining must be exactly L-1, L-2, ... Unknown (an already used
  * key): it must drop by exactly one per counted request from the first value seen.
  */
-function checkRemaining(
-  ordered: ObservedResponse[],
-  ordering: 'sequential' | 'concurrent',
-  L: number | undefined,
-  windowLabel: string,
-  add: Report,
-): void {
+function checkRemaining(ordered: ObservedResponse[], ordering: 'sequential' | 'concurrent', L: number | undefined, windowLabel: string, add: Report): void {
   const counted = ordered.filter((r) => isCounted(r) && intHeader(r, H_REMAINING) !== undefined);
   for (const r of ordered) {
     const v = header(r, H_REMAINING);
@@ -609,7 +595,10 @@ export class HeaderTracker {
       report('limit-constant', `X-RateLimit-Limit changed from ${w.limit} to ${limit} within the window resetting at ${rawReset}`);
     }
     if (rem > w.minRemaining + this.maxInFlight) {
-      report('remaining-decrements', `X-RateLimit-Remaining rose from ${w.minRemaining} to ${rem} within the window resetting at ${rawReset} (tolerance ${this.maxInFlight} for out-of-order responses)`);
+      report(
+        'remaining-decrements',
+        `X-RateLimit-Remaining rose from ${w.minRemaining} to ${rem} within the window resetting at ${rawReset} (tolerance ${this.maxInFlight} for out-of-order responses)`,
+      );
     }
     w.minRemaining = Math.min(w.minRemaining, rem);
     if (isCounted(r)) {

@@ -51,11 +51,7 @@ defineCheck(
     ctx.testInfo.skip(transactions.length === 0, 'the billing history is empty');
     for (const txn of transactions) {
       const what = `transaction ${String(txn.id)}`;
-      expectFields(
-        txn,
-        { id: 'string', currency: 'string', description: 'string', status: 'string', service: 'string', resource_id: 'string', amount: 'number', created_at: 'timestamp' },
-        what,
-      );
+      expectFields(txn, { id: 'string', currency: 'string', description: 'string', status: 'string', service: 'string', resource_id: 'string', amount: 'number', created_at: 'timestamp' }, what);
       expect(['charge', 'payment', 'refund'], `type of ${what}`).toContain(txn.type);
     }
   },
@@ -119,5 +115,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Asserts an object holding each of `fields` (any value), listing every absent one at once. */
 function expectPresent(record: unknown, fields: readonly string[], what: string): void {
   expect(isRecord(record), `${what} should be a JSON object, is ${JSON.stringify(record)}`).toBe(true);
-  expect(fields.filter((f) => !(f in (record as Record<string, unknown>))), `${what}: absent fields`).toEqual([]);
+  expect(
+    fields.filter((f) => !(f in (record as Record<string, unknown>))),
+    `${what}: absent fields`,
+  ).toEqual([]);
 }

@@ -102,16 +102,13 @@ export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, 
   let last: Vps | undefined;
   try {
     // ctx.poll backs off from 250 ms to 5 s until the run's --async-timeout deadline.
-    return await ctx.poll(
-      what,
-      async () => {
-        const res = await api.get(`/vps/${encodeURIComponent(id)}`);
-        expectStatus(res, 200);
-        // GET /vps/{vps_id}'s body is not shown: wrapped (the convention) or not.
-        last = resourceOf<Vps>(res.body, 'vps');
-        return last && accept(last) ? last : undefined;
-      },
-    );
+    return await ctx.poll(what, async () => {
+      const res = await api.get(`/vps/${encodeURIComponent(id)}`);
+      expectStatus(res, 200);
+      // GET /vps/{vps_id}'s body is not shown: wrapped (the convention) or not.
+      last = resourceOf<Vps>(res.body, 'vps');
+      return last && accept(last) ? last : undefined;
+    });
   } catch (error) {
     if (last) {
       throw new Error(`${(error as Error).message}; last seen: status ${JSON.stringify(last.status)}, ip_address ${JSON.stringify(last.ip_address)}, private_ip ${JSON.stringify(last.private_ip)}`, {
@@ -122,4 +119,5 @@ export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, 
   }
 }
 
-export const isRunningWithIps = (vps: Vps): boolean => vps.status === 'running' && typeof vps.ip_address === 'string' && vps.ip_address !== '' && typeof vps.private_ip === 'string' && vps.private_ip !== '';
+export const isRunningWithIps = (vps: Vps): boolean =>
+  vps.status === 'running' && typeof vps.ip_address === 'string' && vps.ip_address !== '' && typeof vps.private_ip === 'string' && vps.private_ip !== '';

@@ -37,7 +37,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** Deterministic pseudo-random bytes (xorshift32 seeded from `seed`): same seed, same bytes. */
 export function deterministicBytes(length: number, seed: number): Buffer {
   const out = Buffer.alloc(length);
-  let x = (seed | 0) || 0x9e3779b9;
+  let x = seed | 0 || 0x9e3779b9;
   let i = 0;
   const words = length >>> 2;
   if (LITTLE_ENDIAN && out.byteOffset % 4 === 0) {
@@ -72,7 +72,12 @@ export const sha256 = (data: Uint8Array): string => createHash('sha256').update(
 export const md5 = (data: Uint8Array): Buffer => createHash('md5').update(data).digest();
 
 /** An ETag without quotes and in lower case, for comparison. */
-export const bareEtag = (etag: string | undefined): string => (etag ?? '').trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1').toLowerCase();
+export const bareEtag = (etag: string | undefined): string =>
+  (etag ?? '')
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1')
+    .toLowerCase();
 
 export interface ListedObject {
   key: string;

@@ -285,7 +285,10 @@ defineFlow<State>({ id: FLOW, class: 'api-keys', title: 'API keys: secret only a
       expectErrorEnvelope(res, 'forbidden');
       const list = await api.get('/projects');
       expectStatus(list, 200);
-      expect(list.json<{ projects: Array<{ name: string }> }>().projects.map((p) => p.name), 'the refused write created nothing').not.toContain(name);
+      expect(
+        list.json<{ projects: Array<{ name: string }> }>().projects.map((p) => p.name),
+        'the refused write created nothing',
+      ).not.toContain(name);
     },
   );
 });

@@ -297,10 +297,16 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       ctx.testInfo.skip(all.transactions.length === 0, 'the billing history is empty');
       // A month long past, and the days around now: each listed transaction lies inside its range.
       const day = (offsetDays: number): string => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
-      for (const [from, to] of [['2000-01-01', '2000-01-31'], [day(-1), day(1)]] as const) {
+      for (const [from, to] of [
+        ['2000-01-01', '2000-01-31'],
+        [day(-1), day(1)],
+      ] as const) {
         const listed = await history(api, { from_date: from, to_date: to, per_page: 100 });
         const outside = listed.transactions.filter((t) => Date.parse(t.created_at) < Date.parse(`${from}T00:00:00Z`) || Date.parse(t.created_at) > Date.parse(`${to}T23:59:59.999Z`));
-        expect(outside.map((t) => `${t.id} ${t.created_at}`), `from_date=${from}&to_date=${to} listed transactions outside the range`).toEqual([]);
+        expect(
+          outside.map((t) => `${t.id} ${t.created_at}`),
+          `from_date=${from}&to_date=${to} listed transactions outside the range`,
+        ).toEqual([]);
       }
     },
   );
@@ -318,7 +324,10 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const res = await api.delete(`/account/payment-methods/${encodeURIComponent(state.paymentMethodId)}`);
       expectStatus(res, [200, 204]);
       ledger.deleted('payment-method', state.paymentMethodId);
-      expect((await paymentMethods(api)).map((pm) => pm.id), 'GET /account/payment-methods after DELETE').not.toContain(state.paymentMethodId);
+      expect(
+        (await paymentMethods(api)).map((pm) => pm.id),
+        'GET /account/payment-methods after DELETE',
+      ).not.toContain(state.paymentMethodId);
     },
   );
 
@@ -427,7 +436,10 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const list = await api.get('/account/alerts');
       expectStatus(list, 200);
       // The list's body is not shown: `alerts` (the convention), a bare array or under `data`.
-      expect((listOf<{ id: string }>(list.body, 'alerts') ?? []).map((a) => a.id), 'GET /account/alerts').toContain(created.id);
+      expect(
+        (listOf<{ id: string }>(list.body, 'alerts') ?? []).map((a) => a.id),
+        'GET /account/alerts',
+      ).toContain(created.id);
     },
   );
 

@@ -155,4 +155,3 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
     },
   );
 });
-

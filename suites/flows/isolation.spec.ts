@@ -225,7 +225,7 @@ defineFlow<State>({ id: FLOW, class: 'isolation', title: "isolation: the other a
       requirement: 'ISO-WRITE-001',
       level: 'SHOULD',
       operation: 'GET /vps/{vps_id}',
-      title: "afterwards every resource of this account is still there, unchanged",
+      title: 'afterwards every resource of this account is still there, unchanged',
     },
     async ({ api, ctx, state }) => {
       ctx.requireAlt();

@@ -134,18 +134,25 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
       const finals: MessageStatus[] = [];
       for (const m of state.messages) finals.push(await finalStatus(api, ctx, m.message_id));
       state.messages = finals;
-      const entry = await ctx.poll(
-        `campaign ${state.campaign.campaign_id} to be completed`,
-        async () => {
-          const res = await api.get('/sms/campaigns');
-          expectStatus(res, 200);
-          const found = listOf<Campaign>(res.body, 'campaigns').find((c) => c.campaign_id === state.campaign.campaign_id);
-          return found?.status === 'completed' ? found : undefined;
-        },
-      );
+      const entry = await ctx.poll(`campaign ${state.campaign.campaign_id} to be completed`, async () => {
+        const res = await api.get('/sms/campaigns');
+        expectStatus(res, 200);
+        const found = listOf<Campaign>(res.body, 'campaigns').find((c) => c.campaign_id === state.campaign.campaign_id);
+        return found?.status === 'completed' ? found : undefined;
+      });
       expectFields(
         entry,
-        { campaign_id: 'string', campaign_name: 'string', currency: 'string', status: 'string', total_messages: 'integer', delivered_messages: 'integer', failed_messages: 'integer', total_cost: 'number', created_at: 'timestamp' },
+        {
+          campaign_id: 'string',
+          campaign_name: 'string',
+          currency: 'string',
+          status: 'string',
+          total_messages: 'integer',
+          delivered_messages: 'integer',
+          failed_messages: 'integer',
+          total_cost: 'number',
+          created_at: 'timestamp',
+        },
         'GET /sms/campaigns entry',
       );
       const delivered = finals.filter((m) => m.status === 'delivered').length;
@@ -202,7 +209,9 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
         ['GET /sms/campaigns/{campaign_id}', details.status],
       ] as const) {
         expect(typeof status, `status of ${where}`).toBe('string');
-        const loose = String(status).toLowerCase().replace(/[^a-z]/g, '');
+        const loose = String(status)
+          .toLowerCase()
+          .replace(/[^a-z]/g, '');
         if (given.includes(loose)) expect(status, `status of ${where}`).toBe(loose);
       }
     },
@@ -230,9 +239,15 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
         [delivered, 'delivered', 'failed'],
       ] as const) {
         const listed = await listMessages(api, { status, to: ours.to, per_page: 100 });
-        expect(listed.messages.map((m) => m.message_id), `status=${status}&to=${ours.to} lists our ${status} message`).toContain(ours.message_id);
+        expect(
+          listed.messages.map((m) => m.message_id),
+          `status=${status}&to=${ours.to} lists our ${status} message`,
+        ).toContain(ours.message_id);
         const unlisted = await listMessages(api, { status: other, to: ours.to, per_page: 100 });
-        expect(unlisted.messages.map((m) => m.message_id), `status=${other}&to=${ours.to} leaves out our ${status} message`).not.toContain(ours.message_id);
+        expect(
+          unlisted.messages.map((m) => m.message_id),
+          `status=${other}&to=${ours.to} leaves out our ${status} message`,
+        ).not.toContain(ours.message_id);
       }
     },
   );
@@ -346,7 +361,11 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
         summary: { total_messages: number; total_delivered: number; total_failed: number; total_cost: number };
       }>();
       expect(Array.isArray(body.analytics), '`analytics` array').toBe(true);
-      expectFields(body.summary, { total_messages: 'number', total_delivered: 'number', total_failed: 'number', average_delivery_rate: 'number', total_cost: 'number' }, '`summary` of GET /messaging/analytics/delivery');
+      expectFields(
+        body.summary,
+        { total_messages: 'number', total_delivered: 'number', total_failed: 'number', average_delivery_rate: 'number', total_cost: 'number' },
+        '`summary` of GET /messaging/analytics/delivery',
+      );
       const sum = (pick: (r: (typeof body.analytics)[number]) => number): number => body.analytics.reduce((acc, r) => acc + pick(r), 0);
       expect(body.summary.total_messages).toBe(sum((r) => r.total_messages));
       expect(body.summary.total_delivered).toBe(sum((r) => r.delivered));
@@ -392,7 +411,10 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
     },
     async ({ api, ledger, ctx, state }) => {
       // Alphanumeric sender ids are at most 11 characters: "CC" and nine of the run's own.
-      const tail = `${ctx.runId}${ctx.name('s')}`.replace(/[^a-z0-9]/gi, '').toUpperCase().slice(-9);
+      const tail = `${ctx.runId}${ctx.name('s')}`
+        .replace(/[^a-z0-9]/gi, '')
+        .toUpperCase()
+        .slice(-9);
       state.senderId = `CC${tail}`;
       const res = await api.post('/messaging/sender-ids', {
         sender_id: state.senderId,

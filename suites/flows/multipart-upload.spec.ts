@@ -123,7 +123,15 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
     },
     async ({ api, state }) => {
       const p1 = state.parts.find((p) => p.number === 1)!;
-      await expectRefusedCompletion(api, state, [{ number: 1, etag: p1.etag! }, { number: 2, etag: `"${'0'.repeat(32)}"` }], 'a wrong ETag for part 2');
+      await expectRefusedCompletion(
+        api,
+        state,
+        [
+          { number: 1, etag: p1.etag! },
+          { number: 2, etag: `"${'0'.repeat(32)}"` },
+        ],
+        'a wrong ETag for part 2',
+      );
     },
   );
 

@@ -127,7 +127,17 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       expectSuccess(res);
       const project = (listOf<Record<string, unknown>>(res.body, 'projects') ?? []).find((p) => p.id === state.projectId);
       expect(project, `GET /projects lists ${state.projectId}`).toBeTruthy();
-      const types = { id: 'string', name: 'string', description: 'string', status: 'string', region: 'string', currency: 'string', created_at: 'timestamp', resource_count: 'integer', monthly_cost: 'number' } as const;
+      const types = {
+        id: 'string',
+        name: 'string',
+        description: 'string',
+        status: 'string',
+        region: 'string',
+        currency: 'string',
+        created_at: 'timestamp',
+        resource_count: 'integer',
+        monthly_cost: 'number',
+      } as const;
       expectFields(project, types, 'GET /projects');
     },
   );
@@ -190,7 +200,10 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       for (const r of compute) expect(r.service, `service=compute listed ${r.id}`).toBe('compute');
       expect(compute.map((r) => r.name)).toContain(state.vpsName);
       const storage = await resources(api, state.projectId, { service: 'storage' });
-      expect(storage.map((r) => r.name), 'service=storage must not list the VPS').not.toContain(state.vpsName);
+      expect(
+        storage.map((r) => r.name),
+        'service=storage must not list the VPS',
+      ).not.toContain(state.vpsName);
     },
   );
 
@@ -228,7 +241,10 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       expectRefused(get, 'GET of a deleted project');
       const list = await api.get('/projects');
       expectStatus(list, 200);
-      expect(list.json<{ projects: Project[] }>().projects.map((p) => p.id), 'GET /projects after delete').not.toContain(state.projectId);
+      expect(
+        list.json<{ projects: Project[] }>().projects.map((p) => p.id),
+        'GET /projects after delete',
+      ).not.toContain(state.projectId);
       if (state.vpsInProject) {
         // Removing a server may take a moment on a real platform; it must end gone.
         await ctx.poll(

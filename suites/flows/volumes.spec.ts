@@ -83,7 +83,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       expectRefused(res, 'size 0');
       const listed = await api.get('/storage/volumes');
       expectStatus(listed, 200);
-      expect(listed.json<{ volumes: Volume[] }>().volumes.map((v) => v.name), 'no volume of size 0 was created').not.toContain(name);
+      expect(
+        listed.json<{ volumes: Volume[] }>().volumes.map((v) => v.name),
+        'no volume of size 0 was created',
+      ).not.toContain(name);
     },
   );
 
@@ -155,7 +158,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       title: 'a volume that is not attached carries attached_to null, in the list and alone',
     },
     async ({ api, state }) => {
-      for (const [what, volume] of [['GET /storage/volumes', await listedVolume(api, state.volumeId)], ['GET /storage/volumes/{volume_id}', await getVolume(api, state.volumeId)]] as const) {
+      for (const [what, volume] of [
+        ['GET /storage/volumes', await listedVolume(api, state.volumeId)],
+        ['GET /storage/volumes/{volume_id}', await getVolume(api, state.volumeId)],
+      ] as const) {
         expect(Object.keys(volume), `${what}: the record carries attached_to`).toContain('attached_to');
         expect(volume.attached_to, `${what}: attached_to of a volume not attached`).toBeNull();
       }
@@ -239,11 +245,20 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       ];
       for (const [query, matches] of filters) {
         const items = await listed(query);
-        expect(items.map((v) => v.id), `GET /storage/volumes ${JSON.stringify(query)} lists the flow's volume`).toContain(state.volumeId);
-        expect(items.filter((v) => !matches(v)).map((v) => v.id), `GET /storage/volumes ${JSON.stringify(query)} lists only matching volumes`).toEqual([]);
+        expect(
+          items.map((v) => v.id),
+          `GET /storage/volumes ${JSON.stringify(query)} lists the flow's volume`,
+        ).toContain(state.volumeId);
+        expect(
+          items.filter((v) => !matches(v)).map((v) => v.id),
+          `GET /storage/volumes ${JSON.stringify(query)} lists only matching volumes`,
+        ).toEqual([]);
       }
       const unattached = await listed({ attached: 'false' });
-      expect(unattached.map((v) => v.id), 'GET /storage/volumes {"attached":"false"} leaves the attached volume out').not.toContain(state.volumeId);
+      expect(
+        unattached.map((v) => v.id),
+        'GET /storage/volumes {"attached":"false"} leaves the attached volume out',
+      ).not.toContain(state.volumeId);
     },
   );
 
@@ -279,7 +294,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       const list = await api.get('/storage/snapshots', { query: { volume_id: state.volumeId } });
       expectStatus(list, 200);
       const snapshots = listOf<{ id: string; volume_id?: string }>(list.body, 'snapshots') ?? [];
-      expect(snapshots.map((s) => s.id), 'GET /storage/snapshots?volume_id=').toContain(state.snapshotId);
+      expect(
+        snapshots.map((s) => s.id),
+        'GET /storage/snapshots?volume_id=',
+      ).toContain(state.snapshotId);
       for (const s of snapshots) if (s.volume_id !== undefined) expect(s.volume_id, `snapshot ${s.id} listed for volume_id`).toBe(state.volumeId);
     },
   );

@@ -72,13 +72,19 @@ async function checkFilters(api: ApiClient, vps: Vps, otherStatus: string, other
       if (query.status) expect(item.status, `GET /vps ${q} listed ${item.id}`).toBe(query.status);
       if (query.region) expect(item.region, `GET /vps ${q} listed ${item.id}`).toBe(query.region);
     }
-    expect(items.map((i) => i.id), `GET /vps ${q} should list the flow's VPS`).toContain(vps.id);
+    expect(
+      items.map((i) => i.id),
+      `GET /vps ${q} should list the flow's VPS`,
+    ).toContain(vps.id);
   }
   const others: Array<{ status?: string; region?: string }> = [{ status: otherStatus }];
   if (otherRegion) others.push({ region: otherRegion });
   for (const query of others) {
     const items = await listAll(api, query);
-    expect(items.map((i) => i.id), `GET /vps ${JSON.stringify(query)} must not list the flow's ${vps.status} VPS in ${vps.region}`).not.toContain(vps.id);
+    expect(
+      items.map((i) => i.id),
+      `GET /vps ${JSON.stringify(query)} must not list the flow's ${vps.status} VPS in ${vps.region}`,
+    ).not.toContain(vps.id);
   }
 }
 
@@ -145,7 +151,19 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ api, state }) => {
       const vps = expectResource(await api.get(`/vps/${encodeURIComponent(state.vpsId)}`), 'vps');
-      const types = { id: 'string', name: 'string', status: 'string', region: 'string', image: 'string', size: 'string', vcpus: 'integer', memory: 'integer', disk: 'integer', created_at: 'timestamp', tags: 'string[]' } as const;
+      const types = {
+        id: 'string',
+        name: 'string',
+        status: 'string',
+        region: 'string',
+        image: 'string',
+        size: 'string',
+        vcpus: 'integer',
+        memory: 'integer',
+        disk: 'integer',
+        created_at: 'timestamp',
+        tags: 'string[]',
+      } as const;
       expectFields(vps, types, `GET /vps/${state.vpsId}`);
     },
   );

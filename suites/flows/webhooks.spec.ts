@@ -46,7 +46,10 @@ const payloadOf = (d: WebhookDelivery): Payload => (d.json && typeof d.json === 
 const messageIdOf = (d: WebhookDelivery): unknown => payloadOf(d).data?.message_id;
 const eventOf = (d: WebhookDelivery): unknown => payloadOf(d).event;
 /** Deliveries made to one endpoint URL of the receiver. */
-const at = (url: string) => (d: WebhookDelivery): boolean => d.path === new URL(url).pathname;
+const at =
+  (url: string) =>
+  (d: WebhookDelivery): boolean =>
+    d.path === new URL(url).pathname;
 
 /** Deliveries of the flow's own messages to `url` (the account's other sends reach the same subscription). */
 function ours(receiver: WebhookReceiver, url: string, state: State): WebhookDelivery[] {
@@ -221,11 +224,9 @@ defineFlow<State>({ id: FLOW, class: 'webhooks', title: 'webhooks: subscribed ev
     },
     async ({ ctx, state }) => {
       const receiver = await receiverFor(ctx);
-      const [d] = await receiver.waitFor(
-        `the delivery status of ${state.delivered} at its callback_url`,
-        (x) => at(state.callbackUrl)(x) && eventOf(x) === 'sms.delivered',
-        { timeoutMs: ctx.asyncTimeoutMs },
-      );
+      const [d] = await receiver.waitFor(`the delivery status of ${state.delivered} at its callback_url`, (x) => at(state.callbackUrl)(x) && eventOf(x) === 'sms.delivered', {
+        timeoutMs: ctx.asyncTimeoutMs,
+      });
       expectPayload(d!);
       expect(payloadOf(d!).data?.message_id).toBe(state.delivered);
       expect(payloadOf(d!).data?.status).toBe('delivered');

@@ -70,7 +70,10 @@ defineCheck(
   async ({ api, ledger, ctx }) => {
     const campaign = await bulkSend(api, ledger, ctx, ctx.name('campaign'));
     const wrong = entriesOf(campaign).filter((m) => typeof m?.message_id !== 'string' || typeof m.to !== 'string' || m.status !== 'sent');
-    expect(wrong.map((m) => JSON.stringify(m)), 'entries lacking message_id or to, or not in status sent').toEqual([]);
+    expect(
+      wrong.map((m) => JSON.stringify(m)),
+      'entries lacking message_id or to, or not in status sent',
+    ).toEqual([]);
   },
 );
 

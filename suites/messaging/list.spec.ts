@@ -110,7 +110,10 @@ defineCheck(
   async ({ api, ctx }) => {
     await sendOne(api, ctx, 'cloudcheck: a status');
     const messages = (await recent(api)).body.messages ?? [];
-    expect(messages.filter((m) => !STATUSES.includes(String(m.status))).map((m) => `${m.message_id}: ${m.status}`), `statuses outside ${STATUSES.join(', ')}`).toEqual([]);
+    expect(
+      messages.filter((m) => !STATUSES.includes(String(m.status))).map((m) => `${m.message_id}: ${m.status}`),
+      `statuses outside ${STATUSES.join(', ')}`,
+    ).toEqual([]);
   },
 );
 

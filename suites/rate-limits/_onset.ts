@@ -136,7 +136,9 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
 
         const odd = responses.find((r) => !(r.status >= 200 && r.status < 300) && r.status !== 429);
         if (odd) {
-          throw new Error(`${plan.operation} with the fresh key answered ${odd.status} at request ${odd.index + 1}${odd.errorCode ? ` (${odd.errorCode})` : ''}; expected 2xx until the limit, then 429`);
+          throw new Error(
+            `${plan.operation} with the fresh key answered ${odd.status} at request ${odd.index + 1}${odd.errorCode ? ` (${odd.errorCode})` : ''}; expected 2xx until the limit, then 429`,
+          );
         }
       },
     );
@@ -184,7 +186,11 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
         title: `every successful ${area} response carries X-RateLimit-Limit, -Remaining and -Reset as integers`,
       },
       async ({ state }) => {
-        judge(state, 'headers-present', state.responses.filter((r) => r.status >= 200 && r.status < 300));
+        judge(
+          state,
+          'headers-present',
+          state.responses.filter((r) => r.status >= 200 && r.status < 300),
+        );
         for (const r of state.responses) {
           const limit = intHeader(r, 'x-ratelimit-limit');
           const remaining = intHeader(r, 'x-ratelimit-remaining');

@@ -20,12 +20,7 @@ export interface KeyPair {
 export const CHECKSUM_MODES = ['default', 'when-required'] as const;
 export type ChecksumMode = (typeof CHECKSUM_MODES)[number];
 
-export async function createAccessKey(
-  api: ApiClient,
-  ledger: Ledger,
-  ctx: CheckContext,
-  input: { permissions?: string[]; bucket_access?: string[] } = {},
-): Promise<KeyPair> {
+export async function createAccessKey(api: ApiClient, ledger: Ledger, ctx: CheckContext, input: { permissions?: string[]; bucket_access?: string[] } = {}): Promise<KeyPair> {
   const res = await api.post('/storage/access-keys', { name: ctx.name('s3key'), permissions: input.permissions ?? ['read', 'write'], ...input });
   expectStatus(res, [200, 201], 'create a storage access key');
   // The creation body is not shown: `access_key` (the convention), flat or under `data`.

@@ -37,7 +37,10 @@ defineCheck(
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'path/style.bin', Body: bytes }));
     trackObject(ledger, bucket, 'path/style.bin');
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-    expect((listed.Contents ?? []).map((c) => c.Key), 'ListObjectsV2 of the path-style bucket').toEqual(['path/style.bin']);
+    expect(
+      (listed.Contents ?? []).map((c) => c.Key),
+      'ListObjectsV2 of the path-style bucket',
+    ).toEqual(['path/style.bin']);
     const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'path/style.bin' }));
     expect(sha256(await bytesOf(got.Body)), 'GetObject returns the bytes of PutObject').toBe(sha256(bytes));
 

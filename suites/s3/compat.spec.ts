@@ -4,7 +4,16 @@
  * preflight on an object URL, and re-creating one's own bucket. Each is a SHOULD: the
  * specification names S3 compatibility, S3's behaviour is the convention (docs/conventions.md).
  */
-import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { request } from 'undici';
 import { defineCheck, expect } from '../../src/harness/check.ts';
@@ -53,16 +62,28 @@ defineCheck(
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
     const p1 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: first }));
     const p2 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 2, Body: second }));
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }, { PartNumber: 2, ETag: p2.ETag }] } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId,
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: p1.ETag },
+            { PartNumber: 2, ETag: p2.ETag },
+          ],
+        },
+      }),
+    );
     trackObject(ledger, bucket, key);
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key, PartNumber: 1 }));
-    expect(head.ContentLength, 'HeadObject partNumber=1: the first part\'s length').toBe(first.length);
+    expect(head.ContentLength, "HeadObject partNumber=1: the first part's length").toBe(first.length);
     expect(head.PartsCount, 'HeadObject partNumber=1: x-amz-mp-parts-count').toBe(2);
     const part = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, PartNumber: 2 }));
     expect(part.$metadata.httpStatusCode, 'GetObject partNumber=2').toBe(206);
     expect(part.ContentRange, 'GetObject partNumber=2: Content-Range').toBe(`bytes ${first.length}-${first.length + second.length - 1}/${first.length + second.length}`);
     expect(part.PartsCount, 'GetObject partNumber=2: x-amz-mp-parts-count').toBe(2);
-    expect(sha256(await bytesOf(part.Body)), 'GetObject partNumber=2: the second part\'s bytes').toBe(sha256(second));
+    expect(sha256(await bytesOf(part.Body)), "GetObject partNumber=2: the second part's bytes").toBe(sha256(second));
   },
 );
 

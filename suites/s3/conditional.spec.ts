@@ -3,14 +3,7 @@
  * create-only uploads), conditional reads (caches, sync tools) and the representation headers
  * stored with an object (aws s3 cp --cache-control, --content-disposition, ...).
  */
-import {
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { defineCheck, expect } from '../../src/harness/check.ts';
 import { bytesOf, s3Bucket, s3ErrorCode, s3Setup, trackObject } from './_s3.ts';
 
@@ -128,9 +121,7 @@ defineCheck(
       expect(got.ContentLanguage, `${what}: Content-Language`).toBe(stored.ContentLanguage);
       if (what !== 'HeadObject of a multipart upload') expect(got.Expires?.getTime(), `${what}: Expires`).toBe(expires.getTime());
     }
-    const overridden = await s3.send(
-      new GetObjectCommand({ Bucket: bucket, Key: 'h.txt', ResponseCacheControl: 'no-store', ResponseContentLanguage: 'fr', ResponseContentDisposition: 'inline' }),
-    );
+    const overridden = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'h.txt', ResponseCacheControl: 'no-store', ResponseContentLanguage: 'fr', ResponseContentDisposition: 'inline' }));
     expect(overridden.CacheControl, 'response-cache-control').toBe('no-store');
     expect(overridden.ContentLanguage, 'response-content-language').toBe('fr');
     expect(overridden.ContentDisposition, 'response-content-disposition').toBe('inline');

@@ -52,13 +52,28 @@ defineCheck(
       trackObject(ledger, bucket, key);
     }
     const top = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Delimiter: '/' }));
-    expect((top.CommonPrefixes ?? []).map((p) => p.Prefix), 'top-level prefixes').toEqual(['photos/']);
-    expect((top.Contents ?? []).map((c) => c.Key), 'top-level keys').toEqual(['readme.txt']);
+    expect(
+      (top.CommonPrefixes ?? []).map((p) => p.Prefix),
+      'top-level prefixes',
+    ).toEqual(['photos/']);
+    expect(
+      (top.Contents ?? []).map((c) => c.Key),
+      'top-level keys',
+    ).toEqual(['readme.txt']);
     const inner = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'photos/', Delimiter: '/' }));
-    expect((inner.CommonPrefixes ?? []).map((p) => p.Prefix), 'prefixes under photos/').toEqual(['photos/2024/', 'photos/2025/']);
-    expect((inner.Contents ?? []).map((c) => c.Key), 'keys directly under photos/').toEqual(['photos/index.html']);
+    expect(
+      (inner.CommonPrefixes ?? []).map((p) => p.Prefix),
+      'prefixes under photos/',
+    ).toEqual(['photos/2024/', 'photos/2025/']);
+    expect(
+      (inner.Contents ?? []).map((c) => c.Key),
+      'keys directly under photos/',
+    ).toEqual(['photos/index.html']);
     const after = await s3.send(new ListObjectsV2Command({ Bucket: bucket, StartAfter: 'photos/2025/c.jpg' }));
-    expect((after.Contents ?? []).map((c) => c.Key), 'keys after photos/2025/c.jpg').toEqual(['photos/index.html', 'readme.txt']);
+    expect(
+      (after.Contents ?? []).map((c) => c.Key),
+      'keys after photos/2025/c.jpg',
+    ).toEqual(['photos/index.html', 'readme.txt']);
   },
 );
 
@@ -86,7 +101,10 @@ defineCheck(
     }
     expect(listed.DeleteMarkers ?? [], 'no delete markers').toEqual([]);
     const prefixed = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'dir/', MaxKeys: 1 }));
-    expect((prefixed.Versions ?? []).map((v) => v.Key), 'Prefix and MaxKeys').toEqual(['dir/b.txt']);
+    expect(
+      (prefixed.Versions ?? []).map((v) => v.Key),
+      'Prefix and MaxKeys',
+    ).toEqual(['dir/b.txt']);
     expect(prefixed.IsTruncated, 'IsTruncated when more versions follow').toBe(true);
     const versioning = await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }));
     expect(versioning.Status, 'GetBucketVersioning of a never-versioned bucket').toBeUndefined();

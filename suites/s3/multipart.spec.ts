@@ -4,15 +4,7 @@
  * given at completion, and a retried completion.
  */
 import { crc32 } from 'node:zlib';
-import {
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  UploadPartCommand,
-  UploadPartCopyCommand,
-} from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, UploadPartCommand, UploadPartCopyCommand } from '@aws-sdk/client-s3';
 import { defineCheck, expect } from '../../src/harness/check.ts';
 import { deterministicBytes, sha256 } from '../flows/_storage.ts';
 import { bytesOf, s3Bucket, s3ErrorCode, s3Setup, trackObject } from './_s3.ts';

@@ -2,13 +2,7 @@
  * Object behaviours the tools rely on beyond the round trip: ranged reads, the S3 error codes of
  * missing keys and buckets, multipart part-size rule, and one store behind REST and S3.
  */
-import {
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { defineCheck, expect, expectStatus } from '../../src/harness/check.ts';
 import { createBucket, deterministicBytes, objectPath, sha256 } from '../flows/_storage.ts';
 import { bytesOf, s3Bucket, s3ErrorCode, s3Setup, trackObject } from './_s3.ts';

@@ -5,15 +5,7 @@
  * `WHEN_REQUIRED` (the older behaviour). Many S3-compatible servers broke on the first; both
  * must work. Bytes are compared exactly: small, empty and a 12 MiB multipart upload.
  */
-import {
-  DeleteBucketCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListBucketsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
+import { DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { defineCheck, expect } from '../../src/harness/check.ts';
@@ -97,11 +89,17 @@ for (const mode of CHECKSUM_MODES) {
         trackObject(ledger, bucket, key);
       }
       const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
-      expect((listed.Contents ?? []).map((c) => c.Key), 'keys under docs/').toEqual(['docs/a.txt', 'docs/b.txt']);
+      expect(
+        (listed.Contents ?? []).map((c) => c.Key),
+        'keys under docs/',
+      ).toEqual(['docs/a.txt', 'docs/b.txt']);
       await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'docs/a.txt' }));
       ledger.deleted('object', `${bucket}/docs/a.txt`);
       const after = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-      expect((after.Contents ?? []).map((c) => c.Key), 'keys after deleting docs/a.txt').toEqual(['docs/b.txt', 'other/c.txt']);
+      expect(
+        (after.Contents ?? []).map((c) => c.Key),
+        'keys after deleting docs/a.txt',
+      ).toEqual(['docs/b.txt', 'other/c.txt']);
       expect((await s3ErrorCode(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'docs/a.txt' })))).status, 'HeadObject of the deleted key').toBe(404);
     },
   );
@@ -119,11 +117,17 @@ defineCheck(
     const { s3 } = await s3Setup(api, ledger, ctx);
     const bucket = await s3Bucket(s3, ledger, ctx, 'life');
     const listed = await s3.send(new ListBucketsCommand({}));
-    expect((listed.Buckets ?? []).map((b) => b.Name), 'ListBuckets names the new bucket').toContain(bucket);
+    expect(
+      (listed.Buckets ?? []).map((b) => b.Name),
+      'ListBuckets names the new bucket',
+    ).toContain(bucket);
     await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
     ledger.deleted('bucket', bucket);
     const again = await s3.send(new ListBucketsCommand({}));
-    expect((again.Buckets ?? []).map((b) => b.Name), 'ListBuckets after DeleteBucket').not.toContain(bucket);
+    expect(
+      (again.Buckets ?? []).map((b) => b.Name),
+      'ListBuckets after DeleteBucket',
+    ).not.toContain(bucket);
   },
 );
 

@@ -194,7 +194,9 @@ test('one error style: `cloudcheck <command>: ...`, one line, exit 2', async () 
 });
 
 test('load --list names every built-in profile with its requirements; load --help lists them too', async () => {
-  const names = readdirSync(fileURLToPath(new URL('../../load/profiles/', import.meta.url))).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+  const names = readdirSync(fileURLToPath(new URL('../../load/profiles/', import.meta.url)))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.replace(/\.yaml$/, ''));
   const cli = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir() });

@@ -27,7 +27,9 @@ function usageError(fn: () => unknown): string {
 }
 
 test('the schema and the option table list the same keys', () => {
-  const fromTable = OPTIONS.filter((o) => !o.noConfig).map(configKey).sort();
+  const fromTable = OPTIONS.filter((o) => !o.noConfig)
+    .map(configKey)
+    .sort();
   expect(Object.keys(CONFIG_SCHEMA.properties).sort()).toEqual(fromTable);
 });
 

@@ -60,7 +60,11 @@ async function countingProxy(): Promise<{ url: string; count: () => number; clos
     count++;
     const target = new URL(req.url ?? '/');
     const upstream = netConnect(Number(target.port), target.hostname, () => {
-      upstream.write(`${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n${Object.entries(req.headers).map(([k, v]) => `${k}: ${String(v)}`).join('\r\n')}\r\nconnection: close\r\n\r\n`);
+      upstream.write(
+        `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n${Object.entries(req.headers)
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join('\r\n')}\r\nconnection: close\r\n\r\n`,
+      );
       req.pipe(upstream);
       upstream.pipe(res.socket!);
     });
@@ -162,7 +166,7 @@ test('the new options resolve from flag, variable and config, and bad values are
   }
 });
 
-test('--header goes on every request, under the check\'s own headers and never over Authorization, and is recorded as [REDACTED]', async () => {
+test("--header goes on every request, under the check's own headers and never over Authorization, and is recorded as [REDACTED]", async () => {
   const server = await tinyServer((_req, _body, res) => json(res, 200, {}));
   try {
     const exchanges: Exchange[] = [];
@@ -298,7 +302,7 @@ test('end to end: --list prints the selected checks with id, requirement, level 
   }
 });
 
-test('every command\'s --help exits 0 with usage, its own options, examples and exit codes', async () => {
+test("every command's --help exits 0 with usage, its own options, examples and exit codes", async () => {
   const commands = [['run'], ['serve'], ['load'], ['sweep'], ['report'], ['report', 'merge'], ['report', 'diff']];
   for (const command of commands) {
     for (const flag of ['--help', '-h']) {

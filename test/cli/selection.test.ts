@@ -49,7 +49,11 @@ test('planFlow keeps every step up to the last selected one, the others as setup
 
 test('a selection matches like Playwright --grep (case-insensitive, file, describe, tags) and by catalogue class', () => {
   const candidate = { file: 'flows/vps-lifecycle.spec.ts', describe: '[flow] VPS lifecycle', title: '[VPS-LIST-002] the list holds it', tags: ['@class:compute', '@must'], class: 'compute' as const };
-  const sel = (grep: string | null, classes: string[] | null = null, invert: string | null = null) => ({ grep: grep ? parsePattern(grep) : null, grepInvert: invert ? parsePattern(invert) : null, classes: classes ? new Set(classes) : null });
+  const sel = (grep: string | null, classes: string[] | null = null, invert: string | null = null) => ({
+    grep: grep ? parsePattern(grep) : null,
+    grepInvert: invert ? parsePattern(invert) : null,
+    classes: classes ? new Set(classes) : null,
+  });
   expect(isSelected(sel('vps-list-002'), candidate)).toBe(true);
   expect(isSelected(sel('vps-lifecycle\\.spec'), candidate)).toBe(true);
   expect(isSelected(sel('@must'), candidate)).toBe(true);
@@ -139,7 +143,9 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
     for (const m of stderr.matchAll(/^ {2}[✓✗–] (\S+)\s+(\d+) passed\s+(\d+) failed\s+(\d+) skipped/gm)) fromConsole[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     const fromJunit: Counts = {};
-    for (const m of junit.matchAll(/<testsuite name="([^"]+)"[^>]*>\s*<properties>\s*<property name="cloudcheck.passed" value="(\d+)"\/>\s*<property name="cloudcheck.failed" value="(\d+)"\/>\s*<property name="cloudcheck.skipped" value="(\d+)"\/>/g)) {
+    for (const m of junit.matchAll(
+      /<testsuite name="([^"]+)"[^>]*>\s*<properties>\s*<property name="cloudcheck.passed" value="(\d+)"\/>\s*<property name="cloudcheck.failed" value="(\d+)"\/>\s*<property name="cloudcheck.skipped" value="(\d+)"\/>/g,
+    )) {
       fromJunit[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
     }
     const fromMarkdown: Counts = {};
@@ -198,7 +204,9 @@ test('--last-failed runs again only what the last run of the directory failed, w
     expect((await cli(['--last-failed'])).code, 'no earlier run: a usage error').toBe(2);
     const broken = await cli(['--classes', 'pagination'], { CLOUDCHECK_EMBEDDED_FAULTS: 'page-meta-per-page-default' });
     expect(broken.code, broken.stderr).toBe(1);
-    const failed = latest().checks.filter((c) => c.status === 'failed').map((c) => c.id);
+    const failed = latest()
+      .checks.filter((c) => c.status === 'failed')
+      .map((c) => c.id);
     expect(failed).toEqual(['flow.messaging-consistency.page-size']);
     const again = await cli(['--last-failed']);
     expect(again.code, again.stderr).toBe(0);

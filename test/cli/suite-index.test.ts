@@ -70,7 +70,10 @@ test('the index names, for every listed test, the spec file Playwright loaded it
   const selection = { ...NO_SELECTION, classes: new Set(['rate-limits']) };
   const filters = fileFilters(selection, index).map((f) => new RegExp(f));
   for (const c of index.filter((x) => isSelected(selection, x))) {
-    expect(filters.some((re) => re.test(join(ROOT, 'suites', c.file))), `${c.file} is among the files of --classes rate-limits`).toBe(true);
+    expect(
+      filters.some((re) => re.test(join(ROOT, 'suites', c.file))),
+      `${c.file} is among the files of --classes rate-limits`,
+    ).toBe(true);
   }
 });
 

@@ -56,7 +56,10 @@ export function expectAllPassed(run: FlowRun, minChecks: number): void {
   const summary = run.report.checks.map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 300)}` : ''}`).join('\n');
   expect(run.report.checks.length, summary).toBeGreaterThanOrEqual(minChecks);
   expect(run.failed, summary).toEqual([]);
-  expect(run.report.checks.filter((c) => c.status === 'skipped'), summary).toEqual([]);
+  expect(
+    run.report.checks.filter((c) => c.status === 'skipped'),
+    summary,
+  ).toEqual([]);
   expect(run.code, run.stderr.slice(-2000)).toBe(0);
   expect(run.report.leaks ?? [], 'resources left behind').toEqual([]);
 }
@@ -67,5 +70,8 @@ export function expectFailedOn(run: FlowRun, requirement: string): void {
   expect(run.code, `exit code (gate must fail)\n${summary}`).toBe(1);
   const hit = run.failed.filter((c) => c.requirement === requirement);
   expect(hit.length, `a failed check should name ${requirement}\n${summary}`).toBeGreaterThan(0);
-  expect(hit.some((c) => c.classification === undefined || c.classification === 'defect'), `the failure on ${requirement} should be a defect\n${summary}`).toBe(true);
+  expect(
+    hit.some((c) => c.classification === undefined || c.classification === 'defect'),
+    `the failure on ${requirement} should be a defect\n${summary}`,
+  ).toBe(true);
 }

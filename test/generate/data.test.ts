@@ -105,7 +105,10 @@ test('values the target keeps unique and cannot delete differ per run; everythin
   const bodyOf = (key: string, ctx: DataContext) => generateValue(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, ctx) as Record<string, unknown>;
   // A second run against the same account (same seed, another run id) must not repeat these:
   // "key already added", or re-registering the earlier run's sender id.
-  for (const [key, field] of [['POST /ssh-keys', 'public_key'], ['POST /messaging/sender-ids', 'sender_id']] as const) {
+  for (const [key, field] of [
+    ['POST /ssh-keys', 'public_key'],
+    ['POST /messaging/sender-ids', 'sender_id'],
+  ] as const) {
     const first = bodyOf(key, context(9, 'run-1'));
     const again = bodyOf(key, context(9, 'run-1'));
     const second = bodyOf(key, context(9, 'run-2'));
@@ -117,7 +120,10 @@ test('values the target keeps unique and cannot delete differ per run; everythin
   expect(senderId(context(9, 'run-1').faker, 'run-1')).toMatch(/^CC[A-Z0-9]{6}$/);
   // The run id changes nothing else: every other body is the same for both runs.
   const bodies = await jsonBodies();
-  const strip = (v: unknown) => JSON.stringify(v).replace(/ssh-ed25519 [A-Za-z0-9+/=]+/g, 'KEY').replace(/"CC[A-Z0-9]{6}"/g, '"SENDER"');
+  const strip = (v: unknown) =>
+    JSON.stringify(v)
+      .replace(/ssh-ed25519 [A-Za-z0-9+/=]+/g, 'KEY')
+      .replace(/"CC[A-Z0-9]{6}"/g, '"SENDER"');
   const run = (unique: string) => {
     const ctx = context(4, unique);
     return bodies.map((b) => strip(generateValue(b.schema, ctx)));

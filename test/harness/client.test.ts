@@ -107,7 +107,7 @@ test('a binary request body is saved under bodies/ of the report directory and r
     const file = /--data-binary '@(bodies\/[0-9a-f]+\.bin)'/.exec(exchanges[0]!.curl)?.[1];
     expect(file, exchanges[0]!.curl).toBeTruthy();
     expect(readFileSync(join(reportDir, file!))).toEqual(bytes);
-    expect(exchanges[1]!.curl).toContain("--data-raw '{\"to\"");
+    expect(exchanges[1]!.curl).toContain('--data-raw \'{"to"');
   } finally {
     rmSync(reportDir, { recursive: true, force: true });
   }

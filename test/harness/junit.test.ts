@@ -20,7 +20,13 @@ const checks = [
 function parse(xml: string) {
   const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) });
   return parser.parse(xml, true) as {
-    testsuites: { tests: string; failures: string; errors: string; skipped: string; testsuite: Array<{ name: string; tests: string; failures: string; testcase: Array<{ name: string; failure?: unknown; error?: unknown; skipped?: unknown; 'system-out'?: unknown }> }> };
+    testsuites: {
+      tests: string;
+      failures: string;
+      errors: string;
+      skipped: string;
+      testsuite: Array<{ name: string; tests: string; failures: string; testcase: Array<{ name: string; failure?: unknown; error?: unknown; skipped?: unknown; 'system-out'?: unknown }> }>;
+    };
   };
 }
 
@@ -49,7 +55,12 @@ test('a failing writer does not stop the others', () => {
   try {
     const outcome = writeReportFiles(report(checks), dir, [
       { file: 'report.json', write: writeJson },
-      { file: 'broken.html', write: () => { throw new Error('boom'); } },
+      {
+        file: 'broken.html',
+        write: () => {
+          throw new Error('boom');
+        },
+      },
       { file: 'summary.md', write: writeMarkdown },
     ]);
     expect(outcome.failed).toEqual([{ file: 'broken.html', error: 'boom' }]);

@@ -16,7 +16,8 @@ test('headers: Authorization keeps its scheme, other secret headers go whole', (
 });
 
 test('JSON text: key, secret, secret_access_key and signature fields, even in a truncated body', () => {
-  const body = '{"api_key":{"id":"key_1","key":"cck_SECRETVALUE123","prefix":"cck_SECRETVA"},"secret_access_key":"AbCd/123+xyz","signature":"deadbeef","webhook":{"secret":"whsec_1234567","url":"http://x"},"trunc":"…';
+  const body =
+    '{"api_key":{"id":"key_1","key":"cck_SECRETVALUE123","prefix":"cck_SECRETVA"},"secret_access_key":"AbCd/123+xyz","signature":"deadbeef","webhook":{"secret":"whsec_1234567","url":"http://x"},"trunc":"…';
   const out = redactString(body);
   for (const secret of ['cck_SECRETVALUE123', 'AbCd/123+xyz', 'deadbeef', 'whsec_1234567']) expect(out).not.toContain(secret);
   expect(out).toContain('"id":"key_1"');

@@ -28,7 +28,16 @@ test('arrival times: evenly spaced at a constant rate, closer together as a ramp
   for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeLessThan(gaps[i - 1]!);
   expect(ramp.at(-1)!).toBeLessThan(2000);
   // Stages chain: a ramp up, a plateau; and the cap bounds the count.
-  expect(arrivalTimes(0, [{ duration: 1, target: 20 }, { duration: 1, target: 20 }], 1000).length).toBe(30);
+  expect(
+    arrivalTimes(
+      0,
+      [
+        { duration: 1, target: 20 },
+        { duration: 1, target: 20 },
+      ],
+      1000,
+    ).length,
+  ).toBe(30);
   expect(arrivalTimes(100, [{ duration: 10, target: 100 }], 50).length).toBe(50);
 });
 
@@ -36,7 +45,19 @@ test('a profile names its executor; an arrival-rate phase needs its rate or stag
   const base = { name: 'x', requests: [{ method: 'GET', path: '/regions' }], expectations: {} };
   const constant = validateProfile({ ...base, model: { executor: 'constant-arrival-rate', rate: 50, duration: 3 } }, 'x.yaml');
   expect(constant.phases[0]).toMatchObject({ executor: 'constant-arrival-rate', rate: 50, duration: 3, connections: 100 });
-  const ramping = validateProfile({ ...base, model: { executor: 'ramping-arrival-rate', stages: [{ duration: 2, target: 10 }, { duration: 3, target: 0 }] } }, 'x.yaml');
+  const ramping = validateProfile(
+    {
+      ...base,
+      model: {
+        executor: 'ramping-arrival-rate',
+        stages: [
+          { duration: 2, target: 10 },
+          { duration: 3, target: 0 },
+        ],
+      },
+    },
+    'x.yaml',
+  );
   expect(ramping.phases[0]).toMatchObject({ executor: 'ramping-arrival-rate', duration: 5 });
   expect(validateProfile(base, 'x.yaml').phases[0]!.executor).toBe('closed');
   expect(() => validateProfile({ ...base, model: { executor: 'constant-arrival-rate' } }, 'x.yaml')).toThrow('model.rate: constant-arrival-rate needs a rate');
@@ -48,7 +69,9 @@ test('against a slow target: arrivals keep their schedule, latency counts from t
   const server = createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 100));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  const phase = (connections: number) => validateProfile({ name: 'slow', requests: [{ method: 'GET', path: '/regions' }], expectations: {}, model: { executor: 'constant-arrival-rate', rate: 40, duration: 1, connections } }, 'x.yaml').phases[0]!;
+  const phase = (connections: number) =>
+    validateProfile({ name: 'slow', requests: [{ method: 'GET', path: '/regions' }], expectations: {}, model: { executor: 'constant-arrival-rate', rate: 40, duration: 1, connections } }, 'x.yaml')
+      .phases[0]!;
   const ctx = { baseUrl, runPrefix: 'cc-test', keyFor: () => 'k', freshCount: 0 };
   try {
     // Room for every arrival in flight at once: 40 in the second, none dropped, each >= 100 ms.
@@ -74,7 +97,18 @@ test('cloudcheck load runs a constant-arrival-rate profile against the embedded 
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-arrival-'));
   try {
     const file = join(dir, 'arrival.yaml');
-    writeFileSync(file, ['name: arrival', 'model: { executor: constant-arrival-rate, rate: 30, duration: 2, connections: 10 }', 'requests:', '  - { method: GET, path: /storage/buckets }', 'expectations:', '  max_5xx: 0', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'name: arrival',
+        'model: { executor: constant-arrival-rate, rate: 30, duration: 2, connections: 10 }',
+        'requests:',
+        '  - { method: GET, path: /storage/buckets }',
+        'expectations:',
+        '  max_5xx: 0',
+        '',
+      ].join('\n'),
+    );
     const run = spawnSync(process.execPath, [BIN, 'load', file, '--report-dir', join(dir, 'out')], { env, encoding: 'utf8', timeout: 60_000 });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const load = (JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { load: LoadReport }).load;

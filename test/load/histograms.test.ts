@@ -99,7 +99,12 @@ test('latency drift compares the last quarter with the first, with a 2 ms floor'
   expect(latencyDrift(steady)).toBe(1);
   const growing = Array.from({ length: 20 }, (_, t) => ({ t, count: 10, sum_ms: 10 * (t + 1) * 2 }));
   expect(latencyDrift(growing)!).toBeGreaterThan(3);
-  const lines = measuredThresholds({ requests: { sent: 10, completed: 10, network_errors: 1, by_status: { 200: 8, 500: 1 } }, latency_ms: {}, timeline: growing, expectations: { max_error_rate: 0, max_5xx: 0, latency_drift: 3 } });
+  const lines = measuredThresholds({
+    requests: { sent: 10, completed: 10, network_errors: 1, by_status: { 200: 8, 500: 1 } },
+    latency_ms: {},
+    timeline: growing,
+    expectations: { max_error_rate: 0, max_5xx: 0, latency_drift: 3 },
+  });
   expect(lines.map((l) => [l.name, l.passed])).toEqual([
     ['non-429 error rate', false],
     ['5xx responses', false],

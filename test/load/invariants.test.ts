@@ -1,12 +1,5 @@
 import { expect, test } from '@playwright/test';
-import {
-  HeaderTracker,
-  checkRateLimitSequence,
-  checkUntouchedKey,
-  resetProblem,
-  type ObservedResponse,
-  type RateLimitExpectation,
-} from '../../src/rules/rate-limits.ts';
+import { HeaderTracker, checkRateLimitSequence, checkUntouchedKey, resetProblem, type ObservedResponse, type RateLimitExpectation } from '../../src/rules/rate-limits.ts';
 
 // A minute boundary: 1_700_000_040 is divisible by 60.
 const T0 = 1_700_000_040;
@@ -167,9 +160,7 @@ test.describe('checkRateLimitSequence', () => {
   test('no-side-effect: a 429 that still created something', () => {
     const seq = simulate();
     seq[101] = { ...seq[101]!, sideEffect: true };
-    expect(checkRateLimitSequence(seq, burst, { completeHistory: true })).toEqual([
-      expect.objectContaining({ invariant: 'no-side-effect', index: 101 }),
-    ]);
+    expect(checkRateLimitSequence(seq, burst, { completeHistory: true })).toEqual([expect.objectContaining({ invariant: 'no-side-effect', index: 101 })]);
   });
 
   test('recovery: still 429 after Reset passed; fine when accepted again', () => {
@@ -184,7 +175,13 @@ test.describe('checkRateLimitSequence', () => {
       headers: { date: new Date(after * 1000).toUTCString(), 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': String(T0 + 120) },
     };
     expect(checkRateLimitSequence([...seq, accepted], burst, { completeHistory: true })).toEqual([]);
-    const stuck: ObservedResponse = { ...last, index: 102, sentAt: after * 1000, receivedAt: after * 1000, headers: { ...last.headers, date: new Date(after * 1000).toUTCString(), 'x-ratelimit-reset': String(T0 + 120) } };
+    const stuck: ObservedResponse = {
+      ...last,
+      index: 102,
+      sentAt: after * 1000,
+      receivedAt: after * 1000,
+      headers: { ...last.headers, date: new Date(after * 1000).toUTCString(), 'x-ratelimit-reset': String(T0 + 120) },
+    };
     expect(names(checkRateLimitSequence([...seq, stuck], burst, { completeHistory: true, only: ['recovery'] }))).toEqual(['recovery']);
   });
 
@@ -205,11 +202,7 @@ test.describe('checkRateLimitSequence', () => {
     const shuffled = seq.map((r, i) => ({ ...r, index: (i * 37) % 200, receivedAt: r.receivedAt + ((i * 53) % 17) }));
     expect(checkRateLimitSequence(shuffled, burst, { completeHistory: true, ordering: 'concurrent' })).toEqual([]);
     // Non-atomic: 130 accepted, with duplicated Remaining values.
-    const racy = seq.map((r, i) =>
-      i < 130
-        ? { ...r, status: 201, errorCode: null, headers: { ...r.headers, 'x-ratelimit-remaining': String(Math.max(0, 99 - Math.floor(i * 0.77))) } }
-        : r,
-    );
+    const racy = seq.map((r, i) => (i < 130 ? { ...r, status: 201, errorCode: null, headers: { ...r.headers, 'x-ratelimit-remaining': String(Math.max(0, 99 - Math.floor(i * 0.77))) } } : r));
     expect(names(checkRateLimitSequence(racy, burst, { completeHistory: true, ordering: 'concurrent' }))).toEqual(['onset', 'remaining-decrements']);
   });
 
@@ -266,7 +259,12 @@ test.describe('HeaderTracker', () => {
 
   test('frozen Remaining', () => {
     const t = new HeaderTracker({ maxInFlight: 1 });
-    feedAll(t, 'k', '/regions', simulate({ count: 30 }).map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-remaining': '77' } })));
+    feedAll(
+      t,
+      'k',
+      '/regions',
+      simulate({ count: 30 }).map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-remaining': '77' } })),
+    );
     expect(names(t.result())).toEqual(['remaining-decrements']);
     expect(t.result()[0]?.message).toContain('stayed 77');
   });
@@ -282,7 +280,12 @@ test.describe('HeaderTracker', () => {
 
   test('Reset in milliseconds and Limit changing', () => {
     const t = new HeaderTracker();
-    feedAll(t, 'k', '/regions', simulate({ count: 5 }).map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-reset': String(Number(r.headers['x-ratelimit-reset']) * 1000) } })));
+    feedAll(
+      t,
+      'k',
+      '/regions',
+      simulate({ count: 5 }).map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-reset': String(Number(r.headers['x-ratelimit-reset']) * 1000) } })),
+    );
     expect(names(t.result())).toEqual(['reset-epoch']);
     const u = new HeaderTracker();
     const rs = simulate({ count: 5 });
@@ -295,7 +298,9 @@ test.describe('HeaderTracker', () => {
 test.describe('partial history (an already used key)', () => {
   test('onset is not judged in the first window, but Remaining must still drop by one per request', () => {
     // The key had 30 requests before the sequence starts.
-    const seq = simulate({ count: 105 }).slice(30).map((r, i) => ({ ...r, index: i }));
+    const seq = simulate({ count: 105 })
+      .slice(30)
+      .map((r, i) => ({ ...r, index: i }));
     expect(checkRateLimitSequence(seq, burst)).toEqual([]);
     const frozen = seq.map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-remaining': '100' } }));
     expect(names(checkRateLimitSequence(frozen, burst))).toContain('remaining-decrements');

@@ -13,7 +13,7 @@ import type { LoadReport } from '../../load/result.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
-test('every phase takes the command line\'s values, capped, and the notes say what changed', async () => {
+test("every phase takes the command line's values, capped, and the notes say what changed", async () => {
   const smoke = await resolveProfile('smoke');
   const changed = applyOverrides(smoke, { connections: 9999, rate: 50, duration: 500 });
   for (const phase of changed.phases) {
@@ -36,7 +36,11 @@ test('cloudcheck load smoke --connections 2 --rate 100 runs with them and says s
     expect(run.stdout).toContain('connections 4 → 2, rate unlimited → 100/s (command line)');
     const load = (JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { load: LoadReport }).load;
     expect(load.profiles[0]!.passed).toBe(true);
-    for (const [args, name] of [[['--connections', '0'], '--connections'], [['--duration', '121'], '--duration'], [['--rate', 'fast'], '--rate']] as const) {
+    for (const [args, name] of [
+      [['--connections', '0'], '--connections'],
+      [['--duration', '121'], '--duration'],
+      [['--rate', 'fast'], '--rate'],
+    ] as const) {
       const bad = spawnSync(process.execPath, [BIN, 'load', 'smoke', ...args], { env, encoding: 'utf8' });
       expect(bad.status, bad.stderr).toBe(2);
       expect(bad.stderr).toContain(name);

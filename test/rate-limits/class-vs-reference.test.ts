@@ -25,13 +25,28 @@ test.describe.configure({ timeout: 240_000 });
 test('the rate-limits class passes against the reference server', async () => {
   const run = await runClass([]);
   const s = summary(run);
-  expect(run.report.checks.filter((c) => c.status === 'failed'), s).toEqual([]);
-  expect(run.report.checks.filter((c) => c.status === 'skipped'), s).toEqual([]);
+  expect(
+    run.report.checks.filter((c) => c.status === 'failed'),
+    s,
+  ).toEqual([]);
+  expect(
+    run.report.checks.filter((c) => c.status === 'skipped'),
+    s,
+  ).toEqual([]);
   // The flows' steps and the run-wide invariants are all there.
   const ids = run.report.checks.map((c) => c.id);
-  for (const id of ['rate-limits.burst-messaging.onset', 'rate-limits.burst-compute.onset', 'rate-limits.burst-messaging.sms-headers', 'rate-limits.run.remaining-decrements', 'rate-limits.run.reset-epoch']) {
+  for (const id of [
+    'rate-limits.burst-messaging.onset',
+    'rate-limits.burst-compute.onset',
+    'rate-limits.burst-messaging.sms-headers',
+    'rate-limits.run.remaining-decrements',
+    'rate-limits.run.reset-epoch',
+  ]) {
     expect(ids, s).toContain(id);
   }
-  expect(run.report.checks.every((c) => c.class === 'rate-limits'), s).toBe(true);
+  expect(
+    run.report.checks.every((c) => c.class === 'rate-limits'),
+    s,
+  ).toBe(true);
   expect(run.code, run.stderr.slice(-2000)).toBe(0);
 });

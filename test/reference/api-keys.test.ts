@@ -87,11 +87,21 @@ test('validation of the creation request', async () => {
   const a = fresh();
   const valid = { name: 'k', permissions: ['read'] };
   for (const [patch, field] of [
-    [{ name: undefined }, 'name'], [{ name: '' }, 'name'], [{ name: 5 }, 'name'],
-    [{ permissions: undefined }, 'permissions'], [{ permissions: [] }, 'permissions'], [{ permissions: ['admin'] }, 'permissions'], [{ permissions: 'read' }, 'permissions'],
-    [{ expires_at: 'tomorrow' }, 'expires_at'], [{ expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'], [{ expires_at: 1893456000 }, 'expires_at'],
-    [{ ip_whitelist: ['10.0.0.0/33'] }, 'ip_whitelist'], [{ ip_whitelist: ['not-an-ip'] }, 'ip_whitelist'], [{ ip_whitelist: ['::1/129'] }, 'ip_whitelist'],
-    [{ ip_whitelist: ['10.0.0.1/8/8'] }, 'ip_whitelist'], [{ ip_whitelist: '10.0.0.1' }, 'ip_whitelist'],
+    [{ name: undefined }, 'name'],
+    [{ name: '' }, 'name'],
+    [{ name: 5 }, 'name'],
+    [{ permissions: undefined }, 'permissions'],
+    [{ permissions: [] }, 'permissions'],
+    [{ permissions: ['admin'] }, 'permissions'],
+    [{ permissions: 'read' }, 'permissions'],
+    [{ expires_at: 'tomorrow' }, 'expires_at'],
+    [{ expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
+    [{ expires_at: 1893456000 }, 'expires_at'],
+    [{ ip_whitelist: ['10.0.0.0/33'] }, 'ip_whitelist'],
+    [{ ip_whitelist: ['not-an-ip'] }, 'ip_whitelist'],
+    [{ ip_whitelist: ['::1/129'] }, 'ip_whitelist'],
+    [{ ip_whitelist: ['10.0.0.1/8/8'] }, 'ip_whitelist'],
+    [{ ip_whitelist: '10.0.0.1' }, 'ip_whitelist'],
   ] as const) {
     const res = await a.call('POST', '/account/api-keys', { ...valid, ...patch });
     expectError(res, 422, 'validation_error');

@@ -108,9 +108,15 @@ test('alerts: create, list newest first, validation', async () => {
   expect(listed.map((x) => x.id)).toEqual([second.id, alert.id]);
   const valid = { type: 'usage', threshold: 10, condition: 'greater_than', notification_methods: ['email'] };
   for (const [patch, field] of [
-    [{ type: undefined }, 'type'], [{ type: 'spend' }, 'type'], [{ threshold: undefined }, 'threshold'], [{ threshold: '10' }, 'threshold'],
-    [{ threshold: -1 }, 'threshold'], [{ condition: 'equals' }, 'condition'], [{ notification_methods: [] }, 'notification_methods'],
-    [{ notification_methods: ['pigeon'] }, 'notification_methods'], [{ notification_methods: 'email' }, 'notification_methods'],
+    [{ type: undefined }, 'type'],
+    [{ type: 'spend' }, 'type'],
+    [{ threshold: undefined }, 'threshold'],
+    [{ threshold: '10' }, 'threshold'],
+    [{ threshold: -1 }, 'threshold'],
+    [{ condition: 'equals' }, 'condition'],
+    [{ notification_methods: [] }, 'notification_methods'],
+    [{ notification_methods: ['pigeon'] }, 'notification_methods'],
+    [{ notification_methods: 'email' }, 'notification_methods'],
   ] as const) {
     const res = await a.call('POST', '/account/alerts', { ...valid, ...patch });
     expectError(res, 422, 'validation_error');

@@ -92,7 +92,19 @@ const CHECKS: Record<string, Check> = {
     const provider = fakeProvider('compute');
     server.context.services.addResourceProvider(provider);
     const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p' })).project.id;
-    provider.items.push({ accountId, hourly: 0.01, id: 'vps_kept', type: 'vps', name: 'kept', status: 'running', service: 'compute', region: 'nyc1', monthly_cost: 7.2, created_at: new Date().toISOString(), project_id: id });
+    provider.items.push({
+      accountId,
+      hourly: 0.01,
+      id: 'vps_kept',
+      type: 'vps',
+      name: 'kept',
+      status: 'running',
+      service: 'compute',
+      region: 'nyc1',
+      monthly_cost: 7.2,
+      created_at: new Date().toISOString(),
+      project_id: id,
+    });
     expect((await a.call('DELETE', `/projects/${id}`)).status).toBe(204);
     expect(provider.resources(accountId).map((r) => r.id)).toEqual(['vps_kept']);
   },

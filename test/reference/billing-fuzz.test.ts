@@ -99,8 +99,14 @@ test('malformed query strings and ids never cause a 5xx', async () => {
   }
   for (const id of ['%00', '💥', 'x'.repeat(2000), '..%2F..', 'proj_0000000000000000']) {
     for (const [method, path] of [
-      ['GET', `/projects/${id}`], ['PUT', `/projects/${id}`], ['DELETE', `/projects/${id}`], ['GET', `/projects/${id}/usage`],
-      ['GET', `/account/invoices/${id}`], ['GET', `/account/invoices/${id}/pdf`], ['DELETE', `/account/payment-methods/${id}`], ['DELETE', `/account/api-keys/${id}`],
+      ['GET', `/projects/${id}`],
+      ['PUT', `/projects/${id}`],
+      ['DELETE', `/projects/${id}`],
+      ['GET', `/projects/${id}/usage`],
+      ['GET', `/account/invoices/${id}`],
+      ['GET', `/account/invoices/${id}/pdf`],
+      ['DELETE', `/account/payment-methods/${id}`],
+      ['DELETE', `/account/api-keys/${id}`],
     ] as const) {
       const res = await call(method, path);
       expect(res.status, `${method} ${path.slice(0, 40)}`).toBe(404);

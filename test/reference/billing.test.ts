@@ -195,8 +195,17 @@ test.describe('current usage', () => {
   test('reports this month per service from the resource providers', async () => {
     const { a, accountId } = fresh();
     compute.items.push({
-      accountId, hourly: 0.01, id: `vps_${accountId}`, type: 'vps', name: 'web-1', status: 'running', service: 'compute',
-      region: 'nyc1', monthly_cost: 7.2, created_at: new Date().toISOString(), project_id: null,
+      accountId,
+      hourly: 0.01,
+      id: `vps_${accountId}`,
+      type: 'vps',
+      name: 'web-1',
+      status: 'running',
+      service: 'compute',
+      region: 'nyc1',
+      monthly_cost: 7.2,
+      created_at: new Date().toISOString(),
+      project_id: null,
     });
     const usage = json<{ usage: { period: { start: string; end: string }; total_cost: number; currency: string; services: Record<string, Record<string, unknown>> } }>(
       await a.call('GET', '/account/usage'),
@@ -254,7 +263,14 @@ test.describe('payment methods', () => {
 
   test('validation and cross-account isolation', async () => {
     const { a } = fresh();
-    for (const body of [{ token: 'tok_visa' }, { type: 'paypal', token: 'tok_visa' }, { type: 'card' }, { type: 'card', token: '' }, { type: 'card', token: 'tok visa' }, { type: 'card', token: 'tok_visa', set_default: 'yes' }]) {
+    for (const body of [
+      { token: 'tok_visa' },
+      { type: 'paypal', token: 'tok_visa' },
+      { type: 'card' },
+      { type: 'card', token: '' },
+      { type: 'card', token: 'tok visa' },
+      { type: 'card', token: 'tok_visa', set_default: 'yes' },
+    ]) {
       expectError(await a.call('POST', '/account/payment-methods', body), 422, 'validation_error');
     }
     const other = fresh();

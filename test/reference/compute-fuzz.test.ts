@@ -11,7 +11,22 @@ import { VPS_BODY, expectEnvelopeOrSuccess, expectRefused, freshKey, json, rotat
 type Kind = 'string' | 'array' | 'boolean';
 
 const HUGE = 'x'.repeat(200_000);
-const ODD_STRINGS = ['', ' ', HUGE, '\u0000', '\uD800', '\uFFFF\uFFFE', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀 مرحبا', '\u202Eevil', '../../etc/passwd', '<script>', "'; DROP TABLE x;--", '__proto__', 'constructor', '9'.repeat(400)];
+const ODD_STRINGS = [
+  '',
+  ' ',
+  HUGE,
+  '\u0000',
+  '\uD800',
+  '\uFFFF\uFFFE',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀 مرحبا',
+  '\u202Eevil',
+  '../../etc/passwd',
+  '<script>',
+  "'; DROP TABLE x;--",
+  '__proto__',
+  'constructor',
+  '9'.repeat(400),
+];
 const WRONG_FOR: Record<Kind, unknown[]> = {
   string: [42, -1, 1e308, 0.5, true, false, [], ['x'], {}, { a: 1 }],
   array: ['x', 42, true, {}, { 0: 'x' }, [42], [null], [[]], [{}], Array.from({ length: 20_000 }, () => 'x')],
@@ -34,7 +49,19 @@ const OPS: BodyOp[] = [
     method: 'POST',
     path: () => '/vps',
     valid: { ...VPS_BODY },
-    fields: { name: 'string', region: 'string', image: 'string', size: 'string', ssh_keys: 'array', private_networking: 'boolean', backups: 'boolean', monitoring: 'boolean', user_data: 'string', tags: 'array', project_id: 'string' },
+    fields: {
+      name: 'string',
+      region: 'string',
+      image: 'string',
+      size: 'string',
+      ssh_keys: 'array',
+      private_networking: 'boolean',
+      backups: 'boolean',
+      monitoring: 'boolean',
+      user_data: 'string',
+      tags: 'array',
+      project_id: 'string',
+    },
   },
   { method: 'PUT', path: () => `/vps/${vpsId}`, valid: { name: 'web-2' }, fields: { name: 'string', tags: 'array' } },
   { method: 'POST', path: () => `/vps/${vpsId}/actions`, valid: { type: 'stop' }, fields: { type: 'string' } },
@@ -62,7 +89,10 @@ test('malformed bodies on every body operation are 4xx with the envelope', async
     expect(tooBig.status).toBe(413);
   }
   // Operations without a request body still refuse a body that is not JSON.
-  for (const [method, path] of [['DELETE', `/vps/${vpsId}`], ['DELETE', '/snapshots/snap_x']]) {
+  for (const [method, path] of [
+    ['DELETE', `/vps/${vpsId}`],
+    ['DELETE', '/snapshots/snap_x'],
+  ]) {
     expectRefused(`${method} ${path} with a broken body`, await api.call(method ?? 'DELETE', path ?? '', '{bad'));
   }
   expect((await api.call('GET', `/vps/${vpsId}`)).status).toBe(200);

@@ -83,14 +83,16 @@ export function newEd25519Key(comment = 'test@cloudcheck'): string {
 }
 
 /** Reads a JSON body as a record (tests assert on its shape). */
-export function json(response: ApiResponse): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are explored field by field; the OpenAPI check guards their shape
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test bodies are explored field by field; the OpenAPI check guards their shape
+export function json(response: ApiResponse): Record<string, any> {
   return (response.body ?? {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- see above
 }
 
 export const VPS_BODY = { name: 'web-1', region: 'nyc1', image: 'ubuntu-22-04', size: 's-1vcpu-1gb' } as const;
 
 /** Creates a VPS and waits until it is running. */
-export async function runningVps(api: OpClient, overrides: Record<string, unknown> = {}): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any -- see json()
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see json()
+export async function runningVps(api: OpClient, overrides: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const created = await api.op('POST /vps', { body: { ...VPS_BODY, ...overrides } });
   if (created.status !== 201) throw new Error(`POST /vps answered ${created.status}: ${created.text}`);
   const id = json(created).vps.id as string;
@@ -100,7 +102,6 @@ export async function runningVps(api: OpClient, overrides: Record<string, unknow
   );
   return json(done).vps;
 }
-
 
 /** A client that moves to a fresh key before the 100-per-minute compute burst runs out (fuzz passes send many requests). */
 export function rotatingClient(server: RunningReference): { call(method: string, path: string, body?: unknown): Promise<ApiResponse> } {

@@ -417,7 +417,7 @@ test.describe('SSH keys', () => {
     expect(json(again).error).toMatchObject({ code: 'validation_error', details: [{ field: 'public_key' }] });
   });
 
-  const ed25519Blob = () => (newEd25519Key().split(' ')[1] ?? '');
+  const ed25519Blob = () => newEd25519Key().split(' ')[1] ?? '';
   const bad: Array<[string, () => Record<string, unknown>, string]> = [
     ['no name', () => ({ public_key: newEd25519Key() }), 'name'],
     ['no public_key', () => ({ name: 'k' }), 'public_key'],
@@ -467,7 +467,10 @@ test.describe('events', () => {
     server.context.events.subscribe(account.id, { url, events });
     const raw = client(server.baseUrl, key);
     const vps = json(await raw.call('POST', '/vps', { ...VPS_BODY, name: 'evented' })).vps;
-    await waitFor(() => raw.call('GET', `/vps/${vps.id}`), (r) => json(r).vps.status === 'running');
+    await waitFor(
+      () => raw.call('GET', `/vps/${vps.id}`),
+      (r) => json(r).vps.status === 'running',
+    );
     for (const body of [{ type: 'stop' }, { type: 'start' }, { type: 'resize', size: 's-2vcpu-2gb' }, { type: 'snapshot', name: 'snap' }]) {
       expect((await raw.call('POST', `/vps/${vps.id}/actions`, body)).status).toBe(200);
     }
@@ -475,7 +478,10 @@ test.describe('events', () => {
     expect((await raw.call('DELETE', `/snapshots/${snapshotId}`)).status).toBe(204);
     expect((await raw.call('DELETE', `/vps/${vps.id}`)).status).toBe(204);
 
-    await waitFor(async () => received.length, (n) => n >= events.length);
+    await waitFor(
+      async () => received.length,
+      (n) => n >= events.length,
+    );
     expect(received.map((e) => e.event)).toEqual(['vps.created', 'vps.stopped', 'vps.started', 'vps.resized', 'snapshot.created', 'snapshot.deleted', 'vps.deleted']);
     for (const event of received) {
       expect(typeof event.timestamp).toBe('string');
@@ -510,9 +516,7 @@ test.describe('services offered to other areas', () => {
     expect(vps.project_id).toBe('proj_123');
     const provider = server.context.services.resourceProviders.find((p) => p.service === 'compute');
     expect(provider).toBeDefined();
-    expect(provider?.resources(accountId)).toEqual([
-      expect.objectContaining({ id: vps.id, type: 'vps', service: 'compute', region: 'nyc1', monthly_cost: 24, project_id: 'proj_123' }),
-    ]);
+    expect(provider?.resources(accountId)).toEqual([expect.objectContaining({ id: vps.id, type: 'vps', service: 'compute', region: 'nyc1', monthly_cost: 24, project_id: 'proj_123' })]);
     const now = Date.now();
     const usage = provider?.usage(accountId, now - 3_600_000, now + 3_600_000);
     expect(usage?.resources[0]).toMatchObject({ type: 'vps', id: vps.id, name: 'web-1' });

@@ -5,7 +5,22 @@
  */
 import { expect, test } from '@playwright/test';
 import type { RunningReference } from '../../reference/server.ts';
-import { type Api, EVENT_DATA_FIELDS, NUMBERS, type Receiver, TEST_MODE, api, expectEventDocumented, finalStatus, obj, send, shareServerAndReceiver, sleep, startMessagingServer, startReceiver } from './messaging-helpers.ts';
+import {
+  type Api,
+  EVENT_DATA_FIELDS,
+  NUMBERS,
+  type Receiver,
+  TEST_MODE,
+  api,
+  expectEventDocumented,
+  finalStatus,
+  obj,
+  send,
+  shareServerAndReceiver,
+  sleep,
+  startMessagingServer,
+  startReceiver,
+} from './messaging-helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const CARRIER = { reject: '+15005550002', expire: '+15005550003' };
@@ -31,7 +46,10 @@ test('an unset validity period follows the delivery delay', () => {
   expect(server.context.options.carrierNumbers).toEqual(CARRIER);
 });
 
-for (const [mode, headers] of [['test mode', TEST_MODE], ['live', {}]] as const) {
+for (const [mode, headers] of [
+  ['test mode', TEST_MODE],
+  ['live', {}],
+] as const) {
   test(`${mode}: the reject number ends rejected with a carrier error and no delivered_at`, async () => {
     const sent = await send(a, { to: CARRIER.reject, message: 'reject me' }, headers);
     expect(sent.status).toBe('sent');

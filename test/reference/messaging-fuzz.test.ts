@@ -28,12 +28,32 @@ test.beforeAll(async () => {
   const list = obj(obj((await a.call('POST /messaging/contacts/lists', '/messaging/contacts/lists', { name: 'f' })).body).contact_list);
   ops = [
     { op: 'POST /sms/send', path: '/sms/send', valid: { to: NUMBERS.succeed, message: 'hi' }, fields: { to: 'string', message: 'string', from: 'string', callback_url: 'string' } },
-    { op: 'POST /sms/bulk', path: '/sms/bulk', valid: { recipients: [NUMBERS.succeed], message: 'hi' }, fields: { recipients: 'array', message: 'string', from: 'string', campaign_name: 'string', callback_url: 'string' } },
-    { op: 'POST /sms/send-template', path: '/sms/send-template', valid: { to: NUMBERS.succeed, template_id: template.id, variables: { n: 'x' } }, fields: { to: 'string', template_id: 'string', variables: 'object', from: 'string' } },
-    { op: 'POST /messaging/sender-ids', path: '/messaging/sender-ids', valid: { sender_id: 'FUZZ', type: 'alphanumeric', countries: ['US'], use_case: 'x', business_name: 'y' }, fields: { sender_id: 'string', type: 'string', countries: 'array', use_case: 'string', business_name: 'string' } },
+    {
+      op: 'POST /sms/bulk',
+      path: '/sms/bulk',
+      valid: { recipients: [NUMBERS.succeed], message: 'hi' },
+      fields: { recipients: 'array', message: 'string', from: 'string', campaign_name: 'string', callback_url: 'string' },
+    },
+    {
+      op: 'POST /sms/send-template',
+      path: '/sms/send-template',
+      valid: { to: NUMBERS.succeed, template_id: template.id, variables: { n: 'x' } },
+      fields: { to: 'string', template_id: 'string', variables: 'object', from: 'string' },
+    },
+    {
+      op: 'POST /messaging/sender-ids',
+      path: '/messaging/sender-ids',
+      valid: { sender_id: 'FUZZ', type: 'alphanumeric', countries: ['US'], use_case: 'x', business_name: 'y' },
+      fields: { sender_id: 'string', type: 'string', countries: 'array', use_case: 'string', business_name: 'string' },
+    },
     { op: 'POST /messaging/templates', path: '/messaging/templates', valid: { name: 'n', content: 'c' }, fields: { name: 'string', content: 'string', category: 'string' } },
     { op: 'POST /messaging/contacts/lists', path: '/messaging/contacts/lists', valid: { name: 'n' }, fields: { name: 'string', description: 'string' } },
-    { op: 'POST /messaging/contacts/lists/{list_id}/contacts', path: `/messaging/contacts/lists/${String(list.id)}/contacts`, valid: { contacts: [{ phone: NUMBERS.succeed }] }, fields: { contacts: 'array' } },
+    {
+      op: 'POST /messaging/contacts/lists/{list_id}/contacts',
+      path: `/messaging/contacts/lists/${String(list.id)}/contacts`,
+      valid: { contacts: [{ phone: NUMBERS.succeed }] },
+      fields: { contacts: 'array' },
+    },
     { op: 'POST /messaging/opt-outs', path: '/messaging/opt-outs', valid: { phone: '+15550000000' }, fields: { phone: 'string' } },
     { op: 'POST /messaging/webhooks', path: '/messaging/webhooks', valid: { url: 'http://127.0.0.1:9/h', events: ['sms.sent'] }, fields: { url: 'string', events: 'array', secret: 'string' } },
   ];
@@ -120,7 +140,13 @@ test('odd ids in paths and odd query values are 4xx with the envelope', async ()
       expectEnvelopeOrSuccess(`analytics ${param}=${value.slice(0, 20)}`, await a.call('GET /messaging/analytics/delivery', `/messaging/analytics/delivery?${param}=${value}`));
     }
   }
-  for (const [op, path] of [['GET /sms/campaigns', '/sms/campaigns'], ['GET /messaging/sender-ids', '/messaging/sender-ids'], ['GET /messaging/templates', '/messaging/templates'], ['GET /messaging/contacts/lists', '/messaging/contacts/lists'], ['GET /messaging/opt-outs', '/messaging/opt-outs']] as const) {
+  for (const [op, path] of [
+    ['GET /sms/campaigns', '/sms/campaigns'],
+    ['GET /messaging/sender-ids', '/messaging/sender-ids'],
+    ['GET /messaging/templates', '/messaging/templates'],
+    ['GET /messaging/contacts/lists', '/messaging/contacts/lists'],
+    ['GET /messaging/opt-outs', '/messaging/opt-outs'],
+  ] as const) {
     const res = await a.call(op, `${path}?page=%FF&x=${'y'.repeat(3000)}`);
     expect(res.status).toBe(200);
   }

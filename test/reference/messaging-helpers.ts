@@ -68,10 +68,13 @@ export async function send(a: Api, body: Record<string, unknown>, headers: Recor
 export async function finalStatus(a: Api, messageId: string): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> = {};
   await expect
-    .poll(async () => {
-      last = obj((await a.call('GET /sms/status/{message_id}', `/sms/status/${messageId}`)).body);
-      return last.status;
-    }, { timeout: 5000, intervals: [30, 50, 100] })
+    .poll(
+      async () => {
+        last = obj((await a.call('GET /sms/status/{message_id}', `/sms/status/${messageId}`)).body);
+        return last.status;
+      },
+      { timeout: 5000, intervals: [30, 50, 100] },
+    )
     .not.toBe('sent');
   return last;
 }

@@ -28,10 +28,12 @@ function uniqueNumber(): string {
 async function registerApprovedSender(id: string, countries: string[]): Promise<void> {
   const res = await a.call('POST /messaging/sender-ids', '/messaging/sender-ids', { sender_id: id, type: 'alphanumeric', countries, use_case: 'otp', business_name: 'Example' });
   expect(res.status, res.text).toBe(201);
-  await expect.poll(async () => {
-    const list = obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<Record<string, unknown>>;
-    return list.find((s) => s.sender_id === id)?.status;
-  }).toBe('approved');
+  await expect
+    .poll(async () => {
+      const list = obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<Record<string, unknown>>;
+      return list.find((s) => s.sender_id === id)?.status;
+    })
+    .toBe('approved');
 }
 
 test.describe('POST /sms/send', () => {
@@ -391,10 +393,12 @@ test.describe('sender ids, contact lists and opt-outs', () => {
     expect(record).toMatchObject({ sender_id: 'ACME2', type: 'alphanumeric', status: 'pending', countries: ['US', 'GB'], approved_at: null });
     expect(record.created_at).toMatch(ISO);
     expect(record).not.toHaveProperty('use_case');
-    await expect.poll(async () => {
-      const list = obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<Record<string, unknown>>;
-      return list.find((s) => s.sender_id === 'ACME2')?.status;
-    }).toBe('approved');
+    await expect
+      .poll(async () => {
+        const list = obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<Record<string, unknown>>;
+        return list.find((s) => s.sender_id === 'ACME2')?.status;
+      })
+      .toBe('approved');
     const list = obj((await a.call('GET /messaging/sender-ids', '/messaging/sender-ids')).body).sender_ids as Array<Record<string, unknown>>;
     expect(list.find((s) => s.sender_id === 'ACME2')?.approved_at).toMatch(ISO);
   });
@@ -524,7 +528,10 @@ test.describe('analytics, usage and SMS volume (own servers)', () => {
       expect(rows[0]?.total_cost).toBeCloseTo(4 * 0.015, 10);
       const summary = obj(body.summary);
       expect(summary).toMatchObject({ total_messages: 4, total_delivered: 3, total_failed: 1, average_delivery_rate: 75 });
-      expect(summary.total_cost).toBeCloseTo(rows.reduce((s, r) => s + (r.total_cost ?? 0), 0), 10);
+      expect(summary.total_cost).toBeCloseTo(
+        rows.reduce((s, r) => s + (r.total_cost ?? 0), 0),
+        10,
+      );
       for (const groupBy of ['week', 'month']) {
         const grouped = obj((await b.call('GET /messaging/analytics/delivery', `/messaging/analytics/delivery?group_by=${groupBy}`)).body);
         const [row] = grouped.analytics as Array<Record<string, unknown>>;

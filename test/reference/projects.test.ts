@@ -53,9 +53,14 @@ test('create, get, list, update and delete a project', async () => {
 test('validation of create and update', async () => {
   const { a } = fresh();
   for (const [body, field] of [
-    [{}, 'name'], [{ name: '' }, 'name'], [{ name: 'x'.repeat(101) }, 'name'], [{ name: 7 }, 'name'],
-    [{ name: 'p', budget_limit: 'lots' }, 'budget_limit'], [{ name: 'p', budget_limit: -1 }, 'budget_limit'],
-    [{ name: 'p', region: 'New York!' }, 'region'], [{ name: 'p', description: ['a'] }, 'description'],
+    [{}, 'name'],
+    [{ name: '' }, 'name'],
+    [{ name: 'x'.repeat(101) }, 'name'],
+    [{ name: 7 }, 'name'],
+    [{ name: 'p', budget_limit: 'lots' }, 'budget_limit'],
+    [{ name: 'p', budget_limit: -1 }, 'budget_limit'],
+    [{ name: 'p', region: 'New York!' }, 'region'],
+    [{ name: 'p', description: ['a'] }, 'description'],
   ] as const) {
     const res = await a.call('POST', '/projects', body);
     expectError(res, 422, 'validation_error');
@@ -71,10 +76,58 @@ test('resources, count, monthly cost, filters and usage come from the providers'
   const { a, accountId } = fresh();
   const project = json<{ project: Project }>(await a.call('POST', '/projects', { name: 'web' })).project;
   const created_at = new Date(Date.now() - 7_200_000).toISOString();
-  compute.items.push({ accountId, hourly: 0.01, id: `vps_1_${accountId}`, type: 'vps', name: 'web-1', status: 'running', service: 'compute', region: 'nyc1', monthly_cost: 7.2, created_at, project_id: project.id });
-  compute.items.push({ accountId, hourly: 0.02, id: `vps_2_${accountId}`, type: 'vps', name: 'web-2', status: 'stopped', service: 'compute', region: 'nyc1', monthly_cost: 14.4, created_at, project_id: project.id });
-  storage.items.push({ accountId, hourly: 0.001, id: `bkt-${accountId}`, type: 'bucket', name: `bkt-${accountId}`, status: 'active', service: 'storage', region: null, monthly_cost: 0.72, created_at, project_id: project.id });
-  compute.items.push({ accountId, hourly: 0.05, id: `vps_x_${accountId}`, type: 'vps', name: 'other', status: 'running', service: 'compute', region: 'nyc1', monthly_cost: 36, created_at, project_id: null });
+  compute.items.push({
+    accountId,
+    hourly: 0.01,
+    id: `vps_1_${accountId}`,
+    type: 'vps',
+    name: 'web-1',
+    status: 'running',
+    service: 'compute',
+    region: 'nyc1',
+    monthly_cost: 7.2,
+    created_at,
+    project_id: project.id,
+  });
+  compute.items.push({
+    accountId,
+    hourly: 0.02,
+    id: `vps_2_${accountId}`,
+    type: 'vps',
+    name: 'web-2',
+    status: 'stopped',
+    service: 'compute',
+    region: 'nyc1',
+    monthly_cost: 14.4,
+    created_at,
+    project_id: project.id,
+  });
+  storage.items.push({
+    accountId,
+    hourly: 0.001,
+    id: `bkt-${accountId}`,
+    type: 'bucket',
+    name: `bkt-${accountId}`,
+    status: 'active',
+    service: 'storage',
+    region: null,
+    monthly_cost: 0.72,
+    created_at,
+    project_id: project.id,
+  });
+  compute.items.push({
+    accountId,
+    hourly: 0.05,
+    id: `vps_x_${accountId}`,
+    type: 'vps',
+    name: 'other',
+    status: 'running',
+    service: 'compute',
+    region: 'nyc1',
+    monthly_cost: 36,
+    created_at,
+    project_id: null,
+  });
 
   const got = json<{ project: Project }>(await a.call('GET', `/projects/${project.id}`)).project;
   expect(got.resource_count).toBe(3);
@@ -111,9 +164,45 @@ test('deleting a project removes its resources through their providers, and only
   const { a, accountId } = fresh();
   const project = json<{ project: Project }>(await a.call('POST', '/projects', { name: 'doomed' })).project;
   const created_at = new Date().toISOString();
-  compute.items.push({ accountId, hourly: 0.01, id: `vps_d_${accountId}`, type: 'vps', name: 'd', status: 'running', service: 'compute', region: 'nyc1', monthly_cost: 7.2, created_at, project_id: project.id });
-  storage.items.push({ accountId, hourly: 0.01, id: `bkt-d-${accountId}`, type: 'bucket', name: 'b', status: 'active', service: 'storage', region: 'nyc1', monthly_cost: 1, created_at, project_id: project.id });
-  compute.items.push({ accountId, hourly: 0.01, id: `vps_keep_${accountId}`, type: 'vps', name: 'keep', status: 'running', service: 'compute', region: 'nyc1', monthly_cost: 7.2, created_at, project_id: null });
+  compute.items.push({
+    accountId,
+    hourly: 0.01,
+    id: `vps_d_${accountId}`,
+    type: 'vps',
+    name: 'd',
+    status: 'running',
+    service: 'compute',
+    region: 'nyc1',
+    monthly_cost: 7.2,
+    created_at,
+    project_id: project.id,
+  });
+  storage.items.push({
+    accountId,
+    hourly: 0.01,
+    id: `bkt-d-${accountId}`,
+    type: 'bucket',
+    name: 'b',
+    status: 'active',
+    service: 'storage',
+    region: 'nyc1',
+    monthly_cost: 1,
+    created_at,
+    project_id: project.id,
+  });
+  compute.items.push({
+    accountId,
+    hourly: 0.01,
+    id: `vps_keep_${accountId}`,
+    type: 'vps',
+    name: 'keep',
+    status: 'running',
+    service: 'compute',
+    region: 'nyc1',
+    monthly_cost: 7.2,
+    created_at,
+    project_id: null,
+  });
   expect((await a.call('DELETE', `/projects/${project.id}`)).status).toBe(204);
   expect(compute.removed).toContain(`vps_d_${accountId}`);
   expect(storage.removed).toContain(`bkt-d-${accountId}`);
@@ -144,8 +233,12 @@ test("another account's project is not found for any operation", async () => {
   const theirs = fresh();
   const project = json<{ project: Project }>(await theirs.a.call('POST', '/projects', { name: 'private' })).project;
   for (const [method, path, body] of [
-    ['GET', `/projects/${project.id}`], ['PUT', `/projects/${project.id}`, { name: 'hijack' }], ['DELETE', `/projects/${project.id}`],
-    ['GET', `/projects/${project.id}/resources`], ['GET', `/projects/${project.id}/usage`], ['GET', '/projects/proj_0000000000000000'],
+    ['GET', `/projects/${project.id}`],
+    ['PUT', `/projects/${project.id}`, { name: 'hijack' }],
+    ['DELETE', `/projects/${project.id}`],
+    ['GET', `/projects/${project.id}/resources`],
+    ['GET', `/projects/${project.id}/usage`],
+    ['GET', '/projects/proj_0000000000000000'],
   ] as const) {
     const res = await mine.a.call(method, path, body);
     expectError(res, 404, 'not_found');

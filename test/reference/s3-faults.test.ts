@@ -141,7 +141,13 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     // The composite SHA-256 of the one part, right for the object, is compared with the XML body.
     const composite = `${createHash('sha256').update(createHash('sha256').update('abc').digest()).digest('base64')}-1`;
     const done = s3.send(
-      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, ChecksumSHA256: composite, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag, ChecksumSHA256: part.ChecksumSHA256 }] } }),
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: 'm',
+        UploadId,
+        ChecksumSHA256: composite,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag, ChecksumSHA256: part.ChecksumSHA256 }] },
+      }),
     );
     expect(await errorCode(done)).toBe('BadDigest');
   },
@@ -169,7 +175,19 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm' }));
     const p1 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: randomBytes(5 * 1024 * 1024) }));
     const p2 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 2, Body: 'tail' }));
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }, { PartNumber: 2, ETag: p2.ETag }] } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: 'm',
+        UploadId,
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: p1.ETag },
+            { PartNumber: 2, ETag: p2.ETag },
+          ],
+        },
+      }),
+    );
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'm', PartNumber: 2 }));
     expect(head.ContentLength).toBe(5 * 1024 * 1024 + 4);
     expect(head.PartsCount).toBeUndefined();

@@ -54,7 +54,13 @@ interface Raw {
 }
 
 /** Sends a PUT of `body` (already framed) with the given content-sha256 mode and extra headers, signed by header. */
-async function signedPut(path: string, sha: string, body: Buffer, headers: Record<string, string>, options: { date?: Date; pair?: KeyPair; frame?: (seed: string, longDate: string, scope: string, secret: string) => Buffer } = {}): Promise<Raw> {
+async function signedPut(
+  path: string,
+  sha: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  options: { date?: Date; pair?: KeyPair; frame?: (seed: string, longDate: string, scope: string, secret: string) => Buffer } = {},
+): Promise<Raw> {
   const pair = options.pair ?? key;
   const url = new URL(`${server.s3Url}${path}`);
   const signer = new SignatureV4({ credentials: pair, region: 'nyc1', service: 's3', sha256: Sha256, uriEscapePath: false });
@@ -140,13 +146,20 @@ test('STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER: signed trailer with a CRC32C c
 test('STREAMING-UNSIGNED-PAYLOAD-TRAILER: trailing CRC32 verified (BadDigest) and nothing stored on mismatch', async () => {
   const data = randomBytes(100_000);
   const headers = { 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': String(data.length), 'x-amz-trailer': 'x-amz-checksum-crc32' };
-  const ok = await signedPut(`/${bucket}/unsigned-trailer`, 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', unsignedTrailer(data, 8192, { name: 'x-amz-checksum-crc32', value: checksumOf('crc32', data) }), headers);
+  const ok = await signedPut(
+    `/${bucket}/unsigned-trailer`,
+    'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+    unsignedTrailer(data, 8192, { name: 'x-amz-checksum-crc32', value: checksumOf('crc32', data) }),
+    headers,
+  );
   expect(ok.status, ok.text).toBe(200);
   expect((await read('unsigned-trailer')).equals(data)).toBe(true);
   const bad = await signedPut(`/${bucket}/unsigned-trailer-bad`, 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', unsignedTrailer(data, 8192, { name: 'x-amz-checksum-crc32', value: 'AAAAAA==' }), headers);
   expect(bad.status).toBe(400);
   expect(bad.text).toContain('BadDigest');
-  const head = await s3Client(server, key).send(new HeadObjectCommand({ Bucket: bucket, Key: 'unsigned-trailer-bad' })).catch((e: { name: string }) => e.name);
+  const head = await s3Client(server, key)
+    .send(new HeadObjectCommand({ Bucket: bucket, Key: 'unsigned-trailer-bad' }))
+    .catch((e: { name: string }) => e.name);
   expect(head).toBe('NotFound');
 });
 

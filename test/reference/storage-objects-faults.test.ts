@@ -34,7 +34,14 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const last = Buffer.from('tail');
     const etag2 = (await rawRequest(`${url}?partNumber=2&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: last })).headers.get('etag')!;
     const etag1 = (await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: first })).headers.get('etag')!;
-    const done = await rawRequest(`${url}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, body: completionXml([{ number: 1, etag: etag1 }, { number: 2, etag: etag2 }]) });
+    const done = await rawRequest(`${url}?uploadId=${uploadId}`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+      body: completionXml([
+        { number: 1, etag: etag1 },
+        { number: 2, etag: etag2 },
+      ]),
+    });
     expect(done.status).toBe(200);
     const get = await rawRequest(url, { method: 'GET', apiKey: server.apiKey });
     expect(get.bytes.equals(Buffer.concat([first, last]))).toBe(false);

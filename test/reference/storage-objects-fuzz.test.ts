@@ -33,7 +33,12 @@ interface JsonOperation {
 }
 
 const JSON_OPERATIONS: JsonOperation[] = [
-  { label: 'POST /storage/buckets', method: 'POST', path: () => '/storage/buckets', valid: () => ({ name: uniqueBucket('f'), region: 'nyc1', public: false, versioning: false, encryption: 'AES256' }) },
+  {
+    label: 'POST /storage/buckets',
+    method: 'POST',
+    path: () => '/storage/buckets',
+    valid: () => ({ name: uniqueBucket('f'), region: 'nyc1', public: false, versioning: false, encryption: 'AES256' }),
+  },
   { label: 'POST cdn', method: 'POST', path: () => `/storage/buckets/${bucket}/cdn`, valid: () => ({ custom_domain: 'cdn.example.com', cache_ttl: 60 }) },
   { label: 'POST cdn/purge', method: 'POST', path: () => `/storage/buckets/${bucket}/cdn/purge`, valid: () => ({ paths: ['/a'] }) },
   {
@@ -117,7 +122,16 @@ test('multipart completion: malformed XML bodies are 4xx with the envelope', asy
 
 test('object routes: odd query values and headers never cause a 5xx', async () => {
   const url = objectUrl(server, bucket, 'odd.bin');
-  const queries = ['?partNumber=1', '?uploadId=x', `?partNumber=${'9'.repeat(400)}&uploadId=x`, '?partNumber=1&uploadId=x&partNumber=2', '?uploads&uploadId=x', '?uploadId=%00', '?signature=abc', '?signature=&method=PUT&expires=-1&account='];
+  const queries = [
+    '?partNumber=1',
+    '?uploadId=x',
+    `?partNumber=${'9'.repeat(400)}&uploadId=x`,
+    '?partNumber=1&uploadId=x&partNumber=2',
+    '?uploads&uploadId=x',
+    '?uploadId=%00',
+    '?signature=abc',
+    '?signature=&method=PUT&expires=-1&account=',
+  ];
   for (const query of queries) {
     for (const method of ['PUT', 'POST', 'GET', 'DELETE', 'HEAD']) {
       const response = await rawRequest(`${url}${query}`, { method, apiKey: server.apiKey, body: method === 'PUT' || method === 'POST' ? 'body' : undefined });

@@ -34,10 +34,7 @@ function parse(bytes: Buffer): unknown {
 }
 
 /** A request with a raw body; `apiKey: null` sends no Authorization header. */
-export async function rawRequest(
-  url: string,
-  init: { method: string; apiKey: string | null; headers?: Record<string, string>; body?: Uint8Array | string },
-): Promise<RawResponse> {
+export async function rawRequest(url: string, init: { method: string; apiKey: string | null; headers?: Record<string, string>; body?: Uint8Array | string }): Promise<RawResponse> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.apiKey !== null) headers.authorization = `Bearer ${init.apiKey}`;
   const response = await fetch(url, { method: init.method, headers, body: init.body });
@@ -72,13 +69,7 @@ export async function createBucket(server: RunningReference, name: string, apiKe
   return response;
 }
 
-export async function putObject(
-  server: RunningReference,
-  bucket: string,
-  key: string,
-  body: Uint8Array | string,
-  headers: Record<string, string> = {},
-): Promise<RawResponse> {
+export async function putObject(server: RunningReference, bucket: string, key: string, body: Uint8Array | string, headers: Record<string, string> = {}): Promise<RawResponse> {
   const response = await rawRequest(objectUrl(server, bucket, key), { method: 'PUT', apiKey: server.apiKey, headers, body });
   if (response.status === 200) await expectDocumented('PUT /storage/buckets/{bucket_name}/objects/{object_key}', { status: 200, body: response.json });
   return response;

@@ -50,7 +50,11 @@ test.describe('multipart upload', () => {
     const last = bytesOf(1234, 13);
     // Upload order 3, 1, 2.
     const etags: Record<number, string> = {};
-    for (const [number, bytes] of [[3, last], [1, first], [2, second]] as const) {
+    for (const [number, bytes] of [
+      [3, last],
+      [1, first],
+      [2, second],
+    ] as const) {
       const response = await uploadPart(key, uploadId, number, bytes);
       expect(response.status).toBe(200);
       const part = (response.json as { part: { part_number: number; etag: string; size: number } }).part;
@@ -61,7 +65,9 @@ test.describe('multipart upload', () => {
     const done = await complete(key, uploadId, completionXml([1, 2, 3].map((number) => ({ number, etag: etags[number]! }))));
     expect(done.status).toBe(200);
     const whole = Buffer.concat([first, second, last]);
-    const expectedEtag = `"${createHash('md5').update(Buffer.concat([md5(first), md5(second), md5(last)])).digest('hex')}-3"`;
+    const expectedEtag = `"${createHash('md5')
+      .update(Buffer.concat([md5(first), md5(second), md5(last)]))
+      .digest('hex')}-3"`;
     expect((done.json as { object: unknown }).object).toMatchObject({ key, bucket, size: whole.length, etag: expectedEtag, content_type: 'application/x-tar' });
 
     const get = await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey });
@@ -93,9 +99,27 @@ test.describe('multipart upload', () => {
     const e2 = ((await uploadPart(key, uploadId, 2, big)).json as { part: { etag: string } }).part.etag;
     const cases: Array<[string, string]> = [
       ['wrong etag', completionXml([{ number: 1, etag: '"00000000000000000000000000000000"' }])],
-      ['missing part', completionXml([{ number: 1, etag: e1 }, { number: 7, etag: e2 }])],
-      ['descending', completionXml([{ number: 2, etag: e2 }, { number: 1, etag: e1 }])],
-      ['small non-last part', completionXml([{ number: 1, etag: e1 }, { number: 2, etag: e2 }])],
+      [
+        'missing part',
+        completionXml([
+          { number: 1, etag: e1 },
+          { number: 7, etag: e2 },
+        ]),
+      ],
+      [
+        'descending',
+        completionXml([
+          { number: 2, etag: e2 },
+          { number: 1, etag: e1 },
+        ]),
+      ],
+      [
+        'small non-last part',
+        completionXml([
+          { number: 1, etag: e1 },
+          { number: 2, etag: e2 },
+        ]),
+      ],
       ['no parts', '<CompleteMultipartUpload></CompleteMultipartUpload>'],
       ['not XML', '{"parts": []}'],
       ['other root', '<Complete><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part></Complete>'],

@@ -350,19 +350,7 @@ test.describe('key path tricks', () => {
     const parent = dirname(server.context.options.dataDir);
     const before = new Set(await readdir(parent));
     const base = `/v1/storage/buckets/${bucket}/objects/`;
-    const tricks = [
-      '../../../escape-1',
-      '%2e%2e/%2e%2e/escape-2',
-      '%2E%2E%2Fescape-3',
-      'a/../../escape-4',
-      './escape-5',
-      'a/./b',
-      'nul%00byte',
-      '',
-      'x'.repeat(1025),
-      'bad%E0%A4%A',
-      '%ff%fe',
-    ];
+    const tricks = ['../../../escape-1', '%2e%2e/%2e%2e/escape-2', '%2E%2E%2Fescape-3', 'a/../../escape-4', './escape-5', 'a/./b', 'nul%00byte', '', 'x'.repeat(1025), 'bad%E0%A4%A', '%ff%fe'];
     for (const trick of tricks) {
       for (const method of ['PUT', 'GET', 'HEAD', 'DELETE']) {
         const response = await exactPathRequest(server, method, `${base}${trick}`, method === 'PUT' ? 'payload' : undefined);
@@ -399,7 +387,13 @@ test.describe('bucket policy', () => {
       Version: '2012-10-17',
       Statement: [
         { Sid: 'PublicRead', Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${name}/*` },
-        { Effect: 'Deny', Principal: { AWS: ['arn:aws:iam::123:root'] }, Action: ['s3:DeleteObject', 's3:PutObject'], Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/logs/*`], Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+        {
+          Effect: 'Deny',
+          Principal: { AWS: ['arn:aws:iam::123:root'] },
+          Action: ['s3:DeleteObject', 's3:PutObject'],
+          Resource: [`arn:aws:s3:::${name}`, `arn:aws:s3:::${name}/logs/*`],
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        },
       ],
     };
     const put = await api().call('PUT', `/storage/buckets/${name}/policy`, document);
@@ -522,7 +516,7 @@ test.describe('access keys', () => {
     });
   }
 
-  test('bucket_access may not name another account\'s bucket', async () => {
+  test("bucket_access may not name another account's bucket", async () => {
     const foreign = uniqueBucket('foreignkey');
     await createBucket(server, foreign, server.altApiKey);
     const response = await api().call('POST', '/storage/access-keys', { name: 'k', permissions: ['read'], bucket_access: [foreign] });
@@ -562,7 +556,10 @@ test.describe('usage', () => {
       expect(summary.total_storage).toBe(records.reduce((s, r) => s + Number(r.storage_used), 0));
       expect(summary.total_bandwidth).toBe(records.reduce((s, r) => s + Number(r.bandwidth_used), 0));
       expect(summary.total_requests).toBe(records.reduce((s, r) => s + Number(r.requests), 0));
-      expect(summary.total_cost).toBeCloseTo(records.reduce((s, r) => s + Number(r.cost), 0), 9);
+      expect(summary.total_cost).toBeCloseTo(
+        records.reduce((s, r) => s + Number(r.cost), 0),
+        9,
+      );
       expect(records.at(-1)?.date).toBe(today);
 
       const filtered = await who.call('GET', `/storage/usage?bucket=${bucket}&from_date=${today}`);

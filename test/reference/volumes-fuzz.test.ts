@@ -60,7 +60,10 @@ test('malformed bodies on every body operation are 4xx with the envelope', async
     const tooBig = await api.call('POST', op.path(), JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
     expect(tooBig.status).toBe(413);
   }
-  for (const [method, path] of [['POST', `/storage/volumes/${volumeId}/detach`], ['DELETE', `/storage/volumes/${volumeId}`]] as const) {
+  for (const [method, path] of [
+    ['POST', `/storage/volumes/${volumeId}/detach`],
+    ['DELETE', `/storage/volumes/${volumeId}`],
+  ] as const) {
     expectRefused(`${method} ${path} with a broken body`, await api.call(method, path, '{bad'));
   }
   expect((await api.call('GET', `/storage/volumes/${volumeId}`)).status).toBe(200);
@@ -116,7 +119,13 @@ test('odd path ids and query values are 4xx, never 5xx', async () => {
     }
   }
   for (const value of ['%00', '%FF', '-1', 'TRUE', '1', 'x'.repeat(5000), '__proto__']) {
-    for (const path of [`/storage/volumes?region=${value}`, `/storage/volumes?status=${value}`, `/storage/volumes?attached=${value}`, `/storage/snapshots?volume_id=${value}`, `/storage/snapshots?region=${value}`]) {
+    for (const path of [
+      `/storage/volumes?region=${value}`,
+      `/storage/volumes?status=${value}`,
+      `/storage/volumes?attached=${value}`,
+      `/storage/snapshots?volume_id=${value}`,
+      `/storage/snapshots?region=${value}`,
+    ]) {
       expectEnvelopeOrSuccess(`GET ${path.slice(0, 80)}`, await api.call('GET', path));
     }
   }

@@ -19,7 +19,8 @@ test.afterAll(async () => {
 
 const VOLUME = { name: 'data-1', size: 10, region: 'nyc1' } as const;
 
-async function volume(api: OpClient, body: Record<string, unknown> = {}): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies are explored field by field; the OpenAPI check guards their shape
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are explored field by field; the OpenAPI check guards their shape
+async function volume(api: OpClient, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const res = await api.op('POST /storage/volumes', { body: { ...VOLUME, ...body } });
   expect(res.status, res.text).toBe(201);
   return json(res).volume;
@@ -291,9 +292,7 @@ test.describe('resource provider', () => {
     const vpsId = await vps(api);
     await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vpsId } });
     const provider = server.context.services.resourceProviders.find((p) => p.service === 'storage' && p.resources(accountId).some((r) => r.id === vol.id));
-    expect(provider?.resources(accountId)).toEqual([
-      expect.objectContaining({ id: vol.id, type: 'volume', service: 'storage', region: 'nyc1', monthly_cost: 5, project_id: 'proj_abc' }),
-    ]);
+    expect(provider?.resources(accountId)).toEqual([expect.objectContaining({ id: vol.id, type: 'volume', service: 'storage', region: 'nyc1', monthly_cost: 5, project_id: 'proj_abc' })]);
     const now = Date.now();
     expect(provider?.usage(accountId, now - 3_600_000, now + 1000).resources[0]).toMatchObject({ type: 'volume', bucket: vol.id, id: vol.id, storage_gb: 50, bandwidth_gb: 0 });
     provider?.remove(accountId, vol.id);

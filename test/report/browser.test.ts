@@ -112,7 +112,10 @@ test.describe('report.html in chromium', () => {
 
   test('the copy button copies the curl line', async ({}, testInfo) => {
     const { page, errors, close } = await open(testInfo);
-    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']).catch(() => undefined);
+    await page
+      .context()
+      .grantPermissions(['clipboard-read', 'clipboard-write'])
+      .catch(() => undefined);
     const button = page.locator('#check-messaging\\.send\\.too-long .repro button.copy');
     await button.click();
     await expect(button).toHaveText('Copied');

@@ -17,7 +17,10 @@ function io() {
 let dir: string;
 test.beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cloudcheck-report-'));
-  for (const [name, file] of [['s1', 'shard-1.json'], ['s2', 'shard-2.json']] as const) {
+  for (const [name, file] of [
+    ['s1', 'shard-1.json'],
+    ['s2', 'shard-2.json'],
+  ] as const) {
     mkdirSync(join(dir, name));
     writeFileSync(join(dir, name, 'report.json'), readFileSync(join(fixtures, file)));
   }

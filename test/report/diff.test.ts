@@ -45,8 +45,22 @@ test('formatDiff names both runs and each non-empty group with its checks', () =
 test('two load runs: latency of each profile and status class both ran, before and after', () => {
   const latency = (p50: number, p99: number, max: number) => ({ count: 100, p50, p95: p50 * 2, p99, max, mean: p50 });
   const load = (profiles: Array<[string, Record<string, ReturnType<typeof latency>>]>) => ({ profiles: profiles.map(([profile, latency_ms]) => ({ profile, latency_ms })) });
-  const before = { ...a, load: load([['smoke', { '2xx': latency(2, 8, 12) }], ['soak', { '2xx': latency(3, 9, 20), '429': latency(1, 2, 3) }]]) };
-  const after = { ...a, run: { ...a.run, id: 'after' }, load: load([['smoke', { '2xx': latency(3, 6, 12) }], ['soak', { '2xx': latency(3, 9, 20) }], ['burst-compute', { '2xx': latency(1, 1, 1) }]]) };
+  const before = {
+    ...a,
+    load: load([
+      ['smoke', { '2xx': latency(2, 8, 12) }],
+      ['soak', { '2xx': latency(3, 9, 20), '429': latency(1, 2, 3) }],
+    ]),
+  };
+  const after = {
+    ...a,
+    run: { ...a.run, id: 'after' },
+    load: load([
+      ['smoke', { '2xx': latency(3, 6, 12) }],
+      ['soak', { '2xx': latency(3, 9, 20) }],
+      ['burst-compute', { '2xx': latency(1, 1, 1) }],
+    ]),
+  };
   const d = diffReports(before, after);
   // Only what both ran: soak's 429s and the new burst profile have nothing to compare with.
   expect(d.load_latency.map((l) => `${l.profile} ${l.status_class}`)).toEqual(['smoke 2xx', 'soak 2xx']);

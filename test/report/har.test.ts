@@ -56,7 +56,7 @@ test('written beside the report, with secrets redacted', () => {
   }
 });
 
-test('--har all keeps every check\'s exchanges (passing ones too) in the HAR and report.json, redacted; the default keeps none of a clean run', async () => {
+test("--har all keeps every check's exchanges (passing ones too) in the HAR and report.json, redacted; the default keeps none of a clean run", async () => {
   const { spawnSync } = await import('node:child_process');
   const bin = new URL('../../bin/cloudcheck.mjs', import.meta.url).pathname;
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));

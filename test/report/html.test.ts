@@ -87,7 +87,12 @@ test('verdict, leaks and counts are on the page; the header carries the verdict'
   expect(html).toContain('<h1>non-conformant: 3 MUST failures, 2 SHOULD deviations, 1 environment problem</h1>');
   expect(html).toContain('2 resources left behind on the target');
   expect(html).toContain('cc-20260115-100000-full-b1');
-  const ok: ConformanceReport = { ...full, checks: full.checks.filter((c) => c.status !== 'failed'), leaks: [], summary: { ...full.summary, verdict: 'conformant', headline: 'conformant (MUST), 0 SHOULD deviations' } };
+  const ok: ConformanceReport = {
+    ...full,
+    checks: full.checks.filter((c) => c.status !== 'failed'),
+    leaks: [],
+    summary: { ...full.summary, verdict: 'conformant', headline: 'conformant (MUST), 0 SHOULD deviations' },
+  };
   const okHtml = renderHtmlReport(ok);
   expect(okHtml).toContain('class="top verdict-ok"');
   expect(okHtml).toContain('No check failed.');
@@ -127,7 +132,9 @@ test('load data is read defensively: odd shapes are skipped, histograms give the
   for (let i = 1; i < v.length; i++) expect(v[i]!).toBeGreaterThanOrEqual(v[i - 1]!);
   expect(p.throughput?.t.length).toBe(30);
   expect(p.remaining?.keys).toEqual(['main', 'k2']);
-  const broken = loadView({ profiles: [{ profile: 'x', histograms: { unit: 'us', classes: { '2xx': 'not base64!' } }, latency_ms: { '2xx': { count: 3, p50: 1, p95: 2, p99: 3, max: 4, mean: 1.5 } }, timeline: 'nope' }] })!;
+  const broken = loadView({
+    profiles: [{ profile: 'x', histograms: { unit: 'us', classes: { '2xx': 'not base64!' } }, latency_ms: { '2xx': { count: 3, p50: 1, p95: 2, p99: 3, max: 4, mean: 1.5 } }, timeline: 'nope' }],
+  })!;
   expect(broken.profiles[0]!.spectrum?.source).toBe('summary');
   expect(broken.profiles[0]!.throughput).toBeNull();
 });

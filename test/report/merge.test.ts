@@ -50,7 +50,7 @@ test('coverage merges per operation: checks summed, statuses united, unexercised
   expect(patterns[0]!.statuses_unexercised).toEqual(['500', 'default']);
 });
 
-test('load sections merge by summing histograms (never averaging percentiles), with the load tool\'s merge the report command passes', () => {
+test("load sections merge by summing histograms (never averaging percentiles), with the load tool's merge the report command passes", () => {
   // Without a merge for them (the report layer knows nothing of load/), sections stay side by side.
   expect(Array.isArray(mergeReports([s1, s2]).load)).toBe(true);
   const m = mergeReports([s1, s2], LOAD);
@@ -87,7 +87,10 @@ test('missing shards, other targets and unmergeable load data are noted', () => 
 });
 
 test('the baseline each shard applied is kept: failures it excused stay excused', () => {
-  const gate = (r: ConformanceReport, newFailures: string[]): ConformanceReport => ({ ...r, summary: { ...r.summary, gate: { passed: newFailures.length === 0, reason: '', baseline: 'baseline.txt', new_failures: newFailures } } });
+  const gate = (r: ConformanceReport, newFailures: string[]): ConformanceReport => ({
+    ...r,
+    summary: { ...r.summary, gate: { passed: newFailures.length === 0, reason: '', baseline: 'baseline.txt', new_failures: newFailures } },
+  });
   const mustIds = (r: ConformanceReport) => r.checks.filter((c) => c.status === 'failed' && c.level === 'MUST' && c.classification === 'defect').map((c) => c.id);
   const all = [...mustIds(s1), ...mustIds(s2)];
   expect(all.length).toBeGreaterThan(1);

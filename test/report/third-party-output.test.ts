@@ -16,7 +16,10 @@ test('library warnings printed during a check go to report.json and summary.md, 
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-third-party-'));
   try {
-    const run = spawnSync(process.execPath, [BIN, 'run', '--grep', 'selftest', '--workers', '1', '--report-dir', dir], { env: { ...env, CLOUDCHECK_SELFTEST: 'third-party-output' }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [BIN, 'run', '--grep', 'selftest', '--workers', '1', '--report-dir', dir], {
+      env: { ...env, CLOUDCHECK_SELFTEST: 'third-party-output' },
+      encoding: 'utf8',
+    });
     expect(run.status, run.stderr).toBe(0);
     const console = `${run.stdout}\n${run.stderr}`;
     expect(console).not.toContain('DeprecationWarning');

@@ -57,15 +57,7 @@ test.describe('OpenAPI document', () => {
 
   test('the Redocly configuration is live: it reports errors on a broken document', async () => {
     const config = await loadConfig({ configPath: REDOCLY_CONFIG });
-    const broken = [
-      'openapi: 3.1.0',
-      'info: {title: t, version: "1"}',
-      'paths:',
-      '  /things/{id}:',
-      '    get:',
-      '      responses:',
-      "        '200': {description: ok}",
-    ].join('\n');
+    const broken = ['openapi: 3.1.0', 'info: {title: t, version: "1"}', 'paths:', '  /things/{id}:', '    get:', '      responses:', "        '200': {description: ok}"].join('\n');
     const problems = await lintFromString({ source: broken, absoluteRef: 'broken.yaml', config });
     const rules = problems.filter((p) => p.severity === 'error').map((p) => p.ruleId);
     expect(rules).toContain('operation-summary');
@@ -86,8 +78,19 @@ test.describe('OpenAPI document', () => {
     const model = await loadOpenApi();
     const { validators } = buildValidators(model);
     const vps = {
-      id: 'vps_1', name: 'web', status: 'creating', region: 'nyc1', image: 'ubuntu-22-04', size: 's-1vcpu-1gb',
-      vcpus: 1, memory: 1024, disk: 25, ip_address: null, private_ip: null, created_at: '2024-05-01T12:00:00Z', tags: [],
+      id: 'vps_1',
+      name: 'web',
+      status: 'creating',
+      region: 'nyc1',
+      image: 'ubuntu-22-04',
+      size: 's-1vcpu-1gb',
+      vcpus: 1,
+      memory: 1024,
+      disk: 25,
+      ip_address: null,
+      private_ip: null,
+      created_at: '2024-05-01T12:00:00Z',
+      tags: [],
     };
     expect(validators.validateResponse('POST /vps', 201, { vps })).toEqual({ ok: true, errors: [] });
     const bad = validators.validateResponse('POST /vps', 201, { vps: { ...vps, created_at: 'yesterday' } });
@@ -192,7 +195,11 @@ test.describe('OpenAPI document', () => {
         const variant = op.variants.find((v) => v.name === row.variant);
         expect(variant?.row, row.operation).toBe(row.operation);
         expect(model.schemas[variant!.response], `${row.operation} variant response`).toBeDefined();
-        for (const key of variant!.query) expect(op.parameters.some((p) => p.in === 'query' && p.name === key), `${row.operation} ${key}`).toBe(true);
+        for (const key of variant!.query)
+          expect(
+            op.parameters.some((p) => p.in === 'query' && p.name === key),
+            `${row.operation} ${key}`,
+          ).toBe(true);
       }
     }
   });
@@ -270,7 +277,10 @@ test.describe('OpenAPI document', () => {
     const model = await loadOpenApi();
     for (const key of ['POST /sms/send', 'POST /sms/bulk', 'POST /sms/send-template']) {
       const op = model.operation(key.split(' ')[0]!, key.split(' ')[1]!)!;
-      expect(op.parameters.some((p) => p.in === 'header' && p.name === 'X-Test-Mode'), key).toBe(true);
+      expect(
+        op.parameters.some((p) => p.in === 'header' && p.name === 'X-Test-Mode'),
+        key,
+      ).toBe(true);
     }
     const put = model.operation('PUT', '/storage/buckets/{bucket_name}/objects/{object_key}')!;
     expect(put.parameters.some((p) => p.in === 'header' && p.name === 'x-cloud-acl')).toBe(true);
@@ -281,14 +291,26 @@ test.describe('OpenAPI document', () => {
 
     expect(model.webhooks.map((w) => w.event).sort()).toEqual(
       [
-        'sms.sent', 'sms.delivered', 'sms.failed', 'sms.expired', 'sms.rejected',
-        'vps.created', 'vps.started', 'vps.stopped', 'vps.deleted', 'vps.resized',
-        'snapshot.created', 'snapshot.deleted',
+        'sms.sent',
+        'sms.delivered',
+        'sms.failed',
+        'sms.expired',
+        'sms.rejected',
+        'vps.created',
+        'vps.started',
+        'vps.stopped',
+        'vps.deleted',
+        'vps.resized',
+        'snapshot.created',
+        'snapshot.deleted',
       ].sort(),
     );
     const { compile } = buildValidators(model);
     for (const hook of model.webhooks) {
-      expect(hook.headers.some((h) => h.name === 'X-Webhook-Signature' && h.assumed), hook.event).toBe(true);
+      expect(
+        hook.headers.some((h) => h.name === 'X-Webhook-Signature' && h.assumed),
+        hook.event,
+      ).toBe(true);
       const raw = ((model.document as unknown as Dict).webhooks as Dict)[hook.event] as Dict;
       const schema = (((raw.post as Dict).requestBody as Dict).content as Dict)['application/json'] as Dict;
       const validate = compile(schema.schema as JsonSchema);

@@ -87,14 +87,19 @@ test.describe('trust: a broken target', () => {
         expect(failed.length + report.summary.skipped).toBe(report.checks.length);
         const classes = failed.map((check) => classificationOf(check));
         if (c.failures === 'environment') {
-          expect(classes.every((k) => k === 'environment'), classes.join(',')).toBe(true);
+          expect(
+            classes.every((k) => k === 'environment'),
+            classes.join(','),
+          ).toBe(true);
           expect(result.stderr).toMatch(/unusable/);
         } else {
           // Wrong answers are the target's: defects (or deviations). A check whose prerequisite
           // (another operation it needs, the catalogue of regions) got a wrong answer is left to
           // that operation's own checks, as an environment problem; none is a transport failure.
           const notTargets = failed.filter((check) => classificationOf(check) !== 'defect' && classificationOf(check) !== 'spec-gap');
-          expect(notTargets.filter((check) => classificationOf(check) !== 'environment' || /^(NetworkError|timed out)/.test(check.message ?? '')).map((check) => `${check.id}: ${check.message}`)).toEqual([]);
+          expect(
+            notTargets.filter((check) => classificationOf(check) !== 'environment' || /^(NetworkError|timed out)/.test(check.message ?? '')).map((check) => `${check.id}: ${check.message}`),
+          ).toEqual([]);
           expect(classes).toContain('defect');
         }
       } finally {

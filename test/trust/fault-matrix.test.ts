@@ -22,7 +22,25 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { faultOrigins, listFaults } from '../../reference/server.ts';
 import type { FaultPlan, Outcome } from './matrix.ts';
-import { DOC_PATH, FLOW_ORIGINS, FLOWS_BLIND, GREP_OVERRIDES, KNOWN_UNDETECTED, LOAD_FAULTS, MUST_DETECT, REGENERATE, RUN_ENV, flowSpecFiles, flowsOf, listSuiteChecks, planBatches, planFaults, startBatch, startRun, suiteFlows } from './matrix.ts';
+import {
+  DOC_PATH,
+  FLOW_ORIGINS,
+  FLOWS_BLIND,
+  GREP_OVERRIDES,
+  KNOWN_UNDETECTED,
+  LOAD_FAULTS,
+  MUST_DETECT,
+  REGENERATE,
+  RUN_ENV,
+  flowSpecFiles,
+  flowsOf,
+  listSuiteChecks,
+  planBatches,
+  planFaults,
+  startBatch,
+  startRun,
+  suiteFlows,
+} from './matrix.ts';
 import { parseRows, renderFlows, renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
 
 const GROUPS = 4;
@@ -83,35 +101,42 @@ groups.forEach((group, g) => {
       }
     });
 
-    group.forEach((batch, i) => batch.forEach(({ fault }) => {
-      test(`fault ${fault} is detected${batch.length > 1 ? ` (a run shared with ${batch.length - 1} other${batch.length > 2 ? 's' : ''})` : ''}`, async () => {
-        const info = test.info();
-        const plan = planOf(fault);
-        const checks = await listSuiteChecks();
-        const outcome = await outcomeOf(group, i, fault, info);
-        const report = join(outcome.reportDir, 'report.json');
-        if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
-        const context = `${plan.mode === 'load' ? `cloudcheck load ${plan.load!.profile}` : `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}`} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
-        info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
-        if (KNOWN_UNDETECTED[fault] !== undefined) {
-          expect(outcome.detected, `${fault} is detected now: remove it from KNOWN_UNDETECTED (test/trust/matrix.ts)\n${context}`).toBe(false);
-        } else {
-          expect(outcome.error, context).toBeUndefined();
-          expect(outcome.detectedBy, `a failed check should name ${plan.requirement}\n${context}`).not.toEqual([]);
-          expect(outcome.exit, `exit code (the gate must fail)\n${context}`).toBe(1);
-          for (const id of MUST_DETECT[fault] ?? []) expect(outcome.detectedBy, `${id} must detect ${fault}\n${context}`).toContain(id);
-          // Every flow run whole for this requirement sees the fault (a step of it fails on the requirement)...
-          const blind = FLOWS_BLIND[fault]?.flows ?? [];
-          expect(flowsOf(outcome.detectedBy, checks), `flows holding a check of ${plan.requirement} that must fail on it\n${context}`).toEqual(plan.flows.filter((f) => !blind.includes(f)));
-          // ...and the fault breaks one requirement: no check (of a flow or the run) fails on another.
-          expect(outcome.failed.filter((c) => c.requirement !== plan.requirement), `failed checks naming another requirement than ${plan.requirement}\n${context}`).toEqual([]);
-          // What the faulty server let the run create is still cleaned up.
-          expect(outcome.leaks, `resources left behind\n${context}`).toEqual([]);
-        }
-        const row = committedDoc().split('\n').find((l) => l.startsWith(rowPrefix(fault)));
-        expect(row, STALE).toBe(renderRow(plan, outcome, checks));
-      });
-    }));
+    group.forEach((batch, i) =>
+      batch.forEach(({ fault }) => {
+        test(`fault ${fault} is detected${batch.length > 1 ? ` (a run shared with ${batch.length - 1} other${batch.length > 2 ? 's' : ''})` : ''}`, async () => {
+          const info = test.info();
+          const plan = planOf(fault);
+          const checks = await listSuiteChecks();
+          const outcome = await outcomeOf(group, i, fault, info);
+          const report = join(outcome.reportDir, 'report.json');
+          if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
+          const context = `${plan.mode === 'load' ? `cloudcheck load ${plan.load!.profile}` : `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}`} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
+          info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
+          if (KNOWN_UNDETECTED[fault] !== undefined) {
+            expect(outcome.detected, `${fault} is detected now: remove it from KNOWN_UNDETECTED (test/trust/matrix.ts)\n${context}`).toBe(false);
+          } else {
+            expect(outcome.error, context).toBeUndefined();
+            expect(outcome.detectedBy, `a failed check should name ${plan.requirement}\n${context}`).not.toEqual([]);
+            expect(outcome.exit, `exit code (the gate must fail)\n${context}`).toBe(1);
+            for (const id of MUST_DETECT[fault] ?? []) expect(outcome.detectedBy, `${id} must detect ${fault}\n${context}`).toContain(id);
+            // Every flow run whole for this requirement sees the fault (a step of it fails on the requirement)...
+            const blind = FLOWS_BLIND[fault]?.flows ?? [];
+            expect(flowsOf(outcome.detectedBy, checks), `flows holding a check of ${plan.requirement} that must fail on it\n${context}`).toEqual(plan.flows.filter((f) => !blind.includes(f)));
+            // ...and the fault breaks one requirement: no check (of a flow or the run) fails on another.
+            expect(
+              outcome.failed.filter((c) => c.requirement !== plan.requirement),
+              `failed checks naming another requirement than ${plan.requirement}\n${context}`,
+            ).toEqual([]);
+            // What the faulty server let the run create is still cleaned up.
+            expect(outcome.leaks, `resources left behind\n${context}`).toEqual([]);
+          }
+          const row = committedDoc()
+            .split('\n')
+            .find((l) => l.startsWith(rowPrefix(fault)));
+          expect(row, STALE).toBe(renderRow(plan, outcome, checks));
+        });
+      }),
+    );
   });
 });
 
@@ -129,14 +154,18 @@ test('clean runs of a sample of the grep sets pass', async () => {
   await info.attach('report.json', { path: join(outcome.reportDir, 'report.json'), contentType: 'application/json' }).catch(() => undefined);
   const context = `clean run of ${sample.map((p) => p.fault).join(', ')}\n${outcome.error ?? outcome.summary}`;
   expect(outcome.error, context).toBeUndefined();
-  expect(outcome.summary.split('\n').filter((l) => l.startsWith('failed')), context).toEqual([]);
+  expect(
+    outcome.summary.split('\n').filter((l) => l.startsWith('failed')),
+    context,
+  ).toEqual([]);
   for (const p of sample) expect(outcome.summary, `${p.requirement} checks ran`).toContain(`[${p.requirement}]`);
   expect(outcome.exit, context).toBe(0);
 });
 
 test('the exception lists name known faults (and flows) only', async () => {
   const known = new Set(FAULTS);
-  for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES), ...Object.keys(MUST_DETECT), ...Object.keys(FLOWS_BLIND)]) expect(known, `${name} is a fault of listFaults()`).toContain(name);
+  for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES), ...Object.keys(MUST_DETECT), ...Object.keys(FLOWS_BLIND)])
+    expect(known, `${name} is a fault of listFaults()`).toContain(name);
   for (const [name, reason] of Object.entries(KNOWN_UNDETECTED)) expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
   for (const [name, { flows }] of Object.entries(FLOWS_BLIND)) expect(planOf(name).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
   // Every flow says which plugins it sends requests to (a flow without an entry never shares a run).
@@ -164,7 +193,10 @@ test('every flow of suites/flows/ detects at least one fault', async () => {
 test('docs/fault-matrix.md lists exactly the current faults and MUST requirements without one', async () => {
   const doc = committedDoc();
   expect(doc, STALE).not.toBe('');
-  expect(parseRows(doc).map((r) => r.fault), STALE).toEqual(FAULTS);
+  expect(
+    parseRows(doc).map((r) => r.fault),
+    STALE,
+  ).toEqual(FAULTS);
   const checks = await listSuiteChecks();
   const section = renderUnfaulted(planFaults(checks), checks);
   expect(doc.includes(section), `${STALE}\nexpected section:\n${section}`).toBe(true);

@@ -41,8 +41,7 @@ export function grepGroups(checks: readonly CatalogueCheck[]): string[][] {
  * every stated requirement checked). The test asserts this list is exactly the gap, so it can only
  * shrink.
  */
-export const KNOWN_UNCHECKED: readonly string[] = [
-];
+export const KNOWN_UNCHECKED: readonly string[] = [];
 
 test('every requirement with a check passes alone under --grep (grouped runs, no flow twice in a group)', async () => {
   test.setTimeout(15 * 60_000);
@@ -55,7 +54,9 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
     try {
       const outcome = await startRun({ label: members[0]!, grep: `\\[(${members.join('|')})\\]`, faults: [], strict: false, reportDir: dir }).promise;
       if (outcome.exit !== 0 || outcome.error) {
-        problems.push(`group of ${members.length} (${members.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${outcome.error ?? outcome.failed.map((f) => `${f.id} (${f.classification ?? ''})`).join(', ')}`);
+        problems.push(
+          `group of ${members.length} (${members.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${outcome.error ?? outcome.failed.map((f) => `${f.id} (${f.classification ?? ''})`).join(', ')}`,
+        );
       }
       const reported = new Set(outcome.summary.split('\n').map((line) => /\[([^\]]+)\]/.exec(line)?.[1]));
       for (const id of reported) if (id) reportedAll.add(id);

@@ -15,7 +15,15 @@ const SHOWN = 4;
 export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly CatalogueCheck[]): string {
   const ids = outcome.detectedBy;
   const flows = flowsOf(ids, catalogue);
-  const by = ids.length === 0 ? (KNOWN_UNDETECTED[plan.fault] ? `**undetected**: ${KNOWN_UNDETECTED[plan.fault]}` : '**undetected**') : ids.slice(0, SHOWN).map((id) => `\`${id}\``).join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
+  const by =
+    ids.length === 0
+      ? KNOWN_UNDETECTED[plan.fault]
+        ? `**undetected**: ${KNOWN_UNDETECTED[plan.fault]}`
+        : '**undetected**'
+      : ids
+          .slice(0, SHOWN)
+          .map((id) => `\`${id}\``)
+          .join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
   const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.strict ? ' (`--strict`)' : '';
   return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} |`;
 }
@@ -46,7 +54,15 @@ export function renderFlows(rows: ReadonlyArray<{ fault: string; flows: string[]
     '',
     '| flow | faults it detects |',
     '|---|---|',
-    ...flows.map((f) => `| \`${f}\` | ${rows.filter((r) => r.flows.includes(f)).map((r) => `\`${r.fault}\``).join(', ') || '**none**'} |`),
+    ...flows.map(
+      (f) =>
+        `| \`${f}\` | ${
+          rows
+            .filter((r) => r.flows.includes(f))
+            .map((r) => `\`${r.fault}\``)
+            .join(', ') || '**none**'
+        } |`,
+    ),
     '',
   ];
   return lines.join('\n');
@@ -65,8 +81,10 @@ const REASONS: Record<Category, string> = {
   unchecked: 'no check of `cloudcheck run` verifies them; a fault would go unnoticed, so a check must come first',
   'not-checkable': 'marked `not_checkable` in spec/requirements.yaml, with the reason (listed below), and checked by no load profile either; the report lists them as not checkable, never as passed',
   'hand-written': 'verified by hand-written checks or flow steps that have no fault of their own yet: candidates for the next faults',
-  'input-validation': 'verified only by generated negative checks (one per field and constraint); faults on a sample of them (`msg-sender-type-unchecked`, `usage-service-unchecked`, `volume-min-size-unchecked`, ...) prove the generator, a fault per constraint would be noise',
-  'response-shape': 'verified only by schema validation of the generated positive request of each operation; faults on a sample (`wallet-balance-strings`, `vps-list-meta-missing`, ...) prove it, a fault per field would be noise',
+  'input-validation':
+    'verified only by generated negative checks (one per field and constraint); faults on a sample of them (`msg-sender-type-unchecked`, `usage-service-unchecked`, `volume-min-size-unchecked`, ...) prove the generator, a fault per constraint would be noise',
+  'response-shape':
+    'verified only by schema validation of the generated positive request of each operation; faults on a sample (`wallet-balance-strings`, `vps-list-meta-missing`, ...) prove it, a fault per field would be noise',
   generic: 'verified only by generated per-operation checks (auth, unknown id, use after delete); faults on a sample (`auth-ignored`, `errors-envelope-renamed`, `key-revoke-ignored`, ...) prove them',
 };
 

@@ -301,7 +301,11 @@ export interface Handle {
   cancel(): void;
 }
 
-function spawnCollect(cmd: string, args: string[], options: { env: Record<string, string>; cwd: string; onChild?: (c: ChildProcess) => void }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function spawnCollect(
+  cmd: string,
+  args: string[],
+  options: { env: Record<string, string>; cwd: string; onChild?: (c: ChildProcess) => void },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     options.onChild?.(child);
@@ -318,15 +322,30 @@ function spawnCollect(cmd: string, args: string[], options: { env: Record<string
 }
 
 function summarize(checks: readonly CheckResult[]): string {
-  return checks.map((c) => `${c.status} ${c.id} [${c.requirement}]${c.classification ? ` (${c.classification})` : ''}${c.message ? `: ${c.message.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`).join('\n');
+  return checks
+    .map((c) => `${c.status} ${c.id} [${c.requirement}]${c.classification ? ` (${c.classification})` : ''}${c.message ? `: ${c.message.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`)
+    .join('\n');
 }
 
 export function failedOn(checks: readonly CheckResult[], requirement: string): string[] {
-  return checks.filter((c) => c.status === 'failed' && c.requirement === requirement && c.classification !== 'environment').map((c) => c.id).sort();
+  return checks
+    .filter((c) => c.status === 'failed' && c.requirement === requirement && c.classification !== 'environment')
+    .map((c) => c.id)
+    .sort();
 }
 
 /** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
-export function startRun(options: { grep?: string; args?: string[]; faults: string[]; strict: boolean; reportDir: string; env?: Record<string, string>; requirement?: string; label: string; workers?: number }): Handle {
+export function startRun(options: {
+  grep?: string;
+  args?: string[];
+  faults: string[];
+  strict: boolean;
+  reportDir: string;
+  env?: Record<string, string>;
+  requirement?: string;
+  label: string;
+  workers?: number;
+}): Handle {
   let child: ChildProcess | undefined;
   let cancelled = false;
   const started = Date.now();
@@ -361,7 +380,15 @@ export function startRun(options: { grep?: string; args?: string[]; faults: stri
       return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
     }
     if (report.checks.length === 0) {
-      return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
+      return {
+        ...base,
+        detectedBy: [],
+        detected: false,
+        failed: [],
+        leaks: [],
+        summary: '',
+        error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}`,
+      };
     }
     const detectedBy = options.requirement ? failedOn(report.checks, options.requirement) : [];
     const failed = report.checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
@@ -401,7 +428,10 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
       detected: exit === 1 && named,
       failed: [],
       leaks: [],
-      summary: `${text.slice(-3000)}\nviolations: ${violations.map((v) => `${v.invariant}: ${v.message}`).join('; ').slice(0, 2000)}`,
+      summary: `${text.slice(-3000)}\nviolations: ${violations
+        .map((v) => `${v.invariant}: ${v.message}`)
+        .join('; ')
+        .slice(0, 2000)}`,
       durationMs: Date.now() - started,
       reportDir,
     };
@@ -469,9 +499,10 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     const origin = origins.get(plan.fault) ?? 'core';
     const shareable = plan.mode === 'run' && origin !== 'core' && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const touched = new Set([origin, ...plan.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])]);
-    const batch = shareable && !touched.has('core')
-      ? batches.find((b) => b.plans.length < BATCH_SIZE && b.origins.size > 0 && !b.requirements.has(plan.requirement) && !b.touched.has(origin) && [...b.origins].every((o) => !touched.has(o)))
-      : undefined;
+    const batch =
+      shareable && !touched.has('core')
+        ? batches.find((b) => b.plans.length < BATCH_SIZE && b.origins.size > 0 && !b.requirements.has(plan.requirement) && !b.touched.has(origin) && [...b.origins].every((o) => !touched.has(o)))
+        : undefined;
     if (batch) {
       batch.plans.push(plan);
       batch.origins.add(origin);
@@ -505,7 +536,10 @@ export function startBatch(batch: readonly FaultPlan[], reportDir: string): { pr
     const foreign = run.failed.filter((c) => !requirements.has(c.requirement));
     return new Map(
       batch.map((plan) => {
-        const detectedBy = run.failed.filter((c) => c.requirement === plan.requirement && c.classification !== 'environment').map((c) => c.id).sort();
+        const detectedBy = run.failed
+          .filter((c) => c.requirement === plan.requirement && c.classification !== 'environment')
+          .map((c) => c.id)
+          .sort();
         const outcome: Outcome = {
           ...run,
           fault: plan.fault,

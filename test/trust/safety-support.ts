@@ -109,7 +109,8 @@ export const COLLECTIONS = [
 ] as const;
 
 export function idOf(item: Item): string {
-  for (const field of ['id', 'message_id', 'campaign_id', 'key_id', 'list_id', 'template_id', 'key', 'sender_id', 'phone', 'phone_number', 'currency', 'name']) if (typeof item[field] === 'string') return item[field];
+  for (const field of ['id', 'message_id', 'campaign_id', 'key_id', 'list_id', 'template_id', 'key', 'sender_id', 'phone', 'phone_number', 'currency', 'name'])
+    if (typeof item[field] === 'string') return item[field];
   return JSON.stringify(item);
 }
 

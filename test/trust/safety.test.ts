@@ -15,15 +15,7 @@ import { startReferenceServer } from '../../reference/server.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import type { RequestLogEntry } from '../../reference/core/context.ts';
 import type { ApiKeyRecord } from '../../reference/core/accounts.ts';
-import {
-  ACCEPTED_LEFTOVERS,
-  STACK_TRACE,
-  rest,
-  restOk,
-  snapshotAccount,
-  startCloudcheck,
-  withoutIgnored,
-} from './safety-support.ts';
+import { ACCEPTED_LEFTOVERS, STACK_TRACE, rest, restOk, snapshotAccount, startCloudcheck, withoutIgnored } from './safety-support.ts';
 import type { AccountSnapshot } from './safety-support.ts';
 
 /** A well-formed OpenSSH ed25519 public key with random key bytes (each one a new fingerprint). */
@@ -155,10 +147,9 @@ test.describe('trust: safety against a shared target', () => {
       const { log, keys } = instrument(server);
       const reportDir = testInfo.outputPath('report');
 
-      const run = startCloudcheck(
-        ['run', '--target', server.baseUrl, '--api-key', server.apiKey, '--alt-api-key', server.altApiKey, '--s3-url', server.s3Url, '--report-dir', reportDir],
-        { killAfterMs: FULL_RUN_BOUND_MS },
-      );
+      const run = startCloudcheck(['run', '--target', server.baseUrl, '--api-key', server.apiKey, '--alt-api-key', server.altApiKey, '--s3-url', server.s3Url, '--report-dir', reportDir], {
+        killAfterMs: FULL_RUN_BOUND_MS,
+      });
       const result = await run.done;
       await testInfo.attach('stdout', { body: result.stdout, contentType: 'text/plain' });
       await testInfo.attach('stderr', { body: result.stderr, contentType: 'text/plain' });
@@ -185,7 +176,9 @@ test.describe('trust: safety against a shared target', () => {
 
       // No charges without --allow-charges.
       const charging = log.filter(
-        (e) => (e.method === 'POST' && /^\/v1\/account\/wallets\/topup\/?(\?|$)/.test(e.path)) || ((e.method === 'POST' || e.method === 'DELETE') && /^\/v1\/account\/payment-methods(\/|\?|$)/.test(e.path)),
+        (e) =>
+          (e.method === 'POST' && /^\/v1\/account\/wallets\/topup\/?(\?|$)/.test(e.path)) ||
+          ((e.method === 'POST' || e.method === 'DELETE') && /^\/v1\/account\/payment-methods(\/|\?|$)/.test(e.path)),
       );
       expect.soft(charging.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([]);
       expect.soft([...after.get('/account/wallets')!.values()]).toEqual([...before.get('/account/wallets')!.values()]);
@@ -209,11 +202,7 @@ test.describe('trust: safety against a shared target', () => {
       }
       expect.soft(keys.length, 'the run created API keys').toBeGreaterThan(0);
       expect.soft(signatures, 'the run used presigned URLs').toBeGreaterThan(0);
-      const outputs: Array<[string, string]> = [
-        ['stdout', result.stdout],
-        ['stderr', result.stderr],
-        ...filesUnder(reportDir).map((file): [string, string] => [file, readFileSync(file, 'utf8')]),
-      ];
+      const outputs: Array<[string, string]> = [['stdout', result.stdout], ['stderr', result.stderr], ...filesUnder(reportDir).map((file): [string, string] => [file, readFileSync(file, 'utf8')])];
       expect(outputs.map(([name]) => name).filter((n) => /report\.json|junit\.xml|summary\.md|report\.html/.test(n))).toHaveLength(4);
       const found: string[] = [];
       for (const secret of secrets) {
@@ -287,8 +276,14 @@ test.describe('trust: safety against a shared target', () => {
       const after = await snapshotAccount(b, k);
       for (const collection of ['/vps', '/storage/volumes', '/storage/buckets', '/projects', '/account/api-keys']) {
         const names = (snap: AccountSnapshot): string[] => [...snap.get(collection)!.values()].map((i) => String(i.name));
-        expect(names(before).filter((n) => n.startsWith('cc-')), `seeded cc- ${collection}`).toHaveLength(1);
-        expect(names(after).filter((n) => n.startsWith('cc-')), `cc- ${collection} after the sweep`).toEqual([]);
+        expect(
+          names(before).filter((n) => n.startsWith('cc-')),
+          `seeded cc- ${collection}`,
+        ).toHaveLength(1);
+        expect(
+          names(after).filter((n) => n.startsWith('cc-')),
+          `cc- ${collection} after the sweep`,
+        ).toEqual([]);
         // Everything else is untouched, field for field.
         for (const [id, item] of before.get(collection)!) {
           if (String(item.name).startsWith('cc-')) continue;

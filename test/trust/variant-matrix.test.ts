@@ -20,7 +20,10 @@ import { VARIANT_DOC_PATH, VARIANT_REGENERATE, VARIANT_RUNS, declaredDepartures,
 test('every variant is in a run and declares only SHOULD requirements of the catalogue', () => {
   const requirements = new Map(loadRequirements().map((r) => [r.id, r]));
   for (const variant of listVariants()) {
-    expect(VARIANT_RUNS.some((run) => run.variants.some((e) => variantName(e) === variant.name)), `${variant.name} is in no run of the matrix`).toBe(true);
+    expect(
+      VARIANT_RUNS.some((run) => run.variants.some((e) => variantName(e) === variant.name)),
+      `${variant.name} is in no run of the matrix`,
+    ).toBe(true);
     for (const id of variant.departsFrom) {
       expect(requirements.get(id)?.level, `${variant.name} departs from ${id}: it must be a SHOULD requirement of spec/requirements.yaml`).toBe('SHOULD');
     }
@@ -51,7 +54,8 @@ test.describe('variant runs', () => {
         expect(outcome.error, outcome.error).toBeUndefined();
         const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ConformanceReport;
         const failed = report.checks.filter((c) => c.status === 'failed');
-        const lines = (list: typeof failed): string => list.map((c) => `${c.level} ${c.id} [${c.requirement}] ${c.classification ?? ''}: ${(c.message ?? '').replace(/\s+/g, ' ').slice(0, 200)}`).join('\n');
+        const lines = (list: typeof failed): string =>
+          list.map((c) => `${c.level} ${c.id} [${c.requirement}] ${c.classification ?? ''}: ${(c.message ?? '').replace(/\s+/g, ' ').slice(0, 200)}`).join('\n');
         expect(lines(failed.filter((c) => c.level === 'MUST')), 'no MUST check may fail against a legal variant').toBe('');
         expect(lines(failed.filter((c) => c.classification === 'environment')), 'no environment failure').toBe('');
         expect(outcome.exit, `exit code without --strict\n${lines(failed)}`).toBe(0);

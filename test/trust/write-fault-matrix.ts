@@ -24,11 +24,15 @@ let done = 0;
 try {
   const outcomes = await runAll(plans, concurrency, dir, (o) => {
     done += 1;
-    process.stderr.write(`[${done}/${plans.length}] ${o.detected ? 'detected  ' : 'UNDETECTED'} ${o.fault} (exit ${o.exit}, ${Math.round(o.durationMs / 1000)} s)${o.detected ? '' : `\n${(o.error ?? o.summary).slice(-1500)}`}\n`);
+    process.stderr.write(
+      `[${done}/${plans.length}] ${o.detected ? 'detected  ' : 'UNDETECTED'} ${o.fault} (exit ${o.exit}, ${Math.round(o.durationMs / 1000)} s)${o.detected ? '' : `\n${(o.error ?? o.summary).slice(-1500)}`}\n`,
+    );
   });
   writeFileSync(DOC_PATH, renderDoc(plans, outcomes, checks, suiteFlows(checks)));
   const undetected = plans.filter((p) => !outcomes.get(p.fault)!.detected).map((p) => p.fault);
-  process.stderr.write(`wrote ${relative(ROOT, DOC_PATH)} in ${Math.round((Date.now() - started) / 1000)} s: ${plans.length} faults, ${undetected.length} undetected${undetected.length ? ` (${undetected.join(', ')})` : ''}\n`);
+  process.stderr.write(
+    `wrote ${relative(ROOT, DOC_PATH)} in ${Math.round((Date.now() - started) / 1000)} s: ${plans.length} faults, ${undetected.length} undetected${undetected.length ? ` (${undetected.join(', ')})` : ''}\n`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -34,4 +34,3 @@ export const apiKeyFaults = [
 declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof apiKeyFaults)[number]['name'], true> {}
 }
-

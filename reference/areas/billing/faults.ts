@@ -56,4 +56,3 @@ export const billingFaults = [
 declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof billingFaults)[number]['name'], true> {}
 }
-

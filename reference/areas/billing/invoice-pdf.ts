@@ -35,7 +35,10 @@ export function renderInvoicePdf(invoice: InvoiceRecord, account: Account): Read
   for (const item of invoice.lineItems) {
     doc.text(`${item.description}  -  ${item.quantity} x ${fromUnits(item.unitPrice)}  =  ${money(item.amount, invoice.currency)}`);
   }
-  doc.moveDown().fontSize(14).text(`Total: ${money(invoice.amount, invoice.currency)}`);
+  doc
+    .moveDown()
+    .fontSize(14)
+    .text(`Total: ${money(invoice.amount, invoice.currency)}`);
   doc.end();
   return doc;
 }

@@ -126,9 +126,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/account/usage', async (request) => {
     const { account } = authOf(request);
     const query = new Fields('billing', request.query);
-    const service = ctx.faults.has(BILLING_FAULTS.usageServiceUnchecked)
-      ? (query.string('service') as Service | undefined)
-      : (query.string('service', { oneOf: SERVICES }) as Service | undefined);
+    const service = ctx.faults.has(BILLING_FAULTS.usageServiceUnchecked) ? (query.string('service') as Service | undefined) : (query.string('service', { oneOf: SERVICES }) as Service | undefined);
     const detailed = query.queryBoolean('detailed') ?? false;
     const period = currentMonth(ctx.clock.now());
     const usage = collectUsage(ctx, account.id, period.fromMs, Math.min(period.toMs, ctx.clock.now()));

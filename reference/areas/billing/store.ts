@@ -102,16 +102,29 @@ function seedState(now: number): BillingState {
   state.wallets.set('USD', { currency: 'USD', available: toUnits(500), pending: 0, reserved: 0 });
   state.wallets.set('EUR', { currency: 'EUR', available: 0, pending: 0, reserved: 0 });
   state.paymentMethods.push({
-    id: newId('pm'), type: 'card', brand: 'visa', last4: '4242', expMonth: 12, expYear: new Date(now).getUTCFullYear() + 3,
-    isDefault: true, createdMs: now - 60 * DAY,
+    id: newId('pm'),
+    type: 'card',
+    brand: 'visa',
+    last4: '4242',
+    expMonth: 12,
+    expYear: new Date(now).getUTCFullYear() + 3,
+    isDefault: true,
+    createdMs: now - 60 * DAY,
   });
   const card = state.paymentMethods[0]?.id ?? '';
   // `service` and `resource_id` are always strings (the specification types them so): a payment
   // names the billing service and the payment method it came from.
   const seedTxn = (daysAgo: number, type: TransactionType, amount: number, description: string, service: string, resourceId: string): void => {
     state.transactions.push({
-      id: newId('txn'), type, amount: toUnits(amount), currency: 'USD', description, status: 'completed',
-      createdMs: now - daysAgo * DAY, service, resourceId,
+      id: newId('txn'),
+      type,
+      amount: toUnits(amount),
+      currency: 'USD',
+      description,
+      status: 'completed',
+      createdMs: now - daysAgo * DAY,
+      service,
+      resourceId,
     });
   };
   seedTxn(45, 'payment', 600, 'Wallet top-up (visa •••• 4242)', 'billing', card);
@@ -126,7 +139,11 @@ function seedState(now: number): BillingState {
     const createdMs = periodEndMs + 1000;
     const lineItems = items.map(([description, service, quantity, unitPrice]) => ({
       // Invoices are billed in whole cents (100 money units).
-      description, service, quantity, unitPrice: toUnits(unitPrice), amount: Math.round((quantity * toUnits(unitPrice)) / 100) * 100,
+      description,
+      service,
+      quantity,
+      unitPrice: toUnits(unitPrice),
+      amount: Math.round((quantity * toUnits(unitPrice)) / 100) * 100,
     }));
     const start = new Date(periodStartMs);
     const sequence = start.getUTCFullYear() * 100 + start.getUTCMonth() + 1;
@@ -145,8 +162,17 @@ function seedState(now: number): BillingState {
       lineItems,
     });
   };
-  invoice(3, 'paid', [['VPS s-2vcpu-4gb (720 h)', 'compute', 720, 0.03571], ['Object storage (250 GB-month)', 'storage', 250, 0.02]]);
-  invoice(2, 'overdue', [['VPS s-1vcpu-1gb (744 h)', 'compute', 744, 0.00893], ['SMS (1200 messages)', 'messaging', 1200, 0.0075]]);
-  invoice(1, 'pending', [['VPS s-2vcpu-4gb (744 h)', 'compute', 744, 0.03571], ['Block storage (100 GB-month)', 'storage', 100, 0.1]]);
+  invoice(3, 'paid', [
+    ['VPS s-2vcpu-4gb (720 h)', 'compute', 720, 0.03571],
+    ['Object storage (250 GB-month)', 'storage', 250, 0.02],
+  ]);
+  invoice(2, 'overdue', [
+    ['VPS s-1vcpu-1gb (744 h)', 'compute', 744, 0.00893],
+    ['SMS (1200 messages)', 'messaging', 1200, 0.0075],
+  ]);
+  invoice(1, 'pending', [
+    ['VPS s-2vcpu-4gb (744 h)', 'compute', 744, 0.03571],
+    ['Block storage (100 GB-month)', 'storage', 100, 0.1],
+  ]);
   return state;
 }

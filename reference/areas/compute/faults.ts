@@ -31,5 +31,4 @@ declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof COMPUTE_FAULTS)[number]['name'], true> {}
 }
 
-
 export type ComputeFault = (typeof COMPUTE_FAULTS)[number]['name'];

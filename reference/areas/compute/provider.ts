@@ -57,10 +57,7 @@ export function computeResourceProvider(ctx: ReferenceContext, service: ComputeS
     usage(accountId, fromMs, toMs) {
       const state = computeState(ctx, accountId);
       const now = ctx.clock.now();
-      const lives = [
-        ...[...state.vps.values()].map((v) => ({ id: v.id, name: v.name, size: v.size, createdMs: v.createdMs, deletedMs: now })),
-        ...state.retired,
-      ];
+      const lives = [...[...state.vps.values()].map((v) => ({ id: v.id, name: v.name, size: v.size, createdMs: v.createdMs, deletedMs: now })), ...state.retired];
       const resources = lives
         .map((life) => ({ life, hours: overlapHours(life.createdMs, life.deletedMs, fromMs, toMs) }))
         .filter(({ hours }) => hours > 0)

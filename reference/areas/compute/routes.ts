@@ -49,9 +49,7 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const f = queryFields(request.query);
     const type = f.string('type', { oneOf: ['linux', 'windows'] });
     const distribution = f.string('distribution');
-    const images = IMAGES.filter(
-      (image) => (type === undefined || image.type === type) && (distribution === undefined || image.distribution.toLowerCase() === distribution.toLowerCase()),
-    );
+    const images = IMAGES.filter((image) => (type === undefined || image.type === type) && (distribution === undefined || image.distribution.toLowerCase() === distribution.toLowerCase()));
     return { images };
   });
 

@@ -25,11 +25,7 @@ export interface CreateVpsInput {
   projectId: string | null;
 }
 
-export type KnownAction =
-  | { type: 'start' | 'stop' | 'restart' }
-  | { type: 'resize'; size: Size }
-  | { type: 'snapshot'; name: string }
-  | { type: 'rebuild'; image: Image };
+export type KnownAction = { type: 'start' | 'stop' | 'restart' } | { type: 'resize'; size: Size } | { type: 'snapshot'; name: string } | { type: 'rebuild'; image: Image };
 
 /** Fault `vps-action-type-unchecked` lets an unknown type through, answered as a no-op. */
 export type ActionRequest = KnownAction | { type: string; unknown: true };

@@ -15,12 +15,56 @@ export function isE164(value: string): boolean {
  * codes shared by several countries (+1, +7) map to the largest one. Longest prefix wins.
  */
 const CALLING_CODES: Record<string, string> = {
-  '1': 'US', '7': 'RU', '20': 'EG', '27': 'ZA', '30': 'GR', '31': 'NL', '32': 'BE', '33': 'FR', '34': 'ES',
-  '36': 'HU', '39': 'IT', '40': 'RO', '41': 'CH', '43': 'AT', '44': 'GB', '45': 'DK', '46': 'SE', '47': 'NO',
-  '48': 'PL', '49': 'DE', '51': 'PE', '52': 'MX', '54': 'AR', '55': 'BR', '56': 'CL', '57': 'CO', '60': 'MY',
-  '61': 'AU', '62': 'ID', '63': 'PH', '64': 'NZ', '65': 'SG', '66': 'TH', '81': 'JP', '82': 'KR', '84': 'VN',
-  '86': 'CN', '90': 'TR', '91': 'IN', '92': 'PK', '234': 'NG', '254': 'KE', '351': 'PT', '353': 'IE',
-  '358': 'FI', '420': 'CZ', '852': 'HK', '966': 'SA', '971': 'AE', '972': 'IL',
+  '1': 'US',
+  '7': 'RU',
+  '20': 'EG',
+  '27': 'ZA',
+  '30': 'GR',
+  '31': 'NL',
+  '32': 'BE',
+  '33': 'FR',
+  '34': 'ES',
+  '36': 'HU',
+  '39': 'IT',
+  '40': 'RO',
+  '41': 'CH',
+  '43': 'AT',
+  '44': 'GB',
+  '45': 'DK',
+  '46': 'SE',
+  '47': 'NO',
+  '48': 'PL',
+  '49': 'DE',
+  '51': 'PE',
+  '52': 'MX',
+  '54': 'AR',
+  '55': 'BR',
+  '56': 'CL',
+  '57': 'CO',
+  '60': 'MY',
+  '61': 'AU',
+  '62': 'ID',
+  '63': 'PH',
+  '64': 'NZ',
+  '65': 'SG',
+  '66': 'TH',
+  '81': 'JP',
+  '82': 'KR',
+  '84': 'VN',
+  '86': 'CN',
+  '90': 'TR',
+  '91': 'IN',
+  '92': 'PK',
+  '234': 'NG',
+  '254': 'KE',
+  '351': 'PT',
+  '353': 'IE',
+  '358': 'FI',
+  '420': 'CZ',
+  '852': 'HK',
+  '966': 'SA',
+  '971': 'AE',
+  '972': 'IL',
 };
 
 /** `ZZ` is the ISO 3166 user-assigned code commonly used for "unknown country". */
@@ -63,9 +107,7 @@ export const CURRENCY = 'USD';
  * them travels as GSM-7 (160 characters per segment, 153 when split); anything else forces UCS-2
  * (70, or 67 when split) — that is how carriers count and charge segments.
  */
-const GSM_7 = new Set(
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà^{}\\[~]|€',
-);
+const GSM_7 = new Set('@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà^{}\\[~]|€');
 
 export function segmentsOf(text: string): number {
   // One pass over the code points, without the array a spread would allocate on every send.

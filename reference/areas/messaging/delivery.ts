@@ -31,7 +31,11 @@ export interface SendPlan {
 /** `X-Test-Mode: true` (any case): nothing reaches a carrier and nothing is debited. */
 export function isTestMode(request: FastifyRequest): boolean {
   const header = request.headers['x-test-mode'];
-  return String(Array.isArray(header) ? header[0] : (header ?? '')).trim().toLowerCase() === 'true';
+  return (
+    String(Array.isArray(header) ? header[0] : (header ?? ''))
+      .trim()
+      .toLowerCase() === 'true'
+  );
 }
 
 /**
@@ -76,13 +80,7 @@ function walletOf(ctx: ReferenceContext): WalletService | undefined {
  * Counts the SMS volume (one per recipient, after validation, docs/conventions.md) and debits
  * live sends. When the wallet refuses, the volume is given back: a refused send sent nothing.
  */
-export function takeVolumeAndCharge(
-  ctx: ReferenceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  plan: SendPlan,
-  charge: { amount: number; description: string; resourceId: string },
-): boolean {
+export function takeVolumeAndCharge(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, plan: SendPlan, charge: { amount: number; description: string; resourceId: string }): boolean {
   takeSmsVolume(ctx, request, reply, plan.recipients.length);
   // Test-mode sends are priced but not debited (docs/conventions.md, Messaging).
   if (plan.testMode) return false;

@@ -37,7 +37,11 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-list-range-ignored', requirement: 'MSG-LIST-004', description: 'GET /sms/messages ignores from_date and to_date.' },
   { name: 'msg-list-status-uppercase', requirement: 'MSG-FLD-005', description: 'GET /sms/messages spells statuses in capitals (`SENT`).' },
   { name: 'msg-list-to-without-plus', requirement: 'MSG-FLD-006', description: 'GET /sms/messages lists `to` without the leading + of the international format.' },
-  { name: 'msg-template-unknown-not-found', requirement: 'ERR-CODE-006', description: 'POST /sms/send-template refuses a template_id that names no template with 404 not_found instead of invalid_template.' },
+  {
+    name: 'msg-template-unknown-not-found',
+    requirement: 'ERR-CODE-006',
+    description: 'POST /sms/send-template refuses a template_id that names no template with 404 not_found instead of invalid_template.',
+  },
   // Accepted rather than refused with another code: the contract's negative check is the one that sees it.
   { name: 'msg-send-message-optional', requirement: 'MSG-SEND-001', description: 'POST /sms/send without `message` is accepted and sends an empty message.' },
   { name: 'msg-list-to-filter-ignored', requirement: 'MSG-LIST-003', description: 'GET /sms/messages ignores the `to` filter.' },
@@ -67,15 +71,22 @@ export const MESSAGING_FAULTS = [
   { name: 'msg-campaign-status-capitalised', requirement: 'MSG-CMP-004', description: 'GET /sms/campaigns/{campaign_id} spells the campaign status with a capital (`Completed`).' },
   // Only with an explicit group_by: the plain request keeps rates within the schema's bounds,
   // which the generated check of the analytics response (MSG-ANA-001) validates.
-  { name: 'msg-analytics-rate-basis-points', requirement: 'MSG-ANA-003', description: 'GET /messaging/analytics/delivery with a group_by gives delivery rates in basis points (0 to 10000) instead of percent.' },
+  {
+    name: 'msg-analytics-rate-basis-points',
+    requirement: 'MSG-ANA-003',
+    description: 'GET /messaging/analytics/delivery with a group_by gives delivery rates in basis points (0 to 10000) instead of percent.',
+  },
   { name: 'msg-sender-approved-at-null', requirement: 'MSG-SID-002', description: 'GET /messaging/sender-ids lists approved sender IDs with `approved_at` null.' },
-  { name: 'msg-sender-country-wrong-code', requirement: 'ERR-CODE-002', description: 'A send from a sender ID not approved for the destination country is refused with validation_error instead of sender_id_not_approved.' },
+  {
+    name: 'msg-sender-country-wrong-code',
+    requirement: 'ERR-CODE-002',
+    description: 'A send from a sender ID not approved for the destination country is refused with validation_error instead of sender_id_not_approved.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
 declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof MESSAGING_FAULTS)[number]['name'], true> {}
 }
-
 
 export type MessagingFault = (typeof MESSAGING_FAULTS)[number]['name'];

@@ -24,9 +24,18 @@ const COUNTRY = /^[A-Z]{2}$/;
 
 /** Event names a webhook may subscribe to: the specification's sms.* and, per conventions, compute's. */
 export const WEBHOOK_EVENTS = [
-  'sms.sent', 'sms.delivered', 'sms.failed', 'sms.expired', 'sms.rejected',
-  'vps.created', 'vps.started', 'vps.stopped', 'vps.deleted', 'vps.resized',
-  'snapshot.created', 'snapshot.deleted',
+  'sms.sent',
+  'sms.delivered',
+  'sms.failed',
+  'sms.expired',
+  'sms.rejected',
+  'vps.created',
+  'vps.started',
+  'vps.stopped',
+  'vps.deleted',
+  'vps.resized',
+  'snapshot.created',
+  'snapshot.deleted',
 ] as const;
 
 const MAX_CONTACTS_PER_REQUEST = 10_000;
@@ -45,15 +54,15 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     const { account } = authOf(request);
     const fields = new Fields('messaging', request.body);
     const senderId = fields.string('sender_id', { required: true, max: 16 });
-    const type = ctx.faults.has('msg-sender-type-unchecked')
-      ? fields.string('type', { required: true, max: 64 })
-      : fields.string('type', { required: true, oneOf: ['alphanumeric', 'numeric'] });
+    const type = ctx.faults.has('msg-sender-type-unchecked') ? fields.string('type', { required: true, max: 64 }) : fields.string('type', { required: true, oneOf: ['alphanumeric', 'numeric'] });
     const countries = fields.stringArray('countries', { required: true, minItems: 1, maxItems: 250, itemPattern: COUNTRY });
     const useCase = fields.string('use_case', { required: true, max: 1000 });
     const businessName = fields.string('business_name', { required: true, max: 200 });
     const pattern = type === 'numeric' ? NUMERIC_SENDER : ALPHANUMERIC_SENDER;
     if (!pattern.test(senderId)) {
-      fields.fail('sender_id', type === 'numeric' ? 'A numeric sender_id is a phone number or short code.' : 'An alphanumeric sender_id has 1 to 11 letters or digits, at least one letter.', { value: senderId });
+      fields.fail('sender_id', type === 'numeric' ? 'A numeric sender_id is a phone number or short code.' : 'An alphanumeric sender_id has 1 to 11 letters or digits, at least one letter.', {
+        value: senderId,
+      });
     }
     const state = stateOf(ctx, account.id);
     const now = isoTimestamp(ctx.clock.now());

@@ -99,7 +99,13 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       messageIds: [] as string[],
     };
     state.campaigns.set(campaignId, campaign);
-    const messages = createMessages(ctx, account.id, plan, recipients.map(() => newId('msg')), charged);
+    const messages = createMessages(
+      ctx,
+      account.id,
+      plan,
+      recipients.map(() => newId('msg')),
+      charged,
+    );
     campaign.messageIds = messages.map((m) => m.message_id);
     if (ctx.faults.has('msg-bulk-status-unknown') && campaignName === undefined) for (const m of messages) UNNAMED_BULK_MESSAGES.add(m);
     campaign.total_cost = sumCosts(messages);
@@ -119,7 +125,10 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const state = stateOf(ctx, account.id);
     // Fault msg-template-foreign-usable: the template is looked up in every account, not the caller's.
     const template = ctx.faults.has('msg-template-foreign-usable')
-      ? ctx.accounts.allAccounts().map((a) => stateOf(ctx, a.id).templates.get(templateId)).find((t) => t !== undefined)
+      ? ctx.accounts
+          .allAccounts()
+          .map((a) => stateOf(ctx, a.id).templates.get(templateId))
+          .find((t) => t !== undefined)
       : state.templates.get(templateId);
     if (!template && ctx.faults.has('msg-template-unknown-not-found')) throw notFound('template');
     if (!template) {

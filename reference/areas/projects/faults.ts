@@ -31,4 +31,3 @@ export const projectFaults = [
 declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof projectFaults)[number]['name'], true> {}
 }
-

@@ -21,7 +21,12 @@ export interface OwnedResource {
 export function projectResources(ctx: ReferenceContext, accountId: string, projectId: string): OwnedResource[] {
   return [...ctx.services.resourceProviders]
     .sort((a, b) => REMOVAL_ORDER[a.service] - REMOVAL_ORDER[b.service])
-    .flatMap((provider) => provider.resources(accountId).filter((r) => r.project_id === projectId).map((resource) => ({ provider, resource })));
+    .flatMap((provider) =>
+      provider
+        .resources(accountId)
+        .filter((r) => r.project_id === projectId)
+        .map((resource) => ({ provider, resource })),
+    );
 }
 
 /**

@@ -28,7 +28,7 @@ export const STORAGE_OBJECT_FAULTS = [
   { name: 'object-listing-delimiter-refused', requirement: 'OBJ-LIST-006', description: 'A listing with `delimiter` is refused as a validation error.' },
   { name: 'object-listing-content-type-default', requirement: 'OBJ-PUT-001', description: 'The listing reports every object as application/octet-stream, whatever Content-Type it was uploaded with.' },
   { name: 'object-acl-refused', requirement: 'OBJ-PUT-002', description: 'An upload carrying `x-cloud-acl` is refused.' },
-  { name: 'object-get-content-type-default', requirement: 'OBJ-GET-001', description: 'A download answers Content-Type application/octet-stream instead of the object\'s.' },
+  { name: 'object-get-content-type-default', requirement: 'OBJ-GET-001', description: "A download answers Content-Type application/octet-stream instead of the object's." },
   { name: 'object-delete-ghost', requirement: 'OBJ-DEL-001', description: 'A deleted object leaves the listing but stays downloadable.' },
   { name: 'multipart-initiate-wrapped', requirement: 'MPU-INIT-001', description: 'Initiation answers the handle wrapped as {"upload": {...}} instead of the flat object.' },
   { name: 'multipart-part-etag-missing', requirement: 'MPU-PART-001', description: 'A part upload answers without an ETag (neither header nor body).' },
@@ -43,4 +43,3 @@ export const STORAGE_OBJECT_FAULTS = [
 declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof STORAGE_OBJECT_FAULTS)[number]['name'], true> {}
 }
-

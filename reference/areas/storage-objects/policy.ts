@@ -24,8 +24,7 @@ export interface PolicyProblem {
 }
 
 const isStringOrStringList = (value: unknown): boolean =>
-  (typeof value === 'string' && value.length > 0) ||
-  (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0));
+  (typeof value === 'string' && value.length > 0) || (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0));
 
 /** The first problem of a policy body for `bucket`, or the document when it is valid. */
 export function checkPolicy(bucket: string, body: unknown): PolicyDocument | PolicyProblem {

@@ -28,7 +28,9 @@ function stringToSign(method: string, bucket: string, key: string, expires: numb
 }
 
 export function sign(secret: string, method: string, bucket: string, key: string, expires: number, account: string): string {
-  return createHmac('sha256', secret).update(stringToSign(method, bucket, key, expires, account)).digest('hex');
+  return createHmac('sha256', secret)
+    .update(stringToSign(method, bucket, key, expires, account))
+    .digest('hex');
 }
 
 export interface PresignedQuery {

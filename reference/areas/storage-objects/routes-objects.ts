@@ -12,17 +12,7 @@ import { ApiError, fieldError, notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
 import { isoTimestamp } from '../../core/clock.ts';
-import {
-  ACLS,
-  type Acl,
-  DEFAULT_CONTENT_TYPE,
-  MAX_KEYS_DEFAULT,
-  MAX_PART_NUMBER,
-  MIN_PART_NUMBER,
-  PRESIGN_DEFAULT_SECONDS,
-  PRESIGN_MAX_SECONDS,
-  objectKeyProblem,
-} from './catalog.ts';
+import { ACLS, type Acl, DEFAULT_CONTENT_TYPE, MAX_KEYS_DEFAULT, MAX_PART_NUMBER, MIN_PART_NUMBER, PRESIGN_DEFAULT_SECONDS, PRESIGN_MAX_SECONDS, objectKeyProblem } from './catalog.ts';
 import { PRESIGNED_METHODS, encodeKey, externalBase, readPresignedQuery, sign, signatureMatches } from './presign.ts';
 import { DRAIN_LIMIT, listingView, objectPathOf, objectView, parseJsonBody, partView, readSmallBody, rest } from './rest.ts';
 import type { CompletePart, ObjectRecord, ObjectStore } from './store.ts';
@@ -205,9 +195,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     await rest(() => store.getBucket(account, bucket));
     checkAnnouncedLength(request);
-    const object = await rest(() =>
-      store.putObjectStream(account, bucket, key, request.raw, { contentType: contentTypeOf(request), acl, limit: ctx.options.objectLimit }),
-    );
+    const object = await rest(() => store.putObjectStream(account, bucket, key, request.raw, { contentType: contentTypeOf(request), acl, limit: ctx.options.objectLimit }));
     void reply.header('etag', object.etag);
     return reply.status(200).send({ object: objectView(bucket, object) });
   }

@@ -12,14 +12,7 @@ import { isoTimestamp } from '../../core/clock.ts';
 import type { ReferenceContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
 import { BlobStore, BlobTooLargeError } from './blobs.ts';
-import {
-  type Acl,
-  CDN_DOMAIN,
-  DEFAULT_CONTENT_TYPE,
-  MAX_KEYS_DEFAULT,
-  MIN_PART_SIZE,
-  STORAGE_CLASS,
-} from './catalog.ts';
+import { type Acl, CDN_DOMAIN, DEFAULT_CONTENT_TYPE, MAX_KEYS_DEFAULT, MIN_PART_SIZE, STORAGE_CLASS } from './catalog.ts';
 import { type PolicyDocument, emptyPolicy } from './policy.ts';
 import { NO_BUCKET, UsageLedger } from './usage.ts';
 
@@ -158,7 +151,10 @@ interface AccountData {
 
 /** ETags compare without their quotes (clients send both forms). */
 function bareEtag(etag: string): string {
-  return etag.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+  return etag
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .toLowerCase();
 }
 
 const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -285,13 +281,7 @@ export class ObjectStore {
   }
 
   /** Streams the bytes to disk (hashing MD5 for the ETag) and then makes the object visible. */
-  async putObjectStream(
-    accountId: string,
-    bucketName: string,
-    key: string,
-    source: Readable,
-    options: { contentType?: string; acl?: Acl; limit: number },
-  ): Promise<ObjectRecord> {
+  async putObjectStream(accountId: string, bucketName: string, key: string, source: Readable, options: { contentType?: string; acl?: Acl; limit: number }): Promise<ObjectRecord> {
     const bucket = this.getBucket(accountId, bucketName);
     const blob = await this.writeBlob(source, options.limit);
     const record: ObjectRecord = {
@@ -348,12 +338,7 @@ export class ObjectStore {
     return keys.map((key) => ({ key, deleted: this.deleteObject(accountId, bucketName, key) }));
   }
 
-  async copyObject(
-    accountId: string,
-    from: { bucket: string; key: string },
-    to: { bucket: string; key: string },
-    options: { contentType?: string; acl?: Acl } = {},
-  ): Promise<ObjectRecord> {
+  async copyObject(accountId: string, from: { bucket: string; key: string }, to: { bucket: string; key: string }, options: { contentType?: string; acl?: Acl } = {}): Promise<ObjectRecord> {
     const source = this.headObject(accountId, from.bucket, from.key);
     const target = this.getBucket(accountId, to.bucket);
     const blob = await this.blobs.concat([source.blob]);
@@ -448,15 +433,7 @@ export class ObjectStore {
     return upload;
   }
 
-  async uploadPart(
-    accountId: string,
-    bucketName: string,
-    key: string,
-    uploadId: string,
-    partNumber: number,
-    source: Readable,
-    limit: number,
-  ): Promise<PartRecord> {
+  async uploadPart(accountId: string, bucketName: string, key: string, uploadId: string, partNumber: number, source: Readable, limit: number): Promise<PartRecord> {
     const upload = this.getUpload(accountId, bucketName, key, uploadId);
     const blob = await this.writeBlob(source, limit);
     // Completed or aborted while the bytes streamed in.

@@ -27,5 +27,4 @@ declare module '../../core/faults.ts' {
   interface FaultNames extends Record<(typeof VOLUME_FAULTS)[number]['name'], true> {}
 }
 
-
 export type VolumeFault = (typeof VOLUME_FAULTS)[number]['name'];

@@ -30,9 +30,7 @@ export interface ReportCommandIO {
 const MERGE_HELP: HelpSpec = {
   synopsis: 'cloudcheck report merge DIR|FILE... [--out DIR] [--allow-partial]',
   summary: 'Joins the report.json of --shard runs into one report (report.json, report.html, junit.xml, summary.md) and gates on it.',
-  examples: [
-    ['cloudcheck report merge shard-1 shard-2 shard-3 --out reports/merged', 'the report of a run split in three shards'],
-  ],
+  examples: [['cloudcheck report merge shard-1 shard-2 shard-3 --out reports/merged', 'the report of a run split in three shards']],
   exitCodes: [
     ['0', 'the merged gate passed'],
     ['1', 'the merged gate failed, also when a shard is missing or given twice, or the reports are of another target or version'],

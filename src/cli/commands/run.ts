@@ -130,7 +130,11 @@ export function settingsOfRun(
 }
 
 /** The Playwright command line for resolved options (pure; tested). */
-export function planRun(values: OptionValues<'run'>, target: RunTarget, options: { runId: string; cwd: string; configPath: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv }): RunPlan {
+export function planRun(
+  values: OptionValues<'run'>,
+  target: RunTarget,
+  options: { runId: string; cwd: string; configPath: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv },
+): RunPlan {
   const args = ['test', '-c', options.configPath];
   if (values.shard) args.push(`--shard=${values.shard}`);
   return { settings: settingsOfRun(values, target, options), args };
@@ -246,12 +250,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     const exit = await running.exit;
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.settings.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch(
-      (error: Error) => {
-        err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
-        return null;
-      },
-    );
+    const recovered = await recoverFromJournals(plan.settings.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch((error: Error) => {
+      err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
+      return null;
+    });
     if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
 
     const { reportDir, runTmp } = plan.settings;
@@ -297,7 +299,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     const suiteErrors = cloudcheckErrors(report.checks);
     if (suiteErrors.length > 0) {
       const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
-      err(`cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`);
+      err(
+        `cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`,
+      );
       return 2;
     }
     return 0;
@@ -378,7 +382,9 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     const must = listed.filter((c) => c.level === 'MUST').length;
     const classes = new Set(listed.map((c) => c.class)).size;
     const setup = checks.length - listed.length;
-    out(`${listed.length} check${listed.length === 1 ? '' : 's'} (${must} MUST, ${listed.length - must} SHOULD) in ${classes} class${classes === 1 ? '' : 'es'}${setup ? `; ${setup} earlier flow step${setup === 1 ? '' : 's'} would run as setup` : ''}; nothing was run`);
+    out(
+      `${listed.length} check${listed.length === 1 ? '' : 's'} (${must} MUST, ${listed.length - must} SHOULD) in ${classes} class${classes === 1 ? '' : 'es'}${setup ? `; ${setup} earlier flow step${setup === 1 ? '' : 's'} would run as setup` : ''}; nothing was run`,
+    );
     return 0;
   } finally {
     rmSync(plan.settings.runTmp, { recursive: true, force: true });
@@ -402,7 +408,14 @@ export function checksOfListing(root: JsonSuiteNode): ListedCheck[] {
         const id = note('cc.id');
         if (!id || seen.has(id)) continue;
         seen.add(id);
-        found.push({ id, requirement: note('cc.requirement'), level: note('cc.level'), class: note('cc.class'), title: spec.title.replace(/^\[[^\]]+\]\s*/, ''), setup: t.annotations?.some((a) => a.type === 'cc.setup') ?? false });
+        found.push({
+          id,
+          requirement: note('cc.requirement'),
+          level: note('cc.level'),
+          class: note('cc.class'),
+          title: spec.title.replace(/^\[[^\]]+\]\s*/, ''),
+          setup: t.annotations?.some((a) => a.type === 'cc.setup') ?? false,
+        });
       }
     }
     for (const child of suite.suites ?? []) visit(child);
@@ -508,7 +521,16 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
     for (const c of [...failed].sort((a, b) => order(a) - order(b)).slice(0, 40)) {
       const cls = classificationOf(c);
       const tag = cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
-      out(`  ${tag} [${c.requirement}] ${c.title}${c.message ? ` — ${c.message.replace(/^Error: /, '').split('\n')[0]!.slice(0, 160)}` : ''}`);
+      out(
+        `  ${tag} [${c.requirement}] ${c.title}${
+          c.message
+            ? ` — ${c.message
+                .replace(/^Error: /, '')
+                .split('\n')[0]!
+                .slice(0, 160)}`
+            : ''
+        }`,
+      );
     }
     if (failed.length > 40) out(`  … and ${failed.length - 40} more (see the report)`);
     out('');
@@ -521,11 +543,16 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
   if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
   const thirdParty = report.third_party_output ?? [];
-  if (thirdParty.length) out(`third-party output: ${thirdParty.length} distinct line${thirdParty.length === 1 ? '' : 's'} printed by libraries or Node in the workers, kept in report.json (third_party_output) and summary.md, not here`);
+  if (thirdParty.length)
+    out(
+      `third-party output: ${thirdParty.length} distinct line${thirdParty.length === 1 ? '' : 's'} printed by libraries or Node in the workers, kept in report.json (third_party_output) and summary.md, not here`,
+    );
   const retriedIn = report.checks.filter((c) => (c.retried_requests ?? 0) > 0);
   if (retriedIn.length) {
     const retried = retriedIn.reduce((n, c) => n + (c.retried_requests ?? 0), 0);
-    out(`retried ${retried} request${retried === 1 ? '' : 's'} that got no answer, in ${retriedIn.length} check${retriedIn.length === 1 ? '' : 's'} (--retries; report.json retried_requests): the network or the target dropped connections`);
+    out(
+      `retried ${retried} request${retried === 1 ? '' : 's'} that got no answer, in ${retriedIn.length} check${retriedIn.length === 1 ? '' : 's'} (--retries; report.json retried_requests): the network or the target dropped connections`,
+    );
   }
   if (report.kept?.length) {
     out(`kept (--keep): ${report.kept.length} resources the run created are still there, so the report's curl lines can be replayed:`);

@@ -83,8 +83,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   outUnredacted(`s3_url=${running.s3Url}`);
   outUnredacted(`api_key=${running.apiKey}`);
   outUnredacted(`alt_api_key=${running.altApiKey}`);
-  if (v.fault && (v.fault).length) out(`faults=${(v.fault).join(',')}`);
-  if (v.variant && (v.variant).length) out(`variants=${(v.variant).join(',')}`);
+  if (v.fault && v.fault.length) out(`faults=${v.fault.join(',')}`);
+  if (v.variant && v.variant.length) out(`variants=${v.variant.join(',')}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -23,9 +23,7 @@ import { probeTarget } from '../probe.ts';
 export const SWEEP_HELP: HelpSpec = {
   synopsis: 'cloudcheck sweep --target URL [options]',
   summary: 'Deletes what earlier runs left on a target (names starting with cc-), and lists what the API cannot delete.',
-  examples: [
-    ['CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1', 'remove the leftovers of earlier runs'],
-  ],
+  examples: [['CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1', 'remove the leftovers of earlier runs']],
   exitCodes: [
     ['0', 'nothing failed to delete'],
     ['1', 'some deletes failed (listed)'],
@@ -158,7 +156,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   addSecret(key);
   const headers = headersFromList(v.header ?? []);
   for (const value of Object.values(headers)) addSecret(value);
-  const transport = { caCertFile: v["ca-cert"] ?? null, direct: false };
+  const transport = { caCertFile: v['ca-cert'] ?? null, direct: false };
   configureTransport(transport);
   await probeTarget(target, key, 'the API key', undefined, { ...transport, headers });
   const api = new ApiClient({

@@ -8,8 +8,12 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 /** Text for element content and for attribute values (always quoted with `"`). */
 export function esc(value: unknown): string {
   if (value === null || value === undefined) return '';
-  // eslint-disable-next-line no-control-regex -- control characters other than tab/newline are dropped, they only garble the page
-  return String(value).replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return (
+    String(value)
+      // eslint-disable-next-line no-control-regex -- control characters other than tab/newline are dropped, they only garble the page
+      .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '')
+      .replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!)
+  );
 }
 
 /**

@@ -58,9 +58,7 @@ export function curlBlock(curl: string, label = 'curl'): string {
 
 export function renderExchange(ex: Exchange, index: number, total: number): string {
   const status = ex.response?.status;
-  const outcome = ex.response
-    ? `<span class="status ${statusClassName(status)}">${esc(status)}</span>`
-    : `<span class="status sx">${esc(ex.error ? 'network error' : 'no response')}</span>`;
+  const outcome = ex.response ? `<span class="status ${statusClassName(status)}">${esc(status)}</span>` : `<span class="status sx">${esc(ex.error ? 'network error' : 'no response')}</span>`;
   const line = `<span class="method">${esc(ex.request.method)}</span> <span class="url">${esc(ex.request.url)}</span> <span class="arrow" aria-hidden="true">→</span> ${outcome} <span class="dur">${esc(Math.round(ex.duration_ms))} ms</span>`;
   const request = `<div class="half"><h5>Request</h5>${headersBlock(ex.request.headers)}${bodyBlock(ex.request.body, ex.request.headers, 'request')}</div>`;
   const response = ex.response

@@ -77,9 +77,7 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
   const run = report.run as ConformanceReport['run'] & { merged_from?: unknown; merge_notes?: unknown };
   const s = report.summary;
   const duration = formatDuration(run.started_at, run.finished_at);
-  const facts: string[] = [
-    fact('target', `<code>${esc(run.target)}</code>${run.embedded ? ' <span class="muted">(embedded reference server)</span>' : ''}`),
-  ];
+  const facts: string[] = [fact('target', `<code>${esc(run.target)}</code>${run.embedded ? ' <span class="muted">(embedded reference server)</span>' : ''}`)];
   if (run.s3_url) facts.push(fact('S3 endpoint', `<code>${esc(run.s3_url)}</code>`));
   facts.push(fact('started', esc(formatTime(run.started_at))));
   facts.push(fact('duration', esc(duration ?? '?')));
@@ -127,7 +125,10 @@ ${notes.length ? `<details class="notes-box"${notes.length <= 3 ? ' open' : ''}>
 export function renderLeaks(leaks: readonly Leak[]): string {
   if (leaks.length === 0) return '';
   const rows = leaks
-    .map((l) => `<tr><td>${esc(l.kind)}</td><td><code>${esc(l.id)}</code></td><td>${l.delete_operation ? `<code>${esc(l.delete_operation)}</code>` : '<span class="muted">none</span>'}</td><td>${esc(l.reason)}</td></tr>`)
+    .map(
+      (l) =>
+        `<tr><td>${esc(l.kind)}</td><td><code>${esc(l.id)}</code></td><td>${l.delete_operation ? `<code>${esc(l.delete_operation)}</code>` : '<span class="muted">none</span>'}</td><td>${esc(l.reason)}</td></tr>`,
+    )
     .join('');
   return `<section id="leaks" class="leaks">
 <h2>${esc(plural(leaks.length, 'resource'))} left behind on the target</h2>
@@ -140,8 +141,17 @@ export function renderClasses(rows: readonly ClassRow[]): string {
   const cell = (n: number, cls: string): string => `<td class="num${n > 0 ? ` ${cls}` : ' zero'}">${esc(n)}</td>`;
   const cards = rows.map((r) => {
     const total = r.must.passed + r.must.failed + r.must.skipped + r.should.passed + r.should.failed + r.should.skipped;
-    const tone = !r.claimed && total === 0 ? 'unclaimed' : r.must.failed > 0 ? 'must' : r.should.failed > 0 ? 'should' : total === 0 ? 'unclaimed' : r.must.passed + r.should.passed > 0 ? 'pass' : 'unclaimed';
-    const state = !r.claimed ? 'not claimed: skipped' : r.must.failed > 0 ? `${plural(r.must.failed, 'MUST failure')}` : r.should.failed > 0 ? plural(r.should.failed, 'deviation') : total === 0 ? 'no checks' : 'all passed';
+    const tone =
+      !r.claimed && total === 0 ? 'unclaimed' : r.must.failed > 0 ? 'must' : r.should.failed > 0 ? 'should' : total === 0 ? 'unclaimed' : r.must.passed + r.should.passed > 0 ? 'pass' : 'unclaimed';
+    const state = !r.claimed
+      ? 'not claimed: skipped'
+      : r.must.failed > 0
+        ? `${plural(r.must.failed, 'MUST failure')}`
+        : r.should.failed > 0
+          ? plural(r.should.failed, 'deviation')
+          : total === 0
+            ? 'no checks'
+            : 'all passed';
     const body =
       total === 0
         ? ''
@@ -313,25 +323,54 @@ function renderProfile(p: LoadProfileView, index: number): string {
   const statuses = p.byStatus.map(([s, n]) => `<span class="chip ${statusClassName(Number(s) || undefined)}">${esc(s)} × ${esc(n.toLocaleString('en-US'))}</span>`).join(' ');
   const thresholds = p.thresholds.length
     ? `<div class="scroll"><table class="thresholds"><thead><tr><th>threshold</th><th>expected</th><th>actual</th><th></th></tr></thead><tbody>${p.thresholds
-        .map((t) => `<tr class="${t.passed ? '' : 'tfail'}"><td>${esc(t.name)}</td><td><code>${esc(t.expected)}</code></td><td><code>${esc(t.actual)}</code></td><td>${t.passed ? '<span class="st st-pass">ok</span>' : '<span class="st st-fail">failed</span>'}</td></tr>`)
+        .map(
+          (t) =>
+            `<tr class="${t.passed ? '' : 'tfail'}"><td>${esc(t.name)}</td><td><code>${esc(t.expected)}</code></td><td><code>${esc(t.actual)}</code></td><td>${t.passed ? '<span class="st st-pass">ok</span>' : '<span class="st st-fail">failed</span>'}</td></tr>`,
+        )
         .join('')}</tbody></table></div>`
     : '<p class="muted">No thresholds recorded.</p>';
   const latency = p.latency.length
     ? `<div class="scroll"><table class="latency"><thead><tr><th>status class</th><th>responses</th><th>p50</th><th>p95</th><th>p99</th><th>max</th><th>mean</th></tr></thead><tbody>${p.latency
-        .map((l) => `<tr><td><span class="chip ${statusClassName(l.cls === '429' ? 429 : Number(l.cls[0]) * 100)}">${esc(l.cls)}</span></td><td class="num">${esc(l.count.toLocaleString('en-US'))}</td><td class="num">${ms(l.p50)}</td><td class="num">${ms(l.p95)}</td><td class="num">${ms(l.p99)}</td><td class="num">${ms(l.max)}</td><td class="num">${ms(l.mean)}</td></tr>`)
+        .map(
+          (l) =>
+            `<tr><td><span class="chip ${statusClassName(l.cls === '429' ? 429 : Number(l.cls[0]) * 100)}">${esc(l.cls)}</span></td><td class="num">${esc(l.count.toLocaleString('en-US'))}</td><td class="num">${ms(l.p50)}</td><td class="num">${ms(l.p95)}</td><td class="num">${ms(l.p99)}</td><td class="num">${ms(l.max)}</td><td class="num">${ms(l.mean)}</td></tr>`,
+        )
         .join('')}</tbody></table></div>`
     : '';
   const chart = (kind: string, title: string, caption: string, present: boolean, missing: string): string =>
     `<figure class="chart-fig"><figcaption><strong>${esc(title)}</strong> <span class="muted">${esc(caption)}</span></figcaption>${present ? `<div class="chart" data-chart="${esc(`${kind}-${index}`)}" role="img" aria-label="${esc(title)}"></div>` : `<p class="nochart">${esc(missing)}</p>`}</figure>`;
   const charts = [
-    chart('spectrum', 'Latency by percentile', p.spectrum?.source === 'summary' ? 'per status class (from p50/p95/p99/max only)' : 'per status class, from the HDR histograms', p.spectrum !== null, 'no latency recorded'),
+    chart(
+      'spectrum',
+      'Latency by percentile',
+      p.spectrum?.source === 'summary' ? 'per status class (from p50/p95/p99/max only)' : 'per status class, from the HDR histograms',
+      p.spectrum !== null,
+      'no latency recorded',
+    ),
     // A line needs two points: a profile that fitted in one second, or one sample, is said in words.
-    chart('throughput', '2xx throughput over time', 'responses per second, and their mean latency', (p.throughput?.t.length ?? 0) > 1, p.throughput ? `all within one second: ${p.throughput.count[0] ?? 0} responses${p.throughput.meanMs[0] !== null && p.throughput.meanMs[0] !== undefined ? `, mean ${p.throughput.meanMs[0]} ms` : ''}` : 'no timeline recorded'),
-    chart('remaining', 'X-RateLimit-Remaining', 'against request index, per key', (p.remaining?.x.length ?? 0) > 1, p.remaining ? `one sample: ${p.remaining.keys.map((k, i) => `${k} ${p.remaining!.ys[i]?.[0] ?? '–'}`).join(', ')}` : 'this profile recorded no X-RateLimit-Remaining samples'),
+    chart(
+      'throughput',
+      '2xx throughput over time',
+      'responses per second, and their mean latency',
+      (p.throughput?.t.length ?? 0) > 1,
+      p.throughput
+        ? `all within one second: ${p.throughput.count[0] ?? 0} responses${p.throughput.meanMs[0] !== null && p.throughput.meanMs[0] !== undefined ? `, mean ${p.throughput.meanMs[0]} ms` : ''}`
+        : 'no timeline recorded',
+    ),
+    chart(
+      'remaining',
+      'X-RateLimit-Remaining',
+      'against request index, per key',
+      (p.remaining?.x.length ?? 0) > 1,
+      p.remaining ? `one sample: ${p.remaining.keys.map((k, i) => `${k} ${p.remaining!.ys[i]?.[0] ?? '–'}`).join(', ')}` : 'this profile recorded no X-RateLimit-Remaining samples',
+    ),
   ];
   const violations = p.violations.length
     ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${groupedViolations(p.violations)
-        .map((g) => `<li><code>${esc(g.invariant)}</code>${g.key ? ` key <code>${esc(g.key)}</code>` : ''}${g.count > 1 ? ` <span class="count">${esc(g.count)}×</span>` : ''}${g.first.index !== null && g.first.index >= 0 ? ` ${g.count > 1 ? 'first at ' : ''}request #${esc(g.first.index)}` : ''}: ${esc(g.first.message)}</li>`)
+        .map(
+          (g) =>
+            `<li><code>${esc(g.invariant)}</code>${g.key ? ` key <code>${esc(g.key)}</code>` : ''}${g.count > 1 ? ` <span class="count">${esc(g.count)}×</span>` : ''}${g.first.index !== null && g.first.index >= 0 ? ` ${g.count > 1 ? 'first at ' : ''}request #${esc(g.first.index)}` : ''}: ${esc(g.first.message)}</li>`,
+        )
         .join('')}</ul>`
     : '';
   const notes = p.notes.length ? `<ul class="notes">${p.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
@@ -356,13 +395,18 @@ export function renderLoad(view: LoadView | null): string {
 export function renderNotCheckable(list: ConformanceReport['not_checkable']): string {
   if (!list?.length) return '';
   const items = list
-    .map((n) => `<li>${levelBadge(n.level)} <span class="rid">${esc(n.requirement)}</span> <span class="muted">${esc(n.class)}</span>: ${esc(n.reason)}${n.checked_by ? ` Checked by <code>${esc(n.checked_by)}</code>.` : ''}</li>`)
+    .map(
+      (n) =>
+        `<li>${levelBadge(n.level)} <span class="rid">${esc(n.requirement)}</span> <span class="muted">${esc(n.class)}</span>: ${esc(n.reason)}${n.checked_by ? ` Checked by <code>${esc(n.checked_by)}</code>.` : ''}</li>`,
+    )
     .join('');
   return `<section id="not-checkable"><h2>Not checkable by <code>cloudcheck run</code> <span class="count">${list.length}</span></h2><p class="blurb">Neither passed nor failed: the run cannot observe these from outside at a cost a routine run should pay.</p><ul class="notcheckable">${items}</ul></section>`;
 }
 
 /** Violations by invariant and key, counted, with the first (lowest request index): one line each, never one per response. */
-function groupedViolations<V extends { invariant: string; key: string | null; index: number | null; message: string }>(violations: readonly V[]): Array<{ invariant: string; key: string | null; count: number; first: V }> {
+function groupedViolations<V extends { invariant: string; key: string | null; index: number | null; message: string }>(
+  violations: readonly V[],
+): Array<{ invariant: string; key: string | null; count: number; first: V }> {
   const groups = new Map<string, { invariant: string; key: string | null; count: number; first: V }>();
   for (const v of violations) {
     const id = `${v.invariant}\u0000${v.key ?? ''}`;
