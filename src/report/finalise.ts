@@ -4,6 +4,7 @@
  * draft here. Summary and gate are computed (or the merged ones kept), the report is redacted
  * once, and every writer runs once.
  */
+import { join } from 'node:path';
 import type { ConformanceReport, Leak } from '../model/report.ts';
 import { redact } from '../harness/redact.ts';
 import { type GateOptions, markStopped, summarize } from './gate.ts';
@@ -11,6 +12,14 @@ import { WRITERS, type ReportWriter, type WriteOutcome, writeReportFiles } from 
 
 /** What the reporter collects: a report whose summary is not computed yet. */
 export type DraftReport = Omit<ConformanceReport, 'summary'> & { summary?: ConformanceReport['summary'] };
+
+/**
+ * Where a driven run's draft waits for `cloudcheck run` to finalise it. Here, not in the
+ * reporter: the CLI must not load the reporter's module (it pulls in @playwright/test).
+ */
+export function draftFile(runTmp: string): string {
+  return join(runTmp, 'draft-report.json');
+}
 
 export interface FinaliseOptions {
   /** A run's gate (--strict, --baseline): summary and gate are computed from the checks. Without it, the draft's own summary stands (a merge, a load run). */

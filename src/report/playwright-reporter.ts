@@ -26,7 +26,7 @@ import { classCounts } from './class-counts.ts';
 import { type CoverageInput, computeCoverage, loadInventory } from './coverage.ts';
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { countsAgainstGate, parseBaseline } from './gate.ts';
-import { type DraftReport, finaliseReport } from './finalise.ts';
+import { type DraftReport, draftFile, finaliseReport } from './finalise.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
 const MAX_EXCHANGES = 20;
@@ -436,11 +436,6 @@ export default class CloudcheckReporter implements Reporter {
       `  ${c.failed ? '✗' : '✓'} ${'rate-limits'.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   (with ${runWide.length} run-wide header invariants: ${runWide.length - violated} held, ${violated} violated)\n`,
     );
   }
-}
-
-/** Where a driven run's draft waits for `cloudcheck run` to finalise it (run.ts). */
-export function draftFile(runTmp: string): string {
-  return join(runTmp, 'draft-report.json');
 }
 
 function writeDraft(draft: DraftReport, runTmp: string): void {

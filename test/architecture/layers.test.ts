@@ -32,6 +32,7 @@ const CROSSINGS: Array<[file: string, specifier: string]> = [
   ['src/generate/x.ts', '../report/writers.ts'],
   ['src/report/x.ts', '../cli/output.ts'],
   ['src/report/x.ts', '../../load/merge.ts'],
+  ['src/cli/commands/x.ts', '../../report/playwright-reporter.ts'],
   ['src/rules/x.ts', '../harness/client.ts'],
   ['src/rules/x.ts', '../../load/result.ts'],
   ['spec/x.ts', '../src/harness/client.ts'],

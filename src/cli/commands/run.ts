@@ -26,9 +26,8 @@ import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
-import { type DraftReport, finaliseReport } from '../../report/finalise.ts';
+import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
 import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
-import { draftFile } from '../../report/playwright-reporter.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
