@@ -38,6 +38,8 @@ const LAYERS = [
     ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'],
     'src/harness is below the CLI, the report, the generators and load/',
   ),
+  // The exploration engine and its model: on the harness, below the CLI and the report.
+  forbid(['src/explore/**/*.ts'], ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/explore is below the CLI and the report, beside the generators'),
   forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
   forbid(
     ['src/report/**/*.ts'],

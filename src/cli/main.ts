@@ -7,16 +7,17 @@ import { redactString } from '../harness/redact.ts';
 import { err, out } from './output.ts';
 import { cloudcheckVersion } from './version.ts';
 
-const COMMANDS = ['run', 'serve', 'load', 'sweep', 'report'] as const;
+const COMMANDS = ['run', 'explore', 'serve', 'load', 'sweep', 'report'] as const;
 
 const OVERVIEW = `usage: cloudcheck <command> [options]
 
 commands:
-  run     check a target (default: the embedded reference server) and write a conformance report
-  serve   run the embedded reference server
-  load    run load profiles against a target
-  sweep   delete resources left behind by earlier runs (names starting with cc-)
-  report  merge shard reports (report merge DIR...) or compare two runs (report diff A B)
+  run      check a target (default: the embedded reference server) and write a conformance report
+  explore  random sequences of operations checked against a model of the specification
+  serve    run the embedded reference server
+  load     run load profiles against a target
+  sweep    delete resources left behind by earlier runs (names starting with cc-)
+  report   merge shard reports (report merge DIR...) or compare two runs (report diff A B)
 
 cloudcheck <command> --help shows the options, examples and exit codes of a command.
 
@@ -50,6 +51,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run':
         return await (await import('./commands/run.ts')).runCommand(rest);
+      case 'explore':
+        return await (await import('./commands/explore.ts')).exploreCommand(rest);
       case 'serve':
         return await (await import('./commands/serve.ts')).serveCommand(rest);
       case 'load':

@@ -4,7 +4,7 @@
  * key `alt_api_key`. Defaults and validation live here and in resolve.ts, apart from the commands
  * (as autocannon keeps defaultOptions/validate apart from its run loop).
  */
-export type Command = 'run' | 'serve' | 'load' | 'sweep';
+export type Command = 'run' | 'serve' | 'load' | 'sweep' | 'explore';
 
 export type OptionType = 'string' | 'boolean' | 'integer' | 'list';
 
@@ -38,7 +38,7 @@ const TABLE = [
     name: 'target',
     type: 'string',
     url: true,
-    commands: ['run', 'load', 'sweep'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: 'URL',
     description: 'base URL of the API, including /v1 (default: start the embedded reference server)',
     descriptionFor: { sweep: 'base URL of the API, including /v1 (required)' },
@@ -46,7 +46,7 @@ const TABLE = [
   {
     name: 'api-key',
     type: 'string',
-    commands: ['run', 'serve', 'load', 'sweep'],
+    commands: ['run', 'serve', 'load', 'sweep', 'explore'],
     placeholder: 'KEY',
     secret: true,
     description: 'API key of the account under test',
@@ -64,7 +64,7 @@ const TABLE = [
   { name: 's3-url', type: 'string', url: true, commands: ['run'], placeholder: 'URL', description: 'S3-compatible endpoint of the target' },
   { name: 'classes', type: 'list', commands: ['run'], placeholder: 'a,b', description: 'conformance classes to check (default: all)' },
   { name: 'strict', type: 'boolean', commands: ['run'], description: 'SHOULD deviations fail the gate too' },
-  { name: 'report-dir', type: 'string', commands: ['run', 'load'], placeholder: 'DIR', description: 'where to write the report (default: reports/<run-id>/)' },
+  { name: 'report-dir', type: 'string', commands: ['run', 'load', 'explore'], placeholder: 'DIR', description: 'where to write the report (default: reports/<run-id>/)' },
   {
     name: 'async-timeout',
     type: 'integer',
@@ -75,7 +75,7 @@ const TABLE = [
   {
     name: 'seed',
     type: 'integer',
-    commands: ['run', 'serve'],
+    commands: ['run', 'serve', 'explore'],
     placeholder: 'N',
     description: 'seed of generated data (same seed, same requests)',
     descriptionFor: { serve: "seed of the server's generated ids and simulated outcomes" },
@@ -129,12 +129,18 @@ const TABLE = [
     multiple: true,
     separator: '\n',
     short: 'H',
-    commands: ['run', 'sweep'],
+    commands: ['run', 'sweep', 'explore'],
     placeholder: "'NAME: VALUE'",
     secret: true,
     description: 'extra header on every request to the target, e.g. the key of a gateway (never Authorization; values are shown as [REDACTED]; the variable takes one header a line)',
   },
-  { name: 'ca-cert', type: 'string', commands: ['run', 'sweep'], placeholder: 'FILE', description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)' },
+  {
+    name: 'ca-cert',
+    type: 'string',
+    commands: ['run', 'sweep', 'explore'],
+    placeholder: 'FILE',
+    description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)',
+  },
   { name: 'keep', type: 'boolean', commands: ['run'], description: "keep what the run creates (listed at the end) so the report's curl lines can be replayed; remove it later with cloudcheck sweep" },
   { name: 'allow-charges', type: 'boolean', commands: ['run'], description: 'run operations that move money (implied with the embedded server)' },
   { name: 'live-sms', type: 'boolean', commands: ['run'], description: 'send real SMS (without it every send carries X-Test-Mode: true)' },
@@ -176,9 +182,30 @@ const TABLE = [
   },
   { name: 'list-variants', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available legal variants and exit' },
   {
+    name: 'budget',
+    type: 'integer',
+    commands: ['explore'],
+    placeholder: 'N',
+    description: 'requests the exploration may send, clean-up and shrinking included (default 2000); no new sequence starts past it',
+  },
+  {
+    name: 'time',
+    type: 'integer',
+    commands: ['explore'],
+    placeholder: 'SECONDS',
+    description: 'no new sequence starts after this many seconds (default 60); a running one finishes and is cleaned up',
+  },
+  {
+    name: 'replay',
+    type: 'string',
+    commands: ['explore'],
+    placeholder: 'FILE',
+    description: 'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring',
+  },
+  {
     name: 'config',
     type: 'string',
-    commands: ['run', 'serve', 'load', 'sweep'],
+    commands: ['run', 'serve', 'load', 'sweep', 'explore'],
     placeholder: 'FILE',
     noConfig: true,
     description: 'config file (default: cloudcheck.config.yaml in the current directory)',

@@ -30,6 +30,8 @@ const CROSSINGS: Array<[file: string, specifier: string]> = [
   ['src/harness/x.ts', '../report/gate.ts'],
   ['src/harness/x.ts', '../cli/output.ts'],
   ['src/generate/x.ts', '../report/writers.ts'],
+  ['src/explore/x.ts', '../../reference/server.ts'],
+  ['src/explore/x.ts', '../report/finalise.ts'],
   ['src/report/x.ts', '../cli/output.ts'],
   ['src/report/x.ts', '../../load/merge.ts'],
   ['src/cli/commands/x.ts', '../../report/playwright-reporter.ts'],

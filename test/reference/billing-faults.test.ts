@@ -88,6 +88,30 @@ const CHECKS: Record<string, Check> = {
     expect(json<{ project: { name: string } }>(await a.call('PUT', `/projects/${id}`, { name: 'after' })).project.name).toBe('after');
     expect(json<{ project: { name: string } }>(await a.call('GET', `/projects/${id}`)).project.name).toBe('before');
   },
+  'project-second-update-lost': async (a) => {
+    const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'before' })).project.id;
+    await a.call('PUT', `/projects/${id}`, { name: 'first' });
+    expect(json<{ project: { name: string } }>(await a.call('GET', `/projects/${id}`)).project.name).toBe('first');
+    expect(json<{ project: { name: string } }>(await a.call('PUT', `/projects/${id}`, { name: 'second' })).project.name).toBe('second');
+    expect(json<{ project: { name: string } }>(await a.call('GET', `/projects/${id}`)).project.name).toBe('first');
+  },
+  'project-deleted-listed-beside-others': async (a) => {
+    const gone = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'gone' })).project.id;
+    expect((await a.call('DELETE', `/projects/${gone}`)).status).toBe(204);
+    const listed = async (): Promise<string[]> => json<{ projects: Array<{ id: string }> }>(await a.call('GET', '/projects')).projects.map((p) => p.id);
+    expect(await listed()).not.toContain(gone);
+    await a.call('POST', '/projects', { name: 'other' });
+    expect(await listed()).toContain(gone);
+    expect((await a.call('GET', `/projects/${gone}`)).status).toBe(404);
+  },
+  'project-list-misses-newest-after-delete': async (a) => {
+    const first = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'first' })).project.id;
+    const listed = async (): Promise<string[]> => json<{ projects: Array<{ id: string }> }>(await a.call('GET', '/projects')).projects.map((p) => p.id);
+    expect(await listed()).toContain(first);
+    const gone = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'gone' })).project.id;
+    await a.call('DELETE', `/projects/${gone}`);
+    expect(await listed()).not.toContain(first);
+  },
   'project-delete-keeps-resources': async (a, server, accountId) => {
     const provider = fakeProvider('compute');
     server.context.services.addResourceProvider(provider);

@@ -94,6 +94,37 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     expect((list.body as { objects: Array<{ key: string }> }).objects.map((o) => o.key)).toContain('data/1');
   },
 
+  async 'object-listing-prefix-first-page-only'(server) {
+    const bucket = uniqueBucket('prefix-page');
+    await createBucket(server, bucket);
+    for (const key of ['logs/1', 'logs/2', 'z/1']) await putObject(server, bucket, key, key);
+    const api = client(server.baseUrl, server.apiKey);
+    const keys = async (query: string): Promise<string[]> =>
+      ((await api.call('GET', `/storage/buckets/${bucket}/objects?${query}`)).body as { objects: Array<{ key: string }> }).objects.map((o) => o.key);
+    expect(await keys('prefix=logs/&max_keys=1')).toEqual(['logs/1']);
+    expect(await keys('prefix=logs/&max_keys=5&marker=logs/1')).toContain('z/1');
+  },
+
+  async 'object-listing-truncated-off-by-one'(server) {
+    const bucket = uniqueBucket('truncated');
+    await createBucket(server, bucket);
+    for (const key of ['a', 'b', 'c']) await putObject(server, bucket, key, key);
+    const api = client(server.baseUrl, server.apiKey);
+    const page = async (maxKeys: number): Promise<boolean> => ((await api.call('GET', `/storage/buckets/${bucket}/objects?max_keys=${maxKeys}`)).body as { is_truncated: boolean }).is_truncated;
+    expect(await page(1)).toBe(true);
+    expect(await page(2)).toBe(false);
+  },
+
+  async 'object-get-stale-after-reupload'(server) {
+    const bucket = uniqueBucket('stale');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'k', 'old');
+    const url = objectUrl(server, bucket, 'k');
+    expect((await rawRequest(url, { method: 'DELETE', apiKey: server.apiKey })).status).toBe(204);
+    await putObject(server, bucket, 'k', 'new');
+    expect((await rawRequest(url, { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('old');
+  },
+
   async 'multipart-content-type-lost'(server) {
     const bucket = uniqueBucket('ctype');
     await createBucket(server, bucket);

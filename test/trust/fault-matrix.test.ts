@@ -110,7 +110,8 @@ groups.forEach((group, g) => {
           const outcome = await outcomeOf(group, i, fault, info);
           const report = join(outcome.reportDir, 'report.json');
           if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
-          const context = `${plan.mode === 'load' ? `cloudcheck load ${plan.load!.profile}` : `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}`} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
+          const how = { load: `cloudcheck load ${plan.load?.profile ?? ''}`, explore: 'cloudcheck explore', run: `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}` }[plan.mode];
+          const context = `${how} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
           info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
           if (KNOWN_UNDETECTED[fault] !== undefined) {
             expect(outcome.detected, `${fault} is detected now: remove it from KNOWN_UNDETECTED (test/trust/matrix.ts)\n${context}`).toBe(false);

@@ -24,7 +24,7 @@ export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly
           .slice(0, SHOWN)
           .map((id) => `\`${id}\``)
           .join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
-  const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.strict ? ' (`--strict`)' : '';
+  const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.mode === 'explore' ? ' (`cloudcheck explore`)' : plan.strict ? ' (`--strict`)' : '';
   return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} |`;
 }
 
@@ -165,6 +165,7 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
   const all = plans.map((p) => outcomes.get(p.fault)!);
   const detected = all.filter((o) => o.detected).length;
   const load = plans.filter((p) => p.mode === 'load').length;
+  const explore = plans.filter((p) => p.mode === 'explore').length;
   const strict = plans.filter((p) => p.strict).length;
   const rows = plans.map((p) => renderRow(p, outcomes.get(p.fault)!, catalogue));
   const lines = [
@@ -177,10 +178,12 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
     "fault's requirement (flows holding one of them run whole), against the embedded server with only",
     'that fault. A fault is **detected** when the run exits 1 and a failed (non-environment) check names',
     "the fault's requirement; the table lists those checks. Faults only a load profile can observe run",
-    'through `cloudcheck load` and are detected when it exits 1 naming the invariant. "Flows" are the',
+    'through `cloudcheck load` and are detected when it exits 1 naming the invariant. Faults only a',
+    'sequence of operations reveals run through `cloudcheck explore` (default budget, seed 1) and are',
+    'detected when it exits 1 with its shrunk sequence failing the fault\'s requirement. "Flows" are the',
     'flows among those checks.',
     '',
-    `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
+    `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${explore} through \`cloudcheck explore\`, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
     '',
     coverageLine(plans, catalogue),
     '',

@@ -51,6 +51,19 @@ export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; w
 };
 
 /**
+ * Faults only a sequence of operations reveals: proved by `cloudcheck explore` (its default budget,
+ * seed 1), which must name the fault's requirement. Some a fixed check sees as well; the doc says.
+ */
+export const EXPLORE_FAULTS: Record<string, { why: string }> = {
+  'object-listing-prefix-first-page-only': { why: 'needs keys of two prefixes and a listing by one of them walked page by page' },
+  'object-listing-truncated-off-by-one': { why: 'needs exactly one more key than a page holds' },
+  'object-get-stale-after-reupload': { why: 'needs an upload, a delete and an upload again of one key' },
+  'project-second-update-lost': { why: 'needs two updates of one project in a row' },
+  'project-deleted-listed-beside-others': { why: 'needs a deleted project and another one in the account' },
+  'project-list-misses-newest-after-delete': { why: "needs a delete in the account's history before a listing" },
+};
+
+/**
  * Narrower greps. The automatic grep selects every check of the requirement; where that is dozens
  * of generated checks seeing the same fault, a sample is enough, and cheaper: every failed check
  * makes Playwright replace the inner run's worker (a few seconds of CPU each).
@@ -221,7 +234,7 @@ export interface FaultPlan {
   level: Level;
   class: ConformanceClass;
   description: string;
-  mode: 'run' | 'load';
+  mode: 'run' | 'load' | 'explore';
   /** `cloudcheck run --grep`: the requirement's checks plus every flow holding one of them (whole). */
   grep: string;
   /** The flows (ids) that grep runs whole: each must fail on the requirement. */
@@ -252,6 +265,7 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
     const req = reqs.get(f.requirement);
     if (!req) throw new Error(`fault ${f.name} points at ${f.requirement}, which is not in spec/requirements.yaml`);
     const load = LOAD_FAULTS[f.name];
+    const explore = EXPLORE_FAULTS[f.name];
     const override = GREP_OVERRIDES[f.name];
     return {
       fault: f.name,
@@ -259,9 +273,9 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
       level: req.level,
       class: req.class,
       description: f.description,
-      mode: load ? 'load' : 'run',
+      mode: load ? 'load' : explore ? 'explore' : 'run',
       grep: override?.grep ?? grepFor(f.requirement, checks),
-      flows: load || override ? [] : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
+      flows: load || explore || override ? [] : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
       strict: req.level === 'SHOULD',
       ...(load ? { load } : {}),
       env: RUN_ENV[f.name] ?? {},
@@ -440,8 +454,45 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
   return { promise, cancel() {} };
 }
 
+/** `cloudcheck explore` (default budget, seed 1) against the embedded server with the fault. */
+export function startExplore(plan: FaultPlan, reportDir: string): Handle {
+  let child: ChildProcess | undefined;
+  let cancelled = false;
+  const started = Date.now();
+  const promise = (async (): Promise<Outcome> => {
+    mkdirSync(reportDir, { recursive: true });
+    const env = { ...cleanEnv(), FORCE_COLOR: '0', CLOUDCHECK_EMBEDDED_FAULTS: plan.fault };
+    const { code, stdout, stderr } = await spawnCollect(process.execPath, [BIN, 'explore', '--report-dir', reportDir], {
+      env,
+      cwd: reportDir,
+      onChild: (c) => {
+        child = c;
+        if (cancelled) c.kill('SIGINT');
+      },
+    });
+    const base = { fault: plan.fault, exit: code, durationMs: Date.now() - started, reportDir, leaks: [] };
+    let report: ConformanceReport;
+    try {
+      report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ConformanceReport;
+    } catch {
+      return { ...base, detectedBy: [], detected: false, failed: [], summary: '', error: `cloudcheck explore wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
+    }
+    const detectedBy = failedOn(report.checks, plan.requirement);
+    const failed = report.checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
+    return { ...base, detectedBy, detected: code === 1 && detectedBy.length > 0, failed, summary: `${stdout.slice(-2000)}\n${summarize(report.checks)}` };
+  })();
+  return {
+    promise,
+    cancel() {
+      cancelled = true;
+      if (child && child.exitCode === null) child.kill('SIGINT');
+    },
+  };
+}
+
 export function startFault(plan: FaultPlan, reportDir: string): Handle {
   if (plan.mode === 'load') return startLoad(plan, reportDir);
+  if (plan.mode === 'explore') return startExplore(plan, reportDir);
   return startRun({ grep: plan.grep, faults: [plan.fault], strict: plan.strict, reportDir, env: plan.env, requirement: plan.requirement, label: plan.fault });
 }
 

@@ -12,6 +12,9 @@ export const PROJECT_FAULTS = {
   resourcesFilterIgnored: 'project-resources-filter-ignored',
   usageRangeRefused: 'project-usage-range-refused',
   getOtherProject: 'project-get-other-project',
+  secondUpdateLost: 'project-second-update-lost',
+  deletedListedBesideOthers: 'project-deleted-listed-beside-others',
+  listMissesNewestAfterDelete: 'project-list-misses-newest-after-delete',
 } as const;
 
 export const projectFaults = [
@@ -25,6 +28,18 @@ export const projectFaults = [
   { name: PROJECT_FAULTS.usageRangeRefused, requirement: 'PROJ-USE-001', description: 'GET /projects/{project_id}/usage refuses from_date and to_date as a validation error.' },
   { name: PROJECT_FAULTS.getOtherProject, requirement: 'PROJ-GET-001', description: 'GET /projects/{project_id} answers the newest other project of the account (when there is one).' },
   { name: PROJECT_FAULTS.listCostText, requirement: 'PROJ-FLD-001', description: 'GET /projects lists monthly_cost and resource_count as strings.' },
+  // Sequence-only faults: each shows only after a particular order of operations (cloudcheck explore finds them).
+  { name: PROJECT_FAULTS.secondUpdateLost, requirement: 'PROJ-UPD-001', description: 'Only the first PUT /projects/{id} of a project is kept; later ones answer the new values and store nothing.' },
+  {
+    name: PROJECT_FAULTS.deletedListedBesideOthers,
+    requirement: 'PROJ-DEL-001',
+    description: 'A deleted project stays in GET /projects while the account has another project (GET /projects/{id} of it is 404).',
+  },
+  {
+    name: PROJECT_FAULTS.listMissesNewestAfterDelete,
+    requirement: 'PROJ-LIST-001',
+    description: 'Once a project of the account was deleted, GET /projects leaves out the newest project (a stale count cuts the list).',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -48,7 +48,11 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   app.get('/projects', async (request) => {
     const { account } = authOf(request);
-    const projects = [...projectsState(ctx, account.id).projects.values()].reverse();
+    const state = projectsState(ctx, account.id);
+    let projects = [...state.projects.values()].reverse();
+    // Faults: a list cut by a count taken before the last delete; deleted projects kept beside live ones.
+    if (ctx.faults.has(PROJECT_FAULTS.listMissesNewestAfterDelete) && state.deleted.length > 0) projects = projects.slice(1);
+    if (ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) && projects.length > 0) projects = [...projects, ...state.deleted];
     const listed = ctx.faults.has(PROJECT_FAULTS.listEmpty) ? [] : projects.map((p) => view(account.id, account.currency, p));
     if (ctx.faults.has(PROJECT_FAULTS.listCostText)) for (const v of listed) Object.assign(v, { monthly_cost: String(v.monthly_cost), resource_count: String(v.resource_count) });
     return { projects: listed };
@@ -96,8 +100,14 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
       ...(description !== undefined && { description }),
       ...(budgetLimit !== undefined && { budgetLimit }),
     };
-    // Fault: answer with the new values but keep the old ones.
-    if (!ctx.faults.has(PROJECT_FAULTS.updateIgnored)) Object.assign(project, updated);
+    // Faults: answer with the new values but keep the old ones (always, or from the second update on).
+    let lost = ctx.faults.has(PROJECT_FAULTS.updateIgnored);
+    if (ctx.faults.has(PROJECT_FAULTS.secondUpdateLost)) {
+      const updates = projectsState(ctx, account.id).updates;
+      updates.set(project.id, (updates.get(project.id) ?? 0) + 1);
+      lost ||= updates.get(project.id)! > 1;
+    }
+    if (!lost) Object.assign(project, updated);
     return { project: view(account.id, account.currency, updated) };
   });
 
@@ -108,7 +118,10 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     if (!ctx.faults.has(PROJECT_FAULTS.deleteKeepsResources)) {
       for (const { provider, resource } of projectResources(ctx, account.id, project.id)) provider.remove(account.id, resource.id);
     }
-    projectsState(ctx, account.id).projects.delete(project.id);
+    const state = projectsState(ctx, account.id);
+    state.projects.delete(project.id);
+    // Remembered only for the faults that need it: the correct server keeps nothing of a deleted project.
+    if (ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) || ctx.faults.has(PROJECT_FAULTS.listMissesNewestAfterDelete)) state.deleted.push(project);
     return reply.status(204).send();
   });
 

@@ -15,8 +15,11 @@ export interface ProjectRecord {
 export interface ProjectsState {
   /** Insertion order = creation order. */
   projects: Map<string, ProjectRecord>;
+  /** What the sequence-only faults remember: deleted projects, and how often each project was updated. */
+  deleted: ProjectRecord[];
+  updates: Map<string, number>;
 }
 
 export function projectsState(ctx: ReferenceContext, accountId: string): ProjectsState {
-  return ctx.accountState(accountId, 'projects', () => ({ projects: new Map() }));
+  return ctx.accountState(accountId, 'projects', () => ({ projects: new Map(), deleted: [], updates: new Map() }));
 }

@@ -15,6 +15,18 @@ export const STORAGE_OBJECT_FAULTS = [
   { name: 'object-listing-marker-ignored', requirement: 'OBJ-LIST-005', description: 'The listing ignores `marker` and starts from the first key again.' },
   { name: 'object-head-no-length', requirement: 'OBJ-HEAD-001', description: 'HEAD on an object answers without Content-Length.' },
   { name: 'object-listing-prefix-ignored', requirement: 'OBJ-LIST-003', description: 'The listing ignores `prefix` and lists every key.' },
+  // Sequence-only faults: each shows only after a particular order of operations (cloudcheck explore finds them).
+  {
+    name: 'object-listing-prefix-first-page-only',
+    requirement: 'OBJ-LIST-003',
+    description: 'The listing applies `prefix` to its first page only: a page asked with a marker lists keys of any prefix.',
+  },
+  { name: 'object-listing-truncated-off-by-one', requirement: 'OBJ-LIST-004', description: 'A listing page says is_truncated false when exactly one more object remains.' },
+  {
+    name: 'object-get-stale-after-reupload',
+    requirement: 'OBJ-PUT-001',
+    description: 'An object deleted and then uploaded again is downloaded with the bytes it had before the delete.',
+  },
   { name: 'multipart-content-type-lost', requirement: 'MPU-INIT-002', description: 'A completed multipart object gets application/octet-stream instead of the Content-Type sent at initiation.' },
   { name: 'bucket-versioning-dropped', requirement: 'BKT-CRT-004', description: 'A bucket is created with versioning false whatever the request asked.' },
   { name: 'bucket-size-string', requirement: 'BKT-FLD-001', description: 'Bucket records carry `size` as a string.' },

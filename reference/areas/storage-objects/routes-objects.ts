@@ -56,14 +56,16 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       if (!(maxKeys >= 1 && maxKeys <= 1000)) query.fail('max_keys', 'max_keys must be an integer from 1 to 1000.');
     }
     const marker = query.string('marker', { max: 1024 });
-    const listing = await rest(() =>
-      store.listObjects(account.id, request.params.bucket_name, {
-        prefix: ctx.faults.has('object-listing-prefix-ignored') ? undefined : prefix,
-        delimiter,
-        maxKeys,
-        marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker,
-      }),
-    );
+    // Faults: prefix ignored always, or only on the pages after the first (those with a marker).
+    const prefixIgnored = ctx.faults.has('object-listing-prefix-ignored') || (ctx.faults.has('object-listing-prefix-first-page-only') && !!marker);
+    const listQuery = { prefix: prefixIgnored ? undefined : prefix, delimiter, maxKeys, marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker };
+    const listing = await rest(() => store.listObjects(account.id, request.params.bucket_name, listQuery));
+    if (ctx.faults.has('object-listing-truncated-off-by-one') && listing.isTruncated) {
+      // Fault: "more remain" computed as "more than one remains" (an off-by-one in the count).
+      const last = listing.nextMarker ?? listing.objects.at(-1)?.key;
+      const rest1 = store.listObjects(account.id, request.params.bucket_name, { ...listQuery, maxKeys: 2, ...(last ? { marker: last } : {}) });
+      if (rest1.objects.length + rest1.commonPrefixes.length === 1) listing.isTruncated = false;
+    }
     return {
       objects: listing.objects.map((object) => {
         const entry = listingView(object);
@@ -160,8 +162,10 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   async function getObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const { account, bucket, key } = target(request);
-    const ghost = ctx.faults.has('object-delete-ghost') ? ghosts.get(ghostId(account, bucket, key)) : undefined;
-    if (ghost && !store.findBucket(account, bucket)?.objects.has(key)) {
+    const ghost = ctx.faults.has('object-delete-ghost') || ctx.faults.has('object-get-stale-after-reupload') ? ghosts.get(ghostId(account, bucket, key)) : undefined;
+    // Faults: a deleted object still served; or, once uploaded again, the bytes from before the delete (a cache keyed by name).
+    const exists = store.findBucket(account, bucket)?.objects.has(key) ?? false;
+    if (ghost && (ctx.faults.has('object-delete-ghost') ? !exists : exists)) {
       sendObjectHeaders(reply, ghost.object, false);
       return reply.status(200).send(ghost.bytes);
     }
@@ -229,7 +233,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       await rest(() => store.abortMultipart(account, bucket, key, uploadId));
       return reply.status(204).send();
     }
-    if (ctx.faults.has('object-delete-ghost')) {
+    if (ctx.faults.has('object-delete-ghost') || ctx.faults.has('object-get-stale-after-reupload')) {
       const existing = store.findBucket(account, bucket)?.objects.get(key);
       if (existing) {
         const { body } = store.getObject(account, bucket, key);

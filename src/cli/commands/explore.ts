@@ -1,0 +1,259 @@
+/**
+ * `cloudcheck explore`: random sequences of operations checked against the model of what the
+ * specification states (src/explore/), against a target or the embedded reference server. A
+ * failing sequence is shrunk, replayed to confirm it, and reported like any failed check, with a
+ * replay file (`--replay`) and a shell script of curl lines beside the report.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import type { HelpSpec } from '../../config/resolve.ts';
+import type { OptionValues } from '../../config/options.ts';
+import { Budget } from '../../harness/budget.ts';
+import { ApiClient } from '../../harness/client.ts';
+import { createRunKeys } from '../../harness/run-keys.ts';
+import { startEmbedded } from '../../harness/embedded.ts';
+import type { EmbeddedTarget } from '../../harness/embedded.ts';
+import { headersFromList } from '../../harness/headers.ts';
+import { isObject } from '../../harness/body-shape.ts';
+import { addSecret } from '../../harness/redact.ts';
+import { RUN_PREFIX, newRunId } from '../../harness/settings.ts';
+import { configureTransport } from '../../harness/transport.ts';
+import { ExploreTarget } from '../../explore/target.ts';
+import { explore, replaySteps } from '../../explore/explore.ts';
+import type { ExploreFinding, ExploreOutcome } from '../../explore/explore.ts';
+import { MODEL_RULES, ModelViolation } from '../../explore/model.ts';
+import type { StepRecord } from '../../explore/model.ts';
+import type { CheckResult } from '../../model/finding.ts';
+import { requirementById } from '../../../spec/requirements.ts';
+import { finaliseReport } from '../../report/finalise.ts';
+import { err, out } from '../output.ts';
+import { probeTarget } from '../probe.ts';
+
+export const EXPLORE_HELP: HelpSpec = {
+  synopsis: 'cloudcheck explore [options]',
+  summary:
+    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+  examples: [
+    ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
+    ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],
+    ['CLOUDCHECK_API_KEY=... cloudcheck explore --target https://staging.example.net/v1', 'explore a staging server'],
+    ['cloudcheck explore --target URL --replay reports/<run>/explore-replay.json', 'run a reported sequence again'],
+  ],
+  exitCodes: [
+    ['0', 'no sequence contradicted the model (or the replayed sequence passed)'],
+    ['1', 'a sequence contradicted the model: a MUST requirement is broken (the report shows the shrunk sequence)'],
+    ['2', "usage error, bad replay file, unreachable target or rejected key, or an error that is not the target's (nothing was proved)"],
+    ['130', 'interrupted: the running sequence was cleaned up and what ran is reported'],
+  ],
+};
+
+const DEFAULT_BUDGET = 2000;
+/** Requests one key sends at most (below the specification's 1,000 an hour, for the key management itself). */
+const REQUESTS_PER_KEY = 800;
+const DEFAULT_TIME_S = 60;
+
+interface Session {
+  target: string;
+  apiKey: string;
+  embedded: EmbeddedTarget | null;
+}
+
+export async function exploreCommand(argv: string[]): Promise<number> {
+  const resolved = resolveOptions('explore', argv);
+  if (resolved.help) {
+    out(helpText('explore', EXPLORE_HELP));
+    return 0;
+  }
+  if (resolved.positionals.length) throw new UsageError(`explore takes no positional arguments (got "${resolved.positionals[0]}")`);
+  const v = resolved.values;
+  const replay = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
+  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
+  const session = await openSession(v);
+  const runId = newRunId();
+  const runPrefix = `${RUN_PREFIX}${runId}-`;
+  const headers = headersFromList(v.header ?? []);
+  const settings = { target: session.target, keys: { main: session.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, headers };
+  // A key may send 1,000 requests an hour (specification, "Limits"): keys of the exploration's own
+  // (revoked at the end, named with the run prefix) spread a bigger budget, as `cloudcheck run` does.
+  const budget = v.budget ?? DEFAULT_BUDGET;
+  const runKeys = await createRunKeys({ settings, count: Math.ceil(budget / REQUESTS_PER_KEY) - 1, namePrefix: runPrefix, journalDir: null });
+  if (runKeys.shortfall) err(`cloudcheck explore: created ${runKeys.keys.length} extra API keys (${runKeys.shortfall}); the budget may meet the hourly limit`);
+  const api = new ApiClient({ settings, budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000 }) } });
+  const startedAt = new Date();
+  let interrupted = false;
+  const target = new ExploreTarget(api, `${runPrefix}explore`, runPrefix, {
+    budget,
+    deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000,
+  });
+  // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
+  const onSignal = (): void => {
+    if (!interrupted) err('cloudcheck explore: stopping after the running sequence (it is cleaned up)');
+    interrupted = true;
+    target.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await createBucket(target);
+    err(
+      `cloudcheck explore: ${replay ? `replaying ${replay.length} steps` : `seed ${v.seed}, at most ${v.budget ?? DEFAULT_BUDGET} requests and ${v.time ?? DEFAULT_TIME_S} s`} against ${session.target}`,
+    );
+    const outcome = replay ? await replayOutcome(target, replay) : await explore(target, { seed: v.seed, progress: progressPrinter() });
+    await deleteBucket(target);
+    if (outcome.error) {
+      err(`cloudcheck explore: the exploration stopped on an error that is not a finding: ${outcome.error.message}`);
+      return 2;
+    }
+    const reportDir = resolve(v['report-dir'] ?? join('reports', `explore-${runId}`));
+    const report = writeReport(outcome, { runId, target: session.target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
+    printSummary(outcome, reportDir);
+    if (interrupted) return 130;
+    return report.summary.gate?.passed ? 0 : 1;
+  } finally {
+    const unrevoked = await runKeys.revoke().catch(() => runKeys.keys.length);
+    if (unrevoked) err(`cloudcheck explore: ${unrevoked} of its API keys could not be revoked (they expire on their own within 3 h)`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await session.embedded?.close().catch(() => undefined);
+  }
+}
+
+async function openSession(v: OptionValues<'explore'>): Promise<Session> {
+  if (v.target) {
+    const apiKey = v['api-key']!;
+    addSecret(apiKey);
+    const transport = { caCertFile: v['ca-cert'] ?? null, direct: false };
+    configureTransport(transport);
+    await probeTarget(v.target, apiKey, 'the API key', undefined, { ...transport, headers: headersFromList(v.header ?? []) });
+    return { target: v.target, apiKey, embedded: null };
+  }
+  const embedded = await startEmbedded({ seed: v.seed });
+  addSecret(embedded.apiKey);
+  configureTransport({ caCertFile: null, direct: true });
+  err(`cloudcheck explore: no --target: started the embedded reference server at ${embedded.target}`);
+  return { target: embedded.target, apiKey: embedded.apiKey, embedded };
+}
+
+/** The exploration's own bucket, in the first region offering storage; the target's refusal is an error of the session, not a finding. */
+async function createBucket(target: ExploreTarget): Promise<void> {
+  const regions = await target.send('GET', '/regions');
+  const list = isObject(regions.body) && Array.isArray(regions.body.regions) ? (regions.body.regions as Array<Record<string, unknown>>) : [];
+  const region = list.find((r) => r.available !== false && (!Array.isArray(r.features) || r.features.includes('storage')))?.slug;
+  if (typeof region !== 'string') throw new UsageError(`GET /regions lists no region offering storage (${regions.status}): explore needs one for its bucket`);
+  const res = await target.send('POST', '/storage/buckets', { json: { name: target.bucket, region } });
+  if (res.status < 200 || res.status >= 300) throw new UsageError(`could not create the exploration's bucket ${target.bucket}: ${res.status} ${res.text.slice(0, 200)}`);
+}
+
+async function deleteBucket(target: ExploreTarget): Promise<void> {
+  const res = await target.send('DELETE', `/storage/buckets/${encodeURIComponent(target.bucket)}`).catch(() => null);
+  if (!res || res.status >= 300) err(`cloudcheck explore: could not delete the bucket ${target.bucket} (cloudcheck sweep removes cc- leftovers)`);
+}
+
+function progressPrinter(): (sequences: number, requests: number) => void {
+  let last = Date.now();
+  return (sequences, requests) => {
+    if (Date.now() - last < 5_000) return;
+    last = Date.now();
+    err(`  ${sequences} sequences, ${requests} requests`);
+  };
+}
+
+/** A replay file: `{ "steps": [{ "op": ..., "args": {...} }, ...] }`, as explore writes it. */
+function readReplay(file: string): StepRecord[] {
+  if (!existsSync(file)) throw new UsageError(`--replay: ${file} does not exist`);
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--replay: ${file} is not JSON (${(error as Error).message})`);
+  }
+  const steps = isObject(data) ? data.steps : undefined;
+  if (!Array.isArray(steps) || !steps.every((s) => isObject(s) && typeof s.op === 'string' && (s.args === undefined || isObject(s.args)))) {
+    throw new UsageError(`--replay: ${file} holds no "steps" list of { op, args }`);
+  }
+  return steps.map((s) => ({ op: s.op as string, args: (s.args ?? {}) as StepRecord['args'] }));
+}
+
+async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promise<ExploreOutcome> {
+  const outcome: ExploreOutcome = { sequences: 1, requests: 0, exercised: target.exercised, finding: null, error: null };
+  try {
+    await replaySteps(target, steps);
+  } catch (error) {
+    if (!(error instanceof ModelViolation)) outcome.error = error instanceof Error ? error : new Error(String(error));
+    else outcome.finding = { requirement: error.requirement, message: error.what, expected: error.expected, actual: error.actual, steps, exchanges: target.exchanges, confirmed: true };
+  }
+  outcome.requests = target.requestsSent;
+  return outcome;
+}
+
+/** One check per rule of the model: failed (the finding), passed (exercised, never contradicted) or skipped (never exercised). */
+function checksOf(outcome: ExploreOutcome): CheckResult[] {
+  return Object.entries(MODEL_RULES).map(([requirement, title]) => {
+    const cls = requirementById(requirement)?.class ?? 'storage-objects';
+    const base = { id: `explore.${requirement}`, requirement, level: 'MUST' as const, class: cls, operation: null, title: `explore: ${title}` };
+    const f = outcome.finding;
+    if (f && f.requirement === requirement) {
+      return { ...base, status: 'failed' as const, classification: 'defect' as const, message: findingMessage(f), expected: f.expected, actual: f.actual, exchanges: f.exchanges };
+    }
+    if (outcome.exercised.has(requirement)) return { ...base, status: 'passed' as const };
+    return { ...base, status: 'skipped' as const, message: 'no sequence exercised this rule (a bigger --budget or --time draws more)' };
+  });
+}
+
+function findingMessage(f: ExploreFinding): string {
+  const steps = f.steps.map(
+    (s, i) =>
+      `  ${i + 1}. ${s.op} ${Object.entries(s.args)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(' ')}`,
+  );
+  return `${f.message}: expected ${f.expected}, got ${f.actual}\nminimal sequence (${f.steps.length} step${f.steps.length === 1 ? '' : 's'}${f.confirmed ? ', failed again on replay' : ', did NOT fail again on replay: the target may be flaky'}):\n${steps.join('\n')}`;
+}
+
+function writeReport(
+  outcome: ExploreOutcome,
+  run: { runId: string; target: string; embedded: boolean; seed: number; startedAt: Date; reportDir: string; interrupted: boolean },
+): ReturnType<typeof finaliseReport>['report'] {
+  const checks = checksOf(outcome);
+  const { report, outcome: written } = finaliseReport(
+    {
+      schema_version: 1,
+      run: {
+        id: `explore-${run.runId}`,
+        target: run.target,
+        started_at: run.startedAt.toISOString(),
+        finished_at: new Date().toISOString(),
+        seed: run.seed,
+        classes: [...new Set(checks.map((c) => c.class))],
+        embedded: run.embedded,
+      },
+      checks,
+      coverage: { operations: [] },
+      leaks: [],
+    },
+    run.reportDir,
+    { gate: { strict: false, baseline: null, baselineSource: null }, interrupted: run.interrupted },
+  );
+  for (const f of written.failed) err(`cloudcheck explore: could not write ${f.file}: ${f.error}`);
+  if (outcome.finding) writeReproduction(outcome.finding, run.reportDir);
+  return report;
+}
+
+/** The shrunk sequence as a replay file and as curl lines (keys shown as $CLOUDCHECK_API_KEY). */
+function writeReproduction(finding: ExploreFinding, dir: string): void {
+  writeFileSync(join(dir, 'explore-replay.json'), `${JSON.stringify({ requirement: finding.requirement, steps: finding.steps }, null, 2)}\n`);
+  const lines = ['#!/bin/sh', `# cloudcheck explore: minimal sequence breaking ${finding.requirement}`, `# ${finding.message}: expected ${finding.expected}, got ${finding.actual}`, ''];
+  lines.push(...finding.exchanges.map((e) => e.curl).filter((c): c is string => typeof c === 'string'));
+  writeFileSync(join(dir, 'explore-repro.sh'), `${lines.join('\n')}\n`, { mode: 0o755 });
+}
+
+function printSummary(outcome: ExploreOutcome, reportDir: string): void {
+  out(`${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(MODEL_RULES).length} rules exercised`);
+  const f = outcome.finding;
+  if (f) {
+    out(`FAILED [${f.requirement}] ${findingMessage(f)}`);
+    out(`replay: cloudcheck explore --replay ${join(reportDir, 'explore-replay.json')} (curl lines: explore-repro.sh)`);
+  } else out('no sequence contradicted the model');
+  out(`report: ${join(reportDir, 'report.json')}`);
+}

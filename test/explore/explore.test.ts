@@ -1,0 +1,117 @@
+/**
+ * `cloudcheck explore` (src/explore/): no false alarm against the conformant reference server for
+ * 20 seeds nor against its legal variants; a finding is shrunk, confirmed and replayable; the
+ * faults only a sequence reveals are each found (the fault matrix runs every one of them).
+ */
+import { expect, test } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startReferenceServer } from '../../reference/server.ts';
+import { Budget } from '../../src/harness/budget.ts';
+import { ApiClient } from '../../src/harness/client.ts';
+import { explore, sequenceSeed } from '../../src/explore/explore.ts';
+import { ExploreTarget } from '../../src/explore/target.ts';
+import type { ConformanceReport } from '../../src/model/report.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
+
+function cli(args: string[], env: Record<string, string> = {}): { status: number | null; output: string } {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
+  const run = spawnSync(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, encoding: 'utf8', timeout: 110_000 });
+  return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
+}
+
+test('20 seeds against the conformant server: no sequence contradicts the model, and every rule is exercised', async () => {
+  test.setTimeout(120_000);
+  const server = await startReferenceServer({ apiKey: 'cck_explore_main_key_0123456789' });
+  try {
+    const api = new ApiClient({
+      settings: { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+      budgets: { main: new Budget([server.apiKey], { maxWaitMs: 1_000 }) },
+    });
+    const bucket = 'cc-explore-test-bucket';
+    expect((await api.post('/storage/buckets', { name: bucket, region: 'nyc1' })).status).toBeLessThan(300);
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 20; seed++) {
+      // 40 requests a seed: 800 in all, within the key's hourly 1,000.
+      const target = new ExploreTarget(api, bucket, `cc-seed${seed}-`, { budget: 40, deadline: Date.now() + 30_000 });
+      const outcome = await explore(target, { seed });
+      expect(outcome.error, `seed ${seed}`).toBeNull();
+      expect(outcome.finding, `seed ${seed}: ${JSON.stringify(outcome.finding?.steps)}`).toBeNull();
+      for (const rule of outcome.exercised) seen.add(rule);
+    }
+    expect(seen.size).toBe(9);
+    // Neighbouring seeds draw different sequences (not the same ones shifted by one).
+    expect(sequenceSeed(2, 0)).not.toBe(sequenceSeed(1, 1));
+  } finally {
+    await server.close();
+  }
+});
+
+test('legal variants: the formats, codes and wrappers a conformant target may choose give no finding', () => {
+  test.setTimeout(120_000);
+  const variants = [
+    'create-200,delete-200-body,action-201,unauth-403,error-codes-other,validation-400,ids-other-format,extra-fields,timestamps-offset,json-charset,flat-bodies,list-oldest-first,per-page-clamp,ratelimit-headers-everywhere,accept-honoured',
+    'wrapped-bodies,latency=5',
+  ];
+  for (const set of variants) {
+    const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-explore-variants-'));
+    try {
+      const run = cli(['explore', '--seed', '3', '--budget', '600', '--report-dir', dir], { CLOUDCHECK_EMBEDDED_VARIANTS: set });
+      expect(run.status, `${set}\n${run.output}`).toBe(0);
+      expect(run.output).toContain('no sequence contradicted the model');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('a finding is shrunk, confirmed, reported with its requirement and replayable (file and curl lines)', () => {
+  test.setTimeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-explore-finding-'));
+  try {
+    const fault = { CLOUDCHECK_EMBEDDED_FAULTS: 'project-second-update-lost' };
+    const run = cli(['explore', '--report-dir', join(dir, 'first')], fault);
+    expect(run.status, run.output).toBe(1);
+    expect(run.output).toContain('FAILED [PROJ-UPD-001]');
+    expect(run.output).toContain('failed again on replay');
+    const report = JSON.parse(readFileSync(join(dir, 'first', 'report.json'), 'utf8')) as ConformanceReport;
+    const failed = report.checks.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => c.requirement)).toEqual(['PROJ-UPD-001']);
+    expect(failed[0]!.exchanges?.length).toBeGreaterThan(0);
+    const replayFile = join(dir, 'first', 'explore-replay.json');
+    const steps = (JSON.parse(readFileSync(replayFile, 'utf8')) as { steps: Array<{ op: string }> }).steps;
+    // Shrunk: create, update, update (read back); a handful at most.
+    expect(steps.length).toBeLessThanOrEqual(5);
+    expect(steps.filter((s) => s.op === 'update-project').length).toBe(2);
+    expect(readFileSync(join(dir, 'first', 'explore-repro.sh'), 'utf8')).toMatch(/curl .*\/projects/);
+    // The replay fails again with the fault, passes without it.
+    expect(cli(['explore', '--replay', replayFile, '--report-dir', join(dir, 'again')], fault).status).toBe(1);
+    expect(cli(['explore', '--replay', replayFile, '--report-dir', join(dir, 'clean')]).status).toBe(0);
+    expect(existsSync(join(dir, 'clean', 'explore-replay.json'))).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a bad replay file or option is a one-line usage error (exit 2)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-explore-usage-'));
+  try {
+    writeFileSync(join(dir, 'bad.json'), '{"steps": [{"args": {}}]}');
+    const bad = cli(['explore', '--replay', join(dir, 'bad.json')]);
+    expect(bad.status).toBe(2);
+    expect(bad.output).toContain('holds no "steps" list');
+    expect(cli(['explore', '--replay', join(dir, 'missing.json')]).output).toContain('does not exist');
+    const budget = cli(['explore', '--budget', '0']);
+    expect(budget.status).toBe(2);
+    expect(budget.output).toContain('--budget');
+    const help = cli(['explore', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.output).toContain('--replay FILE');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
