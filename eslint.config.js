@@ -39,7 +39,11 @@ const LAYERS = [
     'src/harness is below the CLI, the report, the generators and load/',
   ),
   // The exploration engine and its model: on the harness, below the CLI and the report.
-  forbid(['src/explore/**/*.ts'], ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/explore is below the CLI and the report, beside the generators'),
+  forbid(
+    ['src/explore/**/*.ts'],
+    ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'],
+    'src/explore is below the CLI and the report, beside the generators',
+  ),
   forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
   forbid(
     ['src/report/**/*.ts'],
@@ -55,7 +59,11 @@ const LAYERS = [
   // The contract, with its vocabulary (classes, levels, requirement), is the bottom: it depends on nothing.
   forbid(['spec/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/reference/**', '**/test/**'], 'spec/ is the contract: it depends on nothing of the suite'),
   // The CLI never loads the reporter: its module pulls in @playwright/test (half a second of every command's start).
-  forbid(['src/cli/**/*.ts'], ['**/report/playwright-reporter.ts', '@playwright/test', '@playwright/test/*'], 'the CLI does not load Playwright\'s test runner: what it shares with the reporter lives in src/report/finalise.ts'),
+  forbid(
+    ['src/cli/**/*.ts'],
+    ['**/report/playwright-reporter.ts', '@playwright/test', '@playwright/test/*'],
+    "the CLI does not load Playwright's test runner: what it shares with the reporter lives in src/report/finalise.ts",
+  ),
   forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),
 ];
 
