@@ -142,10 +142,12 @@ class ListObjects implements ExploreCommand {
       const fullPrefix = target.objectKey(this.prefix);
       const seen: string[] = [];
       let marker: string | null = null;
+      let pages = 0;
       // One page more than the model needs: a listing that never ends is a finding, not a hang.
       for (let page = 1; page <= expected.length + 2; page++) {
         const query: Record<string, string | number> = { prefix: fullPrefix, max_keys: this.maxKeys, ...(marker !== null ? { marker } : {}) };
         const res = await target.send('GET', `/storage/buckets/${encodeURIComponent(target.bucket)}/objects`, { query });
+        pages = page;
         expectOk(res, 'OBJ-LIST-003', `listing page ${page} (prefix "${this.prefix}", max_keys ${this.maxKeys})`);
         const body = isObject(res.body) ? res.body : {};
         const keys = (Array.isArray(body.objects) ? body.objects : []).map((o) => (isObject(o) && typeof o.key === 'string' ? o.key : ''));
@@ -155,11 +157,18 @@ class ListObjects implements ExploreCommand {
         if (keys.length > this.maxKeys) throw new ModelViolation('OBJ-LIST-004', where, `at most ${this.maxKeys} objects`, `${keys.length}`);
         const notAfter = marker !== null ? keys.find((k) => compareKeys(k, marker!) <= 0) : undefined;
         if (notAfter !== undefined) throw new ModelViolation('OBJ-LIST-005', where, `only keys after "${marker}"`, `"${notAfter}"`);
+        // "Starts after that key": the first key the model has after the marker opens the page.
+        const firstAfter = marker !== null ? expected.map((k) => target.objectKey(k)).find((k) => compareKeys(k, marker!) > 0) : undefined;
+        if (firstAfter !== undefined && keys.length > 0 && compareKeys(keys[0]!, firstAfter) > 0)
+          throw new ModelViolation('OBJ-LIST-005', where, `the page to start at "${firstAfter}", the first key after the marker`, `"${keys[0]}"`);
         seen.push(...keys.map((k) => k.slice(target.keyPrefix.length)));
         const truncated = body.is_truncated === true;
         const remaining = expected.filter((k) => !seen.includes(k) && (seen.length === 0 || compareKeys(k, seen.at(-1)!) > 0));
-        if (!truncated && remaining.length > 0)
+        if (!truncated && remaining.length > 0) {
+          // An empty last page after a marker skipped what follows the marker; otherwise the page miscounted what remains.
+          if (marker !== null && keys.length === 0) throw new ModelViolation('OBJ-LIST-005', where, `the keys after the marker (${remaining.slice(0, 3).join(', ')})`, 'an empty page, not truncated');
           throw new ModelViolation('OBJ-LIST-004', where, `is_truncated true: ${remaining.length} more object(s) remain (${remaining.slice(0, 3).join(', ')})`, 'is_truncated false');
+        }
         if (!truncated || keys.length === 0) break;
         marker = typeof body.next_marker === 'string' && body.next_marker !== '' ? body.next_marker : keys.at(-1)!;
       }
@@ -168,6 +177,15 @@ class ListObjects implements ExploreCommand {
       const deletedListed = seen.find((k) => model.deletedObjects.has(k));
       if (deletedListed !== undefined) throw new ModelViolation('OBJ-DEL-001', `walking the listing (prefix "${this.prefix}")`, `no deleted key`, `"${deletedListed}" listed after its DELETE`);
       const missing = expected.find((k) => !seen.includes(k));
+      // Lost between pages, the key is the walk's (each key once across the pages); lost from the only page, the upload's.
+      if (missing !== undefined && pages > 1) {
+        throw new ModelViolation(
+          'OBJ-LIST-005',
+          `walking the listing (prefix "${this.prefix}", max_keys ${this.maxKeys}) over ${pages} pages`,
+          `every uploaded key once (${expected.join(', ')})`,
+          `${seen.join(', ')}: "${missing}" missing`,
+        );
+      }
       if (missing !== undefined)
         throw new ModelViolation(
           'OBJ-PUT-001',

@@ -115,6 +115,25 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     expect(await page(2)).toBe(false);
   },
 
+  async 'object-listing-max-keys-ignored-with-prefix'(server) {
+    const bucket = uniqueBucket('maxkeys');
+    await createBucket(server, bucket);
+    for (const key of ['a', 'a1', 'b']) await putObject(server, bucket, key, key);
+    const api = client(server.baseUrl, server.apiKey);
+    const count = async (query: string): Promise<number> => ((await api.call('GET', `/storage/buckets/${bucket}/objects?${query}`)).body as { objects: unknown[] }).objects.length;
+    expect(await count('max_keys=1')).toBe(1);
+    expect(await count('prefix=a&max_keys=1')).toBe(2);
+  },
+
+  async 'object-listing-marker-skips-extension'(server) {
+    const bucket = uniqueBucket('extension');
+    await createBucket(server, bucket);
+    for (const key of ['a', 'a1', 'b']) await putObject(server, bucket, key, key);
+    const api = client(server.baseUrl, server.apiKey);
+    const keys = ((await api.call('GET', `/storage/buckets/${bucket}/objects?marker=a`)).body as { objects: Array<{ key: string }> }).objects.map((o) => o.key);
+    expect(keys).toEqual(['b']);
+  },
+
   async 'object-get-stale-after-reupload'(server) {
     const bucket = uniqueBucket('stale');
     await createBucket(server, bucket);

@@ -58,6 +58,8 @@ export const EXPLORE_FAULTS: Record<string, { why: string }> = {
   'object-listing-prefix-first-page-only': { why: 'needs keys of two prefixes and a listing by one of them walked page by page' },
   'object-listing-truncated-off-by-one': { why: 'needs exactly one more key than a page holds' },
   'object-get-stale-after-reupload': { why: 'needs an upload, a delete and an upload again of one key' },
+  'object-listing-max-keys-ignored-with-prefix': { why: 'needs prefix and max_keys in one listing, with more keys under the prefix than max_keys' },
+  'object-listing-marker-skips-extension': { why: 'needs keys that extend one another, walked a page at a time' },
   'project-second-update-lost': { why: 'needs two updates of one project in a row' },
   'project-deleted-listed-beside-others': { why: 'needs a deleted project and another one in the account' },
   'project-list-misses-newest-after-delete': { why: "needs a delete in the account's history before a listing" },

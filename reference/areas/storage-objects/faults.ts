@@ -22,6 +22,12 @@ export const STORAGE_OBJECT_FAULTS = [
     description: 'The listing applies `prefix` to its first page only: a page asked with a marker lists keys of any prefix.',
   },
   { name: 'object-listing-truncated-off-by-one', requirement: 'OBJ-LIST-004', description: 'A listing page says is_truncated false when exactly one more object remains.' },
+  { name: 'object-listing-max-keys-ignored-with-prefix', requirement: 'OBJ-LIST-004', description: 'A listing asked with both `prefix` and `max_keys` ignores `max_keys` (either alone is honoured).' },
+  {
+    name: 'object-listing-marker-skips-extension',
+    requirement: 'OBJ-LIST-005',
+    description: 'A listing page asked with a marker leaves out the first key that extends the marker (`a1` after `a`): a page-by-page walk loses it.',
+  },
   {
     name: 'object-get-stale-after-reupload',
     requirement: 'OBJ-PUT-001',

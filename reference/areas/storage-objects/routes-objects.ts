@@ -58,8 +58,15 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const marker = query.string('marker', { max: 1024 });
     // Faults: prefix ignored always, or only on the pages after the first (those with a marker).
     const prefixIgnored = ctx.faults.has('object-listing-prefix-ignored') || (ctx.faults.has('object-listing-prefix-first-page-only') && !!marker);
-    const listQuery = { prefix: prefixIgnored ? undefined : prefix, delimiter, maxKeys, marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker };
+    // Fault: max_keys dropped when a prefix comes with it.
+    const pageSize = ctx.faults.has('object-listing-max-keys-ignored-with-prefix') && prefix ? 1000 : maxKeys;
+    const listQuery = { prefix: prefixIgnored ? undefined : prefix, delimiter, maxKeys: pageSize, marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker };
     const listing = await rest(() => store.listObjects(account.id, request.params.bucket_name, listQuery));
+    if (ctx.faults.has('object-listing-marker-skips-extension') && marker) {
+      // Fault: the key right after the marker is dropped when it extends the marker.
+      const first = listing.objects[0];
+      if (first && first.key !== marker && first.key.startsWith(marker)) listing.objects.shift();
+    }
     if (ctx.faults.has('object-listing-truncated-off-by-one') && listing.isTruncated) {
       // Fault: "more remain" computed as "more than one remains" (an off-by-one in the count).
       const last = listing.nextMarker ?? listing.objects.at(-1)?.key;

@@ -88,7 +88,9 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   });
   // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
   const onSignal = (): void => {
-    if (!interrupted) err('cloudcheck explore: stopping after the running sequence (it is cleaned up)');
+    // A second signal does not wait for the clean-up: `cloudcheck sweep` removes what is left.
+    if (interrupted) process.exit(130);
+    err('cloudcheck explore: stopping after the running sequence (it is cleaned up; again to stop at once)');
     interrupted = true;
     target.stop();
   };
