@@ -105,6 +105,10 @@ test('a bad replay file or option is a one-line usage error (exit 2)', () => {
     expect(bad.status).toBe(2);
     expect(bad.output).toContain('holds no "steps" list');
     expect(cli(['explore', '--replay', join(dir, 'missing.json')]).output).toContain('does not exist');
+    // A budget too small to run one step proves nothing: exit 2, not a pass.
+    const tiny = cli(['explore', '--budget', '1', '--report-dir', join(dir, 'tiny')]);
+    expect(tiny.status, tiny.output).toBe(2);
+    expect(tiny.output).toContain('nothing was checked');
     const budget = cli(['explore', '--budget', '0']);
     expect(budget.status).toBe(2);
     expect(budget.output).toContain('--budget');

@@ -111,6 +111,11 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     const report = writeReport(outcome, { runId, target: session.target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
     printSummary(outcome, reportDir);
     if (interrupted) return 130;
+    // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
+    if (!outcome.finding && outcome.exercised.size === 0) {
+      err('cloudcheck explore: no sequence exercised any rule of the model (raise --budget or --time); nothing was checked');
+      return 2;
+    }
     return report.summary.gate?.passed ? 0 : 1;
   } finally {
     const unrevoked = await runKeys.revoke().catch(() => runKeys.keys.length);
