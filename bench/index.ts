@@ -4,6 +4,7 @@
  * not in tests). Machine size is printed with the figures so they can be compared.
  */
 import { cpus, totalmem } from 'node:os';
+import { run as exploreBench } from './explore.ts';
 import { run as harnessVsRaw } from './harness-vs-raw.ts';
 import { run as loadVsWrk } from './load-vs-wrk.ts';
 import { run as referenceVsFastify } from './reference-vs-fastify.ts';
@@ -90,6 +91,14 @@ rows.push(
     goal: '<= 3',
   },
 );
+const explored = await exploreBench();
+rows.push({
+  benchmark: `cloudcheck explore, embedded server in process (seed 1, ${explored.sequences} sequences, ${explored.requests} requests)`,
+  figure: `${fmt(explored.steps_per_second)} steps/s, ${fmt(explored.requests_per_second)} req/s`,
+  baseline: '-',
+  ratio: `${fmt(100 * explored.model_share)} % outside the requests`,
+  goal: '-',
+});
 
 const columns: Array<keyof Row> = ['benchmark', 'figure', 'baseline', 'ratio', 'goal'];
 const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));

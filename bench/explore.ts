@@ -1,0 +1,71 @@
+/**
+ * Exploration throughput: `cloudcheck explore`'s engine against the embedded reference server in
+ * this process, seed 1, one key's worth of requests (900, under the hourly 1,000). Prints the
+ * steps and requests per second and the share of the wall time spent outside the target's
+ * requests (the model, fast-check's drawing and the client's own work).
+ */
+import { performance } from 'node:perf_hooks';
+import { startReferenceServer } from '../reference/server.ts';
+import { Budget } from '../src/harness/budget.ts';
+import { ApiClient } from '../src/harness/client.ts';
+import type { ApiResponse } from '../src/harness/client.ts';
+import { explore } from '../src/explore/explore.ts';
+import type { StepRecord } from '../src/explore/model.ts';
+import { ExploreTarget } from '../src/explore/target.ts';
+
+/** The target side, timed: how long the requests took and how many steps passed. */
+class TimedTarget extends ExploreTarget {
+  requestMs = 0;
+  steps = 0;
+  override async send(...args: Parameters<ExploreTarget['send']>): Promise<ApiResponse> {
+    const started = performance.now();
+    try {
+      return await super.send(...args);
+    } finally {
+      this.requestMs += performance.now() - started;
+    }
+  }
+  override stepPassed(step: StepRecord, rules: readonly string[]): void {
+    this.steps++;
+    super.stepPassed(step, rules);
+  }
+}
+
+export interface ExploreBench {
+  sequences: number;
+  steps: number;
+  requests: number;
+  seconds: number;
+  steps_per_second: number;
+  requests_per_second: number;
+  /** Share of the wall time outside the target's requests (model, drawing, client). */
+  model_share: number;
+}
+
+export async function run(budget = 900): Promise<ExploreBench> {
+  const server = await startReferenceServer({ apiKey: 'cck_bench_explore_key_0123456789' });
+  try {
+    const api = new ApiClient({
+      settings: { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+      budgets: { main: new Budget([server.apiKey], { maxWaitMs: 1_000 }) },
+    });
+    const bucket = 'cc-bench-explore';
+    await api.post('/storage/buckets', { name: bucket, region: 'nyc1' });
+    const target = new TimedTarget(api, bucket, 'cc-bench-', { budget, deadline: Date.now() + 120_000 });
+    const started = performance.now();
+    const outcome = await explore(target, { seed: 1 });
+    const ms = performance.now() - started;
+    if (outcome.finding || outcome.error) throw new Error(`the exploration of the conformant server did not pass: ${JSON.stringify(outcome.finding ?? outcome.error?.message)}`);
+    return {
+      sequences: outcome.sequences,
+      steps: target.steps,
+      requests: target.requestsSent,
+      seconds: ms / 1000,
+      steps_per_second: (target.steps * 1000) / ms,
+      requests_per_second: (target.requestsSent * 1000) / ms,
+      model_share: 1 - target.requestMs / ms,
+    };
+  } finally {
+    await server.close();
+  }
+}
