@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFORMANCE_CLASSES } from './spec/classes.ts';
-import { newRunId, settingsFromEnv, settingsToEnv } from './src/harness/settings.ts';
+import { RUN_PREFIX, newRunId, settingsFromEnv, settingsToEnv } from './src/harness/settings.ts';
 import type { RunSettings } from './src/harness/settings.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -26,7 +26,7 @@ function completed(settings: RunSettings): RunSettings {
   const done: RunSettings = {
     ...settings,
     runId,
-    runPrefix: `cc-${runId}-`,
+    runPrefix: `${RUN_PREFIX}${runId}-`,
     reportDir: settings.reportDir ?? resolve(root, 'reports', runId),
     runTmp: settings.runTmp ?? join(tmpdir(), `cloudcheck-${runId}`),
     startedAt: settings.startedAt ?? new Date().toISOString(),

@@ -146,7 +146,7 @@ class ListObjects implements ExploreCommand {
       // One page more than the model needs: a listing that never ends is a finding, not a hang.
       for (let page = 1; page <= expected.length + 2; page++) {
         const query: Record<string, string | number> = { prefix: fullPrefix, max_keys: this.maxKeys, ...(marker !== null ? { marker } : {}) };
-        const res = await target.send('GET', `/storage/buckets/${encodeURIComponent(target.bucket)}/objects`, { query });
+        const res = await target.send('GET', target.listingPath, { query });
         pages = page;
         expectOk(res, 'OBJ-LIST-003', `listing page ${page} (prefix "${this.prefix}", max_keys ${this.maxKeys})`);
         const body = isObject(res.body) ? res.body : {};

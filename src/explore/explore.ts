@@ -92,22 +92,25 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
       outcome.error = failure instanceof Error ? failure : new Error(String(failure));
       return outcome;
     }
-    outcome.finding = { ...(await confirm(target, failing.steps ?? [], failure)), steps: failing.steps ?? [] };
+    outcome.finding = await confirm(target, failing.steps ?? [], failure);
     outcome.requests = target.requestsSent;
     return outcome;
   }
   return outcome;
 }
 
+/** A violation as a finding, with the sequence that led to it and the exchanges of the run that showed it. */
+export function findingOf(violation: ModelViolation, steps: StepRecord[], exchanges: Exchange[], confirmed: boolean): ExploreFinding {
+  return { requirement: violation.requirement, message: violation.what, expected: violation.expected, actual: violation.actual, steps, exchanges, confirmed };
+}
+
 /** Replays the shrunk sequence once more on a fresh namespace, keeping its exchanges. */
-async function confirm(target: ExploreTarget, steps: StepRecord[], original: ModelViolation): Promise<Omit<ExploreFinding, 'steps'>> {
-  const base = { requirement: original.requirement, message: original.what, expected: original.expected, actual: original.actual };
+async function confirm(target: ExploreTarget, steps: StepRecord[], original: ModelViolation): Promise<ExploreFinding> {
   try {
     await replaySteps(target, steps);
-    return { ...base, exchanges: target.exchanges, confirmed: false };
+    return findingOf(original, steps, target.exchanges, false);
   } catch (error) {
-    const again = error instanceof ModelViolation ? error : original;
-    return { requirement: again.requirement, message: again.what, expected: again.expected, actual: again.actual, exchanges: target.exchanges, confirmed: error instanceof ModelViolation };
+    return error instanceof ModelViolation ? findingOf(error, steps, target.exchanges, true) : findingOf(original, steps, target.exchanges, false);
   }
 }
 

@@ -80,8 +80,19 @@ export class ExploreTarget {
     return res;
   }
 
+  /** The REST path of a key of the model (inside the sequence's namespace). */
   objectPath(key: string): string {
-    return `/storage/buckets/${encodeURIComponent(this.bucket)}/objects/${this.objectKey(key).split('/').map(encodeURIComponent).join('/')}`;
+    return this.pathOfStoredKey(this.objectKey(key));
+  }
+
+  /** The REST path of a key as the bucket stores it, each segment encoded (keys hold `/`). */
+  private pathOfStoredKey(storedKey: string): string {
+    return `${this.listingPath}/${storedKey.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  /** GET of the bucket's listing. */
+  get listingPath(): string {
+    return `/storage/buckets/${encodeURIComponent(this.bucket)}/objects`;
   }
 
   /** A step ran and the model agreed: its rules count as exercised. */
@@ -105,11 +116,9 @@ export class ExploreTarget {
     this.projectsToRemove.clear();
     let marker: string | undefined;
     for (let page = 0; page < 50; page++) {
-      const res = await this.send('GET', `/storage/buckets/${encodeURIComponent(this.bucket)}/objects`, { query: { prefix: this.prefix, ...(marker ? { marker } : {}) } });
+      const res = await this.send('GET', this.listingPath, { query: { prefix: this.prefix, ...(marker ? { marker } : {}) } });
       const objects = isObject(res.body) && Array.isArray(res.body.objects) ? (res.body.objects as Array<{ key?: unknown }>) : [];
-      for (const o of objects)
-        if (typeof o.key === 'string' && o.key.startsWith(this.prefix))
-          await this.send('DELETE', `/storage/buckets/${encodeURIComponent(this.bucket)}/objects/${o.key.split('/').map(encodeURIComponent).join('/')}`).catch(() => undefined);
+      for (const o of objects) if (typeof o.key === 'string' && o.key.startsWith(this.prefix)) await this.send('DELETE', this.pathOfStoredKey(o.key)).catch(() => undefined);
       const last = objects.at(-1)?.key;
       if (!(isObject(res.body) && res.body.is_truncated === true) || typeof last !== 'string') break;
       marker = last;

@@ -58,14 +58,16 @@ export function fileFilters(selection: Selection, candidates: readonly Candidate
 }
 
 const seen: Candidate[] = [];
+let indexOut: string | undefined;
 
 /**
  * Records a definition for the index (check.ts calls it for every check and flow step, selected
  * or not). Only in the process that lists the tests, and only when the run asked for an index.
  */
 export function recordCandidate(candidate: Candidate): void {
-  // Where a run that loads every file writes the candidates it saw (one JSON array).
-  const out = settingsFromEnv(process.env, { requireTarget: false }).suiteIndexOut;
+  // Where a run that loads every file writes the candidates it saw (one JSON array); read once.
+  indexOut ??= settingsFromEnv(process.env, { requireTarget: false }).suiteIndexOut ?? '';
+  const out = indexOut;
   if (!out || process.env.TEST_WORKER_INDEX !== undefined) return;
   if (seen.length === 0) process.once('exit', () => writeFileSync(out, JSON.stringify(seen)));
   seen.push(candidate);

@@ -20,7 +20,7 @@ import { addSecret } from '../../harness/redact.ts';
 import { RUN_PREFIX, newRunId } from '../../harness/settings.ts';
 import { configureTransport } from '../../harness/transport.ts';
 import { ExploreTarget } from '../../explore/target.ts';
-import { explore, replaySteps } from '../../explore/explore.ts';
+import { explore, findingOf, replaySteps } from '../../explore/explore.ts';
 import type { ExploreFinding, ExploreOutcome } from '../../explore/explore.ts';
 import { MODEL_RULES, ModelViolation } from '../../explore/model.ts';
 import type { StepRecord } from '../../explore/model.ts';
@@ -188,7 +188,7 @@ async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promis
     await replaySteps(target, steps);
   } catch (error) {
     if (!(error instanceof ModelViolation)) outcome.error = error instanceof Error ? error : new Error(String(error));
-    else outcome.finding = { requirement: error.requirement, message: error.what, expected: error.expected, actual: error.actual, steps, exchanges: target.exchanges, confirmed: true };
+    else outcome.finding = findingOf(error, steps, target.exchanges, true);
   }
   outcome.requests = target.requestsSent;
   return outcome;
