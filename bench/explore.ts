@@ -10,7 +10,6 @@ import { Budget } from '../src/harness/budget.ts';
 import { ApiClient } from '../src/harness/client.ts';
 import type { ApiResponse } from '../src/harness/client.ts';
 import { explore } from '../src/explore/explore.ts';
-import type { StepRecord } from '../src/explore/model.ts';
 import { ExploreTarget } from '../src/explore/target.ts';
 
 /** The target side, timed: how long the requests took and how many steps passed. */
@@ -25,9 +24,9 @@ class TimedTarget extends ExploreTarget {
       this.requestMs += performance.now() - started;
     }
   }
-  override stepPassed(step: StepRecord, rules: readonly string[]): void {
+  override stepPassed(rules: readonly string[]): void {
     this.steps++;
-    super.stepPassed(step, rules);
+    super.stepPassed(rules);
   }
 }
 
@@ -50,7 +49,6 @@ export async function run(budget = 900): Promise<ExploreBench> {
       budgets: { main: new Budget([server.apiKey], { maxWaitMs: 1_000 }) },
     });
     const bucket = 'cc-bench-explore';
-    await api.post('/storage/buckets', { name: bucket, region: 'nyc1' });
     const target = new TimedTarget(api, bucket, 'cc-bench-', { budget, deadline: Date.now() + 120_000 });
     const started = performance.now();
     const outcome = await explore(target, { seed: 1 });

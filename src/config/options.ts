@@ -196,6 +196,13 @@ const TABLE = [
     description: 'no new sequence starts after this many seconds (default 60); a running one finishes and is cleaned up',
   },
   {
+    name: 'families',
+    type: 'list',
+    commands: ['explore'],
+    placeholder: 'a,b',
+    description: 'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
+  },
+  {
     name: 'replay',
     type: 'string',
     commands: ['explore'],

@@ -10,13 +10,16 @@
  */
 import fc from 'fast-check';
 import type { Exchange } from '../model/finding.ts';
-import { commandArbitraries, commandOf } from './commands.ts';
+import type { ExploreFamily } from './family.ts';
+import { FAMILIES, commandOf } from './families/index.ts';
 import { ExploreModel, ModelViolation } from './model.ts';
 import type { StepRecord } from './model.ts';
 import type { ExploreTarget } from './target.ts';
 
 export interface ExploreOptions {
   seed: number;
+  /** The families sequences draw from, taking turns (default: all). */
+  families?: readonly ExploreFamily[];
   /** Longest sequence drawn (fast-check shrinks below it). */
   maxCommands?: number;
   /** Called after every sequence: how many ran and the requests sent so far. */
@@ -76,11 +79,31 @@ const SHRINK_TIME_MS = 120_000;
  * shrinks its sequence before it returns.
  */
 export async function explore(target: ExploreTarget, options: ExploreOptions): Promise<ExploreOutcome> {
+  const families = options.families ?? FAMILIES;
+  return withFamilies(target, families, () => exploreSequences(target, families, options));
+}
+
+/** Sets the families up, runs `body`, and tears them down whatever happened (in reverse order). */
+async function withFamilies<T>(target: ExploreTarget, families: readonly ExploreFamily[], body: () => Promise<T>): Promise<T> {
+  const ready: ExploreFamily[] = [];
+  try {
+    for (const family of families) {
+      await family.setUp?.(target);
+      ready.push(family);
+    }
+    return await body();
+  } finally {
+    for (const family of ready.reverse()) await family.tearDown?.(target).catch((error: unknown) => target.warn(`tear-down of ${family.name}: ${String(error)}`));
+  }
+}
+
+async function exploreSequences(target: ExploreTarget, families: readonly ExploreFamily[], options: ExploreOptions): Promise<ExploreOutcome> {
   const failing: { steps: StepRecord[] | null } = { steps: null };
   const outcome: ExploreOutcome = { sequences: 0, requests: 0, exercised: target.exercised, finding: null, error: null };
   // 'medium' sizes: sequences long enough for three-step interplays (update, update, get) to come up often.
-  const commands = fc.commands(commandArbitraries(), { maxCommands: options.maxCommands ?? 16, size: 'medium' });
+  const drawn = families.map((f) => fc.commands(f.arbitraries(), { maxCommands: options.maxCommands ?? 16, size: 'medium' }));
   for (let i = 0; target.canStart(); i++) {
+    const commands = drawn[i % drawn.length]!;
     const property = fc.asyncProperty(commands, (sequence) => runSequence(target, sequence, failing));
     const details = await fc.check(property, { seed: sequenceSeed(options.seed, i), numRuns: 1, interruptAfterTimeLimit: SHRINK_TIME_MS });
     outcome.sequences++;
@@ -114,9 +137,19 @@ async function confirm(target: ExploreTarget, steps: StepRecord[], original: Mod
   }
 }
 
-/** Runs recorded steps in order against a fresh model (`cloudcheck explore --replay`). */
+/**
+ * Runs a replay file's steps in order against a fresh model (`cloudcheck explore --replay`), the
+ * families they belong to set up around them.
+ */
+export async function replay(target: ExploreTarget, steps: readonly StepRecord[]): Promise<void> {
+  const resolved = steps.map(commandOf);
+  const families = FAMILIES.filter((f) => resolved.some((r) => r.family === f));
+  await withFamilies(target, families, () => replaySteps(target, steps));
+}
+
+/** Runs recorded steps in order against a fresh model, on a fresh namespace (the families already set up). */
 export async function replaySteps(target: ExploreTarget, steps: readonly StepRecord[]): Promise<void> {
-  const commands = steps.map(commandOf);
+  const commands = steps.map((s) => commandOf(s).command);
   target.beginSequence();
   const exchanges: Exchange[] = [];
   try {

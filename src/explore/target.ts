@@ -1,12 +1,12 @@
 /**
  * The target side of exploration: the harness's client (budgets, redaction, recorded exchanges),
- * one bucket for the whole exploration, a fresh namespace per sequence, and the clean-up of what
- * each sequence created. Every name starts with the run prefix (`cc-<run id>-`), so
- * `cloudcheck sweep` finds whatever an interrupted exploration left.
+ * a fresh namespace per sequence, and the clean-up of what each sequence created (every family
+ * registers a clean-up for what it creates, undone in reverse order at the sequence's end). Every
+ * name starts with the run prefix (`cc-<run id>-`), so `cloudcheck sweep` finds whatever an
+ * interrupted exploration left.
  */
 import type { ApiClient, ApiResponse } from '../harness/client.ts';
 import type { Exchange } from '../model/finding.ts';
-import { isObject, listOf, resourceOf } from '../harness/body-shape.ts';
 import type { StepRecord } from './model.ts';
 
 export interface ExploreLimits {
@@ -21,16 +21,19 @@ export class ExploreTarget {
   private sequence = 0;
   /** Exchanges of the sequence running now (a failed sequence's go into the report). */
   exchanges: Exchange[] = [];
-  /** Projects created and not yet deleted by their sequence: removed at the sequence's end. */
-  private readonly projectsToRemove = new Set<string>();
+  /** What the sequence created and did not delete (key → how to remove it), undone at its end, newest first. */
+  private readonly cleanUps = new Map<string, () => Promise<unknown>>();
   private prefix = '';
   /** The steps of the sequence running now, as they ran (a failing one's become the finding's). */
   ranSteps: StepRecord[] = [];
   /** Requirements whose rules some step exercised (a passed rule is only as good as this). */
   readonly exercised = new Set<string>();
+  /** What went wrong outside the model (a clean-up refused): printed by the command, never a finding. */
+  readonly warnings: string[] = [];
 
   constructor(
     readonly api: ApiClient,
+    /** The exploration's bucket, created by the objects family's set-up. */
     readonly bucket: string,
     readonly runPrefix: string,
     private readonly limits: ExploreLimits,
@@ -69,7 +72,8 @@ export class ExploreTarget {
     return this.prefix;
   }
 
-  projectName(label: string): string {
+  /** A resource name of this sequence: run prefix (sweep finds it), sequence number, the model's label. */
+  resourceName(label: string): string {
     return `${this.runPrefix}x${this.sequence}-${label}`;
   }
 
@@ -80,14 +84,9 @@ export class ExploreTarget {
     return res;
   }
 
-  /** The REST path of a key of the model (inside the sequence's namespace). */
+  /** The REST path of a key of the model (inside the sequence's namespace), each segment encoded (keys hold `/`). */
   objectPath(key: string): string {
-    return this.pathOfStoredKey(this.objectKey(key));
-  }
-
-  /** The REST path of a key as the bucket stores it, each segment encoded (keys hold `/`). */
-  private pathOfStoredKey(storedKey: string): string {
-    return `${this.listingPath}/${storedKey.split('/').map(encodeURIComponent).join('/')}`;
+    return `${this.listingPath}/${this.objectKey(key).split('/').map(encodeURIComponent).join('/')}`;
   }
 
   /** GET of the bucket's listing. */
@@ -96,41 +95,33 @@ export class ExploreTarget {
   }
 
   /** A step ran and the model agreed: its rules count as exercised. */
-  stepPassed(step: StepRecord, rules: readonly string[]): void {
+  stepPassed(rules: readonly string[]): void {
     for (const rule of rules) this.exercised.add(rule);
   }
 
-  trackProject(id: string): void {
-    this.projectsToRemove.add(id);
+  warn(message: string): void {
+    this.warnings.push(message);
   }
 
-  forgetProject(id: string): void {
-    this.projectsToRemove.delete(id);
+  /** Something the sequence created: removed at the sequence's end unless `untrack`ed (deleted by a step) before. */
+  track(key: string, remove: () => Promise<unknown>): void {
+    this.cleanUps.delete(key);
+    this.cleanUps.set(key, remove);
   }
 
-  /** Deletes what the sequence left (its objects, its projects), so the next one starts from the same account. */
+  untrack(key: string): void {
+    this.cleanUps.delete(key);
+  }
+
+  /** DELETE of `path` as a clean-up (its answer is not the model's business). */
+  trackPath(path: string): void {
+    this.track(path, () => this.send('DELETE', path));
+  }
+
+  /** Removes what the sequence left, newest first (a volume before the VPS it is attached to), so the next sequence starts from the same account. */
   async endSequence(): Promise<void> {
-    for (const id of this.projectsToRemove) {
-      await this.send('DELETE', `/projects/${encodeURIComponent(id)}`).catch(() => undefined);
-    }
-    this.projectsToRemove.clear();
-    let marker: string | undefined;
-    for (let page = 0; page < 50; page++) {
-      const res = await this.send('GET', this.listingPath, { query: { prefix: this.prefix, ...(marker ? { marker } : {}) } });
-      const objects = isObject(res.body) && Array.isArray(res.body.objects) ? (res.body.objects as Array<{ key?: unknown }>) : [];
-      for (const o of objects) if (typeof o.key === 'string' && o.key.startsWith(this.prefix)) await this.send('DELETE', this.pathOfStoredKey(o.key)).catch(() => undefined);
-      const last = objects.at(-1)?.key;
-      if (!(isObject(res.body) && res.body.is_truncated === true) || typeof last !== 'string') break;
-      marker = last;
-    }
+    const removals = [...this.cleanUps.values()].reverse();
+    this.cleanUps.clear();
+    for (const remove of removals) await remove().catch(() => undefined);
   }
-}
-
-/** A project record from a create, get or update answer (flat, under `project`, or under a generic envelope). */
-export function projectOf(body: unknown): Record<string, unknown> | undefined {
-  return resourceOf(body, 'project');
-}
-
-export function projectsOf(body: unknown): Array<Record<string, unknown>> | undefined {
-  return listOf(body, 'projects');
 }

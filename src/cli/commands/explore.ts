@@ -20,9 +20,12 @@ import { addSecret } from '../../harness/redact.ts';
 import { RUN_PREFIX, newRunId } from '../../harness/settings.ts';
 import { configureTransport } from '../../harness/transport.ts';
 import { ExploreTarget } from '../../explore/target.ts';
-import { explore, findingOf, replaySteps } from '../../explore/explore.ts';
+import { explore, findingOf, replay as replayOf } from '../../explore/explore.ts';
 import type { ExploreFinding, ExploreOutcome } from '../../explore/explore.ts';
-import { MODEL_RULES, ModelViolation } from '../../explore/model.ts';
+import { ExploreSetupError } from '../../explore/family.ts';
+import type { ExploreFamily } from '../../explore/family.ts';
+import { FAMILIES, commandOf, familiesNamed, rulesOf } from '../../explore/families/index.ts';
+import { ModelViolation } from '../../explore/model.ts';
 import type { StepRecord } from '../../explore/model.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import { requirementById } from '../../../spec/requirements.ts';
@@ -33,10 +36,11 @@ import { probeTarget } from '../probe.ts';
 export const EXPLORE_HELP: HelpSpec = {
   synopsis: 'cloudcheck explore [options]',
   summary:
-    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
   examples: [
     ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
     ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],
+    ['cloudcheck explore --families objects', 'only the sequences of one family'],
     ['CLOUDCHECK_API_KEY=... cloudcheck explore --target https://staging.example.net/v1', 'explore a staging server'],
     ['cloudcheck explore --target URL --replay reports/<run>/explore-replay.json', 'run a reported sequence again'],
   ],
@@ -68,6 +72,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   if (resolved.positionals.length) throw new UsageError(`explore takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
   const replay = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
+  const families = selectedFamilies(v.families);
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
   const session = await openSession(v);
   const runId = newRunId();
@@ -97,19 +102,23 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await createBucket(target);
     err(
       `cloudcheck explore: ${replay ? `replaying ${replay.length} steps` : `seed ${v.seed}, at most ${v.budget ?? DEFAULT_BUDGET} requests and ${v.time ?? DEFAULT_TIME_S} s`} against ${session.target}`,
     );
-    const outcome = replay ? await replayOutcome(target, replay) : await explore(target, { seed: v.seed, progress: progressPrinter() });
-    await deleteBucket(target);
+    const outcome = replay ? await replayOutcome(target, replay) : await explore(target, { seed: v.seed, families, progress: progressPrinter() });
+    for (const warning of target.warnings) err(`cloudcheck explore: ${warning}`);
+    if (outcome.error instanceof ExploreSetupError) {
+      err(`cloudcheck explore: ${outcome.error.message}`);
+      return 2;
+    }
     if (outcome.error) {
       err(`cloudcheck explore: the exploration stopped on an error that is not a finding: ${outcome.error.message}`);
       return 2;
     }
     const reportDir = resolve(v['report-dir'] ?? join('reports', `explore-${runId}`));
-    const report = writeReport(outcome, { runId, target: session.target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
-    printSummary(outcome, reportDir);
+    const rules = rulesOf(replay ? FAMILIES.filter((f) => replay.some((s) => f.commandOf(s))) : families);
+    const report = writeReport(outcome, rules, { runId, target: session.target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
+    printSummary(outcome, rules, reportDir);
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
     if (!outcome.finding && outcome.exercised.size === 0) {
@@ -142,19 +151,13 @@ async function openSession(v: OptionValues<'explore'>): Promise<Session> {
   return { target: embedded.target, apiKey: embedded.apiKey, embedded };
 }
 
-/** The exploration's own bucket, in the first region offering storage; the target's refusal is an error of the session, not a finding. */
-async function createBucket(target: ExploreTarget): Promise<void> {
-  const regions = await target.send('GET', '/regions');
-  const list = isObject(regions.body) && Array.isArray(regions.body.regions) ? (regions.body.regions as Array<Record<string, unknown>>) : [];
-  const region = list.find((r) => r.available !== false && (!Array.isArray(r.features) || r.features.includes('storage')))?.slug;
-  if (typeof region !== 'string') throw new UsageError(`GET /regions lists no region offering storage (${regions.status}): explore needs one for its bucket`);
-  const res = await target.send('POST', '/storage/buckets', { json: { name: target.bucket, region } });
-  if (res.status < 200 || res.status >= 300) throw new UsageError(`could not create the exploration's bucket ${target.bucket}: ${res.status} ${res.text.slice(0, 200)}`);
-}
-
-async function deleteBucket(target: ExploreTarget): Promise<void> {
-  const res = await target.send('DELETE', `/storage/buckets/${encodeURIComponent(target.bucket)}`).catch(() => null);
-  if (!res || res.status >= 300) err(`cloudcheck explore: could not delete the bucket ${target.bucket} (cloudcheck sweep removes cc- leftovers)`);
+/** `--families a,b`: the families named, each known (default: all). */
+function selectedFamilies(names: readonly string[] | undefined): ExploreFamily[] {
+  try {
+    return familiesNamed(names);
+  } catch (error) {
+    throw new UsageError(`--families: ${(error as Error).message}`);
+  }
 }
 
 function progressPrinter(): (sequences: number, requests: number) => void {
@@ -179,13 +182,21 @@ function readReplay(file: string): StepRecord[] {
   if (!Array.isArray(steps) || !steps.every((s) => isObject(s) && typeof s.op === 'string' && (s.args === undefined || isObject(s.args)))) {
     throw new UsageError(`--replay: ${file} holds no "steps" list of { op, args }`);
   }
-  return steps.map((s) => ({ op: s.op as string, args: (s.args ?? {}) as StepRecord['args'] }));
+  const records = steps.map((s) => ({ op: s.op as string, args: (s.args ?? {}) as StepRecord['args'] }));
+  for (const record of records) {
+    try {
+      commandOf(record);
+    } catch (error) {
+      throw new UsageError(`--replay: ${file}: ${(error as Error).message}`);
+    }
+  }
+  return records;
 }
 
 async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promise<ExploreOutcome> {
   const outcome: ExploreOutcome = { sequences: 1, requests: 0, exercised: target.exercised, finding: null, error: null };
   try {
-    await replaySteps(target, steps);
+    await replayOf(target, steps);
   } catch (error) {
     if (!(error instanceof ModelViolation)) outcome.error = error instanceof Error ? error : new Error(String(error));
     else outcome.finding = findingOf(error, steps, target.exchanges, true);
@@ -195,10 +206,11 @@ async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promis
 }
 
 /** One check per rule of the model: failed (the finding), passed (exercised, never contradicted) or skipped (never exercised). */
-function checksOf(outcome: ExploreOutcome): CheckResult[] {
-  return Object.entries(MODEL_RULES).map(([requirement, title]) => {
-    const cls = requirementById(requirement)?.class ?? 'storage-objects';
-    const base = { id: `explore.${requirement}`, requirement, level: 'MUST' as const, class: cls, operation: null, title: `explore: ${title}` };
+function checksOf(outcome: ExploreOutcome, rules: Record<string, string>): CheckResult[] {
+  return Object.entries(rules).map(([requirement, title]) => {
+    const known = requirementById(requirement);
+    // Every rule cites a requirement of the catalogue (test/explore/explore.test.ts): its class and level are the report's.
+    const base = { id: `explore.${requirement}`, requirement, level: known?.level ?? 'MUST', class: known?.class ?? 'storage-objects', operation: null, title: `explore: ${title}` };
     const f = outcome.finding;
     if (f && f.requirement === requirement) {
       return { ...base, status: 'failed' as const, classification: 'defect' as const, message: findingMessage(f), expected: f.expected, actual: f.actual, exchanges: f.exchanges };
@@ -220,9 +232,10 @@ function findingMessage(f: ExploreFinding): string {
 
 function writeReport(
   outcome: ExploreOutcome,
+  rules: Record<string, string>,
   run: { runId: string; target: string; embedded: boolean; seed: number; startedAt: Date; reportDir: string; interrupted: boolean },
 ): ReturnType<typeof finaliseReport>['report'] {
-  const checks = checksOf(outcome);
+  const checks = checksOf(outcome, rules);
   const { report, outcome: written } = finaliseReport(
     {
       schema_version: 1,
@@ -255,8 +268,8 @@ function writeReproduction(finding: ExploreFinding, dir: string): void {
   writeFileSync(join(dir, 'explore-repro.sh'), `${lines.join('\n')}\n`, { mode: 0o755 });
 }
 
-function printSummary(outcome: ExploreOutcome, reportDir: string): void {
-  out(`${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(MODEL_RULES).length} rules exercised`);
+function printSummary(outcome: ExploreOutcome, rules: Record<string, string>, reportDir: string): void {
+  out(`${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(rules).length} rules exercised`);
   const f = outcome.finding;
   if (f) {
     out(`FAILED [${f.requirement}] ${findingMessage(f)}`);
