@@ -31,6 +31,8 @@ export interface ApiKeyRecord {
   unlimited: boolean;
   /** Refused before this instant (ms): set only by the api-keys fault `key-new-refused-briefly`. */
   notBeforeMs?: number;
+  /** Served although revoked: set only by the api-keys fault `key-revoked-served-after-new-key`. */
+  servedWhileRevoked?: boolean;
 }
 
 /** Listing prefix: the first 12 characters of the key (docs/conventions.md). */

@@ -117,7 +117,7 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   const key = secret ? ctx.accounts.keyBySecret(secret) : undefined;
   const now = ctx.clock.now();
   let usable = key !== undefined;
-  if (key?.revoked && !ctx.faults.has('auth-revoked-accepted')) usable = false;
+  if (key?.revoked && !ctx.faults.has('auth-revoked-accepted') && key.servedWhileRevoked !== true) usable = false;
   if (key?.expires_at && Date.parse(key.expires_at) <= now && !ctx.faults.has('auth-expired-accepted')) usable = false;
   if (key?.notBeforeMs !== undefined && now < key.notBeforeMs) usable = false;
   if (!key || !usable) {

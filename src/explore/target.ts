@@ -7,7 +7,15 @@
  */
 import type { ApiClient, ApiResponse } from '../harness/client.ts';
 import type { Exchange } from '../model/finding.ts';
+import { DEFAULT_TEST_NUMBERS } from '../harness/settings.ts';
 import type { StepRecord } from './model.ts';
+
+/** The specification's three test-mode numbers (Limits, "Test mode"): the only recipients explore ever sends to. */
+export interface TestNumbers {
+  succeed: string;
+  fail: string;
+  random: string;
+}
 
 export interface ExploreLimits {
   /** Requests the exploration may send (sequences, clean-up and shrinking together). */
@@ -37,6 +45,7 @@ export class ExploreTarget {
     readonly bucket: string,
     readonly runPrefix: string,
     private readonly limits: ExploreLimits,
+    readonly testNumbers: TestNumbers = DEFAULT_TEST_NUMBERS,
   ) {}
 
   get requestsSent(): number {
@@ -77,7 +86,12 @@ export class ExploreTarget {
     return `${this.runPrefix}x${this.sequence}-${label}`;
   }
 
-  async send(method: string, path: string, options: { json?: unknown; body?: string; query?: Record<string, string | number>; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  /** A request of the sequence; `key` sends exactly that key (an API key the sequence created), outside the budget's keys. */
+  async send(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: string; query?: Record<string, string | number>; headers?: Record<string, string>; key?: string } = {},
+  ): Promise<ApiResponse> {
     this.sent++;
     const res = await this.api.request({ method, path, ...options });
     this.exchanges.push(res.exchange);

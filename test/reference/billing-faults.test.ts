@@ -219,6 +219,25 @@ const CHECKS: Record<string, Check> = {
     // Without a whitelist the key is still created.
     expect((await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).status).toBe(201);
   },
+  'key-revoked-listed-after-new-key': async (a, server) => {
+    const listed = async (): Promise<string[]> => json<{ api_keys: Array<{ id: string }> }>(await a.call('GET', '/account/api-keys')).api_keys.map((k) => k.id);
+    const gone = json<{ api_key: { id: string; key: string } }>(await a.call('POST', '/account/api-keys', { name: 'gone', permissions: ['read'] })).api_key;
+    expect((await a.call('DELETE', `/account/api-keys/${gone.id}`)).status).toBe(204);
+    expect(await listed()).not.toContain(gone.id);
+    await a.call('POST', '/account/api-keys', { name: 'other', permissions: ['read'] });
+    expect(await listed()).toContain(gone.id);
+    // Only the listing: the revoked key stays refused.
+    expect((await api(server, gone.key, false).call('GET', '/account')).status).toBe(401);
+  },
+  'key-revoked-served-after-new-key': async (a, server) => {
+    const gone = json<{ api_key: { id: string; key: string } }>(await a.call('POST', '/account/api-keys', { name: 'gone', permissions: ['read'] })).api_key;
+    expect((await a.call('DELETE', `/account/api-keys/${gone.id}`)).status).toBe(204);
+    expect((await api(server, gone.key, false).call('GET', '/account')).status).toBe(401);
+    await a.call('POST', '/account/api-keys', { name: 'other', permissions: ['read'] });
+    expect((await api(server, gone.key, false).call('GET', '/account')).status).toBe(200);
+    // Only the authentication: the revoked key stays unlisted.
+    expect(json<{ api_keys: Array<{ id: string }> }>(await a.call('GET', '/account/api-keys')).api_keys.map((k) => k.id)).not.toContain(gone.id);
+  },
   'key-new-refused-briefly': async (a, server) => {
     const created = json<{ api_key: { key: string } }>(await a.call('POST', '/account/api-keys', { name: 'k', permissions: ['read'] })).api_key;
     expect((await api(server, created.key, false).call('GET', '/account')).status).toBe(401);

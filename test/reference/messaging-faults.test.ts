@@ -323,6 +323,30 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     expect(res.status).toBe(422);
     expect(errorOf(res).code).toBe('validation_error');
   },
+  'msg-list-total-to-skips-bulk': async (a) => {
+    await send(a, { to: NUMBERS.succeed, message: 'single' });
+    await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed, NUMBERS.fail], message: 'bulk' }, TEST_MODE);
+    const byTo = obj((await a.call('GET /sms/messages', `/sms/messages?to=${encodeURIComponent(NUMBERS.succeed)}`)).body);
+    // Two messages to the number are listed, one counted.
+    expect((byTo.messages as unknown[]).length).toBe(2);
+    expect(obj(byTo.meta)).toMatchObject({ total: 1, pages: 1 });
+    // Without the `to` filter the count is right.
+    expect(obj(obj((await a.call('GET /sms/messages', '/sms/messages')).body).meta).total).toBe(3);
+  },
+  'msg-list-status-filter-first-page-only': async (a) => {
+    for (const to of [NUMBERS.succeed, NUMBERS.fail, NUMBERS.succeed]) await finalStatus(a, String((await send(a, { to, message: 'x' })).message_id));
+    const page = async (n: number) => obj((await a.call('GET /sms/messages', `/sms/messages?status=delivered&per_page=1&page=${n}`)).body).messages as Array<Record<string, unknown>>;
+    expect((await page(1)).map((m) => m.status)).toEqual(['delivered']);
+    // Page 2 of the unfiltered list (newest first: delivered, failed, delivered) is the failed message.
+    expect((await page(2)).map((m) => m.status)).toEqual(['failed']);
+  },
+  'msg-campaign-details-newest': async (a) => {
+    const first = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed], message: 'x' }, TEST_MODE)).body);
+    const details = async () => obj(obj((await a.call('GET /sms/campaigns/{campaign_id}', `/sms/campaigns/${String(first.campaign_id)}`)).body).campaign);
+    expect((await details()).campaign_id).toBe(first.campaign_id);
+    const second = obj((await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.fail], message: 'y' }, TEST_MODE)).body);
+    expect((await details()).campaign_id).toBe(second.campaign_id);
+  },
 };
 
 for (const fault of MESSAGING_FAULTS) {

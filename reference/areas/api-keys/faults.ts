@@ -1,7 +1,8 @@
 /**
  * Deliberate non-conformances of the API-key endpoints; each breaks exactly one MUST requirement.
  * The core's `auth-revoked-accepted` makes a revoked key keep working; `key-revoke-ignored` is
- * the other half of KEY-DEL-001: the key stops working but stays in the listing.
+ * the other half of KEY-DEL-001: the key stops working but stays in the listing. The last two
+ * need a revocation and then another creation, which only a sequence of operations does.
  */
 import type { FaultDefinition } from '../../core/faults.ts';
 
@@ -14,6 +15,8 @@ export const KEY_FAULTS = {
   createdWithoutExpiry: 'key-create-expires-at-omitted',
   ipWhitelistRefused: 'api-key-ip-whitelist-refused',
   newKeyRefusedBriefly: 'key-new-refused-briefly',
+  revokedListedAfterNewKey: 'key-revoked-listed-after-new-key',
+  revokedServedAfterNewKey: 'key-revoked-served-after-new-key',
 } as const;
 
 /** How long a new key is refused under `key-new-refused-briefly` (a slow key propagation). */
@@ -28,6 +31,17 @@ export const apiKeyFaults = [
   { name: KEY_FAULTS.ipWhitelistRefused, requirement: 'KEY-CRT-002', description: 'POST /account/api-keys refuses a non-empty ip_whitelist as a validation error.' },
   { name: KEY_FAULTS.newKeyRefusedBriefly, requirement: 'KEY-CRT-004', description: 'A key created with POST /account/api-keys without expires_at is refused (401) for its first 5 seconds.' },
   { name: KEY_FAULTS.lastUsedNeverSet, requirement: 'KEY-LIST-003', description: 'GET /account/api-keys reports last_used null whether or not the key was used.' },
+  // Sequence-only faults: each shows only after a revocation followed by another creation (cloudcheck explore finds them).
+  {
+    name: KEY_FAULTS.revokedListedAfterNewKey,
+    requirement: 'KEY-DEL-001',
+    description: 'A revoked key is listed again in GET /account/api-keys once another key has been created after its revocation (it stays refused).',
+  },
+  {
+    name: KEY_FAULTS.revokedServedAfterNewKey,
+    requirement: 'KEY-REVOKE-001',
+    description: 'A revoked key is served again once another key has been created after its revocation (a revocation list rebuilt from the live keys forgets it); it stays unlisted.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

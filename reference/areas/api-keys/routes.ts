@@ -31,12 +31,27 @@ function listingView(key: ApiKeyRecord, withSecret: boolean): Record<string, unk
 }
 
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
-  /** Keys revoked while `key-revoke-ignored` is on: gone for auth, still shown in the listing. */
-  const ghosts = (accountId: string) => ctx.accountState(accountId, 'api-keys', () => ({ revokedButListed: [] as ApiKeyRecord[] }));
+  /**
+   * Keys revoked while `key-revoke-ignored` is on: gone for auth, still shown in the listing. The
+   * sequence-only faults keep the keys revoked since the last creation (`revokedSinceCreate`) and
+   * those a later creation brought back into the listing (`relisted`).
+   */
+  const ghosts = (accountId: string) =>
+    ctx.accountState(accountId, 'api-keys', () => ({ revokedButListed: [] as ApiKeyRecord[], revokedSinceCreate: [] as ApiKeyRecord[], relisted: [] as ApiKeyRecord[] }));
+
+  /** A creation after revocations: under the sequence-only faults, the keys revoked before it come back (listed, or served). */
+  function afterCreate(accountId: string): void {
+    const state = ghosts(accountId);
+    for (const revoked of state.revokedSinceCreate) {
+      if (ctx.faults.has(KEY_FAULTS.revokedListedAfterNewKey)) state.relisted.push(revoked);
+      if (ctx.faults.has(KEY_FAULTS.revokedServedAfterNewKey)) revoked.servedWhileRevoked = true;
+    }
+    state.revokedSinceCreate = [];
+  }
 
   app.get('/account/api-keys', async (request) => {
     const { account } = authOf(request);
-    const keys = [...ctx.accounts.keysOf(account.id), ...ghosts(account.id).revokedButListed];
+    const keys = [...ctx.accounts.keysOf(account.id), ...ghosts(account.id).revokedButListed, ...ghosts(account.id).relisted];
     const withSecret = ctx.faults.has(KEY_FAULTS.secretInListing);
     const listed = keys.map((key) => listingView(key, withSecret));
     for (const view of listed) {
@@ -68,6 +83,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     // Fault: a never-expiring key only starts working a few seconds after it was handed out
     // (keys with an expiry, such as the harness's own run keys, are served at once).
     if (ctx.faults.has(KEY_FAULTS.newKeyRefusedBriefly) && record.expires_at === null) record.notBeforeMs = ctx.clock.now() + NEW_KEY_DELAY_MS;
+    afterCreate(account.id);
     const dropExpiry = ctx.faults.has(KEY_FAULTS.expiresAtDropped);
     return reply.status(201).send({
       api_key: {
@@ -90,6 +106,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     const record = ctx.accounts.keyById(account.id, request.params.key_id);
     if (!record || !ctx.accounts.revokeKey(account.id, record.id)) throw notFound('api_key');
     if (ctx.faults.has(KEY_FAULTS.revokeIgnored)) ghosts(account.id).revokedButListed.push(record);
+    if (ctx.faults.has(KEY_FAULTS.revokedListedAfterNewKey) || ctx.faults.has(KEY_FAULTS.revokedServedAfterNewKey)) ghosts(account.id).revokedSinceCreate.push(record);
     return reply.status(204).send();
   });
 }

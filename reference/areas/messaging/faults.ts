@@ -82,6 +82,22 @@ export const MESSAGING_FAULTS = [
     requirement: 'ERR-CODE-002',
     description: 'A send from a sender ID not approved for the destination country is refused with validation_error instead of sender_id_not_approved.',
   },
+  // Sequence-only faults: each shows only after a particular order of operations (cloudcheck explore finds them).
+  {
+    name: 'msg-list-total-to-skips-bulk',
+    requirement: 'PAGE-NUM-002',
+    description: 'GET /sms/messages with a `to` filter counts in meta.total (and pages) only the messages of single sends; those of bulk sends are listed but not counted.',
+  },
+  {
+    name: 'msg-list-status-filter-first-page-only',
+    requirement: 'MSG-LIST-002',
+    description: 'GET /sms/messages applies the `status` filter to the first page only; later pages are cut from the list without it.',
+  },
+  {
+    name: 'msg-campaign-details-newest',
+    requirement: 'MSG-CMP-005',
+    description: 'GET /sms/campaigns/{campaign_id} answers the details of the newest campaign of the account, whichever is asked for (right only while there is one).',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -169,7 +169,8 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const from = plusRestored(fields.string('from'));
     const { page, perPage: asked } = readPageQuery('messaging', query, ctx.variants, ctx.faults);
     const perPage = ctx.faults.has('msg-page-size-default-20') && (query.per_page === undefined || query.per_page === '') ? 20 : asked;
-    const ignoreStatus = ctx.faults.has('msg-status-filter-ignored');
+    // Fault msg-list-status-filter-first-page-only: pages after the first are cut from the list without the status filter.
+    const ignoreStatus = ctx.faults.has('msg-status-filter-ignored') || (ctx.faults.has('msg-list-status-filter-first-page-only') && page > 1);
     const matching = newestFirst(stateOf(ctx, account.id).messages.values()).filter(
       (m) =>
         (ctx.faults.has('msg-list-range-ignored') || inRange(range, m.createdMs)) &&
@@ -178,6 +179,11 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
         (from === undefined || m.from === from),
     );
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
+    // Fault msg-list-total-to-skips-bulk: with a `to` filter, meta counts only the messages of single sends (bulk ones are still listed).
+    if (ctx.faults.has('msg-list-total-to-skips-bulk') && to !== undefined && typeof meta.total === 'number') {
+      const total = matching.filter((m) => m.campaign_id === null).length;
+      Object.assign(meta, { total, pages: Math.ceil(total / perPage) });
+    }
     const messages = items.map(listEntryView);
     for (const entry of messages) {
       if (ctx.faults.has('msg-list-status-uppercase')) entry.status = String(entry.status).toUpperCase();
@@ -204,8 +210,10 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
   app.get<{ Params: { campaign_id: string } }>('/sms/campaigns/:campaign_id', async (request) => {
     const { account } = authOf(request);
     const state = stateOf(ctx, account.id);
-    const campaign = state.campaigns.get(request.params.campaign_id);
-    if (!campaign) throw notFound('campaign');
+    const asked = state.campaigns.get(request.params.campaign_id);
+    if (!asked) throw notFound('campaign');
+    // Fault msg-campaign-details-newest: once the account has several campaigns, the details are always the newest one's.
+    const campaign = ctx.faults.has('msg-campaign-details-newest') ? newestFirst(state.campaigns.values())[0]! : asked;
     const details = campaignDetailsView(state, campaign);
     if (ctx.faults.has('msg-campaign-details-id-renamed')) {
       const { campaign_id: id, ...rest } = details;

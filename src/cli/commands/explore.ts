@@ -17,9 +17,10 @@ import type { EmbeddedTarget } from '../../harness/embedded.ts';
 import { headersFromList } from '../../harness/headers.ts';
 import { isObject } from '../../harness/body-shape.ts';
 import { addSecret } from '../../harness/redact.ts';
-import { RUN_PREFIX, newRunId } from '../../harness/settings.ts';
+import { DEFAULT_TEST_NUMBERS, RUN_PREFIX, newRunId } from '../../harness/settings.ts';
 import { configureTransport } from '../../harness/transport.ts';
 import { ExploreTarget } from '../../explore/target.ts';
+import type { TestNumbers } from '../../explore/target.ts';
 import { explore, findingOf, replay as replayOf } from '../../explore/explore.ts';
 import type { ExploreFinding, ExploreOutcome } from '../../explore/explore.ts';
 import { ExploreSetupError } from '../../explore/family.ts';
@@ -36,7 +37,7 @@ import { probeTarget } from '../probe.ts';
 export const EXPLORE_HELP: HelpSpec = {
   synopsis: 'cloudcheck explore [options]',
   summary:
-    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; messaging in test mode: sends to the test numbers, bulk sends, status, the message list walked by recipient and status, campaigns; API keys: create, use, revoke, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
   examples: [
     ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
     ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],
@@ -84,13 +85,19 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   const budget = v.budget ?? DEFAULT_BUDGET;
   const runKeys = await createRunKeys({ settings, count: Math.ceil(budget / REQUESTS_PER_KEY) - 1, namePrefix: runPrefix, journalDir: null });
   if (runKeys.shortfall) err(`cloudcheck explore: created ${runKeys.keys.length} extra API keys (${runKeys.shortfall}); the budget may meet the hourly limit`);
-  const api = new ApiClient({ settings, budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000 }) } });
+  // The session's key stays out of billing once there are run keys, as in `cloudcheck run`: its billing
+  // window (100/h) is kept for revoking them, whatever the api-keys sequences spent.
+  const keptOut = runKeys.keys.length ? { billing: [session.apiKey] } : undefined;
+  const api = new ApiClient({ settings, budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000, keptOut }) } });
   const startedAt = new Date();
   let interrupted = false;
-  const target = new ExploreTarget(api, `${runPrefix}explore`, runPrefix, {
-    budget,
-    deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000,
-  });
+  const target = new ExploreTarget(
+    api,
+    `${runPrefix}explore`,
+    runPrefix,
+    { budget, deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000 },
+    testNumbersOf(v),
+  );
   // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
   const onSignal = (): void => {
     // A second signal does not wait for the clean-up: `cloudcheck sweep` removes what is left.
@@ -144,11 +151,20 @@ async function openSession(v: OptionValues<'explore'>): Promise<Session> {
     await probeTarget(v.target, apiKey, 'the API key', undefined, { ...transport, headers: headersFromList(v.header ?? []) });
     return { target: v.target, apiKey, embedded: null };
   }
-  const embedded = await startEmbedded({ seed: v.seed });
+  const embedded = await startEmbedded({ seed: v.seed, testNumbers: testNumbersOf(v) });
   addSecret(embedded.apiKey);
   configureTransport({ caCertFile: null, direct: true });
   err(`cloudcheck explore: no --target: started the embedded reference server at ${embedded.target}`);
   return { target: embedded.target, apiKey: embedded.apiKey, embedded };
+}
+
+/** The test-mode numbers messaging sequences send to (`--test-number-*`, else the defaults of the specification's examples). */
+function testNumbersOf(v: OptionValues<'explore'>): TestNumbers {
+  return {
+    succeed: v['test-number-succeed'] ?? DEFAULT_TEST_NUMBERS.succeed,
+    fail: v['test-number-fail'] ?? DEFAULT_TEST_NUMBERS.fail,
+    random: v['test-number-random'] ?? DEFAULT_TEST_NUMBERS.random,
+  };
 }
 
 /** `--families a,b`: the families named, each known (default: all). */

@@ -1,0 +1,414 @@
+/**
+ * Messaging in test mode: single and bulk sends, the status of a message read back (waiting a
+ * little for it to settle), GET /sms/messages walked page by page with `to` and `status` filters,
+ * and the campaigns of bulk sends listed and read. Every send carries `X-Test-Mode: true` and goes
+ * to one of the specification's three test numbers (Limits, "Test mode"), never to another number:
+ * no SMS is delivered and nothing is charged. Messages and campaigns have no delete in the API, so
+ * there is nothing to clean up; their texts and campaign names carry the run prefix.
+ *
+ * The account holds other messages (earlier sequences, other runs), and the test numbers are
+ * shared by everyone, so no filter isolates a sequence completely. Listings are bounded with
+ * `from_date` a second before the sequence's first send (server clock) and narrowed with `to`;
+ * the model then asks for its own messages to be included and for the walk to be consistent with
+ * itself (each item once, `meta.total` items in all), never for an exact count of the account.
+ *
+ * Where the specification is silent the model accepts every choice: transitions after `sent`
+ * (a message may stay `sent` for any time; only the outcome the test numbers promise is checked,
+ * whenever a status is seen), campaign status after `processing`, the body of campaign details
+ * (flat or wrapped), list order, codes within 2xx, a page past the last (empty or an error).
+ *
+ * Opt-outs are left out on purpose: the API cannot remove one, so opting out a test number would
+ * change the account for good, and what a send to an opted-out test number does is not shown (the
+ * specification says they "always" succeed or fail; a target may as well refuse them). One opt-out
+ * could break every later sequence and every other run against the account; opting out any other
+ * number would be a real number.
+ */
+import fc from 'fast-check';
+import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
+import type { ApiResponse } from '../../harness/client.ts';
+import { argNumber, argString, expectOk, ok, short, step } from '../family.ts';
+import type { ExploreCommand, ExploreFamily } from '../family.ts';
+import { ModelViolation } from '../model.ts';
+import type { ExploreModel, StepRecord } from '../model.ts';
+import type { ExploreTarget } from '../target.ts';
+
+/** The three test numbers by what the specification promises of them. */
+type Role = 'succeed' | 'fail' | 'random';
+const ROLES: readonly Role[] = ['succeed', 'fail', 'random'];
+const MESSAGE_STATES = ['sent', 'delivered', 'failed', 'pending', 'expired', 'rejected'];
+/** Test mode, said explicitly (the client adds it to every send too). */
+const TEST_MODE = { 'x-test-mode': 'true' };
+
+interface SentMessage {
+  id: string;
+  role: Role;
+  text: string;
+  /** False for the messages of a bulk send (their text is not read back: MSG-SEND-008 is about single sends). */
+  single: boolean;
+}
+
+class MessagingState {
+  /** In sending order, bulk messages included. */
+  readonly messages: SentMessage[] = [];
+  /** Campaign ids of the sequence's bulk sends, in order. */
+  readonly campaigns: string[] = [];
+  /** `from_date` of the sequence's listings: a second before its first send (server clock), or null before any send. */
+  since: string | null = null;
+}
+
+const messagingOf = (model: ExploreModel): MessagingState => model.part('messaging', () => new MessagingState());
+const enc = encodeURIComponent;
+
+/** Lowers the sequence's listing bound to a second before `createdAt` (a second of margin for a campaign stamped after its messages). */
+function noteSent(state: MessagingState, createdAt: unknown): void {
+  const ms = typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN;
+  if (Number.isNaN(ms)) return;
+  const bound = new Date(ms - 1_000).toISOString();
+  if (state.since === null || bound < state.since) state.since = bound;
+}
+
+/** What the specification promises of a status seen at any time: one of the six, and the outcome the test number stands for. */
+function checkStatus(status: unknown, role: Role | null, where: string): void {
+  if (typeof status !== 'string' || !MESSAGE_STATES.includes(status)) throw new ModelViolation('MSG-FLD-005', where, `a status of ${MESSAGE_STATES.join(', ')}`, JSON.stringify(status));
+  if (role === 'succeed' && status === 'failed') throw new ModelViolation('TEST-NUM-001', where, 'a message to the succeed test number never failed', 'failed');
+  if (role === 'fail' && status === 'delivered') throw new ModelViolation('TEST-NUM-002', where, 'a message to the fail test number never delivered', 'delivered');
+}
+
+class SendMessage implements ExploreCommand {
+  constructor(
+    readonly role: Role,
+    readonly label: string,
+  ) {}
+  get record(): StepRecord {
+    return { op: 'send-sms', args: { role: this.role, label: this.label } };
+  }
+  /** A handful per sequence keeps listings to a few pages. */
+  check(model: ExploreModel): boolean {
+    return messagingOf(model).messages.length < 6;
+  }
+  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+    return step(messaging, this, target, async () => {
+      const to = target.testNumbers[this.role];
+      const text = `${target.resourceName(this.label)} explore`;
+      const where = `POST /sms/send to the ${this.role} test number in test mode`;
+      const res = await target.send('POST', '/sms/send', { json: { to, message: text }, headers: TEST_MODE });
+      expectOk(res, 'TEST-MODE-001', where);
+      const sent = resourceOf(res.body, 'message', 'message_id');
+      if (typeof sent?.message_id !== 'string') throw new ModelViolation('MSG-FLD-001', where, 'the message with its message_id', short(res.text));
+      if (sent.status !== 'sent') throw new ModelViolation('TEST-MODE-001', where, 'status "sent"', JSON.stringify(sent.status));
+      if (sent.to !== to || sent.message !== text) throw new ModelViolation('MSG-SEND-006', where, `to ${to} and the text sent echoed`, `to ${JSON.stringify(sent.to)}, message ${JSON.stringify(sent.message)}`);
+      const state = messagingOf(model);
+      state.messages.push({ id: sent.message_id, role: this.role, text, single: true });
+      noteSent(state, sent.created_at);
+    });
+  }
+  toString(): string {
+    return `send-sms ${this.role} ${this.label}`;
+  }
+}
+
+class BulkSend implements ExploreCommand {
+  constructor(
+    readonly roles: readonly Role[],
+    readonly label: string,
+  ) {}
+  get record(): StepRecord {
+    return { op: 'bulk-sms', args: { roles: this.roles.join(','), label: this.label } };
+  }
+  /** Distinct recipients (whether a bulk send may merge duplicates is not shown), few messages in all. */
+  check(model: ExploreModel): boolean {
+    return this.roles.length > 0 && new Set(this.roles).size === this.roles.length && this.roles.every((r) => ROLES.includes(r)) && messagingOf(model).messages.length + this.roles.length <= 6;
+  }
+  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+    return step(messaging, this, target, async () => {
+      const recipients = this.roles.map((r) => target.testNumbers[r]);
+      const name = target.resourceName(this.label);
+      const text = `${name} explore`;
+      const where = `POST /sms/bulk to the ${this.roles.join(', ')} test numbers in test mode`;
+      const res = await target.send('POST', '/sms/bulk', { json: { recipients, message: text, campaign_name: name }, headers: TEST_MODE });
+      // A valid bulk send with a campaign_name refused: "accepts optional ... campaign_name".
+      expectOk(res, 'MSG-BULK-002', where);
+      const campaign = resourceOf(res.body, 'campaign', 'campaign_id');
+      if (typeof campaign?.campaign_id !== 'string' || !Array.isArray(campaign.messages))
+        throw new ModelViolation('MSG-BULK-003', where, 'a campaign with campaign_id and messages', short(res.text));
+      if (campaign.campaign_name !== name) throw new ModelViolation('MSG-BULK-002', where, `campaign_name "${name}" echoed`, JSON.stringify(campaign.campaign_name));
+      if (campaign.status !== 'processing') throw new ModelViolation('MSG-BULK-005', where, 'campaign status "processing"', JSON.stringify(campaign.status));
+      const state = messagingOf(model);
+      state.campaigns.push(campaign.campaign_id);
+      for (const entry of campaign.messages) state.messages.push(bulkEntry(entry, recipients, this.roles, text, where));
+      noteSent(state, campaign.created_at);
+    });
+  }
+  toString(): string {
+    return `bulk-sms ${this.roles.join(',')} ${this.label}`;
+  }
+}
+
+/** One entry of a bulk response: message_id, one of the recipients, status `sent` (MSG-BULK-004). */
+function bulkEntry(entry: unknown, recipients: readonly string[], roles: readonly Role[], text: string, where: string): SentMessage {
+  const e = isObject(entry) ? entry : {};
+  const index = recipients.indexOf(String(e.to));
+  if (typeof e.message_id !== 'string' || index < 0 || e.status !== 'sent')
+    throw new ModelViolation('MSG-BULK-004', where, `entries of message_id, a recipient (${recipients.join(', ')}) and status "sent"`, short(JSON.stringify(entry)));
+  return { id: e.message_id, role: roles[index]!, text, single: false };
+}
+
+/** Polls while a message is on its way: a few reads a quarter of a second apart, no verdict when it is still on its way. */
+const POLLS = 4;
+const POLL_INTERVAL_MS = 250;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** GET /sms/status/{id} of a message of the sequence, at once or waiting a little for it to leave `sent`. */
+class GetMessage implements ExploreCommand {
+  constructor(
+    readonly index: number,
+    readonly wait: boolean,
+  ) {}
+  get record(): StepRecord {
+    return { op: 'get-sms', args: { index: this.index, wait: this.wait ? 1 : 0 } };
+  }
+  check(model: ExploreModel): boolean {
+    return messagingOf(model).messages.length > 0;
+  }
+  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+    return step(messaging, this, target, async () => {
+      const messages = messagingOf(model).messages;
+      const m = messages[this.index % messages.length]!;
+      for (let poll = 1; poll <= (this.wait ? POLLS : 1); poll++) {
+        if (poll > 1) await sleep(POLL_INTERVAL_MS);
+        const status = await readStatus(target, m);
+        if (status !== 'sent' && status !== 'pending') return;
+      }
+    });
+  }
+  toString(): string {
+    return `get-sms #${this.index}${this.wait ? ' (waiting)' : ''}`;
+  }
+}
+
+/** One read of a message's status, checked against what its send promised; returns the status. */
+async function readStatus(target: ExploreTarget, m: SentMessage): Promise<unknown> {
+  const requirement = m.single ? 'MSG-SEND-008' : 'MSG-BULK-006';
+  const where = `GET /sms/status/{message_id} of the message to the ${m.role} test number`;
+  const res = await target.send('GET', `/sms/status/${enc(m.id)}`);
+  expectOk(res, requirement, where);
+  const got = resourceOf(res.body, 'message', 'message_id');
+  if (got?.message_id !== m.id) throw new ModelViolation(requirement, where, `message_id ${m.id}`, JSON.stringify(got?.message_id));
+  if (m.single && (got.to !== target.testNumbers[m.role] || got.message !== m.text))
+    throw new ModelViolation('MSG-SEND-008', where, `to ${target.testNumbers[m.role]} and the text sent`, `to ${JSON.stringify(got.to)}, message ${JSON.stringify(got.message)}`);
+  checkStatus(got.status, m.role, where);
+  return got.status;
+}
+
+/** Pages walked at most: beyond that a walk proves only what its pages showed. */
+const MAX_PAGES = 8;
+/** Walks again when meta.total moved underway (a message of another run arrived), as the fixed page walk does. */
+const WALKS = 3;
+
+interface Walk {
+  ids: string[];
+  total: number;
+  /** Ended on a short page (or an error past the last page) within MAX_PAGES. */
+  complete: boolean;
+  /** meta.total the same on every page. */
+  stable: boolean;
+}
+
+/**
+ * GET /sms/messages from the sequence's first send on, with a `to` filter (one test number), a
+ * `status` filter or both, walked page by page `perPage` at a time. Every page must keep to the
+ * filters and the page size; a walk by `to` alone must also give each message once, meta.total in
+ * all, and every message the sequence sent to that number. A status filter is checked page by page
+ * only: a message may change status while the walk goes on.
+ */
+class ListMessages implements ExploreCommand {
+  constructor(
+    readonly role: Role | null,
+    readonly status: string | null,
+    readonly perPage: number,
+  ) {}
+  get record(): StepRecord {
+    return { op: 'list-sms', args: { to: this.role ?? '', status: this.status ?? '', per_page: this.perPage } };
+  }
+  check(model: ExploreModel): boolean {
+    return messagingOf(model).since !== null && (this.role !== null || this.status !== null) && this.perPage >= 1;
+  }
+  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+    return step(messaging, this, target, async () => {
+      const state = messagingOf(model);
+      let walk = await this.walk(target, state.since!);
+      for (let again = 1; again < WALKS && !walk.stable; again++) walk = await this.walk(target, state.since!);
+      if (this.status === null && walk.complete && walk.stable) this.checkWalk(walk, state, target);
+    });
+  }
+
+  private get described(): string {
+    const filters = [this.role !== null ? `to the ${this.role} number` : '', this.status !== null ? `status ${this.status}` : ''].filter(Boolean).join(', ');
+    return `GET /sms/messages (${filters}, per_page ${this.perPage})`;
+  }
+
+  private async walk(target: ExploreTarget, since: string): Promise<Walk> {
+    const walk: Walk = { ids: [], total: 0, complete: false, stable: true };
+    const filters = { from_date: since, ...(this.role !== null ? { to: target.testNumbers[this.role] } : {}), ...(this.status !== null ? { status: this.status } : {}) };
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const res = await target.send('GET', '/sms/messages', { query: { ...filters, per_page: this.perPage, page } });
+      // A page past the last may be an error (PAGE-META-002, which would make it empty, is only a SHOULD).
+      if (page > 1 && !ok(res) && (page - 1) * this.perPage >= walk.total) return { ...walk, complete: true };
+      const { items, meta } = this.pageOf(res, page, target);
+      if (page === 1) walk.total = meta.total;
+      else if (meta.total !== walk.total) return { ...walk, stable: false };
+      walk.ids.push(...items.map((m) => String(m.message_id)));
+      if (items.length < this.perPage) return { ...walk, complete: true };
+    }
+    return walk;
+  }
+
+  /** One page, checked on its own: the envelope, the page's numbers and size, every item within the filters. */
+  private pageOf(res: ApiResponse, page: number, target: ExploreTarget): { items: Array<Record<string, unknown>>; meta: Record<'total' | 'page' | 'per_page' | 'pages', number> } {
+    const where = `${this.described}, page ${page}`;
+    expectOk(res, 'MSG-LIST-001', where);
+    const items = listOf<unknown>(res.body, 'messages');
+    if (!items) throw new ModelViolation('MSG-LIST-001', where, 'an array `messages`', short(res.text));
+    const meta = metaOf(res.body);
+    const missing = ['total', 'page', 'per_page', 'pages'].find((k) => !Number.isInteger(meta?.[k]));
+    if (!meta || missing !== undefined) throw new ModelViolation('PAGE-META-001', where, 'meta with integer total, page, per_page and pages', short(JSON.stringify(meta ?? null)));
+    if (meta.page !== page) throw new ModelViolation('PAGE-NUM-002', where, `meta.page ${page}`, String(meta.page));
+    if (meta.per_page !== this.perPage || items.length > this.perPage) throw new ModelViolation('PAGE-SIZE-003', where, `meta.per_page ${this.perPage} and at most that many items`, `meta.per_page ${String(meta.per_page)}, ${items.length} items`);
+    const entries = items.map((m) => (isObject(m) ? m : {}));
+    const to = this.role !== null ? target.testNumbers[this.role] : null;
+    for (const m of entries) {
+      if (to !== null && m.to !== to) throw new ModelViolation('MSG-LIST-003', where, `only messages to ${to}`, `${String(m.message_id)} to ${JSON.stringify(m.to)}`);
+      if (this.status !== null && m.status !== this.status) throw new ModelViolation('MSG-LIST-002', where, `only messages in status ${this.status}`, `${String(m.message_id)} in ${JSON.stringify(m.status)}`);
+      checkStatus(m.status, this.role, where);
+    }
+    return { items: entries, meta: meta as Record<'total' | 'page' | 'per_page' | 'pages', number> };
+  }
+
+  /** A whole, steady walk by `to`: each message once, meta.total in all, the sequence's messages to that number among them. */
+  private checkWalk(walk: Walk, state: MessagingState, target: ExploreTarget): void {
+    const where = `walking ${this.described}`;
+    const duplicate = walk.ids.find((id, i) => walk.ids.indexOf(id) !== i);
+    if (duplicate !== undefined) throw new ModelViolation('PAGE-NUM-002', where, 'each message once over the pages', `${duplicate} twice`);
+    if (walk.ids.length !== walk.total) throw new ModelViolation('PAGE-NUM-002', where, `meta.total (${walk.total}) messages in all`, `${walk.ids.length} over the pages`);
+    const missing = state.messages.find((m) => m.role === this.role && !walk.ids.includes(m.id));
+    if (missing !== undefined)
+      throw new ModelViolation('MSG-LIST-001', where, `every message the sequence sent to ${target.testNumbers[this.role!]}`, `${missing.id} (${missing.single ? 'single' : 'bulk'} send) missing`);
+  }
+
+  toString(): string {
+    return `list-sms to=${this.role ?? '-'} status=${this.status ?? '-'} per_page=${this.perPage}`;
+  }
+}
+
+/** `meta` of a list body (beside the items, or inside a `data` envelope). */
+function metaOf(body: unknown): Record<string, unknown> | undefined {
+  if (!isObject(body)) return undefined;
+  if (isObject(body.meta)) return body.meta;
+  return isObject(body.data) && isObject(body.data.meta) ? body.data.meta : undefined;
+}
+
+/** GET /sms/campaigns: every campaign of the sequence listed (others' campaigns are not the model's business). */
+class ListCampaigns implements ExploreCommand {
+  get record(): StepRecord {
+    return { op: 'list-campaigns', args: {} };
+  }
+  check(model: ExploreModel): boolean {
+    return messagingOf(model).campaigns.length > 0;
+  }
+  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+    return step(messaging, this, target, async () => {
+      const res = await target.send('GET', '/sms/campaigns');
+      expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
+      const ids = new Set((listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c.campaign_id : undefined)));
+      const missing = messagingOf(model).campaigns.find((id) => !ids.has(id));
+      if (missing !== undefined) throw new ModelViolation('MSG-CMP-001', 'GET /sms/campaigns', `the campaign ${missing} of a bulk send listed`, 'not listed');
+    });
+  }
+  toString(): string {
+    return 'list-campaigns';
+  }
+}
+
+/** GET /sms/campaigns/{id} of a campaign of the sequence: that campaign (its body is not shown: flat or wrapped). */
+class GetCampaign implements ExploreCommand {
+  constructor(readonly index: number) {}
+  get record(): StepRecord {
+    return { op: 'get-campaign', args: { index: this.index } };
+  }
+  check(model: ExploreModel): boolean {
+    return messagingOf(model).campaigns.length > 0;
+  }
+  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+    return step(messaging, this, target, async () => {
+      const campaigns = messagingOf(model).campaigns;
+      const id = campaigns[this.index % campaigns.length]!;
+      const where = `GET /sms/campaigns/{campaign_id} of campaign #${this.index % campaigns.length}`;
+      const res = await target.send('GET', `/sms/campaigns/${enc(id)}`);
+      expectOk(res, 'MSG-CMP-005', where);
+      const got = resourceOf(res.body, 'campaign', 'campaign_id')?.campaign_id;
+      if (got !== id) throw new ModelViolation('MSG-CMP-005', where, `the details of ${id}`, `campaign_id ${JSON.stringify(got)}`);
+    });
+  }
+  toString(): string {
+    return `get-campaign #${this.index}`;
+  }
+}
+
+const roleOf = (v: string | number | undefined): Role | null => (ROLES.includes(argString(v) as Role) ? (argString(v) as Role) : null);
+
+export const messaging: ExploreFamily = {
+  name: 'messaging',
+  rules: {
+    'TEST-MODE-001': 'a test-mode send to a test number is accepted with status "sent"',
+    'MSG-FLD-001': 'an accepted send answers the message with its message_id',
+    'MSG-SEND-006': 'an accepted send echoes the recipient and the text',
+    'MSG-SEND-008': 'GET /sms/status of a message of a single send answers it, with its recipient and text',
+    'MSG-FLD-005': 'every status seen is one of the six message states',
+    'TEST-NUM-001': 'a message to the succeed test number is never seen failed',
+    'TEST-NUM-002': 'a message to the fail test number is never seen delivered',
+    'MSG-BULK-002': 'a bulk send with a campaign_name is accepted and echoes the name',
+    'MSG-BULK-003': 'an accepted bulk send answers a campaign with its campaign_id and messages',
+    'MSG-BULK-004': 'each message of a bulk response has a message_id, one of the recipients and status "sent"',
+    'MSG-BULK-005': 'an accepted bulk send puts the campaign in "processing"',
+    'MSG-BULK-006': 'every message of a bulk response is found by GET /sms/status',
+    'MSG-LIST-001': 'GET /sms/messages answers messages and meta; a walk by recipient lists every message the sequence sent to it',
+    'MSG-LIST-002': 'GET /sms/messages with a status filter lists only messages in that status, on every page',
+    'MSG-LIST-003': 'GET /sms/messages with a to filter lists only messages to that number, on every page',
+    'PAGE-META-001': 'every page of GET /sms/messages carries meta with integer total, page, per_page and pages',
+    'PAGE-SIZE-003': 'every page honours per_page (meta.per_page, at most that many items)',
+    'PAGE-NUM-002': 'page=N answers meta.page N; walking the pages gives each message once and meta.total in all',
+    'MSG-CMP-001': 'GET /sms/campaigns lists every campaign of the sequence',
+    'MSG-CMP-005': 'GET /sms/campaigns/{id} answers that campaign',
+  },
+  rulesOf: {
+    'send-sms': ['TEST-MODE-001', 'MSG-FLD-001', 'MSG-SEND-006'],
+    'bulk-sms': ['MSG-BULK-002', 'MSG-BULK-003', 'MSG-BULK-004', 'MSG-BULK-005'],
+    'get-sms': ['MSG-SEND-008', 'MSG-BULK-006', 'MSG-FLD-005', 'TEST-NUM-001', 'TEST-NUM-002'],
+    'list-sms': ['MSG-LIST-001', 'MSG-LIST-002', 'MSG-LIST-003', 'PAGE-META-001', 'PAGE-SIZE-003', 'PAGE-NUM-002', 'MSG-FLD-005'],
+    'list-campaigns': ['MSG-CMP-001'],
+    'get-campaign': ['MSG-CMP-005'],
+  },
+  arbitraries() {
+    const role = fc.constantFrom(...ROLES);
+    const label = fc.constantFrom('m1', 'm2', 'm3');
+    const send = fc.tuple(role, label).map(([r, l]): ExploreCommand => new SendMessage(r, l));
+    const bulk = fc.tuple(fc.subarray([...ROLES], { minLength: 1 }), fc.constantFrom('c1', 'c2')).map(([rs, l]): ExploreCommand => new BulkSend(rs, l));
+    const get = fc.tuple(fc.nat({ max: 5 }), fc.boolean()).map(([i, w]): ExploreCommand => new GetMessage(i, w));
+    // Final states and `sent`: the statuses test-mode messages take; pages of one or two, where page-by-page bugs show.
+    const list = fc
+      .tuple(fc.option(role, { nil: null }), fc.option(fc.constantFrom('delivered', 'failed', 'sent'), { nil: null }), fc.integer({ min: 1, max: 2 }))
+      .map(([r, s, p]): ExploreCommand => new ListMessages(r, s, p));
+    // Sends weigh more (fc.commands draws its arbitraries evenly): the other operations need messages to act on.
+    return [send, send, send, bulk, bulk, get, get, list, list, list, fc.constant(new ListCampaigns()), fc.nat({ max: 2 }).map((i) => new GetCampaign(i))];
+  },
+  commandOf(s: StepRecord) {
+    const a = s.args;
+    if (s.op === 'send-sms') return new SendMessage(roleOf(a.role) ?? 'succeed', argString(a.label));
+    if (s.op === 'bulk-sms') return new BulkSend(argString(a.roles).split(',').filter(Boolean) as Role[], argString(a.label));
+    if (s.op === 'get-sms') return new GetMessage(argNumber(a.index), argNumber(a.wait) === 1);
+    if (s.op === 'list-sms') return new ListMessages(roleOf(a.to), argString(a.status) || null, argNumber(a.per_page));
+    if (s.op === 'list-campaigns') return new ListCampaigns();
+    if (s.op === 'get-campaign') return new GetCampaign(argNumber(a.index));
+    return undefined;
+  },
+};
