@@ -63,6 +63,11 @@ export const EXPLORE_FAULTS: Record<string, { why: string }> = {
   'project-second-update-lost': { why: 'needs two updates of one project in a row' },
   'project-deleted-listed-beside-others': { why: 'needs a deleted project and another one in the account' },
   'project-list-misses-newest-after-delete': { why: "needs a delete in the account's history before a listing" },
+  'msg-list-total-to-skips-bulk': { why: 'needs a bulk send to a number and the message list filtered by that number, walked to the end' },
+  'msg-list-status-filter-first-page-only': { why: 'needs messages in two statuses and a status-filtered list walked past its first page' },
+  'msg-campaign-details-newest': { why: 'needs two bulk sends and the details of the older campaign' },
+  'key-revoked-listed-after-new-key': { why: 'needs a revocation, then another key created, then the listing' },
+  'key-revoked-served-after-new-key': { why: 'needs a revocation, then another key created, then a request with the revoked key' },
 };
 
 /**

@@ -91,13 +91,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   const api = new ApiClient({ settings, budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000, keptOut }) } });
   const startedAt = new Date();
   let interrupted = false;
-  const target = new ExploreTarget(
-    api,
-    `${runPrefix}explore`,
-    runPrefix,
-    { budget, deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000 },
-    testNumbersOf(v),
-  );
+  const target = new ExploreTarget(api, `${runPrefix}explore`, runPrefix, { budget, deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000 }, testNumbersOf(v));
   // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
   const onSignal = (): void => {
     // A second signal does not wait for the clean-up: `cloudcheck sweep` removes what is left.

@@ -8,7 +8,7 @@
  *
  * The account holds other messages (earlier sequences, other runs), and the test numbers are
  * shared by everyone, so no filter isolates a sequence completely. Listings are bounded with
- * `from_date` a second before the sequence's first send (server clock) and narrowed with `to`;
+ * `from_date` at the sequence's first send (its created_at, server clock) and narrowed with `to`;
  * the model then asks for its own messages to be included and for the walk to be consistent with
  * itself (each item once, `meta.total` items in all), never for an exact count of the account.
  *
@@ -52,18 +52,22 @@ class MessagingState {
   readonly messages: SentMessage[] = [];
   /** Campaign ids of the sequence's bulk sends, in order. */
   readonly campaigns: string[] = [];
-  /** `from_date` of the sequence's listings: a second before its first send (server clock), or null before any send. */
+  /** `from_date` of the sequence's listings: its first send's created_at (server clock), or null before any send. */
   since: string | null = null;
 }
 
 const messagingOf = (model: ExploreModel): MessagingState => model.part('messaging', () => new MessagingState());
 const enc = encodeURIComponent;
 
-/** Lowers the sequence's listing bound to a second before `createdAt` (a second of margin for a campaign stamped after its messages). */
-function noteSent(state: MessagingState, createdAt: unknown): void {
+/**
+ * Lowers the sequence's listing bound to `createdAt` (a range includes its ends, as the fixed page
+ * walk reads MSG-LIST-004), less `marginMs`: a campaign's created_at says nothing of when its
+ * messages were created, so a bulk send takes a second of margin.
+ */
+function noteSent(state: MessagingState, createdAt: unknown, marginMs: number): void {
   const ms = typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN;
   if (Number.isNaN(ms)) return;
-  const bound = new Date(ms - 1_000).toISOString();
+  const bound = new Date(ms - marginMs).toISOString();
   if (state.since === null || bound < state.since) state.since = bound;
 }
 
@@ -96,10 +100,11 @@ class SendMessage implements ExploreCommand {
       const sent = resourceOf(res.body, 'message', 'message_id');
       if (typeof sent?.message_id !== 'string') throw new ModelViolation('MSG-FLD-001', where, 'the message with its message_id', short(res.text));
       if (sent.status !== 'sent') throw new ModelViolation('TEST-MODE-001', where, 'status "sent"', JSON.stringify(sent.status));
-      if (sent.to !== to || sent.message !== text) throw new ModelViolation('MSG-SEND-006', where, `to ${to} and the text sent echoed`, `to ${JSON.stringify(sent.to)}, message ${JSON.stringify(sent.message)}`);
+      if (sent.to !== to || sent.message !== text)
+        throw new ModelViolation('MSG-SEND-006', where, `to ${to} and the text sent echoed`, `to ${JSON.stringify(sent.to)}, message ${JSON.stringify(sent.message)}`);
       const state = messagingOf(model);
       state.messages.push({ id: sent.message_id, role: this.role, text, single: true });
-      noteSent(state, sent.created_at);
+      noteSent(state, sent.created_at, 0);
     });
   }
   toString(): string {
@@ -129,14 +134,13 @@ class BulkSend implements ExploreCommand {
       // A valid bulk send with a campaign_name refused: "accepts optional ... campaign_name".
       expectOk(res, 'MSG-BULK-002', where);
       const campaign = resourceOf(res.body, 'campaign', 'campaign_id');
-      if (typeof campaign?.campaign_id !== 'string' || !Array.isArray(campaign.messages))
-        throw new ModelViolation('MSG-BULK-003', where, 'a campaign with campaign_id and messages', short(res.text));
+      if (typeof campaign?.campaign_id !== 'string' || !Array.isArray(campaign.messages)) throw new ModelViolation('MSG-BULK-003', where, 'a campaign with campaign_id and messages', short(res.text));
       if (campaign.campaign_name !== name) throw new ModelViolation('MSG-BULK-002', where, `campaign_name "${name}" echoed`, JSON.stringify(campaign.campaign_name));
       if (campaign.status !== 'processing') throw new ModelViolation('MSG-BULK-005', where, 'campaign status "processing"', JSON.stringify(campaign.status));
       const state = messagingOf(model);
       state.campaigns.push(campaign.campaign_id);
       for (const entry of campaign.messages) state.messages.push(bulkEntry(entry, recipients, this.roles, text, where));
-      noteSent(state, campaign.created_at);
+      noteSent(state, campaign.created_at, 1_000);
     });
   }
   toString(): string {
@@ -273,12 +277,14 @@ class ListMessages implements ExploreCommand {
     const missing = ['total', 'page', 'per_page', 'pages'].find((k) => !Number.isInteger(meta?.[k]));
     if (!meta || missing !== undefined) throw new ModelViolation('PAGE-META-001', where, 'meta with integer total, page, per_page and pages', short(JSON.stringify(meta ?? null)));
     if (meta.page !== page) throw new ModelViolation('PAGE-NUM-002', where, `meta.page ${page}`, String(meta.page));
-    if (meta.per_page !== this.perPage || items.length > this.perPage) throw new ModelViolation('PAGE-SIZE-003', where, `meta.per_page ${this.perPage} and at most that many items`, `meta.per_page ${String(meta.per_page)}, ${items.length} items`);
+    if (meta.per_page !== this.perPage || items.length > this.perPage)
+      throw new ModelViolation('PAGE-SIZE-003', where, `meta.per_page ${this.perPage} and at most that many items`, `meta.per_page ${String(meta.per_page)}, ${items.length} items`);
     const entries = items.map((m) => (isObject(m) ? m : {}));
     const to = this.role !== null ? target.testNumbers[this.role] : null;
     for (const m of entries) {
       if (to !== null && m.to !== to) throw new ModelViolation('MSG-LIST-003', where, `only messages to ${to}`, `${String(m.message_id)} to ${JSON.stringify(m.to)}`);
-      if (this.status !== null && m.status !== this.status) throw new ModelViolation('MSG-LIST-002', where, `only messages in status ${this.status}`, `${String(m.message_id)} in ${JSON.stringify(m.status)}`);
+      if (this.status !== null && m.status !== this.status)
+        throw new ModelViolation('MSG-LIST-002', where, `only messages in status ${this.status}`, `${String(m.message_id)} in ${JSON.stringify(m.status)}`);
       checkStatus(m.status, this.role, where);
     }
     return { items: entries, meta: meta as Record<'total' | 'page' | 'per_page' | 'pages', number> };
