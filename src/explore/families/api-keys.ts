@@ -45,14 +45,23 @@ const ROTATE_AFTER = 90;
 /** The family key's lifetime, in case its revocation never happens (an exploration ends well before). */
 const FAMILY_KEY_LIFETIME_MS = 3 * HOUR_MS;
 
-/** A created key as the creation answered it (id and secret), or a refusal. */
-async function createKey(target: ExploreTarget, name: string, lifetimeMs: number, key: string | undefined): Promise<{ id: string; secret: string } | { refused: string }> {
+/**
+ * A created key as the creation answered it (id and secret), or what went wrong and the
+ * requirement that makes it a finding: a valid creation refused ("also accepts an optional
+ * expires_at"), or an answer without the key.
+ */
+async function createKey(
+  target: ExploreTarget,
+  name: string,
+  lifetimeMs: number,
+  key: string | undefined,
+): Promise<{ id: string; secret: string } | { refused: string; requirement: 'KEY-CRT-002' | 'KEY-CRT-003' }> {
   // Whole seconds: a target may write timestamps without a fraction.
   const expiresAt = new Date(Math.ceil((Date.now() + lifetimeMs) / 1000) * 1000).toISOString();
   const res = await target.send('POST', '/account/api-keys', { json: { name, permissions: ['read', 'write'], expires_at: expiresAt }, key });
-  if (!ok(res)) return { refused: `${res.status} ${short(res.text)}` };
+  if (!ok(res)) return { refused: `${res.status} ${short(res.text)}`, requirement: 'KEY-CRT-002' };
   const created = resourceOf(res.body, 'api_key');
-  if (typeof created?.id !== 'string' || typeof created.key !== 'string') return { refused: `no api_key with id and key: ${short(res.text)}` };
+  if (typeof created?.id !== 'string' || typeof created.key !== 'string') return { refused: `no api_key with id and key: ${short(res.text)}`, requirement: 'KEY-CRT-003' };
   addSecret(created.key);
   return { id: created.id, secret: created.key };
 }
@@ -120,9 +129,7 @@ class CreateKey implements ExploreCommand {
     return step(apiKeys, this, target, async () => {
       const name = target.resourceName(this.label);
       const created = await createKey(target, name, HOUR_MS, await managingKey(model, target));
-      // A valid creation with an expires_at refused: "also accepts an optional expires_at".
-      if ('refused' in created)
-        throw new ModelViolation(created.refused.startsWith('no api_key') ? 'KEY-CRT-003' : 'KEY-CRT-002', 'POST /account/api-keys', 'the key created, with its id and secret', created.refused);
+      if ('refused' in created) throw new ModelViolation(created.requirement, 'POST /account/api-keys', 'the key created, with its id and secret', created.refused);
       const id = created.id;
       target.track(keyPath(id), async () => target.send('DELETE', keyPath(id), { key: await familyKeyOf(target).take(target) }));
       keysOf(model).keys.push({ id, secret: created.secret, name, revoked: false });
@@ -243,7 +250,7 @@ export const apiKeys: ExploreFamily = {
   /** The family's own key, created with a key of the budget (a refusal is the session's error, not a finding). */
   async setUp(target: ExploreTarget) {
     const created = await createKey(target, target.resourceName('keys-1'), FAMILY_KEY_LIFETIME_MS, undefined);
-    if ('refused' in created) throw new ExploreSetupError(`could not create the api-keys family's key: ${created.refused}`);
+    if ('refused' in created) throw new ExploreSetupError(`could not create the api-keys family's key: ${created.refused} (leave the family out with --families)`);
     familyKeys.set(target, new FamilyKey(created.id, created.secret));
   },
   async tearDown(target: ExploreTarget) {
