@@ -406,8 +406,9 @@ function withInput(env: Env, op: ContractOperation, plans: readonly FieldPlan[],
   let { params, path, after } = built;
   for (const [id, value] of Object.entries(input)) {
     const [where, name = ''] = id.split('.');
-    if (where === 'query' && typeof value === 'number') query[name] = value;
-    else if (where === 'body' && typeof value === 'object' && !Array.isArray(value)) {
+    if (where === 'query' && value === null) delete query[name];
+    else if (where === 'query' && typeof value !== 'object') query[name] = value;
+    else if (where === 'body' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const field = plans.find((p) => p.id === id)?.field;
       if (field?.where === 'body' && field.kind === 'label') {
         // A name keeps the run prefix first: sweep finds leftovers by it.

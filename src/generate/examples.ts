@@ -31,6 +31,9 @@
  *   shared target. VPS and volumes are not created again: they are billed.
  * - integer query parameters vary within the document's bounds (`per_page` 1..100), and
  *   `max_keys` within 1..1000, S3's own cap (the document states no maximum).
+ * - query parameters whose values the specification lists (`group_by`, `interval`, `service`,
+ *   `status` of invoices...) take each of them or are left out; found in the document (an `enum`
+ *   not marked `x-assumed`), so every operation with one draws.
  * - object keys are the run's prefix and one to five `/`-separated segments of letters, digits,
  *   `-`, `_` and `.`, each starting with a letter (never `.` or `..`, never an empty segment).
  * Everything else (recipients, the catalogue values, references to other resources) keeps the
@@ -45,7 +48,8 @@ export interface DrawnText {
   length: number;
   palette: string;
 }
-export type DrawnValue = number | DrawnText | DrawnText[];
+/** A number, a text, an object key's segments, a value of a listed set, or null: the query parameter left out. */
+export type DrawnValue = number | boolean | string | null | DrawnText | DrawnText[];
 /** One drawn input: a value per varied field, by field id (`query.per_page`, `body.message`, `key`). */
 export type DrawnInput = Record<string, DrawnValue>;
 
@@ -53,6 +57,8 @@ export type DrawnInput = Record<string, DrawnValue>;
 export type VariedField =
   /** An integer query parameter, within the document's bounds (`max` where the document has none). */
   | { where: 'query'; name: string; max?: number }
+  /** A query parameter whose values the specification lists (`group_by`, `interval`, `type`...): one of them, or left out when optional. */
+  | { where: 'query'; name: string; kind: 'choice' }
   /** A free text (`maxLength` from the document, or `max`) or a name (run prefix + drawn suffix). */
   | { where: 'body'; name: string; kind: 'text' | 'label'; max?: number }
   /** The object key of an upload: run prefix + `/`-separated segments. */
@@ -173,11 +179,27 @@ export interface FieldPlan {
 }
 
 /**
+ * The query parameters of an operation whose values the specification lists: an `enum` (or a
+ * boolean) in the document not marked `x-assumed`. Any of them is a valid request.
+ */
+export function choiceFields(op: ContractOperation): VariedField[] {
+  return op.parameters.filter((p) => p.in === 'query' && !p.assumed && (Array.isArray(p.schema.enum) || p.schema.type === 'boolean')).map((p) => ({ where: 'query', name: p.name, kind: 'choice' }));
+}
+
+/** The fields `--examples` varies for an operation (`key` as in EXAMPLE_FIELDS): the table's, then the listed choices. */
+export function variedFields(op: ContractOperation, key: string): VariedField[] {
+  const listed = EXAMPLE_FIELDS[key] ?? [];
+  // Only the plain request of an operation with variants (the upload, not its part upload).
+  const choices = key === op.key ? choiceFields(op).filter((c) => !listed.some((f) => f.where === 'query' && f.name === (c as { name: string }).name)) : [];
+  return [...listed, ...choices];
+}
+
+/**
  * The drawing plan of an operation's varied fields, bounds read from the document; [] when nothing
  * varies. Every boundary must be a value its arbitrary could draw: fast-check shrinks only those.
  */
 export function planFields(op: ContractOperation, key: string): FieldPlan[] {
-  const plans = (EXAMPLE_FIELDS[key] ?? []).map((field) => planField(op, key, field));
+  const plans = variedFields(op, key).map((field) => planField(op, key, field));
   for (const plan of plans) {
     for (const boundary of plan.boundaries) {
       if (!plan.arbitrary.canShrinkWithoutContext(boundary)) throw new CloudcheckError(`--examples: a boundary of ${key} ${plan.id} is not a value its arbitrary draws: ${JSON.stringify(boundary)}`);
@@ -187,6 +209,15 @@ export function planFields(op: ContractOperation, key: string): FieldPlan[] {
 }
 
 function planField(op: ContractOperation, key: string, field: VariedField): FieldPlan {
+  if (field.where === 'query' && 'kind' in field) {
+    const param = op.parameters.find((p) => p.in === 'query' && p.name === field.name);
+    const values: Array<string | boolean> = param?.schema.type === 'boolean' ? [false, true] : ((param?.schema.enum as string[] | undefined) ?? []);
+    if (!param || values.length === 0) throw new CloudcheckError(`--examples: ${key} has no query parameter ${field.name} with listed values in the document`);
+    const one = fc.constantFrom(...values);
+    // Left out is a valid request too, when the parameter is optional (fast-check shrinks towards it).
+    const arbitrary: fc.Arbitrary<DrawnValue> = param.required ? one : fc.option(one, { nil: null });
+    return { id: `query.${field.name}`, field, arbitrary, boundaries: [values[values.length - 1]!, values[0]!] };
+  }
   if (field.where === 'query') {
     const schema = op.parameters.find((p) => p.in === 'query' && p.name === field.name)?.schema;
     const min = numberOf(schema, 'minimum') ?? 1;
@@ -248,7 +279,8 @@ export function inputArbitrary(plans: readonly FieldPlan[]): fc.Arbitrary<DrawnI
 export function describeInput(input: DrawnInput): string {
   return Object.entries(input)
     .map(([id, value]) => {
-      if (typeof value === 'number') return `${id}=${value}`;
+      if (value === null) return `${id} left out`;
+      if (typeof value !== 'object') return `${id}=${value}`;
       if (Array.isArray(value)) {
         const key = value.map(textOf).join('/');
         return `${id}: ${value.length} segment${value.length === 1 ? '' : 's'} (${[...key].length} characters, ${Buffer.byteLength(key)} UTF-8 bytes) ${JSON.stringify(short(key))}`;

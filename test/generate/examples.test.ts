@@ -135,6 +135,16 @@ test('per_page 100 and 1, names in several scripts with the run prefix left to t
   expect(keys.some((k) => k.length > 1)).toBe(true);
 });
 
+test('query parameters whose values the specification lists take each of them, or are left out when optional', async () => {
+  const trends = await drawn(await plansOf('GET /account/analytics/trends'), 19, 3);
+  const metrics = new Set(trends.map((i) => i['query.metric']));
+  expect([...metrics].sort()).toEqual(['bandwidth', 'cost', 'resources', 'storage']);
+  expect(new Set(trends.map((i) => i['query.interval']))).toEqual(new Set(['day', 'week', 'month', null]));
+  expect(trends[0]).toEqual({ 'query.metric': 'bandwidth', 'query.interval': 'month' });
+  // Parameters marked x-assumed in the document (max_keys's default) are not a listed choice.
+  expect((await plansOf('GET /storage/buckets/{bucket_name}/objects')).map((p) => p.id)).toEqual(['query.max_keys']);
+});
+
 test('the same seed draws the same inputs; another seed others', async () => {
   const plans = await plansOf('POST /sms/send');
   const a = await drawn(plans, 19, 42);
