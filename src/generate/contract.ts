@@ -468,10 +468,10 @@ async function drawnExamples(model: ContractModel, op: ContractOperation, varian
   });
   const failure = outcome.failure;
   if (!failure) return;
-  const how =
-    failure.shrinks === 0
-      ? 'no smaller input failed'
-      : `shrunk in ${failure.shrinks} requests${failure.shrinkBudgetSpent ? ' (the shrink budget ran out: maybe not the smallest)' : ''} from ${describeInput(failure.firstInput)}`;
+  const unchanged = JSON.stringify(failure.input) === JSON.stringify(failure.firstInput);
+  const how = unchanged
+    ? `no smaller input failed (${failure.shrinks} tried)`
+    : `shrunk in ${failure.shrinks} requests${failure.shrinkBudgetSpent ? ' (the shrink budget ran out: maybe not the smallest)' : ''} from ${describeInput(failure.firstInput)}`;
   throw new Error(
     `--examples ${env.ctx.examples}: a valid request drawn from the schema failed after ${outcome.drawn} drawn inputs (seed ${outcome.seed} of this check, from --seed ${env.ctx.seed}; ${how}).\n` +
       `Shrunk input: ${describeInput(failure.input)}\n${failure.message}`,

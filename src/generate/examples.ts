@@ -3,8 +3,9 @@
  *
  * With N = 1 (the default) nothing here runs: each operation's positive check sends its one seeded
  * example (requests.ts `buildValid`) and the run costs what it always did. With N > 1 the positive
- * check of an operation listed in EXAMPLE_FIELDS sends N − 1 more valid requests: its one example
- * with some fields drawn instead. The boundary examples come first (every field at its maximum in
+ * check of an operation with fields to vary (EXAMPLE_FIELDS, and the query parameters with listed
+ * values the document has) sends N − 1 more valid requests: its one example with those fields
+ * drawn instead. The boundary examples come first (every field at its maximum in
  * ASCII, at its maximum in other scripts, at its minimum), then inputs drawn at random, all from
  * one seed (the run's `--seed` and the check id). A failure is shrunk to a minimal failing input.
  *
@@ -93,7 +94,11 @@ export const SENDS_SMS: ReadonlySet<string> = new Set(['POST /sms/send']);
 
 /** Every name a check gives stays within this many characters (fixtures.ts `name`: bucket-safe). */
 export const NAME_MAX = 63;
-/** The longest drawn suffix of a name: `ctx.name()` is at most 40 characters against the embedded server's run ids. */
+/**
+ * The longest drawn suffix of a name: `ctx.name('ex')` is about 35 characters (`cc-` and a run id
+ * of 20, then `-ex-`, the worker, a counter and 3 random characters), so prefix, `-` and suffix
+ * stay within NAME_MAX (contract.ts refuses, as cloudcheck's own error, a name that would not).
+ */
 export const LABEL_SUFFIX_MAX = 20;
 /** Segments of a drawn object key, and characters per segment. */
 const KEY_SEGMENTS_MAX = 5;
