@@ -47,7 +47,8 @@ import {
 import { buildValid, fillPath, movesMoney, pathParams } from './requests.ts';
 import type { BuiltRequest } from './requests.ts';
 import { generateValue } from './data.ts';
-import { NAME_MAX, SENDS_SMS, describeInput, planFields, runExamples, seedOf, textOf } from './examples.ts';
+// Types only: the module (and fast-check with it) is loaded when a run asks for --examples (drawnExamples).
+import type * as Examples from './examples.ts';
 import type { DrawnInput, FieldPlan, Verdict } from './examples.ts';
 
 /** Conformance class of an operation: its area, refined where a narrower class exists. */
@@ -400,7 +401,8 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
 // --examples N: more valid requests for the positive MUST check (src/generate/examples.ts)
 
 /** The seeded example with the drawn input put in: query values, body fields, the object key. */
-function withInput(env: Env, op: ContractOperation, plans: readonly FieldPlan[], built: BuiltRequest, input: DrawnInput): BuiltRequest {
+function withInput(ex: typeof Examples, env: Env, op: ContractOperation, plans: readonly FieldPlan[], built: BuiltRequest, input: DrawnInput): BuiltRequest {
+  const { NAME_MAX, textOf } = ex;
   const query = { ...built.query };
   const json = { ...((built.json as Record<string, unknown> | undefined) ?? {}) };
   let { params, path, after } = built;
@@ -443,8 +445,13 @@ function withInput(env: Env, op: ContractOperation, plans: readonly FieldPlan[],
  */
 async function drawnExamples(model: ContractModel, op: ContractOperation, variant: VariantModel | undefined, env: Env, checkId: string): Promise<void> {
   const count = env.ctx.examples - 1;
+  if (count <= 0) return;
+  // Loaded here, not at the top: every process that loads the suites would pay for fast-check
+  // (some 50 ms each), and the default run is to cost what it did before --examples.
+  const ex = await import('./examples.ts');
+  const { SENDS_SMS, describeInput, planFields, runExamples, seedOf } = ex;
   const key = variantKey(op, variant);
-  if (count <= 0 || movesMoney(op) || (SENDS_SMS.has(key) && env.ctx.liveSms)) return;
+  if (movesMoney(op) || (SENDS_SMS.has(key) && env.ctx.liveSms)) return;
   const plans = planFields(op, key);
   if (plans.length === 0) return;
   const seed = seedOf(env.ctx.seed, checkId);
@@ -455,7 +462,7 @@ async function drawnExamples(model: ContractModel, op: ContractOperation, varian
     seed,
     isAbort: notAboutTarget,
     attempt: async (input): Promise<Verdict> => {
-      const drawn = withInput(env, op, plans, await buildValid(env, op, variant, true), input);
+      const drawn = withInput(ex, env, op, plans, await buildValid(env, op, variant, true), input);
       const res = await send(env, op, drawn);
       try {
         positiveMust(model, op, variant, res, drawn);
