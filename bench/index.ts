@@ -36,6 +36,14 @@ rows.push(
     ratio: `${fmt(reference.sms_send_ratio, 2)} (CPU ${fmt(reference.sms_send_cpu_ratio, 2)})`,
     goal: '>= 0.6',
   },
+  {
+    // The same send against Fastify's own POST floor: the share the reference server's work costs.
+    benchmark: 'reference POST /v1/sms/send vs a bare Fastify POST of the same body',
+    figure: `${fmt(reference.sms_send_rps)} req/s`,
+    baseline: `bare fastify POST ${fmt(reference.bare_post_rps)} req/s, ${fmt(reference.bare_post_cpu_us, 1)} µs CPU/req (${fmt(reference.bare_post_ratio, 2)} of its GET)`,
+    ratio: fmt(reference.sms_send_post_ratio, 2),
+    goal: '-',
+  },
   { benchmark: `reference RSS after ${reference.rss_after_requests} requests`, figure: `${fmt(reference.rss_mb)} MB`, baseline: '-', ratio: '-', goal: '-' },
 );
 const load = await loadVsWrk();

@@ -27,13 +27,20 @@ export interface ReferenceBenchFigures {
   name: 'reference-vs-fastify';
   /** Medians over the rounds. */
   bare_rps: number;
+  /** Bare Fastify answering the same POST (body parsed, small 201): the floor of the send path. */
+  bare_post_rps: number;
   regions_rps: number;
   sms_send_rps: number;
   /** regions / bare, median of the per-round ratios; goal >= 0.5. */
   regions_ratio: number;
   sms_send_ratio: number;
+  /** send / bare POST: what the reference server's own work costs on top of Fastify's POST floor. */
+  sms_send_post_ratio: number;
+  /** bare POST / bare GET: the share of the send ratio no handler can win back. */
+  bare_post_ratio: number;
   /** Server CPU time per request (user + system, microseconds), medians over the rounds. */
   bare_cpu_us: number;
+  bare_post_cpu_us: number;
   regions_cpu_us: number;
   sms_send_cpu_us: number;
   /** bare CPU per request / reference CPU per request: the same ratio, measured in CPU time. */
@@ -174,9 +181,10 @@ export async function run(options: { seconds?: number; rounds?: number; log?: (l
   const target = (name: string, child: Child, request: autocannon.Options): Target => ({ name, child, request, rps: [], cpuUs: [], errors: 0 });
   const requests = referenceRequests(reference.baseUrl, key);
   const bare = target('bare fastify GET /v1/regions', bareChild, { url: `${bareChild.baseUrl}/regions` });
+  const barePost = target('bare fastify POST /v1/sms/send', bareChild, { ...referenceRequests(bareChild.baseUrl, key).sms });
   const regions = target('reference GET /v1/regions', reference, requests.regions);
   const sms = target('reference POST /v1/sms/send (X-Test-Mode)', reference, requests.sms);
-  const targets = [bare, regions, sms];
+  const targets = [bare, barePost, regions, sms];
   try {
     log(`warm-up: ${WARM_UP_REQUESTS} requests per target`);
     for (const t of targets) await warmUp(t);
@@ -195,11 +203,15 @@ export async function run(options: { seconds?: number; rounds?: number; log?: (l
   return {
     name: 'reference-vs-fastify',
     bare_rps: median(bare.rps),
+    bare_post_rps: median(barePost.rps),
     regions_rps: median(regions.rps),
     sms_send_rps: median(sms.rps),
     regions_ratio: roundRatio(regions, bare),
     sms_send_ratio: roundRatio(sms, bare),
+    sms_send_post_ratio: roundRatio(sms, barePost),
+    bare_post_ratio: roundRatio(barePost, bare),
     bare_cpu_us: bareCpu,
+    bare_post_cpu_us: median(barePost.cpuUs),
     regions_cpu_us: median(regions.cpuUs),
     sms_send_cpu_us: median(sms.cpuUs),
     regions_cpu_ratio: bareCpu / median(regions.cpuUs),

@@ -47,6 +47,11 @@ export interface ReferenceOptions {
   dataDir?: string;
   /** Call webhooks on non-loopback hosts too (off: the server only calls back to loopback). */
   allowRemoteWebhooks?: boolean;
+  /**
+   * Keep `context.requestLog` (the project's trust tests read it). Off by default: the hook that
+   * fills it cost a fifth of the CPU of a test-mode send (bench/reference-vs-fastify.ts).
+   */
+  recordRequests?: boolean;
 }
 
 export interface RunningReference {
@@ -118,6 +123,7 @@ export async function createReferenceContext(options: ReferenceOptions = {}): Pr
       carrierNumbers: { ...DEFAULT_CARRIER_NUMBERS, ...options.carrierNumbers },
       dataDir,
       bodyLimit: 1024 * 1024,
+      recordRequests: options.recordRequests ?? false,
       objectLimit: 5 * 1024 * 1024 * 1024,
       signingSecret: newSecret(32),
     },

@@ -48,6 +48,8 @@ export interface ResolvedOptions {
   dataDir: string;
   /** Largest JSON body accepted (bytes). */
   bodyLimit: number;
+  /** Fill `requestLog` (trust tests); off, no hook runs after each response. */
+  recordRequests: boolean;
   /** Largest object or part upload accepted (bytes). */
   objectLimit: number;
   /** Secret used to sign presigned URLs. */
@@ -74,7 +76,7 @@ export interface ReferenceContext {
   limiter: FixedWindowLimiter;
   events: EventDispatcher;
   services: ServiceRegistry;
-  /** Every request the server answered, oldest first (bounded); trust tests read it. */
+  /** Every request the server answered, oldest first (bounded), when `options.recordRequests`; trust tests read it. */
   requestLog: RequestLogEntry[];
   accountState<T>(accountId: string, area: string, init: () => T): T;
   globalState<T>(name: string, init: () => T): T;

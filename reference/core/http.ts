@@ -232,6 +232,22 @@ export function takeSmsVolume(ctx: ReferenceContext, request: FastifyRequest, re
   setSmsHeaders(ctx, reply, auth.key.id);
 }
 
+/** Records every answered request in `ctx.requestLog` (bounded), for the project's trust tests. */
+function installRequestLog(app: FastifyInstance, ctx: ReferenceContext): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    ctx.requestLog.push({
+      at: isoTimestamp(ctx.clock.now()),
+      method: request.method,
+      path: request.url,
+      status: reply.statusCode,
+      keyPrefix: request.auth?.key.prefix ?? null,
+      testMode: String(request.headers['x-test-mode'] ?? '').toLowerCase() === 'true',
+    });
+    if (ctx.requestLog.length > 20_000) ctx.requestLog.splice(0, 5_000);
+    done();
+  });
+}
+
 /** Installs auth, rate limiting, the envelope and the 404 handler on the root instance. */
 export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): void {
   // Declared up front so every request object has the same shape from its constructor on:
@@ -264,18 +280,7 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
     else done();
   });
 
-  app.addHook('onResponse', (request, reply, done) => {
-    ctx.requestLog.push({
-      at: isoTimestamp(ctx.clock.now()),
-      method: request.method,
-      path: request.url,
-      status: reply.statusCode,
-      keyPrefix: request.auth?.key.prefix ?? null,
-      testMode: String(request.headers['x-test-mode'] ?? '').toLowerCase() === 'true',
-    });
-    if (ctx.requestLog.length > 20_000) ctx.requestLog.splice(0, 5_000);
-    done();
-  });
+  if (ctx.options.recordRequests) installRequestLog(app, ctx);
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error);

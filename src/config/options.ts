@@ -80,6 +80,14 @@ const TABLE = [
     description: 'seed of generated data (same seed, same requests)',
     descriptionFor: { serve: "seed of the server's generated ids and simulated outcomes" },
   },
+  {
+    name: 'examples',
+    type: 'integer',
+    commands: ['run'],
+    placeholder: 'N',
+    description:
+      "valid requests per operation in the generated positive checks (default 1: today's single example). Above 1, the check also sends N-1 requests drawn from the operation's schema (boundaries first: 1600-character messages, per_page 100, unicode names, object keys with /), seeded by --seed, and shrinks a failure to a minimal input",
+  },
   { name: 'grep', type: 'string', commands: ['run'], placeholder: 'RE', description: 'only checks whose title, requirement, file or tags match (a flow step brings the steps before it, as setup)' },
   { name: 'grep-invert', type: 'string', commands: ['run'], placeholder: 'RE', description: 'leave out checks whose title, requirement, file or tags match' },
   {
@@ -234,6 +242,7 @@ export const DEFAULTS = {
   port: 8080,
   's3-port': 8081,
   seed: 1,
+  examples: 1,
   strict: false,
   'allow-charges': false,
   'live-sms': false,

@@ -201,10 +201,23 @@ export function resolveOptions<C extends Command>(command: C, argv: string[], en
     parseOptions[d.name] = { type: d.type === 'boolean' ? 'boolean' : 'string', ...(d.multiple ? { multiple: true } : {}), ...(d.short && !d.shortMeans ? { short: d.short } : {}) };
   }
   // A one-letter flag that stands for a value (`-x`: `--max-failures 1`) is rewritten before parsing.
-  const args = argv.map((arg) => {
+  const rewritten = argv.map((arg) => {
     const d = defs.find((o) => o.short && o.shortMeans && arg === `-${o.short}`);
     return d ? `--${d.name}=${d.shortMeans}` : arg;
   });
+  // A negative number after an integer flag (`--examples -3`) is its value, not a flag: joined here,
+  // the schema then says what is wrong with it ("must be >= 1") instead of parseArgs' "ambiguous".
+  const args: string[] = [];
+  for (let i = 0; i < rewritten.length; i++) {
+    const arg = rewritten[i]!;
+    const next = rewritten[i + 1];
+    if (next !== undefined && /^-\d/.test(next) && defs.some((d) => d.type === 'integer' && arg === `--${d.name}`)) {
+      args.push(`${arg}=${next}`);
+      i++;
+    } else {
+      args.push(arg);
+    }
+  }
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args, options: parseOptions, strict: true, allowPositionals: true });

@@ -87,10 +87,12 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
 async function withFamilies<T>(target: ExploreTarget, families: readonly ExploreFamily[], body: () => Promise<T>): Promise<T> {
   const ready: ExploreFamily[] = [];
   try {
+    target.exchanges = [];
     for (const family of families) {
       await family.setUp?.(target);
       ready.push(family);
     }
+    target.setUpExchanges = target.exchanges;
     return await body();
   } finally {
     for (const family of ready.reverse()) await family.tearDown?.(target).catch((error: unknown) => target.warn(`tear-down of ${family.name}: ${String(error)}`));
@@ -124,7 +126,8 @@ async function exploreSequences(target: ExploreTarget, families: readonly Explor
 
 /** A violation as a finding, with the sequence that led to it and the exchanges of the run that showed it. */
 export function findingOf(violation: ModelViolation, steps: StepRecord[], exchanges: Exchange[], confirmed: boolean): ExploreFinding {
-  return { requirement: violation.requirement, message: violation.what, expected: violation.expected, actual: violation.actual, steps, exchanges, confirmed };
+  // A copy: the target goes on logging into its array (clean-up, tear-down), which is not the finding's.
+  return { requirement: violation.requirement, message: violation.what, expected: violation.expected, actual: violation.actual, steps, exchanges: [...exchanges], confirmed };
 }
 
 /** Replays the shrunk sequence once more on a fresh namespace, keeping its exchanges. */

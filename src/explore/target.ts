@@ -29,6 +29,8 @@ export class ExploreTarget {
   private sequence = 0;
   /** Exchanges of the sequence running now (a failed sequence's go into the report). */
   exchanges: Exchange[] = [];
+  /** What the families' set-up sent (the bucket), the first lines of a reproduction script. */
+  setUpExchanges: Exchange[] = [];
   /** What the sequence created and did not delete (key → how to remove it), undone at its end, newest first. */
   private readonly cleanUps = new Map<string, () => Promise<unknown>>();
   private prefix = '';

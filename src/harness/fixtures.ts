@@ -56,6 +56,16 @@ export const ANNOTATION = {
 /** Polls back off to this interval at most. */
 const MAX_POLL_INTERVAL_MS = 5_000;
 
+export interface PollOptions {
+  /** Deadline of this wait (only for waits that are not for the target); default --async-timeout. */
+  timeoutMs?: number;
+  /** First interval between probes (doubling up to 5 s); default 100 ms. */
+  intervalMs?: number;
+  /** Epoch ms before which the probe cannot succeed (an expiry): the first probe waits for it. */
+  notBefore?: number;
+}
+const FIRST_POLL_INTERVAL_MS = 100;
+
 export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
 
 /**
@@ -81,7 +91,7 @@ export interface CheckContext extends RunSettings {
    * Calls `probe` until it returns something other than undefined/false, every `intervalMs`, for
    * at most `timeoutMs` (both scaled). Throws with `what` in the message when time runs out.
    */
-  poll<T>(what: string, probe: () => Promise<T | undefined | false>, options?: { timeoutMs?: number; intervalMs?: number }): Promise<T>;
+  poll<T>(what: string, probe: () => Promise<T | undefined | false>, options?: PollOptions): Promise<T>;
   /** Skips the check (status skipped, not failed) unless the run has a second account key. */
   requireAlt(): string;
   /** Skips the check unless the run allows money-moving operations (--allow-charges). */
@@ -199,13 +209,17 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckCon
         .slice(0, 63)
         .replace(/-+$/, '');
     },
-    async poll<T>(what: string, probe: () => Promise<T | undefined | false>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+    async poll<T>(what: string, probe: () => Promise<T | undefined | false>, options: PollOptions = {}): Promise<T> {
       // One deadline for every wait (--async-timeout), so a slow but conformant target passes;
       // `timeoutMs` only for waits that are not for the target (tests of the suite itself).
       const limit = options.timeoutMs ?? settings.asyncTimeoutMs;
       const started = Date.now();
-      let interval = options.intervalMs ?? 250;
+      // A first look soon after: a reference server's boots and approvals take a few hundred ms,
+      // and the doubling reaches a real cloud's pace (5 s) after six probes.
+      let interval = options.intervalMs ?? FIRST_POLL_INTERVAL_MS;
       try {
+        // Nothing can change before this moment (an expiry): waiting for it is part of the wait.
+        if (options.notBefore !== undefined) await new Promise((resolve) => setTimeout(resolve, Math.max(0, options.notBefore! - Date.now())));
         for (;;) {
           const value = await probe();
           if (value !== undefined && value !== false) return value;

@@ -15,6 +15,8 @@ import { headersFromList } from './headers.ts';
 export const RUN_PREFIX = 'cc-';
 export const DEFAULT_TEST_NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' } as const;
 export const DEFAULT_SEED = 1;
+/** One valid request per operation, as every run sent before `--examples`: the default run's time stays as it was. */
+export const DEFAULT_EXAMPLES = 1;
 
 /** A base URL without its trailing slashes (`…/v1/` → `…/v1`), so that paths join onto it. */
 export function normaliseBaseUrl(url: string): string {
@@ -30,6 +32,11 @@ export interface RunSettings {
   s3Url: string | null;
   keys: { main: string; alt: string | null };
   seed: number;
+  /**
+   * `--examples`: valid requests per operation in the generated positive checks (1: the single
+   * seeded example; above 1, the rest drawn from the schema by src/generate/examples.ts).
+   */
+  examples: number;
   /** The classes the run claims (report.json `run.classes`); driven, also the selection's classes. */
   classes: ConformanceClass[];
   testNumbers: { succeed: string; fail: string; random: string };
@@ -138,6 +145,7 @@ export const RUN_VARIABLES = {
   mainKey: 'CLOUDCHECK_API_KEY',
   altKey: 'CLOUDCHECK_ALT_API_KEY',
   seed: 'CLOUDCHECK_SEED',
+  examples: 'CLOUDCHECK_EXAMPLES',
   classes: 'CLOUDCHECK_CLASSES',
   numberSucceed: 'CLOUDCHECK_TEST_NUMBER_SUCCEED',
   numberFail: 'CLOUDCHECK_TEST_NUMBER_FAIL',
@@ -186,6 +194,7 @@ export function settingsToEnv(s: RunSettings): Record<string, string> {
   const env: Record<string, string> = {
     [V.runId]: s.runId,
     [V.seed]: String(s.seed),
+    [V.examples]: String(s.examples),
     [V.classes]: s.classes.join(','),
     [V.numberSucceed]: s.testNumbers.succeed,
     [V.numberFail]: s.testNumbers.fail,
@@ -268,6 +277,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, options: {
     s3Url: s3Url === null ? null : normaliseBaseUrl(s3Url),
     keys: { main: env[V.mainKey] ?? '', alt: orNull(env[V.altKey]) },
     seed: numberFrom(env[V.seed], DEFAULT_SEED, () => true),
+    examples: numberFrom(env[V.examples], DEFAULT_EXAMPLES, (n) => Number.isInteger(n) && n >= 1),
     classes: parseClasses(env[V.classes]),
     testNumbers: {
       succeed: env[V.numberSucceed] || DEFAULT_TEST_NUMBERS.succeed,

@@ -101,7 +101,7 @@ export async function computeCatalogue(api: ApiClient): Promise<ComputeCatalogue
 export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, what: string, accept: (vps: Vps) => boolean): Promise<Vps> {
   let last: Vps | undefined;
   try {
-    // ctx.poll backs off from 250 ms to 5 s until the run's --async-timeout deadline.
+    // ctx.poll backs off from 100 ms to 5 s until the run's --async-timeout deadline.
     return await ctx.poll(what, async () => {
       const res = await api.get(`/vps/${encodeURIComponent(id)}`);
       expectStatus(res, 200);

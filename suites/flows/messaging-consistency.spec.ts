@@ -443,16 +443,12 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging consistency:
       title: 'the registered sender ID becomes approved and can then be used as `from`',
     },
     async ({ api, ledger, ctx, state }) => {
-      const record = await ctx.poll(
-        `sender ID ${state.senderId} to be approved`,
-        async () => {
-          const res = await api.get('/messaging/sender-ids');
-          expectStatus(res, 200);
-          const found = listOf<{ sender_id: string; status: string; approved_at?: string | null }>(res.body, 'sender_ids').find((s) => s.sender_id === state.senderId);
-          return found?.status === 'approved' ? found : undefined;
-        },
-        { intervalMs: 250 },
-      );
+      const record = await ctx.poll(`sender ID ${state.senderId} to be approved`, async () => {
+        const res = await api.get('/messaging/sender-ids');
+        expectStatus(res, 200);
+        const found = listOf<{ sender_id: string; status: string; approved_at?: string | null }>(res.body, 'sender_ids').find((s) => s.sender_id === state.senderId);
+        return found?.status === 'approved' ? found : undefined;
+      });
       expect(record.status).toBe('approved');
       const res = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}sender`, from: state.senderId });
       expectStatus(res, [200, 201]);

@@ -136,14 +136,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
     async ({ api, ctx, state }) => {
       // States before the ready one are not shown; a spelling of `available` other than the
       // specification's ends the wait at once rather than at the timeout.
-      const status = await ctx.poll(
-        `volume ${state.volumeId} to be available`,
-        async () => {
-          const current = (await getVolume(api, state.volumeId)).status;
-          return String(current).toLowerCase() === 'available' ? current : undefined;
-        },
-        { intervalMs: 250 },
-      );
+      const status = await ctx.poll(`volume ${state.volumeId} to be available`, async () => {
+        const current = (await getVolume(api, state.volumeId)).status;
+        return String(current).toLowerCase() === 'available' ? current : undefined;
+      });
       expect(status, `GET /storage/volumes/${state.volumeId}: status`).toBe('available');
       expect((await listedVolume(api, state.volumeId)).status, 'GET /storage/volumes: status of the volume').toBe('available');
     },

@@ -4,7 +4,7 @@
  * faults only a sequence reveals are each found (the fault matrix runs every one of them).
  */
 import { expect, test } from '@playwright/test';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,12 @@ function cli(args: string[], env: Record<string, string> = {}): { status: number
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
   const run = spawnSync(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, encoding: 'utf8', timeout: 110_000 });
   return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
+}
+
+function runScript(file: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', [file], { env, timeout: 30_000 }, (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+  });
 }
 
 test('20 seeds against the conformant server, family by family: no sequence contradicts the model, and every rule is exercised', async () => {
@@ -83,7 +89,7 @@ test('legal variants: the formats, codes and wrappers a conformant target may ch
   }
 });
 
-test('a finding is shrunk, confirmed, reported with its requirement and replayable (file and curl lines)', () => {
+test('a finding is shrunk, confirmed, reported with its requirement and replayable (file and curl lines)', async () => {
   test.setTimeout(120_000);
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-explore-finding-'));
   try {
@@ -97,11 +103,26 @@ test('a finding is shrunk, confirmed, reported with its requirement and replayab
     expect(failed.map((c) => c.requirement)).toEqual(['PROJ-UPD-001']);
     expect(failed[0]!.exchanges?.length).toBeGreaterThan(0);
     const replayFile = join(dir, 'first', 'explore-replay.json');
-    const steps = (JSON.parse(readFileSync(replayFile, 'utf8')) as { steps: Array<{ op: string }> }).steps;
+    const steps = (JSON.parse(readFileSync(replayFile, 'utf8')) as { steps: Array<{ op: string; args: Record<string, string | number> }> }).steps;
     // Shrunk: create, update, update (read back); a handful at most.
     expect(steps.length).toBeLessThanOrEqual(5);
     expect(steps.filter((s) => s.op === 'update-project').length).toBe(2);
-    expect(readFileSync(join(dir, 'first', 'explore-repro.sh'), 'utf8')).toMatch(/curl .*\/projects/);
+    // The script runs again on its own against a fresh server with the fault: the created id is
+    // captured, and the last read shows the lost update.
+    const script = join(dir, 'first', 'explore-repro.sh');
+    expect(readFileSync(script, 'utf8')).toMatch(/ID1=\$\(curl .*\/projects'/);
+    const fresh = await startReferenceServer({ apiKey: 'cck_explore_repro_key_0123456789', faults: ['project-second-update-lost'] });
+    try {
+      // Asynchronously: the server answering the script lives in this process.
+      const replayed = await runScript(script, { PATH: process.env.PATH ?? '', CLOUDCHECK_TARGET: fresh.baseUrl, CLOUDCHECK_API_KEY: fresh.apiKey });
+      expect(replayed.status, replayed.stderr).toBe(0);
+      const bodies = replayed.stdout.split('\n').filter((l) => l.startsWith('{'));
+      expect(bodies.at(-1)).toContain('"description":"');
+      // The last step is the second update: its read-back shows the first one's description.
+      expect(bodies.at(-1)).not.toContain(`"description":"${String(steps.at(-1)?.args.description)}"`);
+    } finally {
+      await fresh.close();
+    }
     // The replay fails again with the fault, passes without it.
     expect(cli(['explore', '--replay', replayFile, '--report-dir', join(dir, 'again')], fault).status).toBe(1);
     expect(cli(['explore', '--replay', replayFile, '--report-dir', join(dir, 'clean')]).status).toBe(0);

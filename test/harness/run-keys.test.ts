@@ -42,7 +42,7 @@ test('without run keys the run key does everything, billing included', async () 
 });
 
 test('createRunKeys creates N keys with the run key, journals them, and revoke() revokes each once', async () => {
-  const server = await startReferenceServer({ port: 0, s3Port: 0 });
+  const server = await startReferenceServer({ port: 0, s3Port: 0, recordRequests: true });
   const dir = mkdtempSync(join(tmpdir(), 'cc-run-keys-'));
   try {
     const settings = { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 };
@@ -70,7 +70,7 @@ test('createRunKeys creates N keys with the run key, journals them, and revoke()
 });
 
 test('createRunKeys stops at the first refusal and reports it', async () => {
-  const server = await startReferenceServer({ port: 0, s3Port: 0 });
+  const server = await startReferenceServer({ port: 0, s3Port: 0, recordRequests: true });
   try {
     const settings = { target: server.baseUrl, keys: { main: 'not-a-key', alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 };
     const runKeys = await createRunKeys({ settings, count: 3, namePrefix: 'cc-test-', journalDir: null });

@@ -25,6 +25,7 @@ const settingsArb: fc.Arbitrary<RunSettings> = fc
     s3Url: maybe(url),
     keys: fc.record({ main: word, alt: maybe(word) }),
     seed: fc.integer({ min: 0, max: 2 ** 31 }),
+    examples: fc.integer({ min: 1, max: 1000 }),
     classes: fc.subarray([...CONFORMANCE_CLASSES], { minLength: 1 }),
     testNumbers: fc.record({ succeed: word, fail: word, random: word }),
     allowCharges: fc.boolean(),

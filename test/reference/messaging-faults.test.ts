@@ -48,6 +48,14 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'x'.repeat(1600) }, TEST_MODE);
     expect(res.status).toBe(422);
   },
+  'msg-length-in-bytes': async (a) => {
+    // 1600 characters of ASCII still pass (what the fixed checks send); 801 of `é` (1602 bytes) do not.
+    expect((await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'x'.repeat(1600) }, TEST_MODE)).status).toBe(201);
+    const res = await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'é'.repeat(801) }, TEST_MODE);
+    expect(res.status).toBe(422);
+    expect(errorOf(res).code).toBe('message_too_long');
+    expect((await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'é'.repeat(800) }, TEST_MODE)).status).toBe(201);
+  },
   'msg-bulk-phone-wrong-code': async (a) => {
     const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed, '12345'], message: 'hi' }, TEST_MODE);
     expect(res.status).toBe(422);

@@ -110,7 +110,11 @@ groups.forEach((group, g) => {
           const outcome = await outcomeOf(group, i, fault, info);
           const report = join(outcome.reportDir, 'report.json');
           if (existsSync(report)) await info.attach('report.json', { path: report, contentType: 'application/json' });
-          const how = { load: `cloudcheck load ${plan.load?.profile ?? ''}`, explore: 'cloudcheck explore', run: `cloudcheck run --grep '${plan.grep}'${plan.strict ? ' --strict' : ''}` }[plan.mode];
+          const how = {
+            load: `cloudcheck load ${plan.load?.profile ?? ''}`,
+            explore: 'cloudcheck explore',
+            run: `cloudcheck run --grep '${plan.grep}'${plan.args.map((a) => ` ${a}`).join('')}${plan.strict ? ' --strict' : ''}`,
+          }[plan.mode];
           const context = `${how} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
           info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
           if (KNOWN_UNDETECTED[fault] !== undefined) {

@@ -24,7 +24,8 @@ export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly
           .slice(0, SHOWN)
           .map((id) => `\`${id}\``)
           .join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
-  const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.mode === 'explore' ? ' (`cloudcheck explore`)' : plan.strict ? ' (`--strict`)' : '';
+  const args = plan.args.length ? ` (\`${plan.args.join(' ')}\`)` : '';
+  const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.mode === 'explore' ? ' (`cloudcheck explore`)' : plan.strict ? ` (\`--strict\`)${args}` : args;
   return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} |`;
 }
 
@@ -167,6 +168,7 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
   const load = plans.filter((p) => p.mode === 'load').length;
   const explore = plans.filter((p) => p.mode === 'explore').length;
   const strict = plans.filter((p) => p.strict).length;
+  const examples = plans.filter((p) => p.args.includes('--examples')).length;
   const rows = plans.map((p) => renderRow(p, outcomes.get(p.fault)!, catalogue));
   const lines = [
     '# Fault matrix',
@@ -180,10 +182,11 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
     "the fault's requirement; the table lists those checks. Faults only a load profile can observe run",
     'through `cloudcheck load` and are detected when it exits 1 naming the invariant. Faults only a',
     'sequence of operations reveals run through `cloudcheck explore` (default budget, seed 1) and are',
-    'detected when it exits 1 with its shrunk sequence failing the fault\'s requirement. "Flows" are the',
-    'flows among those checks.',
+    "detected when it exits 1 with its shrunk sequence failing the fault's requirement. Faults only inputs",
+    'drawn from the schemas reveal run with `cloudcheck run --examples 20` (EXAMPLES_FAULTS in',
+    '`test/trust/matrix.ts`). "Flows" are the flows among those checks.',
     '',
-    `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${explore} through \`cloudcheck explore\`, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
+    `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${explore} through \`cloudcheck explore\`, ${examples} through \`cloudcheck run --examples\`, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
     '',
     coverageLine(plans, catalogue),
     '',

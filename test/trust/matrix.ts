@@ -71,6 +71,15 @@ export const EXPLORE_FAULTS: Record<string, { why: string }> = {
 };
 
 /**
+ * Faults only inputs drawn by `cloudcheck run --examples N` reveal (src/generate/examples.ts): a
+ * boundary the single seeded example of each operation never reaches. Their run gets these
+ * arguments besides the usual grep; `cloudcheck run` without them misses the fault.
+ */
+export const EXAMPLES_FAULTS: Record<string, { args: string[]; why: string }> = {
+  'msg-length-in-bytes': { args: ['--examples', '20'], why: 'needs a text beyond ASCII whose UTF-8 bytes exceed 1600 while its characters do not; the fixed checks send ASCII' },
+};
+
+/**
  * Narrower greps. The automatic grep selects every check of the requirement; where that is dozens
  * of generated checks seeing the same fault, a sample is enough, and cheaper: every failed check
  * makes Playwright replace the inner run's worker (a few seconds of CPU each).
@@ -248,6 +257,8 @@ export interface FaultPlan {
   flows: string[];
   /** SHOULD requirements fail the gate only with --strict. */
   strict: boolean;
+  /** Extra `cloudcheck run` arguments (EXAMPLES_FAULTS: `--examples 20`); [] for the others. */
+  args: string[];
   load?: { profile: string; invariant: string; why: string };
   env: Record<string, string>;
 }
@@ -284,6 +295,7 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
       grep: override?.grep ?? grepFor(f.requirement, checks),
       flows: load || explore || override ? [] : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
       strict: req.level === 'SHOULD',
+      args: load || explore ? [] : (EXAMPLES_FAULTS[f.name]?.args ?? []),
       ...(load ? { load } : {}),
       env: RUN_ENV[f.name] ?? {},
     };
@@ -500,7 +512,7 @@ export function startExplore(plan: FaultPlan, reportDir: string): Handle {
 export function startFault(plan: FaultPlan, reportDir: string): Handle {
   if (plan.mode === 'load') return startLoad(plan, reportDir);
   if (plan.mode === 'explore') return startExplore(plan, reportDir);
-  return startRun({ grep: plan.grep, faults: [plan.fault], strict: plan.strict, reportDir, env: plan.env, requirement: plan.requirement, label: plan.fault });
+  return startRun({ grep: plan.grep, args: plan.args, faults: [plan.fault], strict: plan.strict, reportDir, env: plan.env, requirement: plan.requirement, label: plan.fault });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -555,7 +567,8 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
   const batches: Array<{ plans: FaultPlan[]; origins: Set<string>; touched: Set<string>; requirements: Set<string> }> = [];
   for (const plan of plans) {
     const origin = origins.get(plan.fault) ?? 'core';
-    const shareable = plan.mode === 'run' && origin !== 'core' && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
+    // A run with extra arguments (--examples) runs alone: its arguments would change its partners' runs.
+    const shareable = plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const touched = new Set([origin, ...plan.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])]);
     const batch =
       shareable && !touched.has('core')

@@ -139,7 +139,7 @@ test.describe('trust: safety against a shared target', () => {
   test('one full run without --allow-charges: no leaks, hands off, no real SMS, no charges, no secrets', async () => {
     const testInfo = test.info();
     test.setTimeout(FULL_RUN_BOUND_MS + 60_000);
-    const server = await startReferenceServer({ apiKey: MAIN_KEY, altApiKey: ALT_KEY });
+    const server = await startReferenceServer({ recordRequests: true, apiKey: MAIN_KEY, altApiKey: ALT_KEY });
     try {
       await seed(server);
       const before = await snapshotAccount(server.baseUrl, server.apiKey);
@@ -218,7 +218,7 @@ test.describe('trust: safety against a shared target', () => {
   test('a run interrupted with SIGINT exits within the bound and tears down what it created', async () => {
     const testInfo = test.info();
     test.setTimeout(5 * 60_000);
-    const server = await startReferenceServer({ apiKey: MAIN_KEY, altApiKey: ALT_KEY });
+    const server = await startReferenceServer({ recordRequests: true, apiKey: MAIN_KEY, altApiKey: ALT_KEY });
     try {
       const before = await snapshotAccount(server.baseUrl, server.apiKey);
       const run = startCloudcheck(
@@ -251,7 +251,7 @@ test.describe('trust: safety against a shared target', () => {
   test('sweep removes cc- leftovers and nothing else', async () => {
     const testInfo = test.info();
     test.setTimeout(2 * 60_000);
-    const server = await startReferenceServer({ apiKey: MAIN_KEY });
+    const server = await startReferenceServer({ recordRequests: true, apiKey: MAIN_KEY });
     const { baseUrl: b, apiKey: k } = server;
     try {
       for (const prefix of ['cc-old-20240101-abcd-', 'prod-']) {

@@ -10,6 +10,14 @@ export const MESSAGING_FAULTS = [
   // show up in GET /sms/messages and break that list's schema (a second MUST).
   { name: 'msg-too-long-wrong-code', requirement: 'MSG-SEND-004', description: 'POST /sms/send refuses messages over 1600 characters with validation_error instead of message_too_long.' },
   { name: 'msg-exact-limit-refused', requirement: 'MSG-SEND-003', description: 'POST /sms/send refuses a message of exactly 1600 characters (off by one).' },
+  // Only `cloudcheck run --examples` sees it: the fixed checks send ASCII texts (the 1600-character
+  // one included), whose bytes are their characters. It names the requirement of the check that
+  // sends valid texts (the generated positive check of POST /sms/send: a valid send is accepted).
+  {
+    name: 'msg-length-in-bytes',
+    requirement: 'MSG-FLD-001',
+    description: 'POST /sms/send counts the message limit in UTF-8 bytes, not characters: a text of at most 1600 characters beyond ASCII (é, ж, 中) is refused as message_too_long.',
+  },
   { name: 'msg-bulk-phone-wrong-code', requirement: 'ERR-CODE-001', description: 'POST /sms/bulk refuses an invalid recipient with validation_error instead of invalid_phone_number.' },
   { name: 'msg-template-not-substituted', requirement: 'MSG-TPL-005', description: 'Template sends deliver the raw template content, placeholders included.' },
   { name: 'msg-fail-number-delivered', requirement: 'TEST-NUM-002', description: 'Messages to the fail test number end `delivered`.' },

@@ -45,6 +45,11 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     // Fault msg-send-message-optional: a missing `message` is read as an empty text.
     const text = ctx.faults.has('msg-send-message-optional') && fields.raw('message') === undefined ? '' : readMessageText(fields, 'message', max);
     if (wrongCode && [...text].length > MAX_MESSAGE_LENGTH) fields.fail('message', 'message is too long.');
+    // Fault msg-length-in-bytes: the limit measured in UTF-8 bytes, as a byte-oriented store would.
+    if (ctx.faults.has('msg-length-in-bytes') && Buffer.byteLength(text) > MAX_MESSAGE_LENGTH) {
+      const length = Buffer.byteLength(text);
+      throw fieldError('messaging', 'message', `message is ${length} characters long; the limit is ${MAX_MESSAGE_LENGTH}.`, 'message_too_long', { length, max: MAX_MESSAGE_LENGTH });
+    }
     const from = readFrom(fields);
     const callbackUrl = readHttpUrl(fields, 'callback_url');
     const state = stateOf(ctx, account.id);

@@ -27,6 +27,7 @@ import { ExploreSetupError } from '../../explore/family.ts';
 import type { ExploreFamily } from '../../explore/family.ts';
 import { FAMILIES, commandOf, familiesNamed, rulesOf } from '../../explore/families/index.ts';
 import { ModelViolation } from '../../explore/model.ts';
+import { reproductionScript } from '../../explore/repro.ts';
 import type { StepRecord } from '../../explore/model.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import { requirementById } from '../../../spec/requirements.ts';
@@ -118,7 +119,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     }
     const reportDir = resolve(v['report-dir'] ?? join('reports', `explore-${runId}`));
     const rules = rulesOf(replay ? FAMILIES.filter((f) => replay.some((s) => f.commandOf(s))) : families);
-    const report = writeReport(outcome, rules, { runId, target: session.target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
+    const report = writeReport(outcome, rules, { runId, target: session.target, exploreTarget: target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
     printSummary(outcome, rules, reportDir);
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
@@ -243,7 +244,7 @@ function findingMessage(f: ExploreFinding): string {
 function writeReport(
   outcome: ExploreOutcome,
   rules: Record<string, string>,
-  run: { runId: string; target: string; embedded: boolean; seed: number; startedAt: Date; reportDir: string; interrupted: boolean },
+  run: { runId: string; target: string; exploreTarget: ExploreTarget; embedded: boolean; seed: number; startedAt: Date; reportDir: string; interrupted: boolean },
 ): ReturnType<typeof finaliseReport>['report'] {
   const checks = checksOf(outcome, rules);
   const { report, outcome: written } = finaliseReport(
@@ -266,16 +267,21 @@ function writeReport(
     { gate: { strict: false, baseline: null, baselineSource: null }, interrupted: run.interrupted },
   );
   for (const f of written.failed) err(`cloudcheck explore: could not write ${f.file}: ${f.error}`);
-  if (outcome.finding) writeReproduction(outcome.finding, run.reportDir);
+  if (outcome.finding) writeReproduction(outcome.finding, run.reportDir, run.exploreTarget, run.target);
   return report;
 }
 
-/** The shrunk sequence as a replay file and as curl lines (keys shown as $CLOUDCHECK_API_KEY). */
-function writeReproduction(finding: ExploreFinding, dir: string): void {
+/** The shrunk sequence as a replay file and as a script of curl lines (src/explore/repro.ts). */
+function writeReproduction(finding: ExploreFinding, dir: string, target: ExploreTarget, baseUrl: string): void {
   writeFileSync(join(dir, 'explore-replay.json'), `${JSON.stringify({ requirement: finding.requirement, steps: finding.steps }, null, 2)}\n`);
-  const lines = ['#!/bin/sh', `# cloudcheck explore: minimal sequence breaking ${finding.requirement}`, `# ${finding.message}: expected ${finding.expected}, got ${finding.actual}`, ''];
-  lines.push(...finding.exchanges.map((e) => e.curl).filter((c): c is string => typeof c === 'string'));
-  writeFileSync(join(dir, 'explore-repro.sh'), `${lines.join('\n')}\n`, { mode: 0o755 });
+  const script = reproductionScript({
+    requirement: finding.requirement,
+    summary: `${finding.message}: expected ${finding.expected}, got ${finding.actual}`,
+    baseUrl,
+    setUp: target.setUpExchanges,
+    exchanges: finding.exchanges,
+  });
+  writeFileSync(join(dir, 'explore-repro.sh'), script, { mode: 0o755 });
 }
 
 function printSummary(outcome: ExploreOutcome, rules: Record<string, string>, reportDir: string): void {

@@ -88,6 +88,7 @@ export function settingsOfRun(
     s3Url: target.s3Url,
     keys: { main: target.apiKey, alt: target.altApiKey },
     seed: values.seed,
+    examples: values.examples,
     classes: (values.classes ?? CONFORMANCE_CLASSES).filter(isConformanceClass),
     testNumbers: { succeed: values['test-number-succeed'], fail: values['test-number-fail'], random: values['test-number-random'] },
     // The embedded server moves no real money, so charges are implied there.
