@@ -7,8 +7,8 @@
  *
  * A use of a sequence's key is GET /account sent with exactly that key (outside the budget's
  * keys). Key management goes through the sequence's newest live key when it has one, else through
- * the family's own key (created at set-up, revoked at tear-down, replaced by a new one before its
- * billing window runs out), as the harness's run keys (read and write too) manage keys in
+ * the family's own key (created when first needed, revoked at tear-down, replaced by a new one
+ * before its billing window runs out), as the harness's run keys (read and write too) manage keys in
  * `cloudcheck run`. So the api-keys sequences never spend the budget's billing windows (100/h a
  * key), which the other families and the revocation of the run keys need. Where the specification
  * is silent the model accepts every choice: the code of a refusal (401, 403), of a success, and
@@ -98,11 +98,22 @@ class FamilyKey {
   }
 }
 
-const familyKeys = new WeakMap<ExploreTarget, FamilyKey>();
+const familyKeys = new WeakMap<ExploreTarget, Promise<FamilyKey>>();
 
-function familyKeyOf(target: ExploreTarget): FamilyKey {
-  const key = familyKeys.get(target);
-  if (!key) throw new Error('the api-keys family was not set up');
+/**
+ * The family's key, created with a key of the budget the first time a sequence needs it (not at
+ * set-up: a finding of another family would replay its creation in `explore-repro.sh`). A refusal
+ * is the session's error, not a finding.
+ */
+function familyKeyOf(target: ExploreTarget): Promise<FamilyKey> {
+  let key = familyKeys.get(target);
+  if (!key) {
+    key = createKey(target, target.resourceName('keys-1'), FAMILY_KEY_LIFETIME_MS, undefined).then((created) => {
+      if ('refused' in created) throw new ExploreSetupError(`could not create the api-keys family's key: ${created.refused} (leave the family out with --families)`);
+      return new FamilyKey(created.id, created.secret);
+    });
+    familyKeys.set(target, key);
+  }
   return key;
 }
 
@@ -111,7 +122,7 @@ async function managingKey(model: ExploreModel, target: ExploreTarget, except?: 
   const live = keysOf(model)
     .keys.filter((k) => !k.revoked && k !== except)
     .at(-1);
-  return live?.secret ?? familyKeyOf(target).take(target);
+  return live?.secret ?? (await familyKeyOf(target)).take(target);
 }
 
 /** Keys a sequence creates at most: enough for a revocation between two creations, whatever the order. */
@@ -131,7 +142,7 @@ class CreateKey implements ExploreCommand {
       const created = await createKey(target, name, HOUR_MS, await managingKey(model, target));
       if ('refused' in created) throw new ModelViolation(created.requirement, 'POST /account/api-keys', 'the key created, with its id and secret', created.refused);
       const id = created.id;
-      target.track(keyPath(id), async () => target.send('DELETE', keyPath(id), { key: await familyKeyOf(target).take(target) }));
+      target.track(keyPath(id), async () => target.send('DELETE', keyPath(id), { key: await (await familyKeyOf(target)).take(target) }));
       keysOf(model).keys.push({ id, secret: created.secret, name, revoked: false });
     });
   }
@@ -247,15 +258,11 @@ export const apiKeys: ExploreFamily = {
     // revocation, then another creation, then a use or a listing is the interplay that matters.
     return [create, create, create, revoke, revoke, revoke, use, use, use, list, list];
   },
-  /** The family's own key, created with a key of the budget (a refusal is the session's error, not a finding). */
-  async setUp(target: ExploreTarget) {
-    const created = await createKey(target, target.resourceName('keys-1'), FAMILY_KEY_LIFETIME_MS, undefined);
-    if ('refused' in created) throw new ExploreSetupError(`could not create the api-keys family's key: ${created.refused} (leave the family out with --families)`);
-    familyKeys.set(target, new FamilyKey(created.id, created.secret));
-  },
+  /** The family's key, if a sequence created it. */
   async tearDown(target: ExploreTarget) {
-    await familyKeys.get(target)?.revoke(target);
+    const key = familyKeys.get(target);
     familyKeys.delete(target);
+    if (key) await (await key).revoke(target);
   },
   commandOf(s: StepRecord) {
     const a = s.args;
