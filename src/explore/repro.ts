@@ -6,9 +6,12 @@
  */
 import type { Exchange } from '../model/finding.ts';
 
-/** The first `"id": "..."` of a body, which is how the script's `grep -o | head -n 1` finds it too. */
-const FIRST_ID = /"id"\s*:\s*"([^"\\]+)"/;
-const CAPTURE = `grep -o '"id" *: *"[^"]*"' | head -n 1 | sed 's/.*"\\([^"]*\\)"$/\\1/'`;
+/**
+ * The first `"id"` or `"<thing>_id"` of a body (`message_id`, `campaign_id` where a resource is
+ * named so), which is how the script's `grep -o | head -n 1` finds it too.
+ */
+const FIRST_ID = /"(?:[a-z]+_)?id"\s*:\s*"([^"\\]+)"/;
+const CAPTURE = `grep -o '"\\([a-z]*_\\)\\{0,1\\}id" *: *"[^"]*"' | head -n 1 | sed 's/.*"\\([^"]*\\)"$/\\1/'`;
 
 function createdId(exchange: Exchange): string | undefined {
   const res = exchange.response;
