@@ -63,6 +63,10 @@ export const EXPLORE_FAULTS: Record<string, { why: string }> = {
   'project-second-update-lost': { why: 'needs two updates of one project in a row' },
   'project-deleted-listed-beside-others': { why: 'needs a deleted project and another one in the account' },
   'project-list-misses-newest-after-delete': { why: "needs a delete in the account's history before a listing" },
+  'vps-list-total-stale-after-delete': { why: 'needs a VPS deleted and no VPS created since, before a listing' },
+  'vps-list-filter-first-page-only': { why: 'needs instances in two regions and a listing by one of them walked page by page' },
+  'vps-second-update-lost': { why: 'needs two updates of one VPS in a row' },
+  'volume-attached-filter-sticky': { why: 'needs a volume attached and detached before a listing by attachment' },
 };
 
 /**
