@@ -55,6 +55,8 @@ const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.leng
 /** The one size every target takes (VOL-CRT-002) and the cheapest. */
 const SIZE_GB = 1;
 
+const detached = (v: VolumeState): boolean => v.existence === 'live' && v.attachedTo === null;
+
 function volumeAt(model: ExploreModel, index: number, accept: (v: VolumeState) => boolean): VolumeState | undefined {
   const pool = volumesOf(model).volumes.filter(accept);
   return pool.length ? pool[index % pool.length] : undefined;
@@ -71,6 +73,8 @@ function trackVolume(target: ExploreTarget, volume: VolumeState): void {
 
 /** At most this many volumes a sequence: enough for the interplay, little for the account. */
 const MAX_VOLUMES = 3;
+/** At most this many instances to attach to a sequence (a new one after the first is deleted, or refused deletion). */
+const MAX_HOSTS = 2;
 
 /** POST /storage/volumes of 1 GB in the catalogue's first region; tracked for clean-up at once. */
 async function createVolume(model: ExploreModel, target: ExploreTarget, label: string, tag: string): Promise<VolumeState> {
@@ -171,8 +175,6 @@ async function hostFor(model: ExploreModel, target: ExploreTarget): Promise<Host
   return host;
 }
 
-const detached = (v: VolumeState): boolean => v.existence === 'live' && v.attachedTo === null;
-
 /**
  * Attaches a detached volume to the sequence's VPS. Both are created on need (a volume when the
  * sequence has no detached one), so that attach, detach and the listings by attachment meet in a
@@ -184,7 +186,9 @@ class AttachVolume implements ExploreCommand {
     return { op: 'attach-volume', args: { index: this.index } };
   }
   check(model: ExploreModel): boolean {
-    return volumeAt(model, this.index, detached) !== undefined || volumesOf(model).volumes.length < MAX_VOLUMES;
+    const { volumes, hosts } = volumesOf(model);
+    const host = hosts.some((h) => h.existence === 'live') || hosts.length < MAX_HOSTS;
+    return host && (volumeAt(model, this.index, detached) !== undefined || volumes.length < MAX_VOLUMES);
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(volumes, this, target, async () => {
@@ -229,19 +233,23 @@ class DetachVolume implements ExploreCommand {
   }
 }
 
+/**
+ * Deletes a detached volume. Attached ones are left alone: whether they may be deleted is not
+ * shown, so a refusal would tell nothing and leave the volume unknown for the rest of the sequence.
+ */
 class DeleteVolume implements ExploreCommand {
   constructor(readonly index: number) {}
   get record(): StepRecord {
     return { op: 'delete-volume', args: { index: this.index } };
   }
   check(model: ExploreModel): boolean {
-    return volumeAt(model, this.index, (v) => v.existence === 'live') !== undefined;
+    return volumeAt(model, this.index, detached) !== undefined;
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(volumes, this, target, async () => {
-      const volume = volumeAt(model, this.index, (v) => v.existence === 'live')!;
+      const volume = volumeAt(model, this.index, detached)!;
       const res = await target.send('DELETE', volumePath(volume.id));
-      // Refusing to delete an attached volume (or one in a state the specification does not show) is allowed.
+      // A refusal (a volume in a state the specification does not show) is no finding.
       volume.existence = ok(res) ? 'deleted' : 'unknown';
       if (ok(res)) target.untrack(volumePath(volume.id));
     });
