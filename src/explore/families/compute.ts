@@ -44,6 +44,8 @@ function vpsAt(model: ExploreModel, index: number, pool: 'live' | 'known'): VpsS
   return all.length ? all[index % all.length] : undefined;
 }
 
+const MAX_VPS = 4;
+
 class CreateVps implements ExploreCommand {
   constructor(
     readonly label: string,
@@ -54,11 +56,11 @@ class CreateVps implements ExploreCommand {
     return { op: 'create-vps', args: { label: this.label, region: this.region, tag: this.tag } };
   }
   /**
-   * Three per sequence: two in one region and one in the other make every page-walk case, and
-   * each instance costs compute requests (100 a minute a key) and money on a real cloud.
+   * Four per sequence: enough for walks of several pages by region, few as each instance costs
+   * compute requests (100 a minute a key) and money on a real cloud.
    */
   check(model: ExploreModel): boolean {
-    return computeOf(model).vps.length < 3;
+    return computeOf(model).vps.length < MAX_VPS;
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(compute, this, target, async () => {
@@ -202,14 +204,23 @@ class ListVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return computeOf(model).vps.length > 0 && this.perPage >= 1 && this.perPage <= 100;
   }
-  private query(target: ExploreTarget): Record<string, string> {
-    if (this.filter === 'region') return { region: catalogueOf(target).regions[this.value % catalogueOf(target).regions.length]! };
+  private query(model: ExploreModel, target: ExploreTarget): Record<string, string> {
+    if (this.filter === 'region') return { region: this.region(model, catalogueOf(target).regions) };
     if (this.filter === 'status') return { status: STATUSES[this.value % STATUSES.length]! };
     return {};
   }
+  /**
+   * Value 0 or 1: the region holding most of the sequence's live instances (the first on a tie),
+   * 2: another one. A walk by the region most instances are in has the most pages to go wrong on.
+   */
+  private region(model: ExploreModel, regions: readonly string[]): string {
+    const live = computeOf(model).vps.filter((v) => v.existence === 'live');
+    const most = [...regions].sort((a, b) => live.filter((v) => v.region === b).length - live.filter((v) => v.region === a).length)[0]!;
+    return this.value < 2 ? most : (regions.find((r) => r !== most) ?? most);
+  }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(compute, this, target, async () => {
-      const filter = this.query(target);
+      const filter = this.query(model, target);
       let result = await this.walk(model, target, filter);
       for (let attempt = 1; attempt < WALK_ATTEMPTS && result.problem; attempt++) result = await this.walk(model, target, filter);
       if (result.problem) throw result.problem;
@@ -301,13 +312,14 @@ export const compute: ExploreFamily = {
     const index = fc.nat({ max: 3 });
     const create = fc.tuple(fc.constantFrom(...LABELS), fc.nat({ max: 1 }), fc.constantFrom(...TAGS)).map(([l, r, t]): ExploreCommand => new CreateVps(l, r, t));
     const update = fc.tuple(index, fc.constantFrom('name' as const, 'tags' as const), fc.constantFrom('a', 'b', ...TAGS.slice(1))).map(([i, f, v]) => new UpdateVps(i, f, v));
-    // The region filter walks pages of one: two or three instances in two regions are where a
-    // filter lost between pages shows. Unfiltered and status walks take pages of one or two.
+    // The region filter walks pages of one, mostly by the region most instances are in: instances
+    // in two regions are where a filter lost between pages shows. Other walks take pages of one or two.
     const byRegion = fc.nat({ max: 2 }).map((v): ExploreCommand => new ListVps('region', v, 1));
     const other = fc.tuple(fc.constantFrom<ListFilter>('none', 'status'), fc.nat({ max: 1 }), fc.constantFrom(1, 2)).map(([f, v, p]): ExploreCommand => new ListVps(f, v, p));
     // fc.commands draws its arbitraries evenly, so weight is repetition: creations and listings
-    // weigh most, as the listing's rules need several instances before a walk.
-    return [create, create, create, create, update, index.map((i) => new GetVps(i)), index.map((i) => new DeleteVps(i)), byRegion, byRegion, byRegion, other];
+    // weigh most, as a walk needs several instances; updates twice, as two of one instance is
+    // where a lost update shows.
+    return [create, create, create, create, update, update, index.map((i) => new GetVps(i)), index.map((i) => new DeleteVps(i)), byRegion, byRegion, byRegion, byRegion, other];
   },
   commandOf(s: StepRecord) {
     const a = s.args;
