@@ -126,6 +126,36 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
     expect((await api.op('DELETE /snapshots/{snapshot_id}', { params: { snapshot_id: id } })).status).toBe(204);
     expect(json(await api.op('GET /snapshots')).snapshots.map((s: { id: string }) => s.id)).toContain(id);
   },
+  // Sequence-only faults: each needs an order of operations (cloudcheck explore finds them).
+  'vps-list-total-stale-after-delete': async (api) => {
+    const kept = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    const gone = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(json(await api.op('GET /vps')).meta.total).toBe(2);
+    expect((await api.op('DELETE /vps/{vps_id}', { params: { vps_id: gone.id } })).status).toBe(204);
+    const page = json(await api.op('GET /vps', { query: { per_page: '1' } }));
+    expect(page.vps_instances.map((v: { id: string }) => v.id)).toEqual([kept.id]);
+    expect(page.meta).toMatchObject({ total: 2, pages: 2 });
+    expect(json(await api.op('GET /vps', { query: { page: '2', per_page: '1' } })).vps_instances).toEqual([]);
+    // The next creation counts again.
+    await api.op('POST /vps', { body: VPS_BODY });
+    expect(json(await api.op('GET /vps')).meta.total).toBe(2);
+  },
+  'vps-list-filter-first-page-only': async (api) => {
+    for (const region of ['nyc1', 'ams3', 'nyc1']) await api.op('POST /vps', { body: { ...VPS_BODY, region } });
+    const first = json(await api.op('GET /vps', { query: { region: 'nyc1', per_page: '1' } }));
+    expect(first.vps_instances.map((v: { region: string }) => v.region)).toEqual(['nyc1']);
+    expect(first.meta.total).toBe(2);
+    const second = json(await api.op('GET /vps', { query: { region: 'nyc1', page: '2', per_page: '1' } }));
+    expect(second.vps_instances.map((v: { region: string }) => v.region)).toEqual(['ams3']);
+  },
+  'vps-second-update-lost': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    const params = { vps_id: vps.id };
+    await api.op('PUT /vps/{vps_id}', { params, body: { name: 'first' } });
+    expect(json(await api.op('GET /vps/{vps_id}', { params })).vps.name).toBe('first');
+    expect(json(await api.op('PUT /vps/{vps_id}', { params, body: { name: 'second', tags: ['t'] } })).vps).toMatchObject({ name: 'second', tags: ['t'] });
+    expect(json(await api.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'first', tags: [] });
+  },
 };
 
 for (const fault of COMPUTE_FAULTS) {

@@ -67,6 +67,18 @@ const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
     await api.op('POST /storage/volumes', { body: VOLUME });
     expect(json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes).toHaveLength(1);
   },
+  // Sequence-only: the filter goes wrong only after an attach and a detach.
+  'volume-attached-filter-sticky': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const vps = await runningVps(api);
+    const params = { volume_id: vol.id };
+    await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: vps.id } });
+    expect(json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes.map((v: { id: string }) => v.id)).toEqual([vol.id]);
+    expect(json(await api.op('POST /storage/volumes/{volume_id}/detach', { params })).volume.attached_to).toBeNull();
+    const listed = json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes;
+    expect(listed.map((v: { id: string; attached_to: string | null }) => [v.id, v.attached_to])).toEqual([[vol.id, null]]);
+    expect(json(await api.op('GET /storage/volumes', { query: { attached: 'false' } })).volumes).toEqual([]);
+  },
   'volume-list-size-string': async (api) => {
     await api.op('POST /storage/volumes', { body: VOLUME });
     expect(json(await api.op('GET /storage/volumes')).volumes[0].size).toBe('10');

@@ -68,6 +68,10 @@ export const EXPLORE_FAULTS: Record<string, { why: string }> = {
   'msg-campaign-details-newest': { why: 'needs two bulk sends and the details of the older campaign' },
   'key-revoked-listed-after-new-key': { why: 'needs a revocation, then another key created, then the listing' },
   'key-revoked-served-after-new-key': { why: 'needs a revocation, then another key created, then a request with the revoked key' },
+  'vps-list-total-stale-after-delete': { why: 'needs a VPS deleted and no VPS created since, before a listing' },
+  'vps-list-filter-first-page-only': { why: 'needs instances in two regions and a listing by one of them walked page by page' },
+  'vps-second-update-lost': { why: 'needs two updates of one VPS in a row' },
+  'volume-attached-filter-sticky': { why: 'needs a volume attached and detached before a listing by attachment' },
 };
 
 /**

@@ -24,6 +24,18 @@ export const COMPUTE_FAULTS = [
   { name: 'vps-image-by-name-only', requirement: 'VPS-CRT-006', description: 'POST /vps refuses the image ids GET /images lists and takes image names instead.' },
   { name: 'vps-list-status-capitalised', requirement: 'VPS-STATE-001', description: 'GET /vps lists statuses capitalised (`Running`, `Stopped`).' },
   { name: 'vps-ssh-key-ids-refused', requirement: 'SSH-KEY-003', description: 'POST /vps refuses SSH key ids in `ssh_keys` (only fingerprints are taken).' },
+  // Sequence-only faults: each shows only after a particular order of operations (cloudcheck explore finds them).
+  {
+    name: 'vps-list-total-stale-after-delete',
+    requirement: 'PAGE-NUM-002',
+    description: 'GET /vps keeps counting deleted instances in `meta.total` (and `pages`) until the next POST /vps.',
+  },
+  {
+    name: 'vps-list-filter-first-page-only',
+    requirement: 'VPS-LIST-002',
+    description: 'GET /vps applies `region` and `status` to the first page only: later pages go on through all instances not on the first.',
+  },
+  { name: 'vps-second-update-lost', requirement: 'VPS-UPD-001', description: 'Only the first PUT /vps/{vps_id} of an instance is kept; later ones answer the new values and store nothing.' },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -65,7 +65,12 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const newestFirst = [...computeState(ctx, account.id).vps.values()].reverse();
     const matching = newestFirst.filter((vps) => ignoreFilters || ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)));
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
-    const vpsInstances = items.map(vpsView);
+    const filtered = region !== undefined || status !== undefined;
+    const served = ctx.faults.has('vps-list-filter-first-page-only') && filtered && page > 1 ? pastFirstFilteredPage(newestFirst, matching, page, perPage) : items;
+    const vpsInstances = served.map(vpsView);
+    // Fault `vps-list-total-stale-after-delete`: deletions since the last creation still count.
+    const stale = ctx.faults.has('vps-list-total-stale-after-delete') ? computeState(ctx, account.id).deletedSinceCreate : 0;
+    if (stale > 0 && typeof meta.total === 'number') Object.assign(meta, { total: meta.total + stale, pages: Math.ceil((meta.total + stale) / perPage) });
     // Fault `vps-list-status-capitalised`: the list spells states its own way (the record keeps the spec's).
     if (ctx.faults.has('vps-list-status-capitalised')) for (const view of vpsInstances) view.status = String(view.status).replace(/^./, (c) => c.toUpperCase());
     return ctx.faults.has('vps-list-meta-missing') ? { vps_instances: vpsInstances } : { vps_instances: vpsInstances, meta };
@@ -163,6 +168,15 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     if (!service.deleteSnapshot(account.id, request.params.snapshot_id)) throw notFound('snapshot');
     return reply.code(204).send();
   });
+}
+
+/**
+ * Fault `vps-list-filter-first-page-only`: page `page` (> 1) cut from every instance that is not
+ * on the filtered first page, as a cursor that forgot the filter would.
+ */
+function pastFirstFilteredPage(all: readonly VpsRecord[], matching: readonly VpsRecord[], page: number, perPage: number): VpsRecord[] {
+  const first = new Set(matching.slice(0, perPage));
+  return all.filter((vps) => !first.has(vps)).slice((page - 2) * perPage, (page - 1) * perPage);
 }
 
 /** `type` and the field each type needs; semantic checks (the size exists, fits the image) here too. */

@@ -82,6 +82,7 @@ export class ComputeService {
     };
     if (this.ctx.faults.has('vps-created-with-ips')) this.assignAddresses(record);
     state.vps.set(record.id, record);
+    state.deletedSinceCreate = 0;
     state.boots.set(
       record.id,
       this.ctx.clock.schedule(this.ctx.options.delays.vpsBootMs, () => this.finishBoot(accountId, record.id)),
@@ -109,6 +110,11 @@ export class ComputeService {
 
   update(record: VpsRecord, changes: { name?: string; tags?: string[] }): VpsRecord {
     if (this.ctx.faults.has('vps-update-ignored')) return record;
+    // Fault `vps-second-update-lost`: after the first kept PUT, the answer shows the change but nothing is stored.
+    if (this.ctx.faults.has('vps-second-update-lost')) {
+      if (record.updated) return { ...record, name: changes.name ?? record.name, tags: [...(changes.tags ?? record.tags)] };
+      record.updated = true;
+    }
     if (changes.name !== undefined) record.name = changes.name;
     if (changes.tags !== undefined) record.tags = [...changes.tags];
     return record;
@@ -122,6 +128,7 @@ export class ComputeService {
     state.boots.get(vpsId)?.cancel();
     state.boots.delete(vpsId);
     state.vps.delete(vpsId);
+    state.deletedSinceCreate++;
     if (this.ctx.faults.has('vps-delete-ghost')) state.ghosts.set(vpsId, record);
     state.retired.push({ id: record.id, name: record.name, size: record.size, createdMs: record.createdMs, deletedMs: this.ctx.clock.now() });
     for (const listener of this.deletionListeners) listener(accountId, vpsId);

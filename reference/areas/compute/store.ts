@@ -32,6 +32,8 @@ export interface VpsRecord {
   backups: boolean;
   monitoring: boolean;
   createdMs: number;
+  /** Fault `vps-second-update-lost` only: whether a PUT was already kept. */
+  updated?: boolean;
 }
 
 export interface SshKeyRecord {
@@ -74,6 +76,8 @@ export interface ComputeState {
   retired: RetiredVps[];
   /** Pending `creating` → `running` transitions, cancelled when the instance is deleted first. */
   boots: Map<string, { cancel(): void }>;
+  /** Fault `vps-list-total-stale-after-delete` only: deletions since the last creation. */
+  deletedSinceCreate: number;
 }
 
 export function computeState(ctx: ReferenceContext, accountId: string): ComputeState {
@@ -84,6 +88,7 @@ export function computeState(ctx: ReferenceContext, accountId: string): ComputeS
     snapshots: new Map(),
     retired: [],
     boots: new Map(),
+    deletedSinceCreate: 0,
   }));
 }
 

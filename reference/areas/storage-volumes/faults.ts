@@ -20,6 +20,12 @@ export const VOLUME_FAULTS = [
   { name: 'volume-status-capitalised', requirement: 'VOL-STATE-001', description: 'GET /storage/volumes and GET /storage/volumes/{volume_id} spell the ready state `Available`.' },
   { name: 'volume-snapshot-newest-unlisted', requirement: 'VOL-SNAP-002', description: 'GET /storage/snapshots leaves out the newest volume snapshot.' },
   { name: 'volume-restore-unstored', requirement: 'VOL-RST-001', description: 'A restore answers a new volume that is never stored: GET of its id answers 404.' },
+  // Sequence-only fault: it shows only after an attach and a detach (cloudcheck explore finds it).
+  {
+    name: 'volume-attached-filter-sticky',
+    requirement: 'VOL-LIST-002',
+    description: 'A volume once attached stays in GET /storage/volumes?attached=true (and out of attached=false) after its detach.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

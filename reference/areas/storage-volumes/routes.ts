@@ -60,6 +60,9 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
   const spelled = (view: Record<string, unknown>): Record<string, unknown> =>
     ctx.faults.has('volume-status-capitalised') ? { ...view, status: String(view.status).replace(/^./, (c) => c.toUpperCase()) } : view;
 
+  /** Under `volume-attached-filter-sticky`: the volumes ever attached, which the `attached` filter takes for attached. */
+  const everAttached = new Set<string>();
+
   app.get('/storage/volumes', async (request) => {
     const { account } = authOf(request);
     const f = queryFields(request.query);
@@ -69,7 +72,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const volumes = [...volumeState(ctx, account.id).volumes.values()]
       .reverse()
       .filter((v) => (region === undefined || v.region === region) && (status === undefined || v.status === status))
-      .filter((v) => attached === undefined || ctx.faults.has('volume-list-attached-filter-ignored') || (v.attached_to !== null) === attached);
+      .filter((v) => attached === undefined || ctx.faults.has('volume-list-attached-filter-ignored') || (v.attached_to !== null || everAttached.has(v.id)) === attached);
     return { volumes: volumes.map((v) => listedVolume(v)) };
   });
 
@@ -165,6 +168,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     if (vps.region !== volume.region) fail('vps_id', `The VPS is in ${vps.region} and the volume in ${volume.region}; both must be in the same region.`);
     // An attached volume (to this VPS or another) is a 409 `volume_in_use` from the service.
     const attached = volumeView(service.attach(volume, vps.id));
+    if (ctx.faults.has('volume-attached-filter-sticky')) everAttached.add(volume.id);
     return { volume: ctx.faults.has('volume-attach-unreported') ? { ...attached, attached_to: null } : attached };
   });
 

@@ -38,7 +38,7 @@ import { probeTarget } from '../probe.ts';
 export const EXPLORE_HELP: HelpSpec = {
   synopsis: 'cloudcheck explore [options]',
   summary:
-    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; messaging in test mode: sends to the test numbers, bulk sends, status, the message list walked by recipient and status, campaigns; API keys: create, use, revoke, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; compute: VPS create, get, update, delete, GET /vps walked page by page with filters; volumes: create, get, attach, detach, delete, filtered lists, the VPS deleted under them; messaging in test mode: sends to the test numbers, bulk sends, status, the message list walked by recipient and status, campaigns; API keys: create, use, revoke, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
   examples: [
     ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
     ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],

@@ -5,11 +5,13 @@
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import type { StepRecord } from '../model.ts';
 import { apiKeys } from './api-keys.ts';
+import { compute } from './compute.ts';
 import { messaging } from './messaging.ts';
 import { objects } from './objects.ts';
 import { projects } from './projects.ts';
+import { volumes } from './volumes.ts';
 
-export const FAMILIES: readonly ExploreFamily[] = [objects, projects, messaging, apiKeys];
+export const FAMILIES: readonly ExploreFamily[] = [objects, projects, compute, volumes, messaging, apiKeys];
 
 /** The families named (`--families`), in the table's order; an unknown name is an error naming the known ones. */
 export function familiesNamed(names: readonly string[] | undefined): ExploreFamily[] {
