@@ -37,8 +37,10 @@ export interface ExploreBench {
   seconds: number;
   steps_per_second: number;
   requests_per_second: number;
-  /** Share of the wall time outside the target's requests (model, drawing, client). */
+  /** Share of the wall time outside the target's requests and the waits on purpose (model, drawing, client). */
   model_share: number;
+  /** Seconds waited on purpose (messages to settle before a walk by status). */
+  waited_seconds: number;
 }
 
 export async function run(budget = 900): Promise<ExploreBench> {
@@ -70,7 +72,8 @@ export async function run(budget = 900): Promise<ExploreBench> {
       seconds: ms / 1000,
       steps_per_second: (target.steps * 1000) / ms,
       requests_per_second: (target.requestsSent * 1000) / ms,
-      model_share: 1 - target.requestMs / ms,
+      model_share: 1 - (target.requestMs + target.waitedMs) / ms,
+      waited_seconds: target.waitedMs / 1000,
     };
   } finally {
     await server.close();

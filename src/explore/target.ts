@@ -115,6 +115,15 @@ export class ExploreTarget {
     for (const rule of rules) this.exercised.add(rule);
   }
 
+  /** Milliseconds spent waiting on purpose (a message to settle): the target's time, not the model's. */
+  waitedMs = 0;
+
+  /** Waits `ms` on purpose, counted in `waitedMs`. */
+  async pause(ms: number): Promise<void> {
+    this.waitedMs += ms;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
   warn(message: string): void {
     this.warnings.push(message);
   }

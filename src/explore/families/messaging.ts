@@ -169,7 +169,6 @@ function bulkEntry(entry: unknown, recipients: readonly string[], roles: readonl
 /** Polls while a message is on its way: a few reads a quarter of a second apart, no verdict when it is still on its way. */
 const POLLS = 4;
 const POLL_INTERVAL_MS = 250;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GET /sms/status/{id} of a message of the sequence. */
 class GetMessage implements ExploreCommand {
@@ -201,7 +200,7 @@ class GetMessage implements ExploreCommand {
 async function settle(state: MessagingState, target: ExploreTarget): Promise<void> {
   if (state.settled === state.messages.length) return;
   for (let poll = 1; poll <= POLLS; poll++) {
-    if (poll > 1) await sleep(POLL_INTERVAL_MS);
+    if (poll > 1) await target.pause(POLL_INTERVAL_MS);
     const status = await readStatus(target, state.messages.at(-1)!);
     if (status !== 'sent' && status !== 'pending') break;
   }
