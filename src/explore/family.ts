@@ -49,6 +49,19 @@ export function expectOk(res: ApiResponse, requirement: string, what: string): v
   if (!ok(res)) throw new ModelViolation(requirement, what, 'a 2xx answer', `${res.status} ${short(res.text)}`);
 }
 
+/**
+ * Whether a deleted resource still answers after a few more looks (a second and three quarters
+ * in all): deletion may take a moment on a real platform (the fixed flows poll for it too), so
+ * only one that stays is a finding.
+ */
+export async function stillThere(target: ExploreTarget, answers: () => Promise<boolean>): Promise<boolean> {
+  for (const ms of [0, 250, 500, 1000]) {
+    if (ms) await target.pause(ms);
+    if (!(await answers())) return false;
+  }
+  return true;
+}
+
 /** Reads a replay step's argument as a string / a number (a missing one is empty / 0, which preconditions then refuse). */
 export const argString = (v: string | number | undefined): string => String(v ?? '');
 export const argNumber = (v: string | number | undefined): number => Number(v ?? 0);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startReferenceServer } from '../../reference/server.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient } from '../../src/harness/client.ts';
+import type { ApiResponse } from '../../src/harness/client.ts';
 import { explore, sequenceSeed } from '../../src/explore/explore.ts';
 import { ExploreTarget } from '../../src/explore/target.ts';
 import { FAMILIES } from '../../src/explore/families/index.ts';
@@ -60,6 +61,56 @@ test('20 seeds per family against the conformant server: no sequence contradicts
     }
     // Neighbouring seeds draw different sequences (not the same ones shifted by one).
     expect(sequenceSeed(2, 0)).not.toBe(sequenceSeed(1, 1));
+  } finally {
+    await server.close();
+  }
+});
+
+/**
+ * A target whose deletions of instances and volumes take a moment: for 600 ms after a DELETE, a
+ * GET of that resource still answers with its last record, as a real platform may. (A client-side
+ * double: the reference server deletes at once.)
+ */
+class LaggingDeletes extends ExploreTarget {
+  private readonly lastSeen = new Map<string, ApiResponse>();
+  private readonly deletedAt = new Map<string, number>();
+  stale = 0;
+  override async send(method: string, path: string, options?: Parameters<ExploreTarget['send']>[2]): Promise<ApiResponse> {
+    const lagging = /^\/(vps|storage\/volumes)\/[^/]+$/.test(path);
+    const since = this.deletedAt.get(path);
+    if (lagging && method === 'GET' && since !== undefined && Date.now() - since < 600 && this.lastSeen.has(path)) {
+      this.stale++;
+      return this.lastSeen.get(path)!;
+    }
+    const res = await super.send(method, path, options);
+    if (lagging && method === 'GET' && res.status === 200) this.lastSeen.set(path, res);
+    if (lagging && method === 'DELETE' && res.status < 300) this.deletedAt.set(path, Date.now());
+    return res;
+  }
+}
+
+test('a deletion that takes a moment (the instance or volume still found for 600 ms) is no finding', async () => {
+  test.setTimeout(120_000);
+  const server = await startReferenceServer({ apiKey: 'cck_explore_lag_key_0123456789ab' });
+  try {
+    const owner = server.context.accounts.keyBySecret(server.apiKey)!.accountId;
+    const createKey = async (): Promise<string> => server.context.accounts.createKey(owner, { name: 'cc-explore-lag', permissions: ['read', 'write'] }).key;
+    const api = new ApiClient({
+      settings: { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+      budgets: { main: new Budget([server.apiKey], { maxWaitMs: 1_000, createKey, maxCreatedKeys: 50 }) },
+    });
+    let stale = 0;
+    for (const family of FAMILIES.filter((f) => f.name === 'compute' || f.name === 'volumes')) {
+      for (let seed = 1; seed <= 6; seed++) {
+        const target = new LaggingDeletes(api, `cc-lag${seed}-bucket`, `cc-lag${seed}-`, { budget: 150, deadline: Date.now() + 30_000 });
+        const outcome = await explore(target, { seed, families: [family] });
+        expect(outcome.error, `${family.name}, seed ${seed}`).toBeNull();
+        expect(outcome.finding, `${family.name}, seed ${seed}: ${outcome.finding?.message} (${JSON.stringify(outcome.finding?.steps)})`).toBeNull();
+        stale += target.stale;
+      }
+    }
+    // The double did answer stale records: the model met a lagging deletion and waited it out.
+    expect(stale).toBeGreaterThan(0);
   } finally {
     await server.close();
   }
