@@ -6,6 +6,7 @@
  */
 import type fc from 'fast-check';
 import type { ApiResponse } from '../harness/client.ts';
+import { shortText } from '../harness/body-shape.ts';
 import { ModelViolation } from './model.ts';
 import type { ExploreModel, StepRecord } from './model.ts';
 import type { ExploreTarget } from './target.ts';
@@ -42,7 +43,7 @@ export async function step(family: ExploreFamily, command: ExploreCommand, targe
 }
 
 export const ok = (res: ApiResponse): boolean => res.status >= 200 && res.status < 300;
-export const short = (text: string): string => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+export const short = (text: string): string => shortText(text, 200);
 
 /** A response that must be a success: anything else is a finding on `requirement`. */
 export function expectOk(res: ApiResponse, requirement: string, what: string): void {

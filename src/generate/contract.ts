@@ -50,6 +50,7 @@ import { generateValue } from './data.ts';
 // Types only: the module (and fast-check with it) is loaded when a run asks for --examples (drawnExamples).
 import type * as Examples from './examples.ts';
 import type { DrawnInput, FieldPlan, Verdict } from './examples.ts';
+import { shortText } from '../harness/body-shape.ts';
 
 /** Conformance class of an operation: its area, refined where a narrower class exists. */
 export function classOf(op: Pick<ContractOperation, 'area' | 'path'>): ConformanceClass {
@@ -183,9 +184,7 @@ function reqLine(res: ApiResponse): string {
   return `${r.method} ${new URL(r.url).pathname}${new URL(r.url).search}`;
 }
 
-function short(text: string): string {
-  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
-}
+const short = (text: string): string => shortText(text, 400);
 
 function errorOf(res: ApiResponse): { code?: unknown; message?: unknown; details?: unknown; resource?: unknown } | undefined {
   return (res.body as { error?: Record<string, unknown> } | undefined)?.error;

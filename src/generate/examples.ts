@@ -43,6 +43,7 @@
 import fc from 'fast-check';
 import { CloudcheckError } from '../harness/errors.ts';
 import type { ContractOperation, JsonSchema } from './model.ts';
+import { shortText } from '../harness/body-shape.ts';
 
 /** A text as drawn: `palette` cycled to `length` characters (see `textOf`). */
 export interface DrawnText {
@@ -296,10 +297,7 @@ export function describeInput(input: DrawnInput): string {
     .join('; ');
 }
 
-function short(text: string): string {
-  const chars = [...text];
-  return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : text;
-}
+const short = (text: string): string => shortText(text, 60);
 
 /** A 32-bit seed for one check: the run's seed and the check id (FNV-1a), so neighbouring checks differ. */
 export function seedOf(runSeed: number, checkId: string): number {

@@ -54,3 +54,10 @@ export function listOf<T = Json>(body: unknown, plural: string): T[] | undefined
   }
   return undefined;
 }
+
+/** A text cut to `max` characters (code points: never half a surrogate pair) with an ellipsis, for messages. */
+export function shortText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
+}

@@ -11,7 +11,7 @@
 import { expect } from './expect.ts';
 import type { ApiResponse } from './client.ts';
 
-import { isObject, resourceOf } from './body-shape.ts';
+import { isObject, resourceOf, shortText } from './body-shape.ts';
 import type { Json } from './body-shape.ts';
 
 export { listOf, resourceOf } from './body-shape.ts';
@@ -52,9 +52,7 @@ function line(res: Pick<ApiResponse, 'exchange'>): string {
   }
 }
 
-function short(text: string): string {
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
+const short = (text: string): string => shortText(text, 300);
 
 /** A field's type as the specification's resource tables give it. */
 export type FieldType = 'string' | 'integer' | 'number' | 'timestamp' | 'timestamp|null' | 'string[]' | 'string|null';

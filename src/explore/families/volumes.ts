@@ -162,7 +162,7 @@ async function waitUntilBooted(target: ExploreTarget, host: HostState): Promise<
   for (const wait of BOOT_WAITS_MS) {
     const res = await target.send('GET', vpsPath(host.id));
     if (ok(res) && vpsOf(res.body)?.status !== 'creating') return;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await target.pause(wait);
   }
 }
 

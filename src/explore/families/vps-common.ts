@@ -88,6 +88,6 @@ export async function removeVps(target: ExploreTarget, id: string): Promise<void
       target.warn(`could not delete the VPS ${id} (${res.status}); cloudcheck sweep removes cc- leftovers`);
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await target.pause(wait);
   }
 }
