@@ -203,11 +203,12 @@ function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): bool
 }
 
 /**
- * A standalone check (not a flow step) that fails records the failure as an annotation and ends as
- * a passed test, which the reporter turns back into the failed check (classification, message,
- * stack): Playwright replaces its worker after every failed test, and against a target that fails
- * hundreds of checks (an error on every route) that made a run take many minutes. Flow steps keep
- * failing for real: a failed step must skip the steps after it.
+ * A check that fails records the failure as an annotation and ends as a passed test, which the
+ * reporter turns back into the failed check (classification, message, stack): Playwright replaces
+ * its worker after every failed test (about a second of CPU each), and against a target that fails
+ * hundreds of checks (an error on every route) that made a run take many minutes. A flow step does
+ * the same; the steps after it then skip themselves (`failedStepOf`), as a serial describe would
+ * after a real failure, with the failed step named as the reason.
  */
 function recordFailure(error: unknown, testInfo: TestInfo): void {
   const named = error instanceof Error && error.name !== 'Error' ? `${error.name}: ${error.message}` : error instanceof Error ? error.message : String(error);
@@ -215,8 +216,14 @@ function recordFailure(error: unknown, testInfo: TestInfo): void {
   if (isSuiteError(error) && error instanceof Error && error.stack) testInfo.annotations.push({ type: ANNOTATION.stack, description: redactString(error.stack) });
 }
 
-function wrap<S>(body: CheckBody<S>, level: Level, inFlow: boolean) {
+/** The failed step of each running flow, by the flow's state object (one per flow and worker, dropped with it). */
+const failedStepOf = new WeakMap<object, string>();
+
+/** `flowStep`: the id of the step when the check is a step of a flow. */
+function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
   return async ({ api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> }, testInfo: TestInfo): Promise<void> => {
+    const failedBefore = flowStep === undefined ? undefined : failedStepOf.get(flowState);
+    testInfo.skip(failedBefore !== undefined, `not run: the flow's step ${failedBefore} failed before it`);
     runningLevel = level;
     try {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
@@ -226,8 +233,8 @@ function wrap<S>(body: CheckBody<S>, level: Level, inFlow: boolean) {
       if (isEnvironmentError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
       else if (isSuiteError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'cloudcheck-error' });
       if (recordDeviation(level, error, testInfo)) return;
-      if (!inFlow) return recordFailure(error, testInfo);
-      throw error;
+      recordFailure(error, testInfo);
+      if (flowStep !== undefined) failedStepOf.set(flowState, flowStep);
     } finally {
       runningLevel = undefined;
     }
@@ -249,7 +256,7 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
   if (!considered({ file: specFile, describe: null, title, tags: details.tag, class: full.class, id: full.id })) return;
-  test(title, details, wrap(body, full.level, false));
+  test(title, details, wrap(body, full.level));
 }
 
 /**
@@ -280,7 +287,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
       const details = detailsOf(step.meta, step.location, meta.id, setup);
       // The flow's class tag (on the describe) selects the project for every step when Playwright
       // runs the suite directly (one project per class), so the flow stays in one worker.
-      test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level, true));
+      test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level, step.meta.id));
     }
     test.afterAll(async ({ harness }) => {
       await harness.endFlow(meta.id);

@@ -100,6 +100,19 @@ test('broken checks are cloudcheck errors: exit 2, never 1, listed with their st
   expect(JSON.stringify(failed[1]!.exchanges ?? [])).not.toContain('/vps/undefined');
 });
 
+test('a failed flow step skips the steps after it, naming itself, and the worker goes on', async () => {
+  const r = await run(['--grep', 'selftest', '--workers', '1'], { CLOUDCHECK_SELFTEST: 'failed-flow-step' });
+  expect(r.code, r.stderr).toBe(1);
+  const byId = new Map(r.report!.checks.map((c) => [c.id, c]));
+  expect(byId.get('selftest.failing-flow.first')?.status).toBe('passed');
+  expect(byId.get('selftest.failing-flow.fails')).toMatchObject({ status: 'failed', classification: 'defect' });
+  expect(byId.get('selftest.failing-flow.fails')?.message).toContain('expected status 404, got 200');
+  expect(byId.get('selftest.failing-flow.after')).toMatchObject({ status: 'skipped', message: "not run: the flow's step selftest.failing-flow.fails failed before it" });
+  // Playwright replaces a worker after every failed test (about a second of CPU): a failed step is recorded instead.
+  expect(byId.get('selftest.same-worker')?.status, byId.get('selftest.same-worker')?.message).toBe('passed');
+  expect(r.stderr).toContain("skipped 1: not run: the flow's step selftest.failing-flow.fails failed before it");
+});
+
 test('a sharded run never splits a flow (Playwright keeps a serial describe in one shard)', async () => {
   const cli = fileURLToPath(new URL('../../node_modules/@playwright/test/cli.js', import.meta.url));
   const config = fileURLToPath(new URL('../../playwright.config.ts', import.meta.url));
