@@ -165,14 +165,12 @@ for (const tool of TOOLS) {
     async ({ api, ledger, ctx }, testInfo) => {
       const endpoint = ctx.requireS3();
       testInfo.setTimeout(Math.max(testInfo.timeout, ctx.scaled(240_000)));
-      // The version is asked beside the work (one start-up less on the way): it decides only when
-      // a step fails, between "not installed here" (skipped) and a failure.
-      const version = available(tool.command, tool.versionArgs);
+      // The version is asked only when a step fails, to tell "not installed here" (skipped) from
+      // a failure: a tool's start-up costs more than its requests (a Python interpreter for two).
       const unavailable = async (): Promise<void> => {
-        testInfo.skip((await version) === undefined, `${tool.name} is not installed or does not run here (\`${tool.command} ${tool.versionArgs.join(' ')}\` failed)`);
+        testInfo.skip((await available(tool.command, tool.versionArgs)) === undefined, `${tool.name} is not installed or does not run here (\`${tool.command} ${tool.versionArgs.join(' ')}\` failed)`);
       };
       await exercise(tool, endpoint, await storageRegion(api), await createAccessKey(api, ledger, ctx), await createBucket(api, ledger, ctx, 'tool'), ctx, ledger, unavailable);
-      testInfo.annotations.push({ type: 'tool', description: (await version) ?? 'unknown version' });
     },
   );
 }
