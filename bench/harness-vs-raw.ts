@@ -35,7 +35,7 @@ import type { Dispatcher } from 'undici';
 /** A single cheap check: its run is the fixed cost of any run (start-up, server, report). */
 const ONE_CHECK = '\\[ERR-ENVELOPE-001\\] an unknown route';
 /** The external S3 tools' checks (aws CLI, rclone, s3cmd; suites/s3/tools.spec.ts). */
-const TOOL_CHECKS = 'copy in and out \\(small and 20 MiB multipart\\)';
+const TOOL_CHECKS = 'copy in and out \\(small and 10 MiB multipart\\)';
 
 export interface HarnessBenchFigures {
   name: 'harness-vs-raw';

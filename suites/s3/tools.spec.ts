@@ -1,6 +1,6 @@
 /**
  * Standard S3 command-line tools against the endpoint: aws cli, rclone and s3cmd copy a small
- * file and a 20 MiB file (above each tool's multipart threshold, as configured here) in and out
+ * file and a 10 MiB file (three parts at the 5 MiB part size each tool is configured with here) in and out
  * recursively, list and delete. Each tool is configured only through environment variables and files in a
  * temp dir of its own (never the user's ~/.aws, ~/.config or ~/.s3cfg), and skipped with the
  * reason when it is not installed or does not run.
@@ -63,7 +63,7 @@ const TOOLS: Tool[] = [
     command: 'aws',
     versionArgs: ['--version'],
     async setup(dir, endpoint, region, pair) {
-      await writeFile(join(dir, 'config'), `[default]\nregion = ${region}\ns3 =\n  addressing_style = path\n  multipart_threshold = 8MB\n  multipart_chunksize = 8MB\n`);
+      await writeFile(join(dir, 'config'), `[default]\nregion = ${region}\ns3 =\n  addressing_style = path\n  multipart_threshold = 5MB\n  multipart_chunksize = 5MB\n`);
       await writeFile(join(dir, 'credentials'), '');
       return {
         ...base(),
@@ -98,7 +98,7 @@ const TOOLS: Tool[] = [
         RCLONE_CONFIG_CC_ENDPOINT: endpoint,
         RCLONE_CONFIG_CC_REGION: region,
         RCLONE_CONFIG_CC_FORCE_PATH_STYLE: 'true',
-        // Multipart above 5 MiB, so the 20 MiB file goes up in parts.
+        // Multipart above 5 MiB, so the 10 MiB file goes up in parts.
         RCLONE_S3_UPLOAD_CUTOFF: '5M',
         RCLONE_S3_CHUNK_SIZE: '5M',
         RCLONE_S3_NO_CHECK_BUCKET: 'true',
@@ -159,7 +159,7 @@ for (const tool of TOOLS) {
       requirement: 'S3-TOOL-001',
       level: 'MUST',
       class: 's3',
-      title: `${tool.name}: copy in and out (small and 20 MiB multipart), list, delete`,
+      title: `${tool.name}: copy in and out (small and 10 MiB multipart), list, delete`,
       tags: ['slow'],
     },
     async ({ api, ledger, ctx }, testInfo) => {
@@ -196,7 +196,7 @@ async function exercise(
     };
     const files = [
       ['small.txt', deterministicBytes(1234, ctx.seed + 10)],
-      ['dir/big.bin', deterministicBytes(20 * 1024 * 1024 + 17, ctx.seed + 11)],
+      ['dir/big.bin', deterministicBytes(10 * 1024 * 1024 + 17, ctx.seed + 11)],
     ] as const;
     // Both files in one invocation each way: a tool's start-up (a Python interpreter for two of
     // them) costs more than its requests, and a recursive copy is what these tools are used for.
