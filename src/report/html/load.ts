@@ -7,7 +7,8 @@
  * Percentiles are read from the serialised HDR histograms (exact and mergeable), falling back to
  * the p50/p95/p99/max summary when a histogram cannot be decoded.
  */
-import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
+import { createRequire } from 'node:module';
+import type * as HdrHistogram from 'hdr-histogram-js';
 
 export const STATUS_CLASSES = ['2xx', '4xx', '429', '5xx'] as const;
 export type StatusClassName = (typeof STATUS_CLASSES)[number];
@@ -97,6 +98,13 @@ function arr(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
+/**
+ * hdr-histogram-js takes about 40 ms to load: loaded for a report that has load histograms, not
+ * with every report (every `cloudcheck run` writes one).
+ */
+let hdr: typeof HdrHistogram | undefined;
+const loadHdr = (): typeof HdrHistogram => (hdr ??= createRequire(import.meta.url)('hdr-histogram-js') as typeof HdrHistogram);
+
 /** Percentile points from p0 to p99.999 in tenths of a nine (smooth enough, 51 points). */
 const NINES = Array.from({ length: 51 }, (_, i) => i / 10);
 
@@ -110,7 +118,7 @@ function spectrumFromHistograms(histograms: unknown): SpectrumChart | null {
     const encoded = str(histograms.classes[cls]);
     if (!encoded) continue;
     try {
-      const h = decodeFromCompressedBase64(encoded);
+      const h = loadHdr().decodeFromCompressedBase64(encoded);
       try {
         if (h.totalCount === 0) continue;
         maxCount = Math.max(maxCount, h.totalCount);
