@@ -7,10 +7,11 @@
  * so a typo in the catalogue fails loudly at start-up instead of producing an odd report.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
+import type Ajv2020Class from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { Requirement } from './requirement.ts';
 import { cachedJsonSync, contentKey, packageVersion } from './cache.ts';
 
@@ -37,6 +38,13 @@ export class RequirementCatalogueError extends Error {
   }
 }
 
+/**
+ * The YAML parser and ajv load only when the catalogue is parsed: every process of a run loads the
+ * catalogue, from the cache (cache.ts) nearly always, and the two cost about 50 ms to load.
+ */
+const requireLazily = createRequire(import.meta.url);
+const parseYaml = (text: string, options: Yaml.ParseOptions & Yaml.DocumentOptions): unknown => (requireLazily('yaml') as typeof Yaml).parse(text, options);
+
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 let validator: Validator | undefined;
 
@@ -44,6 +52,7 @@ function compileSchema(): Validator {
   if (!validator) {
     const schema = JSON.parse(readFileSync(fileURLToPath(SCHEMA_URL), 'utf8')) as object;
     // allErrors: report every broken entry in one run rather than one per edit-and-retry.
+    const Ajv2020 = (requireLazily('ajv/dist/2020.js') as { default: typeof Ajv2020Class }).default;
     const ajv = new Ajv2020({ allErrors: true });
     validator = ajv.compile(schema) as Validator;
   }
