@@ -82,7 +82,7 @@ rows.push(
     ratio: '-',
     goal: '<= 15 s',
   },
-  { benchmark: `fixed cost: a run of ${harness.fixed_checks} check (wall)`, figure: `${fmt(harness.fixed_seconds, 2)} s`, baseline: '-', ratio: '-', goal: '<= 2 s' },
+  { benchmark: `fixed cost: a run of ${harness.fixed_checks} check (wall, median of ${harness.fixed_runs})`, figure: `${fmt(harness.fixed_seconds, 2)} s`, baseline: '-', ratio: '-', goal: '<= 2 s' },
   {
     benchmark: `external S3 tools (${harness.tools_ran} of aws, rclone, s3cmd installed): CPU of their checks beyond a one-check run`,
     figure: harness.tools_cpu_seconds === null ? 'n/a (no /proc)' : `${fmt(harness.tools_cpu_seconds, 1)} s`,
