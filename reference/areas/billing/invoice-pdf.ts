@@ -12,16 +12,16 @@ import { fromUnits } from './money.ts';
 import type { InvoiceRecord } from './store.ts';
 
 /**
- * The built-in PDF fonts only cover Latin-1 (WinAnsi); anything else a user typed into the
- * account name is shown as '?' instead of breaking the document.
- */
-/**
  * pdfkit and its fonts take about 0.1 s of CPU to load: loaded with the first invoice PDF, not with
  * every start of the server (every `cloudcheck run` against the embedded server starts one).
  */
 let pdfDocument: typeof PDFDocumentClass | undefined;
 const loadPdfKit = (): typeof PDFDocumentClass => (pdfDocument ??= createRequire(import.meta.url)('pdfkit') as typeof PDFDocumentClass);
 
+/**
+ * The built-in PDF fonts only cover Latin-1 (WinAnsi); anything else a user typed into the
+ * account name is shown as '?' instead of breaking the document.
+ */
 const printable = (text: string): string => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const money = (units: number, currency: string): string => `${fromUnits(units).toFixed(2)} ${currency}`;
