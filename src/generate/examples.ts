@@ -237,27 +237,21 @@ function planField(op: ContractOperation, key: string, field: VariedField): Fiel
   }
   const schema = propertySchema(op, field.name);
   if (schema === undefined) throw new CloudcheckError(`--examples: ${key} has no body field ${field.name} in the document`);
-  if (field.kind === 'label') {
-    return {
-      id: `body.${field.name}`,
-      field,
-      arbitrary: textArbitrary(LABEL_START, LABEL_CHARS, 1, LABEL_SUFFIX_MAX),
-      boundaries: [
-        { length: LABEL_SUFFIX_MAX, palette: ASCII_PALETTE },
-        { length: LABEL_SUFFIX_MAX, palette: UNICODE_LABEL_PALETTE },
-        { length: 1, palette: 'a' },
-      ],
-    };
-  }
+  if (field.kind === 'label') return textPlan(field, LABEL_START, LABEL_CHARS, LABEL_SUFFIX_MAX, UNICODE_LABEL_PALETTE);
   const max = numberOf(schema, 'maxLength') ?? field.max;
   if (max === undefined) throw new CloudcheckError(`--examples: ${key} ${field.name} has no maxLength in the document and none is given`);
+  return textPlan(field, TEXT_START, TEXT_CHARS, max, UNICODE_PALETTE);
+}
+
+/** A text field of the body: drawn from its characters, the longest in ASCII and in `unicode` and the shortest first. */
+function textPlan(field: Extract<VariedField, { where: 'body' }>, start: readonly string[], chars: readonly string[], max: number, unicode: string): FieldPlan {
   return {
     id: `body.${field.name}`,
     field,
-    arbitrary: textArbitrary(TEXT_START, TEXT_CHARS, 1, max),
+    arbitrary: textArbitrary(start, chars, 1, max),
     boundaries: [
       { length: max, palette: ASCII_PALETTE },
-      { length: max, palette: UNICODE_PALETTE },
+      { length: max, palette: unicode },
       { length: 1, palette: 'a' },
     ],
   };
