@@ -18,7 +18,7 @@ import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
 import type { ExploreTarget } from '../target.ts';
-import { catalogueOf, createVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
+import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
 
 interface VpsState {
   id: string;
@@ -153,16 +153,7 @@ class DeleteVps implements ExploreCommand {
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(compute, this, target, async () => {
-      const vps = vpsAt(model, this.index, 'live')!;
-      const res = await target.send('DELETE', vpsPath(vps.id));
-      // Whether an instance still `creating` may be deleted is not shown: a refusal is no finding,
-      // and the instance stays tracked for the clean-up (which retries).
-      if (!ok(res)) {
-        vps.existence = 'unknown';
-        return;
-      }
-      vps.existence = 'deleted';
-      target.untrack(vpsPath(vps.id));
+      await deleteVps(target, vpsAt(model, this.index, 'live')!);
     });
   }
   toString(): string {

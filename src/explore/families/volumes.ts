@@ -19,7 +19,7 @@ import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
 import type { ExploreTarget } from '../target.ts';
-import { catalogueOf, createVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
+import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
 
 type Existence = 'live' | 'deleted' | 'unknown';
 
@@ -272,14 +272,8 @@ class DeleteHost implements ExploreCommand {
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const host = volumesOf(model).hosts.find((h) => h.existence === 'live')!;
-      const res = await target.send('DELETE', vpsPath(host.id));
       // Refusing while a volume is attached (or while it boots) is allowed: the instance is then left alone.
-      if (!ok(res)) {
-        host.existence = 'unknown';
-        return;
-      }
-      host.existence = 'deleted';
-      target.untrack(vpsPath(host.id));
+      if (!(await deleteVps(target, host))) return;
       for (const volume of volumesOf(model).volumes) {
         if (volume.attachedTo !== null && volume.existence === 'live') {
           volume.attachedTo = undefined;

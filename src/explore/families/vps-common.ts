@@ -72,6 +72,22 @@ export async function createVps(target: ExploreTarget, name: string, region: str
   return { id, created: created! };
 }
 
+/**
+ * DELETE /vps/{id} as a step of a sequence. A refusal is no finding (whether an instance still
+ * `creating`, or with a volume attached, may be deleted is not shown): its existence is then
+ * unknown and it stays tracked for the clean-up. An accepted delete ends the tracking.
+ */
+export async function deleteVps(target: ExploreTarget, vps: { id: string; existence: 'live' | 'deleted' | 'unknown' }): Promise<boolean> {
+  const res = await target.send('DELETE', vpsPath(vps.id));
+  if (!ok(res)) {
+    vps.existence = 'unknown';
+    return false;
+  }
+  vps.existence = 'deleted';
+  target.untrack(vpsPath(vps.id));
+  return true;
+}
+
 /** Waits before each retry of a clean-up: a real cloud may refuse to delete an instance still booting. */
 const CLEAN_UP_WAITS_MS = [1_000, 3_000, 8_000];
 
