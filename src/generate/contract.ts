@@ -18,9 +18,8 @@
  */
 import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { defineCheck, EnvironmentError, expect, test } from '../harness/check.ts';
+import { declarationSite, declareAt, defineCheck, EnvironmentError, expect, test } from '../harness/check.ts';
 import { CloudcheckError, isEnvironmentError, isSuiteError } from '../harness/errors.ts';
-import { EXCHANGES_ATTACHMENT } from '../harness/fixtures.ts';
 import type { RequestOptions } from '../harness/client.ts';
 import { originalOnce } from '../harness/ledger.ts';
 import { expectRefused, listOf, resourceOf } from '../harness/resource.ts';
@@ -93,21 +92,20 @@ type Body = (env: Env, share: Share) => Promise<void>;
  * operation that asks for the same key: the MUST and SHOULD checks of one case send the same
  * request, so the second one reads the first one's answer (half the requests, and the rate
  * limits of the target stay out of reach). The checks of one operation run in order in one
- * worker (see defineContractChecks). A check that reuses a scenario attaches its exchanges.
+ * worker (see defineContractChecks). A check that reuses a scenario records its exchanges as its own.
  */
 type Share = <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>) => Promise<T>;
 const scenarios = new Map<string, Promise<Partial<Record<string, ApiResponse>>>>();
 
 function check(model: ContractModel, meta: { id: string; requirement: string; level: Level; cls: ConformanceClass; op: ContractOperation; title: string }, body: Body): void {
-  defineCheck({ id: meta.id, requirement: meta.requirement, level: meta.level, class: meta.cls, operation: meta.op.key, title: meta.title }, async ({ api, ledger, ctx }, testInfo) => {
+  defineCheck({ id: meta.id, requirement: meta.requirement, level: meta.level, class: meta.cls, operation: meta.op.key, title: meta.title }, async ({ api, ledger, ctx }) => {
     const problems: string[] = [];
     const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
     const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>): Promise<T> => {
       const hit = scenarios.get(key);
       if (hit) {
         const result = (await hit) as T;
-        const exchanges = Object.values(result).flatMap((r) => (r ? [r.exchange] : []));
-        await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
+        api.recordShared(Object.values(result).flatMap((r) => (r ? [r.exchange] : [])));
         return result;
       }
       const run = scenario();
@@ -764,11 +762,17 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
 
 /** Declares every generated check of one area. Call at the top level of a suite file. */
 export async function defineContractChecks(area: Area): Promise<void> {
+  // Before the await: the suite file's frame is still on the stack.
+  const site = declarationSite();
   const model = await loadContractModel();
   // Prerequisites shared by the checks of a worker are recorded in the worker's ledger.
   test.beforeAll(async ({ harness }) => {
     setWorkerLedger(harness.ledger);
   });
+  declareAt(site, () => declareOperations(model, area));
+}
+
+function declareOperations(model: ContractModel, area: Area): void {
   for (const op of model.operations.filter((o) => o.area === area)) {
     const cls = classOf(op);
     const idBase = `contract.${op.operationId}`;

@@ -284,6 +284,15 @@ export class ApiClient {
     return new ApiClient({ settings: this.settings, budgets: this.budgets, dispatcher: this.dispatcher, record, maxRateLimitRetries: this.maxRetries });
   }
 
+  /**
+   * Records exchanges another check sent (a scenario shared by the checks of one case,
+   * contract.ts) as this check's own, so the api fixture keeps them by the one rule for every
+   * check: whole when it fails (or with --har all), method, URL and status when it passes.
+   */
+  recordShared(exchanges: readonly Exchange[]): void {
+    for (const exchange of exchanges) this.record?.(exchange);
+  }
+
   get(path: string, options: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<ApiResponse> {
     return this.request({ ...options, method: 'GET', path });
   }

@@ -35,6 +35,18 @@ test('records the exchange, redacted, with a curl line using $CLOUDCHECK_API_KEY
   expect(exchanges[0]!.response?.status).toBe(201);
 });
 
+test("a check that reuses another check's responses records their exchanges as its own (recordShared)", async () => {
+  server = await tinyServer((_req, _body, res) => json(res, 200, { ok: true }));
+  const { api } = client(`${server.url}/v1`);
+  const first: Exchange[] = [];
+  const second: Exchange[] = [];
+  const res = await api.withRecorder((e) => first.push(e)).get('/regions');
+  api.withRecorder((e) => second.push(e)).recordShared([res.exchange]);
+  expect(server.requests).toHaveLength(1);
+  expect(first).toHaveLength(1);
+  expect(second).toEqual(first);
+});
+
 test('every SMS send carries X-Test-Mode: true unless live SMS; key null sends no Authorization', async () => {
   server = await tinyServer((_req, _body, res) => json(res, 201, {}));
   const { api } = client(`${server.url}/v1`);
