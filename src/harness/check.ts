@@ -107,7 +107,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * (generated checks are declared by src/generate for a suite file), else the first frame outside
  * this file, relative to the project (never a path of the machine that ran it).
  */
-interface CallSite {
+export interface CallSite {
   /** `suites/flows/x.spec.ts:12`: the line of the suite code that declared the check. */
   location: string;
   /** The spec file being loaded, relative to suites/ (`rate-limits/burst.spec.ts`), which may import the declaring helper. */
@@ -131,6 +131,29 @@ function callerSite(): CallSite {
   const file = i >= 0 ? chosen.file.slice(i + 1) : relative(ROOT, chosen.file);
   const spec = files.map((f) => inSuites(f.file)).find((f): f is string => f !== null && f.endsWith('.spec.ts'));
   return { location: `${file}:${chosen.line}`, specFile: spec ?? file.replace(/^suites\//, '') };
+}
+
+/** The site checks declared inside `declareAt` take instead of each computing its own. */
+let fixedSite: CallSite | undefined;
+
+/**
+ * The suite line that called the caller (for a generator to compute once, before it awaits). A
+ * stack goes through the runner's source maps frame by frame: for a thousand generated checks
+ * declared from a few suite lines, once per line is enough.
+ */
+export function declarationSite(): CallSite {
+  return callerSite();
+}
+
+/** Runs `declare` (synchronous) with every check it declares placed at `site`. */
+export function declareAt(site: CallSite, declare: () => void): void {
+  const outer = fixedSite;
+  fixedSite = site;
+  try {
+    declare();
+  } finally {
+    fixedSite = outer;
+  }
 }
 
 function callerLocation(): string {
@@ -223,7 +246,8 @@ const failedStepOf = new WeakMap<object, string>();
 function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
   return async ({ api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> }, testInfo: TestInfo): Promise<void> => {
     const failedBefore = flowStep === undefined ? undefined : failedStepOf.get(flowState);
-    testInfo.skip(failedBefore !== undefined, `not run: the flow's step ${failedBefore} failed before it`);
+    // Only when it skips: every call of testInfo.skip captures a source-mapped stack for its location.
+    if (failedBefore !== undefined) testInfo.skip(true, `not run: the flow's step ${failedBefore} failed before it`);
     runningLevel = level;
     try {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
@@ -251,7 +275,7 @@ function considered(candidate: Candidate): boolean {
 export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   const full = withCatalogueClass(meta, meta.class);
   validateMeta(full);
-  const { location, specFile } = callerSite();
+  const { location, specFile } = fixedSite ?? callerSite();
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
