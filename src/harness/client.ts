@@ -173,19 +173,25 @@ export function isTextContentType(contentType: string | undefined): boolean {
   return /^(text\/|application\/(json|xml|problem\+json|x-www-form-urlencoded|javascript|yaml))|\+json|\+xml/i.test(contentType);
 }
 
+/** Bytes decoded to record a body: BODY_LIMIT characters take at most four bytes each. */
+const RECORD_BYTES = BODY_LIMIT * 4;
+
 export function bodyForRecord(bytes: Uint8Array | undefined, contentType: string | undefined): string | undefined {
   if (!bytes || bytes.byteLength === 0) return undefined;
-  const buf = Buffer.from(bytes);
+  // Only what the record keeps is decoded (a 10 MiB object was decoded whole to keep 8 KiB).
+  const cut = bytes.byteLength > RECORD_BYTES;
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, RECORD_BYTES)).toString('utf8');
   let text: string | undefined;
-  if (isTextContentType(contentType)) text = buf.toString('utf8');
+  if (isTextContentType(contentType)) text = head;
   else {
-    const decoded = buf.toString('utf8');
+    // A character split by the cut decodes as U+FFFD: that one is not the body's.
+    const decoded = cut ? head.replace(/\uFFFD{1,3}$/, '') : head;
     // No declared type: keep it as text when it decodes cleanly and has no control characters.
     // eslint-disable-next-line no-control-regex -- looking for control characters is the point
     if (!decoded.includes('\uFFFD') && !/[\x00-\x08\x0E-\x1F]/.test(decoded)) text = decoded;
   }
-  if (text === undefined) return `<binary body, ${buf.byteLength} bytes${contentType ? `, ${contentType}` : ''}>`;
-  if (text.length > BODY_LIMIT) return `${text.slice(0, BODY_LIMIT)}… <truncated, ${buf.byteLength} bytes in all>`;
+  if (text === undefined) return `<binary body, ${bytes.byteLength} bytes${contentType ? `, ${contentType}` : ''}>`;
+  if (cut || text.length > BODY_LIMIT) return `${text.slice(0, BODY_LIMIT)}… <truncated, ${bytes.byteLength} bytes in all>`;
   return text;
 }
 

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { Budget } from '../../src/harness/budget.ts';
-import { ApiClient } from '../../src/harness/client.ts';
+import { ApiClient, BODY_LIMIT, bodyForRecord } from '../../src/harness/client.ts';
 import { EnvironmentError, NetworkError, PrerequisiteMissingError } from '../../src/harness/errors.ts';
 import type { Exchange } from '../../src/model/finding.ts';
 import { json, tinyServer } from './helpers.ts';
@@ -123,4 +123,16 @@ test('a binary request body is saved under bodies/ of the report directory and r
   } finally {
     rmSync(reportDir, { recursive: true, force: true });
   }
+});
+
+test('a recorded body keeps BODY_LIMIT characters of text, whatever its size; binary stays a placeholder', () => {
+  const big = Buffer.alloc(10 * 1024 * 1024, 'a');
+  expect(bodyForRecord(big, 'text/plain')).toBe(`${'a'.repeat(BODY_LIMIT)}… <truncated, ${big.byteLength} bytes in all>`);
+  // Undeclared, multi-byte text cut in the middle of a character is still text.
+  const accents = Buffer.from(`x${'é'.repeat(40_000)}`);
+  expect(bodyForRecord(accents, undefined)).toBe(`x${'é'.repeat(BODY_LIMIT - 1)}… <truncated, ${accents.byteLength} bytes in all>`);
+  const binary = Uint8Array.from({ length: 100_000 }, (_, i) => i % 256);
+  expect(bodyForRecord(binary, undefined)).toBe('<binary body, 100000 bytes>');
+  expect(bodyForRecord(binary.subarray(65, 91), undefined)).toBe('ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+  expect(bodyForRecord(Buffer.from('{"a":1}'), 'application/json')).toBe('{"a":1}');
 });
