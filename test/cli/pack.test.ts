@@ -50,6 +50,9 @@ test('the packed package installs cleanly and runs cloudcheck run from a directo
     const report = JSON.parse(readFileSync(join(app, 'out', 'report.json'), 'utf8')) as { checks: unknown[]; summary: { verdict: string } };
     expect(report.checks.length).toBeGreaterThan(10);
     expect(report.summary.verdict).toBe('conformant');
+    // The installed CLI ran from its bundle (bin/bundle.mjs), built inside the installed package.
+    const manifest = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'cli', 'manifest.json');
+    expect((JSON.parse(readFileSync(manifest, 'utf8')) as { inputs: string[] }).inputs).toContain('src/cli/main.ts');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
