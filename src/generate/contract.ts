@@ -92,7 +92,8 @@ type Body = (env: Env, share: Share) => Promise<void>;
  * operation that asks for the same key: the MUST and SHOULD checks of one case send the same
  * request, so the second one reads the first one's answer (half the requests, and the rate
  * limits of the target stay out of reach). The checks of one operation run in order in one
- * worker (see defineContractChecks). A check that reuses a scenario records its exchanges as its own.
+ * worker (see defineContractChecks). A check that reuses a scenario records its exchanges as its
+ * own.
  */
 type Share = <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>) => Promise<T>;
 const scenarios = new Map<string, Promise<Partial<Record<string, ApiResponse>>>>();

@@ -114,7 +114,12 @@ export interface CallSite {
   specFile: string;
 }
 
-function callerSite(): CallSite {
+/**
+ * Where a check is declared. A generator computes it once, before it awaits, and declares its
+ * checks inside `declareAt`: a stack goes through the runner's source maps frame by frame, and a
+ * thousand generated checks come from a few suite lines.
+ */
+export function declarationSite(): CallSite {
   const frames = (new Error().stack ?? '')
     .split('\n')
     .slice(1)
@@ -136,15 +141,6 @@ function callerSite(): CallSite {
 /** The site checks declared inside `declareAt` take instead of each computing its own. */
 let fixedSite: CallSite | undefined;
 
-/**
- * The suite line that called the caller (for a generator to compute once, before it awaits). A
- * stack goes through the runner's source maps frame by frame: for a thousand generated checks
- * declared from a few suite lines, once per line is enough.
- */
-export function declarationSite(): CallSite {
-  return callerSite();
-}
-
 /** Runs `declare` (synchronous) with every check it declares placed at `site`. */
 export function declareAt(site: CallSite, declare: () => void): void {
   const outer = fixedSite;
@@ -157,7 +153,7 @@ export function declareAt(site: CallSite, declare: () => void): void {
 }
 
 function callerLocation(): string {
-  return callerSite().location;
+  return declarationSite().location;
 }
 
 /** Registers a check id; throws when another place already uses it. Exported for tests and tools. */
@@ -275,7 +271,7 @@ function considered(candidate: Candidate): boolean {
 export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   const full = withCatalogueClass(meta, meta.class);
   validateMeta(full);
-  const { location, specFile } = fixedSite ?? callerSite();
+  const { location, specFile } = fixedSite ?? declarationSite();
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
@@ -297,7 +293,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
   build((stepMeta, body) => {
     const full = withCatalogueClass(stepMeta, meta.class);
     validateMeta(full);
-    const { location, specFile } = callerSite();
+    const { location, specFile } = declarationSite();
     registerCheckId(full.id, location);
     const title = `[${full.requirement}] ${full.title}`;
     const tags = [...flowTags, ...detailsOf(full, location).tag];

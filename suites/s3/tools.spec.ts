@@ -1,9 +1,10 @@
 /**
  * Standard S3 command-line tools against the endpoint: aws cli, rclone and s3cmd copy a small
- * file and a 10 MiB file (three parts at the 5 MiB part size each tool is configured with here) in and out
- * recursively, list and delete (what the delete left is read with the suite's own S3 client). Each tool is configured only through environment variables and files in a
- * temp dir of its own (never the user's ~/.aws, ~/.config or ~/.s3cfg), and skipped with the
- * reason when it is not installed or does not run.
+ * file and a 10 MiB file (three parts at the 5 MiB part size each tool is configured with here)
+ * in and out recursively, list and delete (what the delete left is read with the suite's own S3
+ * client). Each tool is configured only through environment variables and files in a temp dir of
+ * its own (never the user's ~/.aws, ~/.config or ~/.s3cfg), and skipped with the reason when it
+ * is not installed or does not run.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
