@@ -6,9 +6,14 @@
  * uses; Node has none); SHA from node:crypto; CRC64NVME is a small table implementation here, because no pure-JS package of it
  * is a dependency of the project (the SDK's own lives in an internal package).
  */
-import { Crc32c } from '@aws-crypto/crc32c';
+import type { Crc32c } from '@aws-crypto/crc32c';
 import { createHash, type Hash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { crc32 } from 'node:zlib';
+
+/** Loaded with the first CRC32C, not with every start of the server (see xml.ts). */
+let crc32cClass: typeof Crc32c | undefined;
+const loadCrc32c = (): typeof Crc32c => (crc32cClass ??= (createRequire(import.meta.url)('@aws-crypto/crc32c') as { Crc32c: typeof Crc32c }).Crc32c);
 
 export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256'] as const;
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
@@ -101,7 +106,7 @@ export function newChecksum(algorithm: ChecksumAlgorithm): RunningChecksum {
       return { update: (data) => void (crc = crc32(data, crc)), digest: () => uint32(crc) };
     }
     case 'crc32c': {
-      const crc = new Crc32c();
+      const crc = new (loadCrc32c())();
       return { update: (data) => void crc.update(data), digest: () => uint32(crc.digest()) };
     }
     case 'crc64nvme':

@@ -7,9 +7,14 @@
  * still disagree with the SDKs. The computed signature is compared in constant time.
  */
 import { createHash, createHmac, timingSafeEqual, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createRequire } from 'node:module';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { AccessKeyRecord } from '../areas/storage-objects/store.ts';
 import { S3Error } from './errors.ts';
+
+/** Loaded with the first signed S3 request, not with every start of the server (see xml.ts). */
+let signerClass: typeof SignatureV4 | undefined;
+const loadSigner = (): typeof SignatureV4 => (signerClass ??= (createRequire(import.meta.url)('@smithy/signature-v4') as { SignatureV4: typeof SignatureV4 }).SignatureV4);
 
 /** The `Checksum` shape the signer wants, backed by node:crypto (SHA-256, or HMAC with a key). */
 class NodeSha256 {
@@ -187,7 +192,8 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
     if (options.now > signingDate.getTime() + expires * 1000) throw new S3Error('AccessDenied', 'Request has expired.');
   }
 
-  const signer = new SignatureV4({
+  const Signer = loadSigner();
+  const signer = new Signer({
     credentials: { accessKeyId: key.access_key_id, secretAccessKey: key.secret_access_key },
     region: credential.region,
     service: credential.service,
