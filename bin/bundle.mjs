@@ -11,6 +11,7 @@
  * CLOUDCHECK_DEBUG.
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -46,9 +47,15 @@ export async function bundleEntry({ root = ROOT, entry = 'src/cli/main.ts' } = {
   return currentBundle(at) ?? (await buildBundle(at).catch(() => null));
 }
 
-/** The key of a set of sources: their paths and contents, with the bundle format and esbuild's version. */
-function keyOf(sources, esbuildVersion) {
-  const hash = createHash('sha256').update(`${FORMAT}\0${esbuildVersion}\0`);
+/** The installed esbuild's version (its package.json: importing esbuild costs more than the whole check). */
+const esbuildVersion = () => createRequire(import.meta.url)('esbuild/package.json').version;
+
+/**
+ * The key of a set of sources: their paths and contents, with the bundle format and the installed
+ * esbuild's version (an upgrade builds again). A bundle lives in `b-<key>`.
+ */
+function keyOf(sources) {
+  const hash = createHash('sha256').update(`${FORMAT}\0${esbuildVersion()}\0`);
   for (const [path, contents] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(path).update('\0').update(contents).update('\0');
   return hash.digest('hex').slice(0, 24);
 }
@@ -57,10 +64,9 @@ function keyOf(sources, esbuildVersion) {
 function currentBundle(at) {
   try {
     const manifest = JSON.parse(readFileSync(at.manifest, 'utf8'));
-    if (manifest.format !== FORMAT) return null;
-    const sources = manifest.inputs.map((path) => [path, readFileSync(join(at.root, path))]);
-    if (keyOf(sources, manifest.esbuild) !== manifest.key) return null;
-    const entry = join(at.cache, manifest.dir, 'main.mjs');
+    const key = keyOf(manifest.inputs.map((path) => [path, readFileSync(join(at.root, path))]));
+    if (key !== manifest.key) return null;
+    const entry = join(at.cache, `b-${key}`, 'main.mjs');
     statSync(entry);
     return entry;
   } catch {
@@ -93,7 +99,7 @@ async function buildBundle(at) {
       logLevel: 'silent',
       plugins: [sourcesAsTheyAre(at.root, sources)],
     });
-    const key = keyOf(sources, esbuild.version);
+    const key = keyOf(sources);
     const dir = `b-${key}`;
     try {
       renameSync(tmp, join(at.cache, dir));
@@ -101,7 +107,7 @@ async function buildBundle(at) {
       // Built before by another process (the same key is the same bundle).
       rmSync(tmp, { recursive: true, force: true });
     }
-    const manifest = { format: FORMAT, esbuild: esbuild.version, key, dir, inputs: [...sources.keys()].sort() };
+    const manifest = { key, inputs: [...sources.keys()].sort() };
     writeFileSync(`${at.manifest}.${process.pid}`, JSON.stringify(manifest));
     renameSync(`${at.manifest}.${process.pid}`, at.manifest);
     pruneOldBundles(at.cache, dir);
