@@ -5,7 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,9 @@ test('the packed package installs cleanly and runs cloudcheck run from a directo
     // The installed CLI ran from its bundle (bin/bundle.mjs), built inside the installed package.
     const manifest = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'cli', 'manifest.json');
     expect((JSON.parse(readFileSync(manifest, 'utf8')) as { inputs: string[] }).inputs).toContain('src/cli/main.ts');
+    // Its Playwright runner kept the code cache of Playwright's bundles there too (bin/compile-cache.cjs).
+    const codeCache = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'v8');
+    expect(readdirSync(codeCache).filter((f) => f.endsWith('.bin')).length, 'code cache files').toBeGreaterThan(0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

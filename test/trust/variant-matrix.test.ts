@@ -49,7 +49,7 @@ test.describe('variant runs', () => {
           args: run.classes ? ['--classes', run.classes.join(',')] : [],
           // Room for the slow variants' waits (a 15 s boot) far below the default 300 s deadline.
           env: { CLOUDCHECK_EMBEDDED_VARIANTS: run.variants.join(','), CLOUDCHECK_ASYNC_TIMEOUT: '120' },
-          workers: 2,
+          workers: run.workers,
         }).promise;
         expect(outcome.error, outcome.error).toBeUndefined();
         const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ConformanceReport;

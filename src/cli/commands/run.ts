@@ -162,7 +162,9 @@ export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): 
  */
 function playwrightArgs(): string[] {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
-  return ROOT.split(sep).includes('node_modules') ? ['--import', import.meta.resolve('tsx'), cli] : [cli];
+  // The code cache of Playwright's bundles (bin/compile-cache.cjs), for the runner and its workers.
+  const cache = ['--require', join(ROOT, 'bin', 'compile-cache.cjs')];
+  return ROOT.split(sep).includes('node_modules') ? [...cache, '--import', import.meta.resolve('tsx'), cli] : [...cache, cli];
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
