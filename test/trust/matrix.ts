@@ -29,6 +29,8 @@ import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import type { CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { RUN_CHECKS } from '../../src/report/rate-invariants.ts';
+import { suiteIndexKey } from '../../src/harness/suite-index.ts';
+import { cachedJson, contentKey } from '../../spec/cache.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'cloudcheck.mjs');
@@ -174,56 +176,64 @@ interface ListSuite {
 
 let catalogue: Promise<CatalogueCheck[]> | undefined;
 
-/** Every check of the conformance suite, listed once per process (~3 s of CPU). */
+/**
+ * Every check of the conformance suite: listed once per process (~3 s of CPU), and kept in the
+ * content-keyed cache under the suite index's key (suites, harness, specification, config, lock
+ * file) and this file's contents, so that the runner of `npm test` and each of its workers that needs it list only once
+ * between them.
+ */
 export function listSuiteChecks(): Promise<CatalogueCheck[]> {
-  catalogue ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-matrix-list-'));
-    try {
-      const env = {
-        ...cleanEnv(),
-        FORCE_COLOR: '0',
-        CLOUDCHECK_DRIVEN: '1',
-        CLOUDCHECK_CLASSES: CONFORMANCE_CLASSES.join(','),
-        CLOUDCHECK_RUN_TMP: join(dir, 'tmp'),
-        CLOUDCHECK_REPORT_DIR: join(dir, 'report'),
-      };
-      const { code, stdout, stderr } = await spawnCollect(process.execPath, [playwrightCli(), 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'], { env, cwd: ROOT });
-      if (code !== 0) throw new Error(`listing the suite's checks failed (exit ${code}):\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`);
-      const root = JSON.parse(stdout) as { suites: ListSuite[] };
-      const byId = new Map<string, CatalogueCheck>();
-      const walk = (suite: ListSuite, flowTitle: string | null, file: string): void => {
-        const title = suite.title.startsWith('[flow] ') ? suite.title : flowTitle;
-        for (const spec of suite.specs ?? []) {
-          for (const t of spec.tests) {
-            const a = Object.fromEntries((t.annotations ?? []).map((x) => [x.type, x.description ?? '']));
-            const id = a['cc.id'];
-            if (!id || byId.has(id)) continue;
-            const flow = a['cc.flow'] || null;
-            byId.set(id, {
-              id,
-              requirement: a['cc.requirement']!,
-              level: a['cc.level'] as Level,
-              class: a['cc.class'] as ConformanceClass,
-              flow,
-              flowTitle: flow ? title : null,
-              kind: flow ? 'flow' : id.startsWith('contract.') ? 'contract' : 'check',
-              file,
-            });
-          }
-        }
-        for (const child of suite.suites ?? []) walk(child, title, file);
-      };
-      for (const s of root.suites) walk(s, null, s.file ?? s.title);
-      // The run-wide rate-limit checks are made by the reporter, not listed as tests.
-      for (const c of Object.values(RUN_CHECKS)) {
-        byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide', file: '' });
-      }
-      return [...byId.values()];
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  })();
+  // This file too: it decides what is read from the listing.
+  catalogue ??= cachedJson('suite-catalogue', contentKey([fileURLToPath(import.meta.url)], suiteIndexKey(cleanEnv())), listChecks);
   return catalogue;
+}
+
+async function listChecks(): Promise<CatalogueCheck[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-matrix-list-'));
+  try {
+    const env = {
+      ...cleanEnv(),
+      FORCE_COLOR: '0',
+      CLOUDCHECK_DRIVEN: '1',
+      CLOUDCHECK_CLASSES: CONFORMANCE_CLASSES.join(','),
+      CLOUDCHECK_RUN_TMP: join(dir, 'tmp'),
+      CLOUDCHECK_REPORT_DIR: join(dir, 'report'),
+    };
+    const { code, stdout, stderr } = await spawnCollect(process.execPath, [playwrightCli(), 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'], { env, cwd: ROOT });
+    if (code !== 0) throw new Error(`listing the suite's checks failed (exit ${code}):\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`);
+    const root = JSON.parse(stdout) as { suites: ListSuite[] };
+    const byId = new Map<string, CatalogueCheck>();
+    const walk = (suite: ListSuite, flowTitle: string | null, file: string): void => {
+      const title = suite.title.startsWith('[flow] ') ? suite.title : flowTitle;
+      for (const spec of suite.specs ?? []) {
+        for (const t of spec.tests) {
+          const a = Object.fromEntries((t.annotations ?? []).map((x) => [x.type, x.description ?? '']));
+          const id = a['cc.id'];
+          if (!id || byId.has(id)) continue;
+          const flow = a['cc.flow'] || null;
+          byId.set(id, {
+            id,
+            requirement: a['cc.requirement']!,
+            level: a['cc.level'] as Level,
+            class: a['cc.class'] as ConformanceClass,
+            flow,
+            flowTitle: flow ? title : null,
+            kind: flow ? 'flow' : id.startsWith('contract.') ? 'contract' : 'check',
+            file,
+          });
+        }
+      }
+      for (const child of suite.suites ?? []) walk(child, title, file);
+    };
+    for (const s of root.suites) walk(s, null, s.file ?? s.title);
+    // The run-wide rate-limit checks are made by the reporter, not listed as tests.
+    for (const c of Object.values(RUN_CHECKS)) {
+      byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide', file: '' });
+    }
+    return [...byId.values()];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The hand-written flows: every flow defined in suites/flows/*.spec.ts, by id (`flow.billing`). */
