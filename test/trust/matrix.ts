@@ -179,8 +179,8 @@ let catalogue: Promise<CatalogueCheck[]> | undefined;
 /**
  * Every check of the conformance suite: listed once per process (~3 s of CPU), and kept in the
  * content-keyed cache under the suite index's key (suites, harness, specification, config, lock
- * file) and this file's contents, so that the runner of `npm test` and each of its workers that needs it list only once
- * between them.
+ * file) and this file's contents, so that the runner of `npm test` and each of its workers that
+ * needs it list only once between them.
  */
 export function listSuiteChecks(): Promise<CatalogueCheck[]> {
   // This file too: it decides what is read from the listing.
