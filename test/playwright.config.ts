@@ -6,33 +6,36 @@ import { availableParallelism } from 'node:os';
 // except by the report-page test, which launches Debian's chromium itself.
 
 /**
+ * Files whose tests mostly wait on the target (a slow cloud's VPS boots, broken targets' time-outs,
+ * load windows): one project limited to one worker, first in the order, so that these waits run
+ * beside the tests that keep the CPU busy instead of both workers waiting at once.
+ */
+const WAITING = ['trust/variant-matrix.test.ts', 'trust/broken-target.test.ts', 'load/reference.test.ts'];
+
+/**
  * Files whose tests run `cloudcheck` as a child process (up to minutes per test), longest first.
  * Playwright hands out tests in project order, then file order: each file here is a project of
  * its own, ahead of the rest, so the long runs start at once and the quick tests fill the gaps
  * instead of a long run forming the tail.
  */
-const FIRST = [
-  'trust/safety.test.ts',
-  'trust/fault-matrix.test.ts',
-  'trust/variant-matrix.test.ts',
-  'trust/broken-target.test.ts',
-  'trust/grep-walk.test.ts',
-  's3/suite.test.ts',
-  'flows/flows.test.ts',
-  'rate-limits/class-vs-reference.test.ts',
-];
+const FIRST = ['trust/safety.test.ts', 'trust/fault-matrix.test.ts', 'trust/grep-walk.test.ts', 's3/suite.test.ts', 'flows/flows.test.ts', 'rate-limits/class-vs-reference.test.ts'];
 
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.test.ts',
   timeout: 120_000,
   fullyParallel: true,
-  // Two at least: Playwright's default (half the cores) is one worker on a 2-core machine, where
-  // most of these tests wait on the cloudcheck runs they start (13.5 minutes against 8.7 with two).
-  workers: process.env.CI ? 2 : Math.max(2, Math.floor(availableParallelism() / 2)),
+  // Two at least for the CPU: Playwright's default (half the cores) is one worker on a 2-core
+  // machine, where most of these tests wait on the cloudcheck runs they start (13.5 minutes against
+  // 8.7 with two). Plus one for the waiting project, which holds it most of the run.
+  workers: (process.env.CI ? 2 : Math.max(2, Math.floor(availableParallelism() / 2))) + 1,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/results.json' }]] : 'list',
   outputDir: '../test-results/artifacts',
   // Without the project name (files are split into projects only to order them, above).
   snapshotPathTemplate: '{testDir}/{testFilePath}-snapshots/{arg}-{platform}{ext}',
-  projects: [...FIRST.map((file) => ({ name: file.replace(/\.test\.ts$/, ''), testMatch: file })), { name: 'rest', testIgnore: FIRST }],
+  projects: [
+    { name: 'waiting', testMatch: WAITING, workers: 1 },
+    ...FIRST.map((file) => ({ name: file.replace(/\.test\.ts$/, ''), testMatch: file })),
+    { name: 'rest', testIgnore: [...WAITING, ...FIRST] },
+  ],
 });
