@@ -6,11 +6,12 @@ import { availableParallelism } from 'node:os';
 // except by the report-page test, which launches Debian's chromium itself.
 
 /**
- * Files whose tests mostly wait on the target (a slow cloud's VPS boots, broken targets' time-outs,
- * load windows): one project limited to one worker, first in the order, so that these waits run
- * beside the tests that keep the CPU busy instead of both workers waiting at once.
+ * Files whose tests mostly wait (a slow cloud's VPS boots, load windows, messages settling between
+ * explored sequences: each file used under half a core when run alone, 2026-11-26): one project
+ * with a worker of its own, first in the order, so that the waits run beside the tests that keep
+ * the CPU busy instead of taking the workers those need.
  */
-const WAITING = ['trust/variant-matrix.test.ts', 'trust/broken-target.test.ts', 'load/reference.test.ts'];
+const WAITING = ['trust/variant-matrix.test.ts', 'load/reference.test.ts', 'explore/explore.test.ts'];
 
 /**
  * Files whose tests run `cloudcheck` as a child process (up to minutes per test), longest first.
@@ -18,7 +19,15 @@ const WAITING = ['trust/variant-matrix.test.ts', 'trust/broken-target.test.ts', 
  * its own, ahead of the rest, so the long runs start at once and the quick tests fill the gaps
  * instead of a long run forming the tail.
  */
-const FIRST = ['trust/safety.test.ts', 'trust/fault-matrix.test.ts', 'trust/grep-walk.test.ts', 's3/suite.test.ts', 'flows/flows.test.ts', 'rate-limits/class-vs-reference.test.ts'];
+const FIRST = [
+  'trust/safety.test.ts',
+  'trust/fault-matrix.test.ts',
+  'trust/broken-target.test.ts',
+  'trust/grep-walk.test.ts',
+  's3/suite.test.ts',
+  'flows/flows.test.ts',
+  'rate-limits/class-vs-reference.test.ts',
+];
 
 export default defineConfig({
   testDir: '.',
