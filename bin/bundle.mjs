@@ -43,7 +43,9 @@ export async function loadMain() {
  */
 export async function bundleEntry({ root = ROOT, entry = 'src/cli/main.ts' } = {}) {
   const cache = join(root, 'node_modules', '.cache', 'cloudcheck', 'cli');
-  const at = { root, entry: join(root, entry), cache, manifest: join(cache, 'manifest.json') };
+  // One manifest per project directory: checkouts that share node_modules (a symlink) share the
+  // cache, and each has bundles of its own (keyOf).
+  const at = { root, entry: join(root, entry), cache, manifest: join(cache, `manifest-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.json`) };
   return currentBundle(at) ?? (await buildBundle(at).catch(() => null));
 }
 
@@ -51,11 +53,14 @@ export async function bundleEntry({ root = ROOT, entry = 'src/cli/main.ts' } = {
 const esbuildVersion = () => createRequire(import.meta.url)('esbuild/package.json').version;
 
 /**
- * The key of a set of sources: their paths and contents, with the bundle format and the installed
- * esbuild's version (an upgrade builds again). A bundle lives in `b-<key>`.
+ * The key of a set of sources: their paths and contents, with the bundle format, the installed
+ * esbuild's version (an upgrade builds again) and the project directory, since a bundle names its
+ * modules' own files (their import.meta.url): two checkouts with the same sources that share
+ * node_modules would otherwise run each other's suites and configuration. A bundle lives in
+ * `b-<key>`.
  */
-function keyOf(sources) {
-  const hash = createHash('sha256').update(`${FORMAT}\0${esbuildVersion()}\0`);
+function keyOf(root, sources) {
+  const hash = createHash('sha256').update(`${FORMAT}\0${esbuildVersion()}\0${root}\0`);
   for (const [path, contents] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(path).update('\0').update(contents).update('\0');
   return hash.digest('hex').slice(0, 24);
 }
@@ -64,7 +69,10 @@ function keyOf(sources) {
 function currentBundle(at) {
   try {
     const manifest = JSON.parse(readFileSync(at.manifest, 'utf8'));
-    const key = keyOf(manifest.inputs.map((path) => [path, readFileSync(join(at.root, path))]));
+    const key = keyOf(
+      at.root,
+      manifest.inputs.map((path) => [path, readFileSync(join(at.root, path))]),
+    );
     if (key !== manifest.key) return null;
     const entry = join(at.cache, `b-${key}`, 'main.mjs');
     statSync(entry);
@@ -99,7 +107,7 @@ async function buildBundle(at) {
       logLevel: 'silent',
       plugins: [sourcesAsTheyAre(at.root, sources)],
     });
-    const key = keyOf(sources);
+    const key = keyOf(at.root, sources);
     const dir = `b-${key}`;
     try {
       renameSync(tmp, join(at.cache, dir));

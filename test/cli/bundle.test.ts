@@ -2,10 +2,10 @@
  * The CLI's bundle (bin/bundle.mjs), on a small project of its own in a temp dir: built on first
  * use, used while its sources are unchanged, built again when any of them changes (never stale),
  * each module keeping its own import.meta.url, and no bundle (the sources run instead) while
- * another process holds the build lock.
+ * another process holds the build lock; checkouts that share node_modules keep bundles of their own.
  */
 import { expect, test } from '@playwright/test';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,14 @@ function write(path: string, text: string): void {
   writeFileSync(join(root, path), text);
 }
 
+/** The manifest of the bundles of `dir` (one per project directory: the cache may be shared). */
+function manifestOf(dir: string): string {
+  const cache = join(dir, 'node_modules', '.cache', 'cloudcheck', 'cli');
+  const found = existsSync(cache) ? readdirSync(cache).filter((f) => /^manifest-[0-9a-f]+\.json$/.test(f)) : [];
+  expect(found.length, `manifests in ${cache}`).toBeLessThanOrEqual(1);
+  return join(cache, found[0] ?? 'manifest-none.json');
+}
+
 async function run(entry: string): Promise<Awaited<ReturnType<Built['main']>>> {
   // A query makes every import a fresh module instance (a bundle directory is reused by key).
   return ((await import(`${pathToFileURL(entry).href}?${Math.random()}`)) as Built).main();
@@ -48,7 +56,7 @@ test('built once, reused while the sources are unchanged, rebuilt when one chang
   expect(result.here).toBe(pathToFileURL(join(root, 'src/cli/main.ts')).href);
   // A module loaded late (code splitting) has its own URL too.
   expect(result.later).toBe(pathToFileURL(join(root, 'src/cli/later.ts')).href);
-  const manifest = JSON.parse(readFileSync(join(root, 'node_modules/.cache/cloudcheck/cli/manifest.json'), 'utf8')) as { inputs: string[] };
+  const manifest = JSON.parse(readFileSync(manifestOf(root), 'utf8')) as { inputs: string[] };
   expect(manifest.inputs).toEqual(['src/cli/answer.ts', 'src/cli/later.ts', 'src/cli/main.ts']);
 
   expect(await bundleEntry({ root })).toBe(first);
@@ -64,7 +72,7 @@ test('while another process builds (the lock is held), no bundle: the caller run
   mkdirSync(cache, { recursive: true });
   writeFileSync(join(cache, 'build.lock'), '');
   expect(await bundleEntry({ root })).toBeNull();
-  expect(existsSync(join(cache, 'manifest.json'))).toBe(false);
+  expect(existsSync(manifestOf(root))).toBe(false);
   rmSync(join(cache, 'build.lock'));
   expect(await bundleEntry({ root })).not.toBeNull();
 });
@@ -74,4 +82,24 @@ test('a source the bundle cannot take (a non-source import) gives no bundle, not
   write('src/cli/main.ts', "import notes from './notes.txt';\nexport async function main() { return notes; }\n");
   expect(await bundleEntry({ root })).toBeNull();
   expect(existsSync(join(root, 'node_modules/.cache/cloudcheck/cli/build.lock'))).toBe(false);
+});
+
+test('two checkouts with the same sources that share node_modules each run their own files', async () => {
+  const first = await bundleEntry({ root });
+  // A second checkout: the same sources, its node_modules a link to the first one's (one cache).
+  const other = mkdtempSync(join(tmpdir(), 'cloudcheck-bundle-other-'));
+  try {
+    cpSync(join(root, 'src'), join(other, 'src'), { recursive: true });
+    symlinkSync(join(root, 'node_modules'), join(other, 'node_modules'));
+    const second = await bundleEntry({ root: other });
+    expect(second).not.toBeNull();
+    expect(second).not.toBe(first);
+    expect((await run(second!)).here).toBe(pathToFileURL(join(other, 'src/cli/main.ts')).href);
+    // Each keeps its bundle: neither rebuilds for the other.
+    expect(await bundleEntry({ root })).toBe(first);
+    expect(await bundleEntry({ root: other })).toBe(second);
+    expect((await run(first!)).here).toBe(pathToFileURL(join(root, 'src/cli/main.ts')).href);
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
 });

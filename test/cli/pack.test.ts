@@ -51,8 +51,10 @@ test('the packed package installs cleanly and runs cloudcheck run from a directo
     expect(report.checks.length).toBeGreaterThan(10);
     expect(report.summary.verdict).toBe('conformant');
     // The installed CLI ran from its bundle (bin/bundle.mjs), built inside the installed package.
-    const manifest = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'cli', 'manifest.json');
-    expect((JSON.parse(readFileSync(manifest, 'utf8')) as { inputs: string[] }).inputs).toContain('src/cli/main.ts');
+    const cli = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'cli');
+    const manifests = readdirSync(cli).filter((f) => /^manifest-[0-9a-f]+\.json$/.test(f));
+    expect(manifests, 'one manifest, of the installed package').toHaveLength(1);
+    expect((JSON.parse(readFileSync(join(cli, manifests[0]!), 'utf8')) as { inputs: string[] }).inputs).toContain('src/cli/main.ts');
     // Its Playwright runner kept the code cache of Playwright's bundles there too (bin/compile-cache.cjs).
     const codeCache = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'v8');
     expect(readdirSync(codeCache).filter((f) => f.endsWith('.bin')).length, 'code cache files').toBeGreaterThan(0);

@@ -110,6 +110,9 @@ export const RUN_ENV: Record<string, Record<string, string>> = {
   // The vps.deleted step waits for an event that never comes under this name; the reference
   // server delivers events within milliseconds.
   'webhook-vps-deleted-renamed': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
+  // The expiry step polls until the key is refused, from its expires_at two seconds on; a key that
+  // never expires is polled to the deadline. The reference server refuses it from expires_at on.
+  'auth-expired-accepted': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
 };
 
 /**
@@ -405,9 +408,11 @@ export function startRun(options: {
       // One inner worker: the grep selects a few checks, and every worker costs a start-up (the
       // runs of the matrix are many and concurrent, so CPU, not wall time, is what to save).
       CLOUDCHECK_WORKERS: String(options.workers ?? 1),
-      // The reference server settles in milliseconds; a fault that never settles (a ghost that
-      // stays readable, a key that never expires) is seen at this deadline instead of 300 s.
-      CLOUDCHECK_ASYNC_TIMEOUT: '20',
+      // The reference server settles in milliseconds (its longest wait in a full run: 2 s, a key
+      // or a presigned URL expiring); a fault that never settles (a ghost that stays readable, a
+      // project that keeps its resources) is seen at this deadline instead of 300 s. A run waits
+      // out the deadline of each such fault it holds, and its group's next tests wait for it.
+      CLOUDCHECK_ASYNC_TIMEOUT: '10',
       ...(options.faults.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}),
       ...options.env,
     };
