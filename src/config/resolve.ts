@@ -27,6 +27,7 @@ import type { Command, OptionDef } from './options.ts';
 /** The one schema of the config file; flags and environment values are validated by it too. */
 export const CONFIG_SCHEMA = JSON.parse(readFileSync(new URL('./cloudcheck.config.schema.json', import.meta.url), 'utf8')) as {
   properties: Record<string, unknown>;
+  definitions: Record<string, unknown>;
 };
 const schema = CONFIG_SCHEMA;
 
@@ -47,10 +48,24 @@ export interface ResolvedOptions<C extends Command = Command> {
   version: boolean;
 }
 
-let validator: ValidateFunction | null = null;
-function validate(): ValidateFunction {
-  validator ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema);
-  return validator;
+let ajv: Ajv | null = null;
+const validators = new Map<string, ValidateFunction>();
+/**
+ * The validator of the whole schema (a config file), or of the part for one key (a flag's or
+ * environment variable's value), compiled on first use. Compiling all 45 keys cost 40–50 ms of
+ * every command, which mostly gets two or three values. The schema itself is not checked against
+ * its meta-schema here (another 13 ms): test/cli/config.test.ts does that once, and holds each
+ * key's part to the verdicts of the whole.
+ */
+export function validatorFor(key: string | null): ValidateFunction {
+  const part = key !== null && key in schema.properties ? key : null;
+  let fn = validators.get(part ?? '');
+  if (!fn) {
+    ajv ??= new Ajv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
+    fn = ajv.compile(part === null ? schema : { definitions: schema.definitions, type: 'object', properties: { [part]: schema.properties[part] } });
+    validators.set(part ?? '', fn);
+  }
+  return fn;
 }
 
 /** "did you mean" only when the closest candidate is reasonably close. */
@@ -87,9 +102,12 @@ function describePattern(key: string): string {
   return 'see cloudcheck.config.schema.json';
 }
 
-/** Validates an object of config keys; throws UsageError with the first problem (oneOf noise skipped). */
-function check(object: Record<string, unknown>, where: (key: string) => string): void {
-  const fn = validate();
+/**
+ * Validates an object of config keys (all of them, or only `key`'s value); throws UsageError with
+ * the first problem (oneOf noise skipped).
+ */
+function check(object: Record<string, unknown>, where: (key: string) => string, key: string | null = null): void {
+  const fn = validatorFor(key);
   if (fn(object)) return;
   const errors = (fn.errors ?? []).filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'if');
   // With oneOf, report the alternative that fits the value's JSON type.
@@ -274,7 +292,7 @@ export function resolveOptions<C extends Command>(command: C, argv: string[], en
   };
   for (const d of defs) {
     if (d.noConfig || values[d.name] === undefined || sources[d.name] === 'config' || sources[d.name] === 'default') continue;
-    check({ [configKey(d)]: values[d.name] }, () => describe(d.name));
+    check({ [configKey(d)]: values[d.name] }, () => describe(d.name), configKey(d));
   }
   checkValues(values, sources, describe, cwd, configFile);
   for (const d of defs) if (d.url && typeof values[d.name] === 'string') values[d.name] = normaliseBaseUrl(values[d.name] as string);

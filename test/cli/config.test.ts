@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONFIG_SCHEMA, UsageError, resolveOptions } from '../../src/config/resolve.ts';
+import { Ajv } from 'ajv';
+import { CONFIG_SCHEMA, UsageError, resolveOptions, validatorFor } from '../../src/config/resolve.ts';
 import { OPTIONS, configKey } from '../../src/config/options.ts';
 
 let dir: string;
@@ -31,6 +32,25 @@ test('the schema and the option table list the same keys', () => {
     .map(configKey)
     .sort();
   expect(Object.keys(CONFIG_SCHEMA.properties).sort()).toEqual(fromTable);
+});
+
+test('the schema is valid against its meta-schema (the CLI compiles it without that check)', () => {
+  const ajv = new Ajv({ strict: false });
+  expect(ajv.validateSchema(CONFIG_SCHEMA), JSON.stringify(ajv.errors)).toBe(true);
+});
+
+test("a value checked against its key's part of the schema gets the whole schema's verdict", () => {
+  const values: unknown[] = [
+    ...[null, true, false, 0, 1, -1, 2.5, 65_536, 1e9, '', 'x', 'true', '7', 'messaging', 'all', 'comptue', '1/2', '0/2', '3/2'],
+    ...['http://127.0.0.1:1/v1', 'https://api.example.test', 'ftp://x', '+15550100', '15550100', 'X-A: 1', 'nope', './reports', '1,2'],
+    ...[[], ['messaging'], ['x'], ['X-A: 1'], [1], {}, { a: 1 }],
+  ];
+  const whole = validatorFor(null);
+  for (const key of Object.keys(CONFIG_SCHEMA.properties)) {
+    const part = validatorFor(key);
+    for (const value of values) expect(part({ [key]: value }), `${key}: ${JSON.stringify(value)}`).toBe(whole({ [key]: value }));
+  }
+  expect(whole({ stirct: true }), 'the whole schema still refuses unknown keys').toBe(false);
 });
 
 test('an unknown key names the file, the key and the closest valid key', () => {
