@@ -95,7 +95,8 @@ test('two checkouts with the same sources that share node_modules each run their
     expect(second).not.toBeNull();
     expect(second).not.toBe(first);
     expect((await run(second!)).here).toBe(pathToFileURL(join(other, 'src/cli/main.ts')).href);
-    // Each keeps its bundle: neither rebuilds for the other.
+    // Each keeps its own manifest: neither rebuilds because the other built (a bundle unused for
+    // ten minutes is pruned by the next build in the cache, and built again when needed).
     expect(await bundleEntry({ root })).toBe(first);
     expect(await bundleEntry({ root: other })).toBe(second);
     expect((await run(first!)).here).toBe(pathToFileURL(join(root, 'src/cli/main.ts')).href);
