@@ -13,7 +13,7 @@ import { AccountStore } from './core/accounts.ts';
 import { SystemClock } from './core/clock.ts';
 import { type CarrierNumbers, type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
 import { EVENT_FAULTS, EventDispatcher, eventFaultMutation } from './core/events.ts';
-import { ActiveFaults, type FaultDefinition } from './core/faults.ts';
+import { ActiveFaults, type FaultDefinition, type FaultScopes } from './core/faults.ts';
 import { CORE_FAULTS } from './core/http.ts';
 import { PAGINATION_FAULTS } from './core/pagination.ts';
 import { newSecret } from './core/ids.ts';
@@ -36,6 +36,8 @@ export interface ReferenceOptions {
   /** A key of the first account that is never rate limited (benchmarks only). */
   unlimitedKey?: string;
   faults?: readonly string[];
+  /** Faults limited to some checks (core/faults.ts); the others bend every request. */
+  faultScopes?: FaultScopes;
   /** Legal variants, `NAME` or `NAME=MS` (core/variants.ts). */
   variants?: readonly string[];
   seed?: number;
@@ -110,7 +112,7 @@ export function listVariants(): VariantDefinition[] {
 
 export async function createReferenceContext(options: ReferenceOptions = {}): Promise<{ ctx: ReferenceContext; ownsDataDir: boolean }> {
   const clock = new SystemClock();
-  const faults = new ActiveFaults(options.faults ?? [], listFaults());
+  const faults = new ActiveFaults(options.faults ?? [], listFaults(), options.faultScopes);
   const variants = new ActiveVariants(options.variants ?? [], listVariants());
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'cloudcheck-reference-')));

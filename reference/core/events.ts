@@ -59,21 +59,21 @@ declare module './faults.ts' {
   interface FaultNames extends Record<(typeof EVENT_FAULTS)[number]['name'], true> {}
 }
 
-/** The payload mutation of the active event faults; undefined when none is active. */
+/**
+ * The payload mutation of the event faults switched on; undefined when none is. Each asks at
+ * every event whether it bends it: a fault limited to some checks bends only their events.
+ */
 export function eventFaultMutation(faults: ActiveFaults): ((payload: EventPayload) => EventPayload) | undefined {
-  const stale = faults.has('webhook-event-status-stale');
-  const flat = faults.has('webhook-compute-data-flat');
-  const renamed = faults.has('webhook-vps-deleted-renamed');
-  if (!stale && !flat && !renamed) return undefined;
+  if (!EVENT_FAULTS.some((fault) => faults.switchedOn(fault.name))) return undefined;
   return (payload) => {
     const data = payload.data ?? {};
     const vps = data.vps;
-    if (stale && payload.event === 'sms.delivered') return { ...payload, data: { ...data, status: 'sent' } };
-    if (flat && /^(vps|snapshot)\./.test(payload.event) && typeof vps === 'object' && vps !== null) {
+    if (payload.event === 'sms.delivered' && faults.has('webhook-event-status-stale')) return { ...payload, data: { ...data, status: 'sent' } };
+    if (/^(vps|snapshot)\./.test(payload.event) && typeof vps === 'object' && vps !== null && faults.has('webhook-compute-data-flat')) {
       const { vps: _nested, ...rest } = data;
       return { ...payload, data: { ...rest, ...(vps as Record<string, unknown>) } };
     }
-    if (renamed && payload.event === 'vps.deleted') return { ...payload, event: 'vps.destroyed' };
+    if (payload.event === 'vps.deleted' && faults.has('webhook-vps-deleted-renamed')) return { ...payload, event: 'vps.destroyed' };
     return payload;
   };
 }

@@ -9,7 +9,7 @@ import { type Area, areaOf, hasRateLimitHeaders } from './areas.ts';
 import { isoTimestamp } from './clock.ts';
 import type { ReferenceContext } from './context.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
-import type { FaultDefinition, FaultName } from './faults.ts';
+import { CHECK_HEADER, type FaultDefinition, type FaultName } from './faults.ts';
 import { installResponseVariants } from './response-variants.ts';
 import { type TakeResult, type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
 
@@ -47,7 +47,7 @@ export const CORE_FAULTS = [
   { name: 'ratelimit-hourly-ignored', requirement: 'RATE-HOUR-001', description: 'The 1000 requests per hour limit of a key is not enforced.' },
   { name: 'ratelimit-billing-ignored', requirement: 'RATE-BILL-001', description: 'The 100 billing requests per hour limit is not enforced.' },
   { name: 'ratelimit-projects-ignored', requirement: 'RATE-PROJ-001', description: 'The 500 project requests per hour limit is not enforced.' },
-  { name: 'api-unversioned', requirement: 'VER-PATH-001', description: 'The API is served at the root of the server, without the /v1 segment.' },
+  { name: 'api-unversioned', requirement: 'VER-PATH-001', description: 'The API is served at the root of the server, without the /v1 segment.', serverWide: true },
   { name: 'auth-missing-header-served', requirement: 'AUTH-KEY-001', description: 'Requests without any Authorization header are served as the first account (a wrong key is still refused).' },
   { name: 'auth-volumes-forbidden', requirement: 'AUTH-KEY-003', description: 'Valid read+write keys are refused with 403 on the block-storage volume operations.' },
   { name: 'errors-details-array', requirement: 'ERR-ENVELOPE-002', description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.' },
@@ -257,6 +257,7 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   app.decorateRequest('rateStates', undefined);
   // Callback-style hooks: an async hook costs a promise and a microtask hop on every request.
   app.addHook('onRequest', (request, reply, done) => {
+    if (ctx.faults.scoped) ctx.faults.enterRequest(request.headers[CHECK_HEADER]);
     let pending: Promise<void> | undefined;
     try {
       const url = request.url;
@@ -292,10 +293,10 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
     sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
   installResponseVariants(app, ctx);
-  if (ctx.faults.has('success-status-202')) {
+  if (ctx.faults.switchedOn('success-status-202')) {
     // Registered last: it bends whatever status the route and the variants chose.
     app.addHook('onSend', (_request, reply, payload, done) => {
-      if (reply.statusCode === 204) reply.status(202);
+      if (reply.statusCode === 204 && ctx.faults.has('success-status-202')) reply.status(202);
       done(null, payload);
     });
   }

@@ -156,7 +156,16 @@ export interface ClientOptions {
   record?: (exchange: Exchange) => void;
   /** Unexpected 429s retried with another key before giving up. */
   maxRateLimitRetries?: number;
+  /** The check whose requests these are, sent as CHECK_HEADER on each (none for setup and teardown). */
+  check?: string;
 }
+
+/**
+ * Names the check a request belongs to (its id, as in every report), so a target's logs can be
+ * matched to the report; the reference server also uses it to limit a fault to some checks
+ * (reference/core/faults.ts, which names it too). A target may ignore it.
+ */
+export const CHECK_HEADER = 'x-cloudcheck-check';
 
 const SMS_SENDS = /^\/sms\/(send|bulk|send-template)\/?$/;
 const CHARGING = [/^\/account\/wallets\/topup\/?$/, /^\/account\/payment-methods\/?$/];
@@ -273,6 +282,7 @@ export class ApiClient {
   private readonly dispatcher: Dispatcher;
   private readonly record?: (exchange: Exchange) => void;
   private readonly maxRetries: number;
+  private readonly check?: string;
 
   constructor(options: ClientOptions) {
     this.settings = options.settings;
@@ -280,14 +290,20 @@ export class ApiClient {
     this.dispatcher = options.dispatcher ?? processAgent();
     this.record = options.record;
     this.maxRetries = options.maxRateLimitRetries ?? 3;
+    this.check = options.check;
     addSecret(options.settings.keys.main);
     addSecret(options.settings.keys.alt);
     for (const value of Object.values(options.settings.headers ?? {})) addSecret(value);
   }
 
-  /** The same client, recording into another sink (one per check). */
-  withRecorder(record: (exchange: Exchange) => void): ApiClient {
-    return new ApiClient({ settings: this.settings, budgets: this.budgets, dispatcher: this.dispatcher, record, maxRateLimitRetries: this.maxRetries });
+  /** The check header of this client's check, for a request a check sends another way (a presigned URL's). */
+  get checkHeaders(): Record<string, string> {
+    return this.check === undefined ? {} : { [CHECK_HEADER]: this.check };
+  }
+
+  /** The same client for one check: its requests name it and are recorded into its sink. */
+  forCheck(check: string, record: (exchange: Exchange) => void): ApiClient {
+    return new ApiClient({ settings: this.settings, budgets: this.budgets, dispatcher: this.dispatcher, record, maxRateLimitRetries: this.maxRetries, check });
   }
 
   /**
@@ -397,7 +413,13 @@ export class ApiClient {
     // target that honours Accept.
     // Never Authorization: the key sent (or left out on purpose) is the check's to decide.
     const extra = Object.fromEntries(Object.entries(this.settings.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'authorization'));
-    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5', 'user-agent': 'cloudcheck', ...extra, ...lowerKeys(options.headers ?? {}) };
+    const headers: Record<string, string> = {
+      accept: 'application/json, */*;q=0.5',
+      'user-agent': 'cloudcheck',
+      ...(this.check !== undefined && { [CHECK_HEADER]: this.check }),
+      ...extra,
+      ...lowerKeys(options.headers ?? {}),
+    };
     let payload: Uint8Array | undefined;
     if (options.json !== undefined) {
       payload = Buffer.from(JSON.stringify(options.json));

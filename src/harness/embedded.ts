@@ -36,6 +36,25 @@ export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | 
 }
 
 /**
+ * Its companion for the fault matrix's shared runs: `CLOUDCHECK_EMBEDDED_FAULT_SCOPES` is a JSON
+ * object, fault → the checks it bends (check ids, or the prefix of a flow's or an operation's),
+ * so that faults of one plugin can share a run, each seen only by its own checks through the
+ * check header every request carries (reference/core/faults.ts).
+ */
+export function faultScopesFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string[]> | undefined {
+  const text = env.CLOUDCHECK_EMBEDDED_FAULT_SCOPES?.trim();
+  if (!text) return undefined;
+  const parsed = JSON.parse(text) as unknown;
+  const valid =
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((units) => Array.isArray(units) && units.every((unit) => typeof unit === 'string' && unit !== ''));
+  if (!valid) throw new Error('CLOUDCHECK_EMBEDDED_FAULT_SCOPES must be a JSON object of fault name → non-empty check ids');
+  return parsed as Record<string, string[]>;
+}
+
+/**
  * The twin switch for legal variants: `CLOUDCHECK_EMBEDDED_VARIANTS=create-200,latency=40` starts
  * the embedded server with those choices (reference/core/variants.ts), so the variant matrix
  * (test/trust/variant-matrix.test.ts) can prove the suite passes them.
@@ -55,6 +74,7 @@ export async function startEmbedded(options: { seed?: number; faults?: string[];
     altApiKey: randomKey('alt'),
     seed: options.seed,
     faults: options.faults ?? faultsFromEnv(),
+    faultScopes: options.faults ? undefined : faultScopesFromEnv(),
     variants: variantsFromEnv(),
     testNumbers: options.testNumbers,
   });

@@ -187,8 +187,13 @@ function annotationValue(testInfo: TestInfo, type: string): string | undefined {
   return testInfo.annotations.find((a) => a.type === type)?.description;
 }
 
+/** The check's id (its annotation; a test of the project's own without one: its title path). */
+function checkIdOf(testInfo: TestInfo): string {
+  return annotationValue(testInfo, ANNOTATION.id) ?? testInfo.titlePath.join(' ');
+}
+
 export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckContext {
-  const checkId = annotationValue(testInfo, ANNOTATION.id) ?? testInfo.titlePath.join(' ');
+  const checkId = checkIdOf(testInfo);
   // One instance per worker, reseeded per check: a worker runs one check at a time, and the
   // seed alone decides the data (same seed, same data).
   const faker: Faker = englishFaker;
@@ -289,7 +294,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   api: [
     async ({ harness }, use, testInfo) => {
       const exchanges: Exchange[] = [];
-      await use(harness.client.withRecorder((exchange) => exchanges.push(exchange)));
+      await use(harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange)));
       if (exchanges.length === 0) return;
       const retried = exchanges.filter((e) => (e.attempt ?? 1) > 1).length;
       if (retried > 0) testInfo.annotations.push({ type: RETRIED_ANNOTATION, description: String(retried) });

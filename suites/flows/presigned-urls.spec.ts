@@ -35,9 +35,10 @@ async function presign(api: ApiClient, bucket: string, key: string, body: Record
   return { presigned, date: Number.isNaN(date) ? Date.now() : date };
 }
 
-/** A plain request, no Authorization header, no recording client. */
-async function plain(method: string, url: string, body?: Buffer): Promise<{ status: number; bytes: Buffer; text: string }> {
-  const res = await fetch(url, { method, ...(body ? { body, headers: { 'content-type': 'application/octet-stream' } } : {}) });
+/** A plain request, no Authorization header, no recording client; it still names its check (`api`'s). */
+async function plain(api: ApiClient, method: string, url: string, body?: Buffer): Promise<{ status: number; bytes: Buffer; text: string }> {
+  const headers = { ...api.checkHeaders, ...(body ? { 'content-type': 'application/octet-stream' } : {}) };
+  const res = await fetch(url, { method, headers, ...(body ? { body } : {}) });
   const bytes = Buffer.from(await res.arrayBuffer());
   return { status: res.status, bytes, text: bytes.toString('utf8').slice(0, 300) };
 }
@@ -139,8 +140,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}/presigned-url',
       title: 'a presigned GET downloads the object without an Authorization header',
     },
-    async ({ state }) => {
-      const res = await plain('GET', state.get.url);
+    async ({ api, state }) => {
+      const res = await plain(api, 'GET', state.get.url);
       expect(res.status, `presigned GET (${res.text})`).toBe(200);
       expect(sha256(res.bytes), 'SHA-256 of the presigned download').toBe(sha256(state.bytes));
     },
@@ -155,10 +156,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       title: 'a tampered signature, another object and another method are refused and change nothing',
     },
     async ({ api, state }) => {
-      expectRefused(await plain('GET', tampered(state.get.url)), 'a GET with a tampered signature');
-      expectRefused(await plain('GET', onOtherObject(state.get.url, state.bucket, state.key, state.otherKey)), "the GET URL's signature on another object");
-      expectRefused(await plain('DELETE', state.get.url), 'a DELETE with a URL presigned for GET');
-      expectRefused(await plain('PUT', state.get.url, Buffer.from('overwritten')), 'a PUT with a URL presigned for GET');
+      expectRefused(await plain(api, 'GET', tampered(state.get.url)), 'a GET with a tampered signature');
+      expectRefused(await plain(api, 'GET', onOtherObject(state.get.url, state.bucket, state.key, state.otherKey)), "the GET URL's signature on another object");
+      expectRefused(await plain(api, 'DELETE', state.get.url), 'a DELETE with a URL presigned for GET');
+      expectRefused(await plain(api, 'PUT', state.get.url, Buffer.from('overwritten')), 'a PUT with a URL presigned for GET');
       const after = await api.get(objectPath(state.bucket, state.key), { headers: { accept: '*/*' } });
       expectStatus(after, 200, 'the object must still exist');
       expect(sha256(after.bytes), 'the object must be unchanged').toBe(sha256(state.bytes));
@@ -174,8 +175,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}/presigned-url',
       title: 'a tampered presigned URL is answered 403 forbidden',
     },
-    async ({ state }) => {
-      const res = await plain('GET', tampered(state.get.url));
+    async ({ api, state }) => {
+      const res = await plain(api, 'GET', tampered(state.get.url));
       expect(res.status, res.text).toBe(403);
       expect((JSON.parse(res.bytes.toString('utf8')) as { error?: { code?: string } }).error?.code).toBe('forbidden');
     },
@@ -194,7 +195,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       const { presigned } = await presign(api, state.bucket, state.putKey, { method: 'PUT', expires_in: 600 });
       expect(presigned.method).toBe('PUT');
       const body = deterministicBytes(2048, 99);
-      const res = await plain('PUT', presigned.url, body);
+      const res = await plain(api, 'PUT', presigned.url, body);
       if (res.status >= 200 && res.status < 300) ledger.track('object', `${state.bucket}/${state.putKey}`);
       expect(res.status, `presigned PUT (${res.text})`).toBeGreaterThanOrEqual(200);
       expect(res.status, `presigned PUT (${res.text})`).toBeLessThan(300);
@@ -214,7 +215,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
     },
     async ({ api, ledger, state }) => {
       const { presigned } = await presign(api, state.bucket, state.putKey, { method: 'DELETE', expires_in: 600 });
-      const res = await plain('DELETE', presigned.url);
+      const res = await plain(api, 'DELETE', presigned.url);
       expect(res.status, `presigned DELETE (${res.text})`).toBeGreaterThanOrEqual(200);
       expect(res.status, `presigned DELETE (${res.text})`).toBeLessThan(300);
       ledger.deleted('object', `${state.bucket}/${state.putKey}`);
@@ -237,7 +238,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       const waitMs = Date.parse(presigned.expires_at) + 1_000 - (Date.now() + offset);
       expect(waitMs, `expires_at ${presigned.expires_at} should be about a second after Date`).toBeLessThanOrEqual(10_000);
       if (waitMs > 0) await sleep(waitMs + 100);
-      expectRefused(await plain('GET', presigned.url), `a GET ${Math.round((Date.now() + offset - Date.parse(presigned.expires_at)) / 1000)} s after expires_at`);
+      expectRefused(await plain(api, 'GET', presigned.url), `a GET ${Math.round((Date.now() + offset - Date.parse(presigned.expires_at)) / 1000)} s after expires_at`);
     },
   );
 });

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { Budget } from '../../src/harness/budget.ts';
-import { ApiClient, BODY_LIMIT, bodyForRecord } from '../../src/harness/client.ts';
+import { ApiClient, BODY_LIMIT, CHECK_HEADER, bodyForRecord } from '../../src/harness/client.ts';
 import { EnvironmentError, NetworkError, PrerequisiteMissingError } from '../../src/harness/errors.ts';
 import type { Exchange } from '../../src/model/finding.ts';
 import { json, tinyServer } from './helpers.ts';
@@ -40,11 +40,21 @@ test("a check that reuses another check's responses records their exchanges as i
   const { api } = client(`${server.url}/v1`);
   const first: Exchange[] = [];
   const second: Exchange[] = [];
-  const res = await api.withRecorder((e) => first.push(e)).get('/regions');
-  api.withRecorder((e) => second.push(e)).recordShared([res.exchange]);
+  const res = await api.forCheck('contract.listRegions.positive', (e) => first.push(e)).get('/regions');
+  api.forCheck('contract.listRegions.positive-status', (e) => second.push(e)).recordShared([res.exchange]);
   expect(server.requests).toHaveLength(1);
   expect(first).toHaveLength(1);
   expect(second).toEqual(first);
+});
+
+test("a check's requests name it in x-cloudcheck-check; setup and teardown requests name none", async () => {
+  server = await tinyServer((_req, _body, res) => json(res, 200, { ok: true }));
+  const { api } = client(`${server.url}/v1`);
+  const recorded: Exchange[] = [];
+  await api.forCheck('flow.billing.top-up', (e) => recorded.push(e)).get('/account');
+  await api.get('/regions');
+  expect(server.requests.map((r) => r.headers[CHECK_HEADER])).toEqual(['flow.billing.top-up', undefined]);
+  expect(recorded[0]!.request.headers[CHECK_HEADER]).toBe('flow.billing.top-up');
 });
 
 test('every SMS send carries X-Test-Mode: true unless live SMS; key null sends no Authorization', async () => {

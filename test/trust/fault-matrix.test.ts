@@ -145,7 +145,7 @@ groups.forEach((group, g) => {
   });
 });
 
-test('clean runs of a sample of the grep sets pass', async () => {
+test('clean runs of a sample of the grep sets pass, with every scopable fault on for no check', async () => {
   const info = test.info();
   test.setTimeout(360_000);
   const checks = await listSuiteChecks();
@@ -154,10 +154,15 @@ test('clean runs of a sample of the grep sets pass', async () => {
   // the correct server would make its "detection" worthless. The SHOULD ones ask for --strict.
   const sample = [...new Map(all.map((p) => [p.class, p])).values()];
   const grep = sample.map((p) => `(?:${p.grep})`).join('|');
-  const env = Object.assign({}, ...sample.map((p) => RUN_ENV[p.fault] ?? {})) as Record<string, string>;
-  const outcome = await startRun({ grep, faults: [], strict: true, reportDir: info.outputPath('clean'), env, label: 'clean' }).promise;
+  // Every fault a shared run limits to its checks is on here, limited to a check that does not
+  // exist: a fault that reached a request of another check (or a request without the header)
+  // would fail this run, as it would fail its partners in a shared run.
+  const scopable = all.filter((p) => p.scopable).map((p) => p.fault);
+  const scopes = JSON.stringify(Object.fromEntries(scopable.map((f) => [f, ['no.such.check']])));
+  const env = Object.assign({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: scopes }, ...sample.map((p) => RUN_ENV[p.fault] ?? {})) as Record<string, string>;
+  const outcome = await startRun({ grep, faults: scopable, strict: true, reportDir: info.outputPath('clean'), env, label: 'clean' }).promise;
   await info.attach('report.json', { path: join(outcome.reportDir, 'report.json'), contentType: 'application/json' }).catch(() => undefined);
-  const context = `clean run of ${sample.map((p) => p.fault).join(', ')}\n${outcome.error ?? outcome.summary}`;
+  const context = `clean run of ${sample.map((p) => p.fault).join(', ')}, with ${scopable.length} faults on for no check\n${outcome.error ?? outcome.summary}`;
   expect(outcome.error, context).toBeUndefined();
   expect(
     outcome.summary.split('\n').filter((l) => l.startsWith('failed')),
@@ -165,6 +170,27 @@ test('clean runs of a sample of the grep sets pass', async () => {
   ).toEqual([]);
   for (const p of sample) expect(outcome.summary, `${p.requirement} checks ran`).toContain(`[${p.requirement}]`);
   expect(outcome.exit, context).toBe(0);
+});
+
+test('the members of a shared run stay apart: other requirements, other flows and operations, a bending fault only where no partner reaches it', () => {
+  const origins = faultOrigins();
+  for (const batch of BATCHES.filter((b) => b.length > 1)) {
+    const names = batch.map((p) => p.fault).join(', ');
+    expect(new Set(batch.map((p) => p.requirement)).size, `requirements of ${names}`).toBe(batch.length);
+    const units = batch.flatMap((p) => p.units);
+    const overlapping = units.filter((u, i) => units.some((v, j) => i !== j && (u === v || u.startsWith(`${v}.`))));
+    expect(overlapping, `flows and operations of two members of ${names}`).toEqual([]);
+    for (const bending of batch.filter((p) => !p.scopable)) {
+      const origin = origins.get(bending.fault)!;
+      expect(origin, `${bending.fault} bends every request: never a fault of the shared core`).not.toBe('core');
+      for (const other of batch.filter((p) => p !== bending)) {
+        const reached = [origins.get(other.fault)!, ...other.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])];
+        expect(reached, `${other.fault}'s checks must not reach ${origin}, where ${bending.fault} bends every request`).not.toContain(origin);
+      }
+    }
+  }
+  // Sharing is what keeps the matrix affordable: most faults share a run.
+  expect(BATCHES.filter((b) => b.length > 1).flat().length).toBeGreaterThan(FAULTS.length / 2);
 });
 
 test('the exception lists name known faults (and flows) only', async () => {

@@ -278,6 +278,13 @@ export interface FaultPlan {
   args: string[];
   load?: { profile: string; invariant: string; why: string };
   env: Record<string, string>;
+  /**
+   * The checks of the requirement as scope units (reference/core/faults.ts): every flow the grep
+   * runs, every generated operation and hand-written check of the requirement ([] outside `run`).
+   */
+  units: string[];
+  /** Whether the fault can be limited to `units` in a shared run (scopable says when not). */
+  scopable: boolean;
 }
 
 function escapeRegExp(text: string): string {
@@ -302,21 +309,60 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
     const load = LOAD_FAULTS[f.name];
     const explore = EXPLORE_FAULTS[f.name];
     const override = GREP_OVERRIDES[f.name];
+    const mode = load ? 'load' : explore ? 'explore' : 'run';
     return {
       fault: f.name,
       requirement: f.requirement,
       level: req.level,
       class: req.class,
       description: f.description,
-      mode: load ? 'load' : explore ? 'explore' : 'run',
+      mode,
       grep: override?.grep ?? grepFor(f.requirement, checks),
       flows: load || explore || override ? [] : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
       strict: req.level === 'SHOULD',
       args: load || explore ? [] : (EXAMPLES_FAULTS[f.name]?.args ?? []),
       ...(load ? { load } : {}),
       env: RUN_ENV[f.name] ?? {},
+      units: mode === 'run' ? unitsOf(f.requirement, checks) : [],
+      scopable: mode === 'run' && !override && !RUN_ENV[f.name] && !EXAMPLES_FAULTS[f.name] && !f.serverWide && scopable(f.requirement, checks),
     };
   });
+}
+
+/**
+ * Checks whose requests a fault limited to checks cannot tell apart: the run-wide invariants
+ * read every request of the run, whatever its check. (Every other request names its check: the
+ * REST client's and the plain ones by the check header, the S3 clients' through the access key
+ * they sign with, which the reference server ties to the check that made it.)
+ */
+function sendsUntagged(c: CatalogueCheck): boolean {
+  return c.kind === 'run-wide';
+}
+
+/**
+ * The scope units of a requirement's checks: a flow step's flow (the grep runs it whole), a
+ * generated check's operation (`contract.<operation>`: the checks of one operation share request
+ * scenarios, so two faults never split one), a hand-written check itself.
+ */
+function unitsOf(requirement: string, checks: readonly CatalogueCheck[]): string[] {
+  const units = new Set<string>();
+  for (const c of checks) {
+    if (c.requirement !== requirement) continue;
+    // The header names the step; a flow's id must be the prefix of every step's id.
+    if (c.flow && !c.id.startsWith(`${c.flow}.`)) throw new Error(`flow step ${c.id} does not start with its flow's id`);
+    units.add(c.flow ?? (c.kind === 'contract' ? c.id.split('.').slice(0, 2).join('.') : c.id));
+  }
+  return [...units].sort();
+}
+
+/**
+ * Whether every request the requirement's checks send names its check, so that a fault limited
+ * to them reaches all of them: not where a check of the requirement or of a flow it runs cannot
+ * (sendsUntagged).
+ */
+function scopable(requirement: string, checks: readonly CatalogueCheck[]): boolean {
+  const flows = new Set(checks.flatMap((c) => (c.requirement === requirement && c.flow ? [c.flow] : [])));
+  return !checks.some((c) => (c.requirement === requirement || (c.flow !== null && flows.has(c.flow))) && sendsUntagged(c));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,8 +583,11 @@ export function startFault(plan: FaultPlan, reportDir: string): Handle {
 // ---------------------------------------------------------------------------------------------
 // Shared runs (npm test): faults that cannot interact run together, one run per batch.
 
-/** At most this many faults share one run (more would only lengthen the run: the bound is the areas). */
-const BATCH_SIZE = 6;
+/**
+ * At most this many faults share one run: each run costs about 2.4 s of CPU to start, and the
+ * matrix keeps a few in flight, so fewer but longer runs until the last one ends late.
+ */
+const BATCH_SIZE = 10;
 
 /**
  * The reference-server plugins (fault origins, `faultOrigins()`) whose routes each flow sends
@@ -572,36 +621,60 @@ export const FLOW_ORIGINS: Record<string, readonly string[]> = {
 
 /**
  * Faults that share one `cloudcheck run` in the test (docs/fault-matrix.md is still generated
- * from one run per fault). Two faults may share a run when they cannot interact: each lives in
- * another area plugin of the reference server (never the shared core, whose faults touch every
- * area), they name other requirements (a failure is attributed by its requirement), and no
- * member's grep runs a flow that sends requests to another member's plugin (FLOW_ORIGINS: the
- * volumes flow boots a VPS, so a compute fault could break it). The test then holds each fault's
- * row of the batch to the committed row of its own solo run, so an interaction the rule missed
- * still fails it. A batch with a SHOULD fault runs with --strict; that changes nothing for the
- * MUST members, whose runs exit 1 on their own failures either way.
+ * from one run per fault). Members name other requirements (a failure is attributed by its
+ * requirement), and each member either:
+ * - is limited to its own checks (`scope`, reference/core/faults.ts: the run's requests name
+ *   their check, and the fault bends only its own), so members of one plugin can share a run as
+ *   long as no flow or operation belongs to two of them; or
+ * - bends every request of the run (no scope: its checks use the S3 endpoint, which carries no
+ *   check header), so it joins only where no other member's checks send requests to its plugin
+ *   and its own checks send none to the plugin of another such member (FLOW_ORIGINS: the
+ *   volumes flow boots a VPS, so a compute fault could break it), never with a fault of the
+ *   shared core, which touches every area.
+ * The test then holds each fault's row of the batch to the committed row of its own solo run, so
+ * an interaction the rule missed still fails it. A batch with a SHOULD fault runs with --strict;
+ * that changes nothing for the MUST members, whose runs exit 1 on their own failures either way.
  */
 export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
   const origins = faultOrigins();
-  const batches: Array<{ plans: FaultPlan[]; origins: Set<string>; touched: Set<string>; requirements: Set<string> }> = [];
-  for (const plan of plans) {
+  interface Batch {
+    plans: FaultPlan[];
+    requirements: Set<string>;
+    /** Scope units of every member: no flow or operation belongs to two. */
+    units: string[];
+    /** Plugins of the unscoped members, and every plugin any member's checks send requests to. */
+    bending: Set<string>;
+    touched: Set<string>;
+    /** A fault that must run alone: nothing joins it. */
+    alone: boolean;
+  }
+  const batches: Batch[] = [];
+  const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  // Faults that bend every request first: they rarely share with each other, and each then finds
+  // room among the scoped ones, which share with nearly anything.
+  for (const plan of [...plans].sort((a, b) => Number(a.scopable) - Number(b.scopable))) {
     const origin = origins.get(plan.fault) ?? 'core';
-    // A run with extra arguments (--examples) runs alone: its arguments would change its partners' runs.
-    const shareable = plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const touched = new Set([origin, ...plan.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])]);
-    const batch =
-      shareable && !touched.has('core')
-        ? batches.find((b) => b.plans.length < BATCH_SIZE && b.origins.size > 0 && !b.requirements.has(plan.requirement) && !b.touched.has(origin) && [...b.origins].every((o) => !touched.has(o)))
-        : undefined;
+    const scope = plan.scopable && plan.units.length > 0;
+    // A run with extra arguments (--examples) or its own environment runs alone: they would change its partners' runs.
+    const bendsAll = !scope && plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !touched.has('core') && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
+    const fits = (b: Batch): boolean =>
+      !b.alone &&
+      b.plans.length < BATCH_SIZE &&
+      !b.requirements.has(plan.requirement) &&
+      [...b.bending].every((o) => !touched.has(o)) &&
+      plan.units.every((u) => b.units.every((v) => !overlaps(u, v))) &&
+      (scope || !b.touched.has(origin));
+    const batch = scope || bendsAll ? batches.find(fits) : undefined;
     if (batch) {
       batch.plans.push(plan);
-      batch.origins.add(origin);
       batch.requirements.add(plan.requirement);
+      batch.units.push(...plan.units);
+      if (!scope) batch.bending.add(origin);
       for (const t of touched) batch.touched.add(t);
     } else {
-      // An unshareable fault gets a batch of its own (empty origins: nothing joins it).
-      const open = shareable && !touched.has('core');
-      batches.push({ plans: [plan], origins: open ? new Set([origin]) : new Set(), touched, requirements: new Set([plan.requirement]) });
+      const alone = !scope && !bendsAll;
+      batches.push({ plans: [plan], requirements: new Set([plan.requirement]), units: [...plan.units], bending: new Set(scope ? [] : [origin]), touched, alone });
     }
   }
   return batches.map((b) => b.plans);
@@ -613,12 +686,15 @@ export function startBatch(batch: readonly FaultPlan[], reportDir: string): { pr
     const handle = startFault(batch[0]!, reportDir);
     return { promise: handle.promise.then((o) => new Map([[o.fault, o]])), cancel: () => handle.cancel() };
   }
+  // Each scopable member bends its own checks only (planBatches); the others every request.
+  const scopes = Object.fromEntries(batch.filter((p) => p.scopable).map((p) => [p.fault, p.units]));
   const handle = startRun({
     grep: batch.map((p) => `(?:${p.grep})`).join('|'),
     faults: batch.map((p) => p.fault),
     strict: batch.some((p) => p.strict),
     reportDir,
     label: batch.map((p) => p.fault).join('+'),
+    env: Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {},
   });
   const promise = handle.promise.then((run) => {
     const requirements = new Set(batch.map((p) => p.requirement));
@@ -636,7 +712,7 @@ export function startBatch(batch: readonly FaultPlan[], reportDir: string): { pr
           detectedBy,
           detected: run.exit === 1 && detectedBy.length > 0,
           failed: [...run.failed.filter((c) => c.requirement === plan.requirement), ...foreign],
-          summary: `shared run of ${batch.map((p) => p.fault).join(', ')} (if ${plan.fault} alone gives its committed row, FLOW_ORIGINS in test/trust/matrix.ts misses a plugin a flow of this run sends requests to)\n${run.summary}`,
+          summary: `shared run of ${batch.map((p) => `${p.fault}${p.scopable ? ' (limited to its checks)' : ''}`).join(', ')} (if ${plan.fault} alone gives its committed row, the members interact where planBatches in test/trust/matrix.ts assumes they cannot: a plugin missing from FLOW_ORIGINS, or state one member's fault left for another's checks)\n${run.summary}`,
         };
         return [plan.fault, outcome] as const;
       }),

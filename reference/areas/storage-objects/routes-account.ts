@@ -32,6 +32,7 @@ export function accountRoutes(app: FastifyInstance, ctx: ReferenceContext, store
       permissions: [...new Set(permissions)],
       bucket_access: bucketAccess ? [...new Set(bucketAccess)] : null,
     });
+    ctx.faults.madeForCurrentCheck(key.access_key_id);
     // The only response that ever shows the secret.
     return reply.status(201).send({ access_key: accessKeyView(key, true) });
   });

@@ -1,0 +1,69 @@
+/**
+ * Faults limited to some checks (reference/core/faults.ts): a scoped fault bends the requests
+ * whose check header names a check of its scope, and what they set going (a delivery decided in
+ * a timer, an event), and nothing else: not a request without the header, not another check's,
+ * not the next request on the same keep-alive connection. The fault matrix's shared runs rest on
+ * this (test/trust/matrix.ts, planBatches).
+ */
+import { expect, test } from '@playwright/test';
+import { CHECK_HEADER as CLIENT_HEADER } from '../../src/harness/client.ts';
+import { ActiveFaults, CHECK_HEADER } from '../../reference/core/faults.ts';
+import { type RunningReference, listFaults } from '../../reference/server.ts';
+import { type Api, NUMBERS, TEST_MODE, api, finalStatus, obj, startMessagingServer } from './messaging-helpers.ts';
+
+const SENDS = 'contract.sendSms';
+const NUMBERS_FLOW = 'flow.test-mode-numbers';
+
+let server: RunningReference;
+let a: Api;
+
+test.beforeAll(async () => {
+  server = await startMessagingServer({
+    faults: ['msg-send-204', 'msg-fail-number-delivered'],
+    faultScopes: { 'msg-send-204': [SENDS], 'msg-fail-number-delivered': [NUMBERS_FLOW] },
+  });
+  // Faulty on purpose for some checks: no OpenAPI check here.
+  a = api(server, undefined, () => true);
+});
+test.afterAll(async () => server?.close());
+
+const as = (check?: string): Record<string, string> => ({ ...TEST_MODE, ...(check !== undefined && { [CHECK_HEADER]: check }) });
+
+test('the client names its checks with the header the reference server reads', () => {
+  expect(CLIENT_HEADER).toBe(CHECK_HEADER);
+});
+
+test('a scoped fault bends the requests of its checks only (a check id or a prefix of whole segments)', async () => {
+  const statusAs = async (check?: string): Promise<number> => (await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'scoped' }, as(check))).status;
+  // Alternating on one keep-alive connection: what a request sets never reaches the next one.
+  const checks = [`${SENDS}.positive`, undefined, SENDS, 'contract.sendSmsTemplate.positive', `${SENDS}.positive-status`, '', 'flow.webhooks.send', `${SENDS}.auth-bad-key`];
+  const statuses: number[] = [];
+  for (const check of checks) statuses.push(await statusAs(check));
+  expect(statuses).toEqual([204, 201, 204, 201, 204, 201, 201, 204]);
+});
+
+test('a scoped fault reaches a body read in many chunks', async () => {
+  // Half a megabyte arrives in many reads: the handler runs after the last one, still the check's.
+  const padding = 'x'.repeat(512 * 1024);
+  const send = (check?: string) => a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'long body', padding }, as(check));
+  expect((await send(`${SENDS}.positive`)).status).toBe(204);
+  expect((await send()).status).toBe(201);
+});
+
+test('a scoped fault follows its request into the delivery it schedules', async () => {
+  const send = async (check?: string) => obj((await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.fail, message: 'delivery' }, as(check))).body).message_id as string;
+  const inFlow = await send(`${NUMBERS_FLOW}.fail-number`);
+  const outside = await send('flow.webhooks.fail-number');
+  // The status read carries no check header: the delivery was decided when it was scheduled.
+  expect((await finalStatus(a, inFlow)).status).toBe('delivered');
+  expect((await finalStatus(a, outside)).status).toBe('failed');
+});
+
+test('a scope is refused for a fault that is off, or one that bends the whole server', () => {
+  const known = listFaults();
+  expect(() => new ActiveFaults([], known, { 'msg-send-204': [SENDS] })).toThrow(/not switched on/);
+  expect(() => new ActiveFaults(['api-unversioned'], known, { 'api-unversioned': [SENDS] })).toThrow(/whole server/);
+  const unscoped = new ActiveFaults(['msg-send-204'], known);
+  expect(unscoped.has('msg-send-204')).toBe(true);
+  expect(unscoped.scoped).toBe(false);
+});
