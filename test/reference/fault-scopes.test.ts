@@ -5,11 +5,14 @@
  * not the next request on the same keep-alive connection. The fault matrix's shared runs rest on
  * this (test/trust/matrix.ts, planBatches).
  */
+import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { expect, test } from '@playwright/test';
 import { CHECK_HEADER as CLIENT_HEADER } from '../../src/harness/client.ts';
 import { ActiveFaults, CHECK_HEADER } from '../../reference/core/faults.ts';
-import { type RunningReference, listFaults } from '../../reference/server.ts';
+import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type Api, NUMBERS, TEST_MODE, api, finalStatus, obj, startMessagingServer } from './messaging-helpers.ts';
+import { accessKey, s3Client, uniqueBucket } from './s3-support.ts';
 
 const SENDS = 'contract.sendSms';
 const NUMBERS_FLOW = 'flow.test-mode-numbers';
@@ -57,6 +60,27 @@ test('a scoped fault follows its request into the delivery it schedules', async 
   // The status read carries no check header: the delivery was decided when it was scheduled.
   expect((await finalStatus(a, inFlow)).status).toBe('delivered');
   expect((await finalStatus(a, outside)).status).toBe('failed');
+});
+
+test('an S3 request is the check that made its access key (the SDK sends no check header), signed in a header or in the URL', async () => {
+  const s3Server = await startReferenceServer({
+    faults: ['s3-list-buckets-empty', 's3-presigned-refused'],
+    faultScopes: { 's3-list-buckets-empty': ['s3.buckets'], 's3-presigned-refused': ['s3.buckets'] },
+  });
+  try {
+    const scoped = s3Client(s3Server, await accessKey(s3Server, { headers: { [CHECK_HEADER]: 's3.buckets.list' } }));
+    const other = s3Client(s3Server, await accessKey(s3Server, { headers: { [CHECK_HEADER]: 's3.objects.list' } }));
+    const bucket = uniqueBucket('scoped');
+    await other.send(new CreateBucketCommand({ Bucket: bucket }));
+    await other.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'v' }));
+    expect((await scoped.send(new ListBucketsCommand({}))).Buckets ?? []).toEqual([]);
+    expect((await other.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name)).toContain(bucket);
+    const presignedBy = async (s3: typeof scoped) => (await fetch(await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'k' }), { expiresIn: 60 }))).status;
+    expect(await presignedBy(scoped)).toBe(403);
+    expect(await presignedBy(other)).toBe(200);
+  } finally {
+    await s3Server.close();
+  }
 });
 
 test('a scope is refused for a fault that is off, or one that bends the whole server', () => {
