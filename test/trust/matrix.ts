@@ -355,6 +355,11 @@ function unitsOf(requirement: string, checks: readonly CatalogueCheck[]): string
   return [...units].sort();
 }
 
+/** Whether two scope units share a check (one is the other, or a prefix of it). */
+export function unitsOverlap(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}
+
 /**
  * Whether every request the requirement's checks send names its check, so that a fault limited
  * to them reaches all of them: not where a check of the requirement or of a flow it runs cannot
@@ -623,11 +628,11 @@ export const FLOW_ORIGINS: Record<string, readonly string[]> = {
  * Faults that share one `cloudcheck run` in the test (docs/fault-matrix.md is still generated
  * from one run per fault). Members name other requirements (a failure is attributed by its
  * requirement), and each member either:
- * - is limited to its own checks (`scope`, reference/core/faults.ts: the run's requests name
- *   their check, and the fault bends only its own), so members of one plugin can share a run as
- *   long as no flow or operation belongs to two of them; or
- * - bends every request of the run (no scope: its checks use the S3 endpoint, which carries no
- *   check header), so it joins only where no other member's checks send requests to its plugin
+ * - is limited to its own checks (`scopable`, `units`; reference/core/faults.ts: the run's
+ *   requests name their check, and the fault bends only its own), so members of one plugin can
+ *   share a run as long as no flow or operation belongs to two of them; or
+ * - bends every request of the run (not scopable: a check of its requirement sends requests the
+ *   server cannot tell apart), so it joins only where no other member's checks send requests to its plugin
  *   and its own checks send none to the plugin of another such member (FLOW_ORIGINS: the
  *   volumes flow boots a VPS, so a compute fault could break it), never with a fault of the
  *   shared core, which touches every area.
@@ -642,39 +647,40 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     requirements: Set<string>;
     /** Scope units of every member: no flow or operation belongs to two. */
     units: string[];
-    /** Plugins of the unscoped members, and every plugin any member's checks send requests to. */
+    /** Plugins of the members that bend every request. */
     bending: Set<string>;
+    /** Every plugin a member's checks send requests to. */
     touched: Set<string>;
     /** A fault that must run alone: nothing joins it. */
     alone: boolean;
   }
   const batches: Batch[] = [];
-  const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
-  // Faults that bend every request first: they rarely share with each other, and each then finds
-  // room among the scoped ones, which share with nearly anything.
+  // Faults that bend every request first (today only those that run alone: every check the
+  // matrix runs names itself to the server): they rarely share with each other, and each then
+  // finds room among the limited ones, which share with nearly anything.
   for (const plan of [...plans].sort((a, b) => Number(a.scopable) - Number(b.scopable))) {
     const origin = origins.get(plan.fault) ?? 'core';
     const touched = new Set([origin, ...plan.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])]);
-    const scope = plan.scopable && plan.units.length > 0;
+    const limited = plan.scopable && plan.units.length > 0;
     // A run with extra arguments (--examples) or its own environment runs alone: they would change its partners' runs.
-    const bendsAll = !scope && plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !touched.has('core') && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
+    const bendsAll = !limited && plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !touched.has('core') && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const fits = (b: Batch): boolean =>
       !b.alone &&
       b.plans.length < BATCH_SIZE &&
       !b.requirements.has(plan.requirement) &&
       [...b.bending].every((o) => !touched.has(o)) &&
-      plan.units.every((u) => b.units.every((v) => !overlaps(u, v))) &&
-      (scope || !b.touched.has(origin));
-    const batch = scope || bendsAll ? batches.find(fits) : undefined;
+      plan.units.every((u) => b.units.every((v) => !unitsOverlap(u, v))) &&
+      (limited || !b.touched.has(origin));
+    const batch = limited || bendsAll ? batches.find(fits) : undefined;
     if (batch) {
       batch.plans.push(plan);
       batch.requirements.add(plan.requirement);
       batch.units.push(...plan.units);
-      if (!scope) batch.bending.add(origin);
+      if (!limited) batch.bending.add(origin);
       for (const t of touched) batch.touched.add(t);
     } else {
-      const alone = !scope && !bendsAll;
-      batches.push({ plans: [plan], requirements: new Set([plan.requirement]), units: [...plan.units], bending: new Set(scope ? [] : [origin]), touched, alone });
+      const alone = !limited && !bendsAll;
+      batches.push({ plans: [plan], requirements: new Set([plan.requirement]), units: [...plan.units], bending: new Set(limited ? [] : [origin]), touched, alone });
     }
   }
   return batches.map((b) => b.plans);
