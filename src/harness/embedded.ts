@@ -44,7 +44,12 @@ export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | 
 export function faultScopesFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string[]> | undefined {
   const text = env.CLOUDCHECK_EMBEDDED_FAULT_SCOPES?.trim();
   if (!text) return undefined;
-  const parsed = JSON.parse(text) as unknown;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`CLOUDCHECK_EMBEDDED_FAULT_SCOPES is not JSON: ${(error as Error).message}`, { cause: error });
+  }
   const valid =
     typeof parsed === 'object' &&
     parsed !== null &&

@@ -9,6 +9,7 @@ import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCom
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { expect, test } from '@playwright/test';
 import { CHECK_HEADER as CLIENT_HEADER } from '../../src/harness/client.ts';
+import { faultScopesFromEnv } from '../../src/harness/embedded.ts';
 import { ActiveFaults, CHECK_HEADER } from '../../reference/core/faults.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type Api, NUMBERS, TEST_MODE, api, finalStatus, obj, startMessagingServer } from './messaging-helpers.ts';
@@ -90,4 +91,14 @@ test('a scope is refused for a fault that is off, or one that bends the whole se
   const unscoped = new ActiveFaults(['msg-send-204'], known);
   expect(unscoped.has('msg-send-204')).toBe(true);
   expect(unscoped.scoped).toBe(false);
+});
+
+test('CLOUDCHECK_EMBEDDED_FAULT_SCOPES: a JSON object of fault → check ids, anything else refused with what it must be', () => {
+  expect(faultScopesFromEnv({})).toBeUndefined();
+  expect(faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: ' ' })).toBeUndefined();
+  expect(faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: '{"msg-send-204":["contract.sendSms"]}' })).toEqual({ 'msg-send-204': ['contract.sendSms'] });
+  for (const bad of ['["msg-send-204"]', '{"msg-send-204":"contract.sendSms"}', '{"msg-send-204":[""]}', '{"msg-send-204":[1]}', 'null']) {
+    expect(() => faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: bad }), bad).toThrow(/must be a JSON object of fault name/);
+  }
+  expect(() => faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: '{bad' })).toThrow(/CLOUDCHECK_EMBEDDED_FAULT_SCOPES is not JSON/);
 });
