@@ -632,9 +632,9 @@ export const FLOW_ORIGINS: Record<string, readonly string[]> = {
  *   requests name their check, and the fault bends only its own), so members of one plugin can
  *   share a run as long as no flow or operation belongs to two of them; or
  * - bends every request of the run (not scopable: a check of its requirement sends requests the
- *   server cannot tell apart), so it joins only where no other member's checks send requests to its plugin
- *   and its own checks send none to the plugin of another such member (FLOW_ORIGINS: the
- *   volumes flow boots a VPS, so a compute fault could break it), never with a fault of the
+ *   server cannot tell apart), so it joins only where no other member's checks send requests to
+ *   its plugin and its own checks send none to the plugin of another such member (FLOW_ORIGINS:
+ *   the volumes flow boots a VPS, so a compute fault could break it), never as a fault of the
  *   shared core, which touches every area.
  * The test then holds each fault's row of the batch to the committed row of its own solo run, so
  * an interaction the rule missed still fails it. A batch with a SHOULD fault runs with --strict;
