@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,12 +149,41 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
   }
 });
 
-test('a selection that selects no check exits 2 instead of passing the gate', async () => {
+test('a selection that selects no check exits 2 instead of passing the gate, and leaves no keys behind', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-nomatch-'));
   try {
-    const r = await cli(['run', '--grep', 'cloudcheck-no-such-check-zz', '--report-dir', dir]);
+    // A temp dir of its own: Playwright never runs the global setup that reads the embedded
+    // server's hand-off (its keys), so the run itself must remove it, with its temp dir.
+    const temp = join(dir, 'tmp');
+    mkdirSync(temp);
+    const r = await cli(['run', '--grep', 'cloudcheck-no-such-check-zz', '--report-dir', join(dir, 'report')], { TMPDIR: temp });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('selects no check');
+    // The run's own files are named after its id (cloudcheck-<date>-<time>-<tag>...); the
+    // content-keyed cache (cloudcheck-cache) is meant to stay.
+    expect(readdirSync(temp).filter((f) => /^cloudcheck-\d{8}-/.test(f))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a run stopped with SIGINT before its runner read the embedded server's keys leaves no key file behind", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-sigint-'));
+  try {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+    const child = spawn(process.execPath, [BIN, 'run', '--grep', '\\[ACCT-GET-001\\]', '--report-dir', join(dir, 'report')], { env: { ...clean, TMPDIR: dir }, cwd: dir });
+    let stderr = '';
+    let stopped = false;
+    // Stopped the moment the server is up: the hand-off with its keys is written next, and the
+    // runner, stopped as well, never reaches the global setup that reads and removes it.
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      // Once: a second SIGINT means "stop now", without the clean-up.
+      if (!stopped && stderr.includes('started the embedded reference server')) stopped = child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, stderr).toBe(130);
+    expect(readdirSync(dir).filter((f) => f.endsWith('-target.json'))).toEqual([]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -102,13 +102,20 @@ groups.forEach((group, g) => {
   test.describe(`fault group ${g + 1}/${GROUPS}`, () => {
     test.describe.configure({ mode: 'default', timeout: 360_000 });
 
-    test.afterAll(() => {
-      for (const [key, handle] of started) {
+    // The group's runs leave nothing behind: a run no test read is stopped, and every report dir
+    // goes now (the timer of the last one read may never fire: the worker can exit first).
+    test.afterAll(async () => {
+      const runs = [...started].flatMap(([key, handle]) => {
         const batch = group.find((b) => b[0]!.fault === key);
-        if (!batch || batch.every((p) => consumed.has(p.fault))) continue;
-        handle.cancel();
-        void handle.promise.then((m) => rmSync(m.get(key)!.reportDir, { recursive: true, force: true })).catch(() => undefined);
-      }
+        return batch ? [{ key, handle, read: batch.every((p) => consumed.has(p.fault)) }] : [];
+      });
+      await Promise.all(
+        runs.map(async ({ key, handle, read }) => {
+          if (!read) handle.cancel();
+          const outcomes = await handle.promise.catch(() => undefined);
+          if (outcomes) rmSync(outcomes.get(key)!.reportDir, { recursive: true, force: true });
+        }),
+      );
     });
 
     group.forEach((batch, i) =>

@@ -244,12 +244,16 @@ export async function runCommand(argv: string[]): Promise<number> {
       } catch (error) {
         writeHandoff(handoff, { error: (error as Error).message });
         await running.exit;
+        removeLeftovers(plan.settings);
         throw error;
       }
       runLine();
     }
     const { index } = running;
     const exit = await running.exit;
+    // The runner reads the hand-off in its global setup, which a run that selects nothing (or
+    // is stopped first) never reaches: the file holds the embedded server's keys.
+    if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
     const recovered = await recoverFromJournals(plan.settings.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch((error: Error) => {
@@ -318,6 +322,12 @@ function selectionWords(v: OptionValues<'run'>): string {
 }
 
 /** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
+/** What a run that ends before its report leaves behind: the hand-off (keys) and the temp dir. */
+function removeLeftovers(settings: RunSettings): void {
+  if (settings.handoffFile) rmSync(settings.handoffFile, { force: true });
+  if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
+}
+
 function readDraft(runTmp: string): DraftReport | null {
   const file = draftFile(runTmp);
   if (!existsSync(file)) return null;
