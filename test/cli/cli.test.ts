@@ -152,8 +152,8 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
 test('a selection that selects no check exits 2 instead of passing the gate, and leaves no keys behind', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-nomatch-'));
   try {
-    // A temp dir of its own: Playwright never runs the global setup that reads the embedded
-    // server's hand-off (its keys), so the run itself must remove it, with its temp dir.
+    // A temp dir of its own, to see what the run leaves there: neither its temp dir nor the
+    // hand-off of the embedded server's keys may outlive it.
     const temp = join(dir, 'tmp');
     mkdirSync(temp);
     const r = await cli(['run', '--grep', 'cloudcheck-no-such-check-zz', '--report-dir', join(dir, 'report')], { TMPDIR: temp });

@@ -251,8 +251,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     const { index } = running;
     const exit = await running.exit;
-    // The runner reads the hand-off in its global setup, which a run that selects nothing (or
-    // is stopped first) never reaches: the file holds the embedded server's keys.
+    // The runner reads the hand-off in its global setup, which a runner stopped (or failed)
+    // before it never reaches: the file holds the embedded server's keys.
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
@@ -321,13 +321,13 @@ function selectionWords(v: OptionValues<'run'>): string {
   return [`--classes ${v.classes?.join(',') ?? 'all'}`, ...(['grep', 'grep-invert', 'shard'] as const).filter((name) => v[name]).map((name) => `--${name} ${v[name]}`)].join(', ');
 }
 
-/** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
 /** What a run that ends before its report leaves behind: the hand-off (keys) and the temp dir. */
 function removeLeftovers(settings: RunSettings): void {
   if (settings.handoffFile) rmSync(settings.handoffFile, { force: true });
   if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
 }
 
+/** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
 function readDraft(runTmp: string): DraftReport | null {
   const file = draftFile(runTmp);
   if (!existsSync(file)) return null;
