@@ -38,6 +38,11 @@ export type FaultName = keyof FaultNames;
  */
 export type FaultScopes = Readonly<Record<string, readonly string[]>>;
 
+/** Whether a check belongs to a scope's unit: the unit is its id, or a prefix of whole segments. */
+export function inUnit(check: string, unit: string): boolean {
+  return check === unit || check.startsWith(`${unit}.`);
+}
+
 export class ActiveFaults {
   private readonly active: ReadonlySet<string>;
   private readonly scopes: ReadonlyMap<string, readonly string[]>;
@@ -66,7 +71,7 @@ export class ActiveFaults {
     const scope = this.scopes.get(name);
     if (scope === undefined) return true;
     const check = this.requestCheck.getStore();
-    return check !== undefined && check !== '' && scope.some((unit) => check === unit || check.startsWith(`${unit}.`));
+    return check !== undefined && check !== '' && scope.some((unit) => inUnit(check, unit));
   }
 
   /** Whether the fault is on for any request: what is set up once at start (a hook) asks this. */
@@ -80,27 +85,25 @@ export class ActiveFaults {
   }
 
   /**
-   * The rest of the current request (and everything it starts) belongs to `check`. Called first
-   * thing in a request's first hook: the store goes with the request's own async resource, which
-   * Node keeps for the body's events and the handler, where `run` would lose it at the body.
+   * The rest of the current request (and everything it starts) belongs to the check its header
+   * names, or else to the check that made the credential it is signed with (madeForCurrentCheck).
+   * Called first thing in a request's first hook: the store goes with the request's own async
+   * resource, which Node keeps for the body's events and the handler, where `run` would lose it
+   * at the body.
    */
-  enterRequest(checkHeader: string | string[] | undefined): void {
-    this.requestCheck.enterWith((Array.isArray(checkHeader) ? checkHeader[0] : checkHeader) ?? '');
+  enterRequest(checkHeader: string | string[] | undefined, credential?: string): void {
+    const named = Array.isArray(checkHeader) ? checkHeader[0] : checkHeader;
+    this.requestCheck.enterWith(named ?? (credential === undefined ? undefined : this.checkOfCredential.get(credential)) ?? '');
   }
 
   /**
    * A credential made now (an S3 access key) belongs to the current request's check: the S3
    * clients that sign with it (the SDK, the command-line tools) send no check header, and their
-   * requests are that check's (enterRequestSignedBy).
+   * requests are that check's (enterRequest).
    */
   madeForCurrentCheck(credential: string): void {
     const check = this.requestCheck.getStore();
     if (this.scoped && check) this.checkOfCredential.set(credential, check);
-  }
-
-  /** Like enterRequest, for a request that may be signed instead (its check header wins). */
-  enterRequestSignedBy(checkHeader: string | string[] | undefined, credential: string | undefined): void {
-    this.enterRequest(checkHeader ?? (credential === undefined ? undefined : this.checkOfCredential.get(credential)));
   }
 
   get names(): string[] {

@@ -13,7 +13,7 @@ import type { ReferenceContext } from '../core/context.ts';
 import { CHECK_HEADER } from '../core/faults.ts';
 import { isChecksumAlgorithm } from './checksums.ts';
 import { S3Error, s3ErrorOf } from './errors.ts';
-import { type RawRequest, verifyRequest } from './sigv4.ts';
+import { type RawRequest, accessKeyIdOf, verifyRequest } from './sigv4.ts';
 import { errorDocument } from './xml.ts';
 import { type Call, header, parseUrl } from './shared.ts';
 import { s3Env, s3Helpers } from './env.ts';
@@ -47,7 +47,10 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   // It is hidden from Fastify here and put back for the signature, which may cover it.
   const emptyContentType = new WeakSet<FastifyRequest>();
   app.addHook('onRequest', async (request, reply) => {
-    if (ctx.faults.scoped) ctx.faults.enterRequestSignedBy(request.headers[CHECK_HEADER], accessKeyIdOf(request));
+    if (ctx.faults.scoped) {
+      const { rawPath, query } = parseUrl(request.raw.url ?? '/');
+      ctx.faults.enterRequest(request.headers[CHECK_HEADER], accessKeyIdOf({ method: request.method, rawPath, query, headers: request.headers }));
+    }
     if (request.headers['content-type'] === '') {
       if (ctx.faults.has('s3-empty-content-type-500')) throw new S3Error('InternalError', 'We encountered an internal error. Please try again.');
       emptyContentType.add(request);
@@ -95,15 +98,6 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   app.setNotFoundHandler(async () => {
     throw new S3Error('NotImplemented', 'A header or method you provided implies functionality that is not implemented.');
   });
-
-  /** The access key a request is signed with, read loosely (verifyRequest reads it for real). */
-  function accessKeyIdOf(request: FastifyRequest): string | undefined {
-    const authorization = header(request, 'authorization') ?? '';
-    const fromHeader = /Credential=([^/,\s]+)/.exec(authorization)?.[1] ?? /^AWS ([^:\s]+):/.exec(authorization)?.[1];
-    if (fromHeader) return fromHeader;
-    const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
-    return query.get('X-Amz-Credential')?.split('/')[0] ?? query.get('AWSAccessKeyId') ?? undefined;
-  }
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');

@@ -135,6 +135,31 @@ export function authModeOf(request: RawRequest): 'header' | 'presigned' | 'sigv2
   return undefined;
 }
 
+/** The fields of an `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` header. */
+function authorizationFields(authorization: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const part of authorization.slice('AWS4-HMAC-SHA256 '.length).split(',')) {
+    const at = part.indexOf('=');
+    if (at > 0) fields.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  return fields;
+}
+
+/**
+ * The access key a SigV4 request names (in its Authorization header or its presigned URL), read
+ * without verifying anything; undefined for an anonymous, SigV2 or malformed request.
+ */
+export function accessKeyIdOf(request: RawRequest): string | undefined {
+  const mode = authModeOf(request);
+  const credential =
+    mode === 'header'
+      ? authorizationFields(header(request.headers, 'authorization')!).get('Credential')
+      : mode === 'presigned'
+        ? request.query.find(([name]) => name === 'X-Amz-Credential')?.[1]
+        : undefined;
+  return credential?.split('/')[0] || undefined;
+}
+
 export async function verifyRequest(request: RawRequest, options: VerifyOptions): Promise<VerifiedAuth> {
   const mode = authModeOf(request);
   if (mode === undefined) throw new S3Error('AccessDenied', 'Anonymous access is not allowed; sign the request with an access key.');
@@ -146,12 +171,7 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
   let longDate: string | undefined;
   let contentSha256: string;
   if (mode === 'header') {
-    const authorization = header(request.headers, 'authorization')!;
-    const fields = new Map<string, string>();
-    for (const part of authorization.slice('AWS4-HMAC-SHA256 '.length).split(',')) {
-      const at = part.indexOf('=');
-      if (at > 0) fields.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
-    }
+    const fields = authorizationFields(header(request.headers, 'authorization')!);
     credentialText = fields.get('Credential') ?? '';
     signedHeaders = (fields.get('SignedHeaders') ?? '').split(';').filter(Boolean);
     signature = fields.get('Signature') ?? '';

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoadCommand } from '../../load/command.ts';
 import type { LoadReport } from '../../load/result.ts';
+import { inUnit } from '../../reference/core/faults.ts';
 import { faultOrigins, listFaults } from '../../reference/server.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
@@ -355,9 +356,9 @@ function unitsOf(requirement: string, checks: readonly CatalogueCheck[]): string
   return [...units].sort();
 }
 
-/** Whether two scope units share a check (one is the other, or a prefix of it). */
+/** Whether two scope units share a check, by the server's own rule (one is in the other). */
 export function unitsOverlap(a: string, b: string): boolean {
-  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  return inUnit(a, b) || inUnit(b, a);
 }
 
 /**
