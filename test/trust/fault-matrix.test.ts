@@ -15,7 +15,7 @@
  * its own. A group is one worker's sequence (mode 'default'); its afterAll stops runs no test
  * consumed (after a failure Playwright continues the group in a fresh worker, which restarts them).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { TestInfo } from '@playwright/test';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -189,11 +189,13 @@ test('clean runs of a sample of the grep sets pass, with every scopable fault on
   expect(outcome.exit, context).toBe(0);
 });
 
-test('the members of a shared run stay apart: other requirements, other flows and operations, a bending fault only where no partner reaches it', () => {
+test('the members of a shared run stay apart: other requirements, other flows and operations, one environment, a bending fault only where no partner reaches it', () => {
   const origins = faultOrigins();
   for (const batch of BATCHES.filter((b) => b.length > 1)) {
     const names = batch.map((p) => p.fault).join(', ');
     expect(new Set(batch.map((p) => p.requirement)).size, `requirements of ${names}`).toBe(batch.length);
+    // One environment for the run: each member's own (RUN_ENV), the same for all.
+    expect(new Set(batch.map((p) => JSON.stringify(Object.entries(p.env).sort()))).size, `environments of ${names}`).toBe(1);
     const units = batch.flatMap((p) => p.units);
     const overlapping = units.filter((u, i) => units.some((v, j) => i !== j && unitsOverlap(u, v)));
     expect(overlapping, `flows and operations of two members of ${names}`).toEqual([]);

@@ -30,6 +30,7 @@ import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import type { CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { RUN_CHECKS } from '../../src/report/rate-invariants.ts';
+import { isSelected, parsePattern } from '../../src/harness/selection.ts';
 import { suiteIndexKey } from '../../src/harness/suite-index.ts';
 import { cachedJson, contentKey } from '../../spec/cache.ts';
 
@@ -158,6 +159,8 @@ export interface CatalogueCheck {
   kind: 'contract' | 'flow' | 'check' | 'run-wide';
   /** The suite file, relative to suites/ (`flows/billing.spec.ts`); '' for run-wide checks. */
   file: string;
+  /** The test's title (`[REQ-ID] title`), which `--grep` matches. */
+  title: string;
 }
 
 function cleanEnv(): Record<string, string> {
@@ -174,7 +177,7 @@ interface ListSuite {
   title: string;
   /** The file suites (top level) name their spec file; a spec's own `file` is where `test()` was called. */
   file?: string;
-  specs?: Array<{ tests: Array<{ annotations?: Array<{ type: string; description?: string }> }> }>;
+  specs?: Array<{ title: string; tests: Array<{ annotations?: Array<{ type: string; description?: string }> }> }>;
   suites?: ListSuite[];
 }
 
@@ -224,6 +227,7 @@ async function listChecks(): Promise<CatalogueCheck[]> {
             flowTitle: flow ? title : null,
             kind: flow ? 'flow' : id.startsWith('contract.') ? 'contract' : 'check',
             file,
+            title: spec.title,
           });
         }
       }
@@ -232,7 +236,7 @@ async function listChecks(): Promise<CatalogueCheck[]> {
     for (const s of root.suites) walk(s, null, s.file ?? s.title);
     // The run-wide rate-limit checks are made by the reporter, not listed as tests.
     for (const c of Object.values(RUN_CHECKS)) {
-      byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide', file: '' });
+      byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide', file: '', title: `[${c.requirement}] ${c.id}` });
     }
     return [...byId.values()];
   } finally {
@@ -311,6 +315,7 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
     const explore = EXPLORE_FAULTS[f.name];
     const override = GREP_OVERRIDES[f.name];
     const mode = load ? 'load' : explore ? 'explore' : 'run';
+    const own = selectedChecks(f.requirement, checks, override?.grep);
     return {
       fault: f.name,
       requirement: f.requirement,
@@ -324,8 +329,9 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
       args: load || explore ? [] : (EXAMPLES_FAULTS[f.name]?.args ?? []),
       ...(load ? { load } : {}),
       env: RUN_ENV[f.name] ?? {},
-      units: mode === 'run' ? unitsOf(f.requirement, checks) : [],
-      scopable: mode === 'run' && !override && !RUN_ENV[f.name] && !EXAMPLES_FAULTS[f.name] && !f.serverWide && scopable(f.requirement, checks),
+      units: mode === 'run' ? unitsOf(own) : [],
+      // A run with its own environment shares only with faults of the same (planBatches).
+      scopable: mode === 'run' && !EXAMPLES_FAULTS[f.name] && !f.serverWide && scopable(f.requirement, own, checks),
     };
   });
 }
@@ -341,14 +347,22 @@ function sendsUntagged(c: CatalogueCheck): boolean {
 }
 
 /**
- * The scope units of a requirement's checks: a flow step's flow (the grep runs it whole), a
- * generated check's operation (`contract.<operation>`: the checks of one operation share request
- * scenarios, so two faults never split one), a hand-written check itself.
+ * The requirement's checks a fault's run selects: every one, or those a narrower grep
+ * (GREP_OVERRIDES) matches, by the rule `cloudcheck run --grep` selects with (selection.ts).
  */
-function unitsOf(requirement: string, checks: readonly CatalogueCheck[]): string[] {
+function selectedChecks(requirement: string, checks: readonly CatalogueCheck[], grep: string | undefined): CatalogueCheck[] {
+  const selection = { classes: null, grep: grep ? parsePattern(grep) : null, grepInvert: null };
+  return checks.filter((c) => c.requirement === requirement && isSelected(selection, { file: c.file, describe: c.flowTitle, title: c.title, tags: [], class: c.class }));
+}
+
+/**
+ * The scope units of a fault's checks: a flow step's flow (the grep runs it whole), a generated
+ * check's operation (`contract.<operation>`: the checks of one operation share request scenarios,
+ * so two faults never split one), a hand-written check itself.
+ */
+function unitsOf(own: readonly CatalogueCheck[]): string[] {
   const units = new Set<string>();
-  for (const c of checks) {
-    if (c.requirement !== requirement) continue;
+  for (const c of own) {
     // The header names the step; a flow's id must be the prefix of every step's id.
     if (c.flow && !c.id.startsWith(`${c.flow}.`)) throw new Error(`flow step ${c.id} does not start with its flow's id`);
     units.add(c.flow ?? (c.kind === 'contract' ? c.id.split('.').slice(0, 2).join('.') : c.id));
@@ -362,12 +376,12 @@ export function unitsOverlap(a: string, b: string): boolean {
 }
 
 /**
- * Whether every request the requirement's checks send names its check, so that a fault limited
- * to them reaches all of them: not where a check of the requirement or of a flow it runs cannot
- * (sendsUntagged).
+ * Whether every request a fault's checks send names its check, so that a fault limited to them
+ * reaches all of them: not where a check of its requirement (the run-wide ones come with any
+ * grep) or of a flow its checks run cannot (sendsUntagged).
  */
-function scopable(requirement: string, checks: readonly CatalogueCheck[]): boolean {
-  const flows = new Set(checks.flatMap((c) => (c.requirement === requirement && c.flow ? [c.flow] : [])));
+function scopable(requirement: string, own: readonly CatalogueCheck[], checks: readonly CatalogueCheck[]): boolean {
+  const flows = new Set(own.flatMap((c) => (c.flow ? [c.flow] : [])));
   return !checks.some((c) => (c.requirement === requirement || (c.flow !== null && flows.has(c.flow))) && sendsUntagged(c));
 }
 
@@ -654,6 +668,8 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     touched: Set<string>;
     /** A fault that must run alone: nothing joins it. */
     alone: boolean;
+    /** The members' own environment (RUN_ENV), the same for all of them. */
+    env: string;
   }
   const batches: Batch[] = [];
   // Faults that bend every request first (today only those that run alone: every check the
@@ -663,10 +679,14 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     const origin = origins.get(plan.fault) ?? 'core';
     const touched = new Set([origin, ...plan.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])]);
     const limited = plan.scopable && plan.units.length > 0;
-    // A run with extra arguments (--examples) or its own environment runs alone: they would change its partners' runs.
+    // A run's environment (RUN_ENV: a shorter deadline) is its members' own: they share it.
+    const env = envKey(plan.env);
+    // A fault that bends every request runs alone when it has extra arguments (--examples) or
+    // an environment of its own: they would change its partners' runs.
     const bendsAll = !limited && plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !touched.has('core') && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const fits = (b: Batch): boolean =>
       !b.alone &&
+      b.env === env &&
       b.plans.length < BATCH_SIZE &&
       !b.requirements.has(plan.requirement) &&
       [...b.bending].every((o) => !touched.has(o)) &&
@@ -681,10 +701,14 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
       for (const t of touched) batch.touched.add(t);
     } else {
       const alone = !limited && !bendsAll;
-      batches.push({ plans: [plan], requirements: new Set([plan.requirement]), units: [...plan.units], bending: new Set(limited ? [] : [origin]), touched, alone });
+      batches.push({ plans: [plan], requirements: new Set([plan.requirement]), units: [...plan.units], bending: new Set(limited ? [] : [origin]), touched, alone, env });
     }
   }
   return batches.map((b) => b.plans);
+}
+
+function envKey(env: Record<string, string>): string {
+  return JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** One run for a batch; each fault's outcome is read from it as if the fault had run alone. */
@@ -701,7 +725,8 @@ export function startBatch(batch: readonly FaultPlan[], reportDir: string): { pr
     strict: batch.some((p) => p.strict),
     reportDir,
     label: batch.map((p) => p.fault).join('+'),
-    env: Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {},
+    // The members' environment is one (planBatches).
+    env: { ...batch[0]!.env, ...(Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}) },
   });
   const promise = handle.promise.then((run) => {
     const requirements = new Set(batch.map((p) => p.requirement));
