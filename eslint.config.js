@@ -65,6 +65,15 @@ const LAYERS = [
     "the CLI does not load Playwright's test runner: what it shares with the reporter lives in src/report/finalise.ts",
   ),
   forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),
+  // The project's own tests take `test` and `expect` from test/base.ts: Playwright's full ones cost
+  // a quarter of the test workers' CPU in steps (browser fixtures, every passing assertion).
+  {
+    files: ['test/**/*.ts'],
+    ignores: ['test/base.ts', 'test/harness/expect.test.ts', 'test/report/browser.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@playwright/test', importNames: ['test', 'expect'], message: "the project's tests import test and expect from test/base.ts" }] }],
+    },
+  },
 ];
 
 export default tseslint.config(

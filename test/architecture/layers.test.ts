@@ -3,7 +3,7 @@
  * the wrong way fails `npm run lint`, and so `npm test`. Each case lints one line as if it were in
  * a file of that folder, with the project's own configuration.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { ESLint } from 'eslint';
 import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
@@ -14,8 +14,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // type-aware part of the configuration is turned off here (the layer rules need no types).
 const eslint = new ESLint({ cwd: ROOT, overrideConfig: tseslint.configs.disableTypeChecked });
 
-async function restrictedImports(file: string, specifier: string): Promise<string[]> {
-  const [result] = await eslint.lintText(`import { x } from '${specifier}';\nexport const y = x;\n`, { filePath: `${ROOT}${file}` });
+async function restrictedImports(file: string, specifier: string, name = 'x'): Promise<string[]> {
+  const [result] = await eslint.lintText(`import { ${name} } from '${specifier}';\nexport const y = ${name};\n`, { filePath: `${ROOT}${file}` });
   const messages = result?.messages ?? [];
   // A file that does not parse has no import findings: that must fail, not pass as "no crossing".
   const fatal = messages.find((m) => m.fatal);
@@ -42,6 +42,12 @@ const CROSSINGS: Array<[file: string, specifier: string]> = [
   ['suites/flows/x.spec.ts', '../../src/report/gate.ts'],
   ['suites/flows/x.spec.ts', '../../reference/server.ts'],
 ];
+
+test("the project's tests take test and expect from test/base.ts, not from Playwright", async () => {
+  for (const name of ['test', 'expect']) expect(await restrictedImports('test/cli/x.test.ts', '@playwright/test', name), name).toHaveLength(1);
+  expect(await restrictedImports('test/cli/x.test.ts', '../base.ts', 'test')).toEqual([]);
+  expect(await restrictedImports('test/cli/x.test.ts', '@playwright/test', 'devices')).toEqual([]);
+});
 
 for (const [file, specifier] of CROSSINGS) {
   test(`${file} may not import ${specifier}`, async () => {

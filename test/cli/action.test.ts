@@ -4,7 +4,7 @@
  * the gate fails, and its run step's script working as written (executed here as the runner would,
  * against the embedded server).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

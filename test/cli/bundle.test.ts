@@ -4,7 +4,7 @@
  * each module keeping its own import.meta.url, and no bundle (the sources run instead) while
  * another process holds the build lock; checkouts that share node_modules keep bundles of their own.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  * write it again), a damaged cache is compiled over and replaced, an unwritable cache changes
  * nothing but speed, and modules not in the list keep their dynamic import().
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';

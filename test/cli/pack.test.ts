@@ -3,7 +3,7 @@
  * would fetch) installs on the supported Node, and runs a conformance run from outside the
  * repository against its embedded server.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
  * server with faults, run with --keep so what the lines name still exists) gives the same answer
  * when replayed with curl, HEAD included.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

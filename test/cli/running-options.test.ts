@@ -3,7 +3,7 @@
  * -H/--header, --ca-cert and the proxy variables; and the one help pattern of every command.
  * The end-to-end runs use small selections against the embedded server (a few seconds each).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';

@@ -3,7 +3,7 @@
  * that means what it says): a flow step selected alone runs with the steps before it as setup,
  * `--classes` follows the catalogue's classes, a broken check is a cloudcheck error (exit 2).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

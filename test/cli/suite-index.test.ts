@@ -5,7 +5,7 @@
  * (flows declared by a helper module included), and a class selection's files hold every test
  * of that class.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -3,7 +3,7 @@
  * 20 seeds nor against its legal variants; a finding is shrunk, confirmed and replayable; the
  * faults only a sequence reveals are each found (the fault matrix runs every one of them).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

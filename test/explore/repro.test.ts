@@ -3,7 +3,7 @@
  * shell variables wherever they stand whole, the base URL becomes $CLOUDCHECK_TARGET, and nothing
  * else of a line changes.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { reproductionScript } from '../../src/explore/repro.ts';
 import type { Exchange } from '../../src/model/finding.ts';
 

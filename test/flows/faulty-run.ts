@@ -4,7 +4,7 @@
  * The flows, s3 and rate-limits tests use it to prove checks pass on the correct server (and the
  * rate-limits tests that they fail on a faulty one).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,7 +8,7 @@
  * a fault's requirement runs whole in that fault's run and must fail on it and on nothing else,
  * and every flow must detect at least one fault.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { listSuiteChecks, suiteFlows } from '../trust/matrix.ts';
 import { expectAllPassed, runFlow } from './faulty-run.ts';
 

@@ -3,7 +3,7 @@
  * the document, and safe domain values (E.164 test numbers, S3 bucket names, OpenSSH keys,
  * loopback URLs, future expiries).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { Faker, base, en } from '@faker-js/faker';
 import { BUCKET_NAME, E164, LOOPBACK_HOOK_URL, generateValue, parseSshEd25519, senderId, spareNumber, sshEd25519PublicKey } from '../../src/generate/data.ts';
 import type { DataContext } from '../../src/generate/data.ts';

@@ -4,7 +4,7 @@
  * drawing the same inputs; a failure shrunk; and the reference server's `msg-length-in-bytes`
  * fault found with `--examples 20` and missed by the default run (two runs of one check each).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

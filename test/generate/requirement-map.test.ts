@@ -3,7 +3,7 @@
  * retired, and has the level of the check that uses it; every operation has its positive and
  * status requirements; every path parameter has a producer in the document's links.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { requirementById } from '../../spec/requirements.ts';
 import { loadContractModel } from '../../src/generate/model.ts';
 import { producerOf } from '../../src/generate/prerequisites.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import fc from 'fast-check';
 import { shortText } from '../../src/harness/body-shape.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { Budget, KeyPool, areaOfPath } from '../../src/harness/budget.ts';
 import { BudgetExhaustedError } from '../../src/harness/errors.ts';
 

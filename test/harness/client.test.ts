@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient, BODY_LIMIT, CHECK_HEADER, bodyForRecord } from '../../src/harness/client.ts';
 import { EnvironmentError, NetworkError, PrerequisiteMissingError } from '../../src/harness/errors.ts';

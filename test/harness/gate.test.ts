@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { decideGate, parseBaseline, summarize } from '../../src/report/gate.ts';
 import { check, report } from './helpers.ts';
 

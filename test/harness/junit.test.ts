@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { writeJunit } from '../../src/report/junit.ts';
 import { writeMarkdown } from '../../src/report/markdown.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { addSecret, clearSecrets, redact, redactString } from '../../src/harness/redact.ts';
 import { curlLine } from '../../src/harness/client.ts';
 import { WRITERS } from '../../src/report/writers.ts';

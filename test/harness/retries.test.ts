@@ -2,7 +2,7 @@
  * `--retries N`: a request that got no answer is sent again, an answer never is, a POST only when
  * it cannot have reached the target, and every attempt stays visible (recorded and counted).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolveOptions, UsageError } from '../../src/config/resolve.ts';

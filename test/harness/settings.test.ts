@@ -2,7 +2,7 @@
  * The run contract (src/harness/settings.ts): what settingsToEnv writes, settingsFromEnv reads
  * back the same, for any settings; and nothing outside the contract reads or writes a run variable.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import fc from 'fast-check';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

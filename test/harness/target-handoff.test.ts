@@ -2,7 +2,7 @@
  * The hand-off of the embedded server's address from `cloudcheck run` to the global setup: read
  * whole once written, removed after reading, private to the user, and an error fails at once.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /** The webhook receiver (src/harness/webhook-receiver.ts) and its default listen address (settings.ts). */
 import { createHmac } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { webhookSettings } from '../../src/harness/settings.ts';
 import { WebhookReceiver, parseListen } from '../../src/harness/webhook-receiver.ts';
 

@@ -3,7 +3,7 @@
  * schedule whatever the answers, latency counts from the intended start, arrivals that find every
  * connection busy are dropped and counted.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { HeaderTracker, checkRateLimitSequence, checkUntouchedKey, resetProblem, type ObservedResponse, type RateLimitExpectation } from '../../src/rules/rate-limits.ts';
 
 // A minute boundary: 1_700_000_040 is divisible by 60.

@@ -2,7 +2,7 @@
  * `cloudcheck load --connections/--rate/--duration`: one value for every phase, within the hard
  * caps, said in the summary; validated like every option.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

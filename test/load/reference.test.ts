@@ -1,6 +1,6 @@
 // Load profiles against the embedded reference server: green without faults, and each
 // rate-limit fault makes `runLoadCommand` return 1 naming the invariant it breaks.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';

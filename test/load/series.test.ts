@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { boundSeries, MAX_SERIES_POINTS } from '../../load/result.ts';
 
 test('a burst series keeps every change and only the ends of the flat run', () => {

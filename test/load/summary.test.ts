@@ -2,7 +2,7 @@
  * The terminal summary of a load profile: throughput first (requests/s, bytes), and nothing
  * dropped silently (requests still in flight when the duration ended are said).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { ProfileResult } from '../../load/result.ts';
 import { formatProfile } from '../../load/summary.ts';
 

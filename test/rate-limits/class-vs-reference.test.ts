@@ -7,7 +7,7 @@
  * invariants too (MUST_DETECT in test/trust/matrix.ts); the two only load can show go through
  * `cloudcheck load` there.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type FlowRun as Run, runFlow } from '../flows/faulty-run.ts';
 
 function runClass(faults: string[], extraArgs: string[] = []): Promise<Run> {

@@ -2,7 +2,7 @@
  * The burst flows start in a fresh minute only when the current one cannot hold the burst: the
  * time they give a burst follows the target's round trip, within bounds.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { secondsNeeded } from '../../suites/rate-limits/_onset.ts';
 
 test('a burst needs 5 s plus five round trips per request, at most 15 s', () => {

@@ -2,7 +2,7 @@
  * Unit tests of the run-wide rate-limit invariants: the writer (src/harness/rate-observer.ts) and
  * the reader (src/report/rate-invariants.ts), with made-up responses and no server.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { SHORT_DELAYS, api, expectError, json, newAccount } from './billing-fixtures.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { type FakeProvider, SHORT_DELAYS, api, expectError, fakeProvider, json, newAccount } from './billing-fixtures.ts';
 

@@ -3,7 +3,7 @@
  * behaviour its requirement describes breaks (and without it, the other tests show it holds).
  */
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { parse } from 'yaml';
 import { apiKeysArea } from '../../reference/areas/api-keys/index.ts';
 import { billingArea } from '../../reference/areas/billing/index.ts';

@@ -3,7 +3,7 @@
  * per hour per key, so each test takes its own key), a client that checks every response
  * against the OpenAPI document, and a fake resource provider to give the account costs.
  */
-import { expect } from '@playwright/test';
+import { expect } from '../base.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import type { ProjectResource, ResourceProvider, ServiceUsage } from '../../reference/core/services.ts';
 import { type ApiResponse, client, expectDocumented } from './helpers.ts';

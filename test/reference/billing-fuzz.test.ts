@@ -2,7 +2,7 @@
  * Malformed input for every operation of billing, projects and API keys: the server answers a
  * 4xx with the error envelope, never a 5xx, whatever arrives.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { SHORT_DELAYS, api, json, newAccount } from './billing-fixtures.ts';
 

@@ -3,7 +3,7 @@
  * fault names (and compute.test.ts shows the same request conforming without it). Responses are
  * not checked against the OpenAPI document here: some faults are meant to break it.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { COMPUTE_FAULTS, type ComputeFault } from '../../reference/areas/compute/faults.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type OpClient, VPS_BODY, freshAccountClient, json, newEd25519Key, runningVps } from './compute-support.ts';

@@ -4,7 +4,7 @@
  * and checks every response against the OpenAPI document, fresh API keys so a test never meets
  * the 100-per-minute compute burst of another, and a real OpenSSH key generator.
  */
-import { expect } from '@playwright/test';
+import { expect } from '../base.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import type { RunningReference } from '../../reference/server.ts';
 import { type ApiResponse, client, expectDocumented } from './helpers.ts';

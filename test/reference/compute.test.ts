@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client } from './helpers.ts';
 import { VPS_BODY, freshAccountClient, json, newEd25519Key, opClient, runningVps, waitFor } from './compute-support.ts';

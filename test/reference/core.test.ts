@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { FixedWindowLimiter, RULES, nearestExhaustion } from '../../reference/core/rate-limit.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { VPS_BODY } from './compute-support.ts';

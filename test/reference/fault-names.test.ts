@@ -4,7 +4,7 @@
  * `@ts-expect-error` lines below are checked by `npm run typecheck`: if FaultName ever widened to
  * `string`, the directive would be unused and the typecheck would fail.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { FaultName } from '../../reference/core/faults.ts';
 import { ActiveFaults } from '../../reference/core/faults.ts';
 import { listFaults } from '../../reference/server.ts';

@@ -7,7 +7,7 @@
  */
 import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { CHECK_HEADER as CLIENT_HEADER } from '../../src/harness/client.ts';
 import { faultScopesFromEnv } from '../../src/harness/embedded.ts';
 import { ActiveFaults, CHECK_HEADER } from '../../reference/core/faults.ts';

@@ -3,7 +3,7 @@
  * `rejected` after the delivery delay, the expire number stays `sent` until the validity period
  * has passed and ends `expired`; events, campaigns, list filters, analytics and charging agree.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import {
   type Api,

@@ -4,7 +4,7 @@
  * Each fault names a MUST requirement of the catalogue.
  */
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { parse } from 'yaml';
 import { MESSAGING_FAULTS, type MessagingFault } from '../../reference/areas/messaging/faults.ts';
 import { type RunningReference, listFaults } from '../../reference/server.ts';

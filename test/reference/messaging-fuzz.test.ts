@@ -3,7 +3,7 @@
  * every field, huge and odd strings, odd path ids and query values. The server must answer each
  * with a 4xx and the error envelope (or accept it, where the value is in fact valid) — never a 5xx.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import type { ApiResponse } from './helpers.ts';
 import { type Api, NUMBERS, PIPELINE_STATUSES, TEST_MODE, api, obj, startMessagingServer } from './messaging-helpers.ts';

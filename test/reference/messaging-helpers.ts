@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type ReferenceOptions, type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { type Validators, compileValidators } from '../../spec/model.ts';
 import { type ApiResponse, client, expectDocumented } from './helpers.ts';

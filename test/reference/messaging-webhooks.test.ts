@@ -3,7 +3,7 @@
  * subscriptions and their filters, the signature, per-message callback URLs and bulk sends.
  */
 import { createHmac } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import { type Api, type Delivery, EVENT_DATA_FIELDS, NUMBERS, type Receiver, api, expectEventDocumented, finalStatus, obj, send, shareServerAndReceiver, sleep } from './messaging-helpers.ts';
 

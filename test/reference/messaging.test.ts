@@ -2,7 +2,7 @@
  * Behaviour of the messaging area of the reference server: sends and their validation, test
  * numbers, sender ids, opt-outs, bulk campaigns, templates, history, analytics and isolation.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import { type Api, NUMBERS, TEST_MODE, api, errorOf, finalStatus, obj, send, sleep, startMessagingServer } from './messaging-helpers.ts';
 

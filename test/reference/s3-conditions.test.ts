@@ -3,7 +3,7 @@
  * ETag lists, the If-Match / If-Unmodified-Since and If-None-Match / If-Modified-Since
  * precedence of reads, copy-source conditions, and create-only / compare-and-swap writes.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { checkRead, etagMatches, requireCopySource, requireWrite } from '../../reference/s3/conditions.ts';
 import { S3Error } from '../../reference/s3/errors.ts';
 

@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Upload } from '@aws-sdk/lib-storage';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { S3_FAULTS } from '../../reference/s3/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';

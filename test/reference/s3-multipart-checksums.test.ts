@@ -3,7 +3,7 @@
  * the S3 compatibility suite for known bodies: a composite SHA-256 of one part, a full-object
  * CRC64NVME and CRC32 of three parts.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { Readable } from 'node:stream';
 import { defaultChecksumType, multipartChecksum, sameMultipartChecksum } from '../../reference/s3/multipart-checksums.ts';
 

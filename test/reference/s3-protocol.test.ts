@@ -8,7 +8,7 @@
 import { ChecksumAlgorithm, CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { checksumOf } from '../../reference/s3/checksums.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';

@@ -20,7 +20,7 @@ import {
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';

@@ -2,7 +2,7 @@
  * Each object-storage fault is observable: with the fault on, the behaviour its requirement
  * demands is broken; the same steps on a server without faults pass (storage-objects*.test.ts).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { STORAGE_OBJECT_FAULTS } from '../../reference/areas/storage-objects/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';

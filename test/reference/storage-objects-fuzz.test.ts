@@ -3,7 +3,7 @@
  * array, scalars, wrong types in every field, huge strings, odd unicode), odd query values and
  * odd headers. Never a 5xx; every 4xx carries the `{"error": {"code", "message"}}` envelope.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { createBucket, errorOf, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';
 

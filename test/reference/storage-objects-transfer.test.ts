@@ -2,7 +2,7 @@
  * Multipart uploads and presigned URLs on the reference server.
  */
 import { createHash } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client, expectDocumented } from './helpers.ts';
 import { bytesOf, completionXml, createBucket, errorOf, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';

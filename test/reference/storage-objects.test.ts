@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { objectStoreOf } from '../../reference/areas/storage-objects/index.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client, expectDocumented } from './helpers.ts';

@@ -3,7 +3,7 @@
  * says it changes, and nothing changes without it. That the suite passes them is the variant
  * matrix's business (test/trust/variant-matrix.test.ts).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { ActiveVariants } from '../../reference/core/variants.ts';
 import { type RunningReference, listVariants, startReferenceServer } from '../../reference/server.ts';
 import { client } from './helpers.ts';

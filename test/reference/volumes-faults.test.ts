@@ -2,7 +2,7 @@
  * Each block storage fault is observable: with it switched on, the server breaks the requirement
  * the fault names (volumes.test.ts shows the same requests conforming without it).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { VOLUME_FAULTS, type VolumeFault } from '../../reference/areas/storage-volumes/faults.ts';
 import { listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type OpClient, freshAccountClient, json, runningVps } from './compute-support.ts';

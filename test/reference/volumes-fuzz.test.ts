@@ -3,7 +3,7 @@
  * for every field, huge and odd strings, odd path ids and query values. Each must be answered
  * with a 4xx in the error envelope (or accepted, where the odd value is in fact valid), never 5xx.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client } from './helpers.ts';
 import { VPS_BODY, expectEnvelopeOrSuccess, expectRefused, freshKey, json, rotatingClient } from './compute-support.ts';

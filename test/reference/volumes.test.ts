@@ -5,7 +5,7 @@
  * resource provider, and detaching when an instance is deleted. Every response is also checked
  * against the OpenAPI document (compute-support.ts).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { type OpClient, VPS_BODY, freshAccountClient, json, opClient } from './compute-support.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync, mkdirSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { runReportCommand } from '../../src/cli/commands/report.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 

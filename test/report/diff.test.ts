@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { diffReports, formatDiff } from '../../src/report/diff.ts';
 import type { CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';

@@ -2,7 +2,7 @@
  * One end for every report (src/report/finalise.ts): redacted once, each file written once per
  * run, whichever command made it.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

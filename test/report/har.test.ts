@@ -1,7 +1,7 @@
 /**
  * exchanges.har: the failed checks' exchanges as HTTP Archive 1.2, redacted like every other file.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

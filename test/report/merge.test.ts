@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { decodeFromCompressedBase64 } from 'hdr-histogram-js';
 import type { LoadReport } from '../../load/result.ts';
 import { mergeLoadReports } from '../../load/merge.ts';

@@ -2,7 +2,7 @@
  * Output of third-party code in the workers (library warnings, Node notices) stays off the
  * console, where cloudcheck's own lines are, and is kept in the report instead.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,7 @@
  * the fault breaks is proved by the fault matrix (test/trust/fault-matrix.test.ts), one run per
  * fault, so it is not repeated here.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { expectAllPassed, runFlow } from '../flows/faulty-run.ts';
 
 test.describe.configure({ timeout: 600_000 });

@@ -4,7 +4,7 @@
  *
  *   npx playwright test -c test/playwright.config.ts test/spec
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { lintFromString, loadConfig } from '@redocly/openapi-core';
 import { ENDPOINTS, operationKey } from '../../spec/endpoint-inventory.ts';
 import { loadOpenApi, successResponses } from '../../spec/model.ts';

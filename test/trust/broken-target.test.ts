@@ -12,7 +12,7 @@
  *   check fails as `environment` and none passes → exit 2 ("unusable"); `malformed-json`,
  *   `error-500`, `huge-body` → answers that are wrong → `defect` findings → exit 1.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConformanceReport } from '../../src/model/report.ts';

@@ -9,7 +9,7 @@
  * requirement alone (up to its last step of the requirement), and the other members' checks are
  * other checks: the group passes exactly when each member's own run would.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@
  * 2. A run interrupted with SIGINT: exits within a bound and tears down what it created.
  * 3. `cloudcheck sweep`: removes `cc-` leftovers and nothing else.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

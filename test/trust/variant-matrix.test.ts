@@ -6,7 +6,7 @@
  * declare, so --strict names exactly the declared deviations. docs/variant-matrix.md must be
  * current, and every variant must be in a run and declare only SHOULD requirements.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../base.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
