@@ -41,6 +41,7 @@ import {
   startRun,
   suiteFlows,
   unitsOverlap,
+  waitsOut,
 } from './matrix.ts';
 import { parseRows, renderFlows, renderRow, renderUnfaulted, rowPrefix } from './matrix-doc.ts';
 
@@ -52,11 +53,11 @@ const FAULTS = listFaults().map((f) => f.name);
 // to a group, so no run is started twice.
 const PLANS = new Map(planFaults(await listSuiteChecks()).map((p) => [p.fault, p]));
 const BATCHES = planBatches([...PLANS.values()]);
-// A group keeps two runs in flight: a shared run (CPU-bound) beside a fault that runs alone (most
-// of them wait: a deadline, an exploration's pauses, a load window), so that neither the start nor
-// the end of the matrix is all waiting.
-const shared = BATCHES.filter((b) => b.length > 1);
-const alone = BATCHES.filter((b) => b.length === 1);
+// A group keeps two runs in flight: a shared run (CPU-bound) beside one that mostly waits (a fault
+// run alone: a deadline, an exploration's pauses, a load window; or faults that wait out a
+// deadline together), so that neither the start nor the end of the matrix is all waiting.
+const shared = BATCHES.filter((b) => b.length > 1 && !waitsOut(b));
+const alone = BATCHES.filter((b) => b.length === 1 || waitsOut(b));
 const groups: FaultPlan[][][] = Array.from({ length: GROUPS }, (_, g) => {
   const busy = shared.filter((_b, i) => i % GROUPS === g);
   const waiting = alone.filter((_b, i) => i % GROUPS === g);

@@ -707,6 +707,14 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
   return batches.map((b) => b.plans);
 }
 
+/**
+ * Whether a batch's faults wait out a deadline (their own environment, RUN_ENV, shortens the run's
+ * deadline for changes that never settle): such a run mostly waits, like a fault run alone.
+ */
+export function waitsOut(batch: readonly FaultPlan[]): boolean {
+  return batch.some((p) => Object.keys(p.env).length > 0);
+}
+
 function envKey(env: Record<string, string>): string {
   return JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -727,6 +735,8 @@ export function startBatch(batch: readonly FaultPlan[], reportDir: string): { pr
     label: batch.map((p) => p.fault).join('+'),
     // The members' environment is one (planBatches).
     env: { ...batch[0]!.env, ...(Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}) },
+    // Members that wait out a deadline (waitsOut) each get a worker, so that their waits overlap.
+    workers: waitsOut(batch) ? batch.length : 1,
   });
   const promise = handle.promise.then((run) => {
     const requirements = new Set(batch.map((p) => p.requirement));
