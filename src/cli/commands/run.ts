@@ -206,12 +206,19 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     let target: RunTarget;
     let plan: RunPlan;
-    let running: { exit: Promise<ExitInfo>; index: { settle(completed: boolean): void } };
+    let running: { exit: Promise<ExitInfo>; index: SuiteIndexUse } | null;
+    /** Starts the runner; null when the suite index says the selection selects no check. */
     const start = (p: RunPlan): typeof running => {
+      const index = useSuiteIndex(p);
+      if (index.selectsNothing) return null;
       rmSync(p.settings.runTmp, { recursive: true, force: true });
       mkdirSync(p.settings.runTmp, { recursive: true });
-      const index = useSuiteIndex(p);
       return { index, exit: spawnPlaywright(p) };
+    };
+    // A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate.
+    const nothingSelected = (): number => {
+      err(`cloudcheck run: the selection selects no check (${selectionWords(v)}); nothing was checked`);
+      return 2;
     };
     const runLine = (): void => err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
     if (v.target) {
@@ -223,6 +230,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
       runLine();
       running = start(plan);
+      if (!running) return nothingSelected();
     } else {
       // Playwright's runner starts while the embedded server does (each takes a few tenths of a
       // second); its global setup waits for the server's address in a hand-off file.
@@ -230,6 +238,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
       plan.settings.handoffFile = handoff;
       running = start(plan);
+      // Known before anything starts: no server, no keys, no temp dir.
+      if (!running) return nothingSelected();
       try {
         embedded = await startEmbedded({ seed: v.seed, testNumbers: plan.settings.testNumbers });
         addSecret(embedded.apiKey);
@@ -279,11 +289,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
     // Journals and Playwright artifacts are only needed until the report is final.
     rmSync(runTmp, { recursive: true, force: true });
-    // A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate.
-    if (report.checks.length === 0 && !exit.interrupted) {
-      err(`cloudcheck run: the selection selects no check (${selectionWords(v)}); nothing was checked`);
-      return 2;
-    }
+    // Where the suite index could not tell beforehand (its first run after an edit, a shard).
+    if (report.checks.length === 0 && !exit.interrupted) return nothingSelected();
     appendJobSummary(reportDir);
     printSummary(report, reportDir);
     if (exit.interrupted) return 130;
@@ -373,6 +380,10 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
   mkdirSync(plan.settings.runTmp, { recursive: true });
   try {
     const index = useSuiteIndex(plan);
+    if (index.selectsNothing) {
+      err(`cloudcheck run: the selection selects no check (${selectionWords(v)})`);
+      return 2;
+    }
     plan.args.push('--list', '--reporter=json');
     const exit = await spawnPlaywright(plan, true, { PLAYWRIGHT_JSON_OUTPUT_FILE: listing });
     index.settle(exit.code === 0);
@@ -436,22 +447,29 @@ export function checksOfListing(root: JsonSuiteNode): ListedCheck[] {
   return found;
 }
 
+interface SuiteIndexUse {
+  /** The index knows the sources and no check of theirs is selected: there is nothing to run. */
+  selectsNothing: boolean;
+  /** Stores the index written by a run that completed (a crashed listing may have seen only some files). */
+  settle(completed: boolean): void;
+}
+
 /**
  * Hands Playwright only the suite files the selection reaches when the suite index knows them
- * (suite-index.ts); otherwise this run loads every file and indexes them. `settle` stores the
- * index of a run that completed (a crashed listing may have seen only some files).
+ * (suite-index.ts); otherwise this run loads every file and indexes them. A selection of no file
+ * is said before anything starts (loading every file to find nothing took 6 s of CPU).
  */
-function useSuiteIndex(plan: RunPlan): { settle(completed: boolean): void } {
+function useSuiteIndex(plan: RunPlan): SuiteIndexUse {
   const key = suiteIndexKey(runnerEnv(plan));
   const candidates = cachedCandidates(key);
   if (candidates) {
-    // No file selected: every file is loaded and the run says that nothing was selected.
-    plan.args.push(...fileFilters(selectionOf(plan.settings), candidates));
-    return { settle: () => undefined };
+    const files = fileFilters(selectionOf(plan.settings), candidates);
+    plan.args.push(...files);
+    return { selectsNothing: files.length === 0, settle: () => undefined };
   }
   const out = join(tmpdir(), `cloudcheck-${plan.settings.runId}-suite-index.json`);
   plan.settings.suiteIndexOut = out;
-  return { settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })) };
+  return { selectsNothing: false, settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })) };
 }
 
 interface ExitInfo {
