@@ -1,6 +1,6 @@
 /**
  * Small helpers the messaging-related flows share (template send, test-mode numbers, messaging
- * consistency, webhooks): reading bodies that may or may not be wrapped, and waiting for a
+ * consistency and lists, webhooks): reading bodies that may or may not be wrapped, and waiting for a
  * message to reach its final state. Not a spec file: Playwright only loads `*.spec.ts`.
  */
 import { expect, expectStatus } from '../../src/harness/check.ts';

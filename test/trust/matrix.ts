@@ -623,6 +623,7 @@ export const FLOW_ORIGINS: Record<string, readonly string[]> = {
   'rate-limits.burst-messaging': ['api-keys', 'messaging'],
   'rate-limits.burst-compute': ['api-keys', 'compute'],
   'flow.messaging-consistency': ['messaging'],
+  'flow.messaging-lists': ['messaging'],
   'flow.template-send': ['messaging'],
   'flow.test-mode-numbers': ['messaging'],
   'flow.compute-events': ['compute', 'messaging'],
