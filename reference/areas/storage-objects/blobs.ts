@@ -71,12 +71,15 @@ export class BlobStore {
     return { id, size, md5: hash.digest() };
   }
 
-  /** Joins blobs in the given order into a new blob (multipart completion). */
-  async concat(ids: readonly string[]): Promise<WrittenBlob> {
+  /**
+   * Joins blobs in the given order into a new blob (multipart completion, copies). Not hashed: a
+   * multipart ETag hashes the parts' MD5s, a copy keeps its source's (hashing the whole took
+   * 0.2 s of the embedded server's 4 s of CPU in a profiled full run, for nothing).
+   */
+  async concat(ids: readonly string[]): Promise<Omit<WrittenBlob, 'md5'>> {
     await this.ensureFolder();
     const id = randomBytes(12).toString('hex');
     const temporary = this.pathOf(`${id}.partial`);
-    const hash = createHash('md5');
     let size = 0;
     const out = createWriteStream(temporary);
     try {
@@ -84,7 +87,6 @@ export class BlobStore {
         const input = createReadStream(this.pathOf(part));
         for await (const chunk of input as AsyncIterable<Buffer>) {
           size += chunk.length;
-          hash.update(chunk);
           if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
         }
       }
@@ -95,7 +97,7 @@ export class BlobStore {
       await rm(temporary, { force: true });
       throw error;
     }
-    return { id, size, md5: hash.digest() };
+    return { id, size };
   }
 
   /**
