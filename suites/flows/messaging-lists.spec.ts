@@ -6,7 +6,7 @@
  * (messaging-consistency.spec.ts), so that a failure there leaves these verdicts standing.
  */
 import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
+import type { ApiResponse, CheckContext } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
 import { ISO_TIMESTAMP, listOf, recordOf } from './_messaging.ts';
@@ -29,13 +29,24 @@ const FLOW = 'flow.messaging-lists';
  * answers is other checks' business.
  */
 async function countryOfTestNumbers(api: ApiClient, ledger: Ledger, ctx: CheckContext): Promise<string> {
-  const res = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}country` });
-  const id = res.status < 300 ? (res.body as { message_id?: unknown } | undefined)?.message_id : undefined;
-  if (typeof id !== 'string') return 'US';
-  ledger.track('message', id);
+  const id = sentId(trackAccepted(await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}country` }), ledger));
+  if (id === undefined) return 'US';
   const status = await api.get(`/sms/status/${encodeURIComponent(id)}`);
   const country = status.status === 200 ? (status.body as MessageStatus | undefined)?.delivery_report?.country : undefined;
   return typeof country === 'string' && country.length > 0 ? country : 'US';
+}
+
+/** The message a send created, if it was accepted. */
+function sentId(res: ApiResponse): string | undefined {
+  const id = res.status < 300 ? (res.body as { message_id?: unknown } | undefined)?.message_id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Tracks what a send created (also one the step expects refused), so that the ledger deletes it. */
+function trackAccepted(res: ApiResponse, ledger: Ledger): ApiResponse {
+  const id = sentId(res);
+  if (id !== undefined) ledger.track('message', id);
+  return res;
 }
 
 defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging lists: sender IDs, contact lists, opt-outs' }, (step) => {
@@ -135,11 +146,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging lists: sende
       // Numbers reserved for fiction: the UK's drama range (+44 7700 900xxx), or the NANP's 555-01xx
       // when the sender ID was approved for the United Kingdom.
       const to = state.country.toUpperCase() === 'GB' ? '+12025550143' : '+447700900123';
-      const res = await api.post('/sms/send', { to, message: `cloudcheck ${ctx.runPrefix}other country`, from: state.senderId });
-      if (res.status < 300) {
-        const id = (res.body as { message_id?: string } | undefined)?.message_id;
-        if (id) ledger.track('message', id);
-      }
+      const res = trackAccepted(await api.post('/sms/send', { to, message: `cloudcheck ${ctx.runPrefix}other country`, from: state.senderId }), ledger);
       expect(res.status >= 400 && res.status < 500, `a send from ${state.senderId} (approved for ${state.country}) to ${to} is refused, got ${res.status}`).toBe(true);
       expectErrorEnvelope(res, 'sender_id_not_approved');
     },
@@ -229,11 +236,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging lists: sende
     async ({ api, ledger, ctx, state }) => {
       // Only with X-Test-Mode (added by the client): a target that wrongly accepts must still send nothing real.
       ctx.testInfo.skip(ctx.liveSms, 'with --live-sms this would send a real SMS to a non-test number');
-      const res = await api.post('/sms/send', { to: state.optedOut, message: `cloudcheck ${ctx.runPrefix}opt-out` });
-      if (res.status < 300) {
-        const id = (res.body as { message_id?: string } | undefined)?.message_id;
-        if (id) ledger.track('message', id);
-      }
+      const res = trackAccepted(await api.post('/sms/send', { to: state.optedOut, message: `cloudcheck ${ctx.runPrefix}opt-out` }), ledger);
       expectStatus(res, 422);
       expectErrorEnvelope(res, 'recipient_opted_out');
     },

@@ -682,8 +682,9 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     const limited = plan.scopable && plan.units.length > 0;
     // A run's environment (RUN_ENV: a shorter deadline) is its members' own: they share it.
     const env = envKey(plan.env);
-    // A fault that bends every request runs alone when it has extra arguments (--examples) or
-    // an environment of its own: they would change its partners' runs.
+    // A fault that bends every request runs alone when it has extra arguments (--examples) or an
+    // environment of its own (they would change its partners' runs), or a narrower grep (its
+    // plan names no flows to keep apart).
     const bendsAll = !limited && plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !touched.has('core') && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
     const fits = (b: Batch): boolean =>
       !b.alone &&
