@@ -8,7 +8,8 @@
  * times), and every test sets up and tears down the browser fixtures of the full `test` (trace
  * recording, context options) as steps of their own. Here:
  * - `test` is the root test type, without those fixtures: no test here uses a page (the report
- *   page's test launches chromium itself and keeps the full `test` for its types);
+ *   page's test launches chromium itself, and takes `test` and `expect` from Playwright beside
+ *   `chromium`);
  * - `expect` decides assertions that pass with a narrower predicate first and hands everything
  *   else to Playwright's, so a failure reads exactly as Playwright's own.
  */
