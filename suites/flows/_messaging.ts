@@ -1,7 +1,7 @@
 /**
  * Small helpers the messaging-related flows share (template send, test-mode numbers, messaging
- * consistency and lists, webhooks): reading bodies that may or may not be wrapped, and waiting for a
- * message to reach its final state. Not a spec file: Playwright only loads `*.spec.ts`.
+ * consistency and lists, webhooks): reading bodies that may or may not be wrapped, and waiting for
+ * a message to reach its final state. Not a spec file: Playwright only loads `*.spec.ts`.
  */
 import { expect, expectStatus } from '../../src/harness/check.ts';
 import { listOf as anyListOf, resourceOf } from '../../src/harness/resource.ts';
