@@ -40,6 +40,7 @@ import {
   startBatch,
   startRun,
   suiteFlows,
+  envKey,
   unitsOverlap,
   waitsOut,
 } from './matrix.ts';
@@ -196,7 +197,7 @@ test('the members of a shared run stay apart: other requirements, other flows an
     const names = batch.map((p) => p.fault).join(', ');
     expect(new Set(batch.map((p) => p.requirement)).size, `requirements of ${names}`).toBe(batch.length);
     // One environment for the run: each member's own (RUN_ENV), the same for all.
-    expect(new Set(batch.map((p) => JSON.stringify(Object.entries(p.env).sort()))).size, `environments of ${names}`).toBe(1);
+    expect(new Set(batch.map((p) => envKey(p.env))).size, `environments of ${names}`).toBe(1);
     const units = batch.flatMap((p) => p.units);
     const overlapping = units.filter((u, i) => units.some((v, j) => i !== j && unitsOverlap(u, v)));
     expect(overlapping, `flows and operations of two members of ${names}`).toEqual([]);

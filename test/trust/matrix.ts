@@ -717,7 +717,8 @@ export function waitsOut(batch: readonly FaultPlan[]): boolean {
   return batch.some((p) => Object.keys(p.env).length > 0);
 }
 
-function envKey(env: Record<string, string>): string {
+/** One string per environment, whatever the order of its variables: members of a batch share one. */
+export function envKey(env: Record<string, string>): string {
   return JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
 }
 

@@ -215,11 +215,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       mkdirSync(p.settings.runTmp, { recursive: true });
       return { index, exit: spawnPlaywright(p) };
     };
-    // A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate.
-    const nothingSelected = (): number => {
-      err(`cloudcheck run: the selection selects no check (${selectionWords(v)}); nothing was checked`);
-      return 2;
-    };
+    const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
     const runLine = (): void => err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
     if (v.target) {
       target = { target: v.target, s3Url: v['s3-url'] ?? null, apiKey: v['api-key'] ?? '', altApiKey: v['alt-api-key'] ?? null, embedded: false };
@@ -328,6 +324,15 @@ function selectionWords(v: OptionValues<'run'>): string {
   return [`--classes ${v.classes?.join(',') ?? 'all'}`, ...(['grep', 'grep-invert', 'shard'] as const).filter((name) => v[name]).map((name) => `--${name} ${v[name]}`)].join(', ');
 }
 
+/**
+ * A selection that selects nothing proved nothing: a typo in --grep must not pass a CI gate. Said
+ * in one line, exit 2.
+ */
+function selectsNoCheck(v: OptionValues<'run'>, consequence?: string): number {
+  err(`cloudcheck run: the selection selects no check (${selectionWords(v)})${consequence ? `; ${consequence}` : ''}`);
+  return 2;
+}
+
 /** What a run that ends before its report leaves behind: the hand-off (keys) and the temp dir. */
 function removeLeftovers(settings: RunSettings): void {
   if (settings.handoffFile) rmSync(settings.handoffFile, { force: true });
@@ -380,10 +385,7 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
   mkdirSync(plan.settings.runTmp, { recursive: true });
   try {
     const index = useSuiteIndex(plan);
-    if (index.selectsNothing) {
-      err(`cloudcheck run: the selection selects no check (${selectionWords(v)})`);
-      return 2;
-    }
+    if (index.selectsNothing) return selectsNoCheck(v);
     plan.args.push('--list', '--reporter=json');
     const exit = await spawnPlaywright(plan, true, { PLAYWRIGHT_JSON_OUTPUT_FILE: listing });
     index.settle(exit.code === 0);
@@ -394,10 +396,7 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     }
     const checks = checksOfListing(JSON.parse(readFileSync(listing, 'utf8')) as JsonSuiteNode);
     const listed = checks.filter((c) => !c.setup);
-    if (listed.length === 0) {
-      err(`cloudcheck run: the selection selects no check (${selectionWords(v)})`);
-      return 2;
-    }
+    if (listed.length === 0) return selectsNoCheck(v);
     const width = (key: 'id' | 'requirement' | 'class'): number => Math.max(...listed.map((c) => c[key].length));
     const [wId, wReq, wCls] = [width('id'), width('requirement'), width('class')];
     out(`${'check'.padEnd(wId)}  ${'requirement'.padEnd(wReq)}  level   ${'class'.padEnd(wCls)}  title`);
