@@ -7,10 +7,9 @@
  * the API: exit 2 within seconds, with a hint when the version segment is missing, instead of a
  * run that crawls through a thousand checks against the wrong thing.
  */
-import { request } from 'undici';
 import { UsageError } from '../config/resolve.ts';
 import { isObject, resourceOf } from '../harness/body-shape.ts';
-import { createDispatcher, proxyConfigured, transportOptions } from '../harness/transport.ts';
+import { createDispatcher, proxyConfigured, transportOptions, undici } from '../harness/transport.ts';
 import type { TransportOptions } from '../harness/transport.ts';
 import { settingsFromEnv } from '../harness/settings.ts';
 
@@ -56,7 +55,7 @@ export async function probeTarget(target: string, key: string, what = 'the API k
   let contentType: string | undefined;
   let text: string;
   try {
-    const res = await request(url, {
+    const res = await undici().request(url, {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'cloudcheck', ...options.headers, authorization: `Bearer ${key}` },
       dispatcher: agent,

@@ -16,7 +16,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request as undiciRequest } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from '../../spec/areas.ts';
@@ -24,7 +23,7 @@ import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
-import { createDispatcher, transportOptions } from './transport.ts';
+import { createDispatcher, transportOptions, undici } from './transport.ts';
 
 export const BODY_LIMIT = 8 * 1024;
 
@@ -456,7 +455,7 @@ export class ApiClient {
     let resHeaders: Record<string, string>;
     let bytes: Buffer;
     try {
-      const res = await undiciRequest(url, {
+      const res = await undici().request(url, {
         method,
         headers,
         body: payload,

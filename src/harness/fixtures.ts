@@ -18,9 +18,6 @@
 import { _baseTest as base } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
 import type { Faker } from '@faker-js/faker';
-// The English instance alone: the package's index loads every locale (about 100 ms in each
-// runner and worker process of every run).
-import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import type { Exchange } from '../model/finding.ts';
 import { Budget } from './budget.ts';
 import { ApiClient, closeProcessAgent } from './client.ts';
@@ -192,11 +189,20 @@ function checkIdOf(testInfo: TestInfo): string {
   return annotationValue(testInfo, ANNOTATION.id) ?? testInfo.titlePath.join(' ');
 }
 
-export function makeContext(settings: RunSettings, testInfo: TestInfo): CheckContext {
+/**
+ * The English instance alone (the package's index loads every locale, about 100 ms), loaded with
+ * the first check: the runner loads this module with the suite files but runs no check, and
+ * loading it costs about 30 ms of CPU there in every run.
+ */
+let englishFaker: Promise<Faker> | undefined;
+function loadFaker(): Promise<Faker> {
+  return (englishFaker ??= import('@faker-js/faker/locale/en').then((m) => m.faker));
+}
+
+export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Faker): CheckContext {
   const checkId = checkIdOf(testInfo);
   // One instance per worker, reseeded per check: a worker runs one check at a time, and the
   // seed alone decides the data (same seed, same data).
-  const faker: Faker = englishFaker;
   faker.seed(hashString(`${settings.seed}:${checkId}`));
   let counter = 0;
   const scaled = (ms: number): number => Math.round(ms * settings.timeoutScale);
@@ -328,7 +334,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   ctx: [
     async ({ harness }, use, testInfo) => {
-      await use(makeContext(harness.settings, testInfo));
+      await use(makeContext(harness.settings, testInfo, await loadFaker()));
     },
     BOXED,
   ],

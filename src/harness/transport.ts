@@ -11,11 +11,23 @@
  * loopback, and a proxy variable set for the rest of the world must not break a run against it.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent } from 'undici';
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import type * as Undici from 'undici';
 import { settingsFromEnv } from './settings.ts';
 import type { RunSettings } from './settings.ts';
+
+/**
+ * undici, loaded with the first request (CommonJS, so synchronously): about 0.1 s of CPU in every
+ * process that loads it, and a run's CLI with the embedded server, or a runner loading the suite
+ * files, often sends nothing.
+ */
+const requireLazily = createRequire(import.meta.url);
+let loaded: typeof Undici | undefined;
+export function undici(): typeof Undici {
+  return (loaded ??= requireLazily('undici') as typeof Undici);
+}
 
 export interface TransportOptions {
   /** PEM file of an extra CA to trust. */
@@ -51,6 +63,7 @@ export function createDispatcher(options: TransportOptions & { agent?: Agent.Opt
   const ca = options.caCertFile ? [...rootCertificates, readCaCert(options.caCertFile)] : undefined;
   const agentConnect = (options.agent?.connect ?? {}) as Record<string, unknown>;
   const base: Agent.Options = { ...options.agent, ...(ca ? { connect: { ...agentConnect, ca } } : {}) };
+  const { Agent, EnvHttpProxyAgent } = undici();
   if (options.direct || !proxyConfigured(env)) return new Agent(base);
   return new EnvHttpProxyAgent({
     ...base,
