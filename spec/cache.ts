@@ -11,14 +11,15 @@
  * goes wrong with it falls back to computing.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-function cacheDir(): string | null {
+/** Where entries live: node_modules/.cache/cloudcheck, or the temp dir when that is not writable. */
+export function cacheDir(): string | null {
   for (const dir of [join(ROOT, 'node_modules', '.cache', 'cloudcheck'), join(tmpdir(), 'cloudcheck-cache')]) {
     try {
       mkdirSync(dir, { recursive: true });
@@ -55,15 +56,47 @@ function read<T>(file: string | null): { hit: true; value: T } | { hit: false } 
   }
 }
 
-function store(file: string | null, value: unknown): void {
+/**
+ * Entries of one name kept beside the newest: a key changes with every edit of its inputs, and
+ * the suite index (a third of a megabyte) is written again after each edit of a suite file, so
+ * without a limit the directory grew by tens of megabytes a day of work. A few stay for the
+ * checkouts that alternate (branches, worktrees sharing node_modules).
+ */
+export const KEEP_PER_NAME = 8;
+
+function store(name: string, file: string | null, value: unknown): void {
   if (!file) return;
   try {
     // Written aside and renamed: a concurrent reader never sees half a file.
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, JSON.stringify(value));
     renameSync(partial, file);
+    prune(name, file);
   } catch {
     // The cache is an optimisation only.
+  }
+}
+
+/** Removes the entries of `name` beyond the KEEP_PER_NAME most recently written (`current` is one). */
+function prune(name: string, current: string): void {
+  const dir = dirname(current);
+  const ofName = (entry: string): boolean => entry.startsWith(`${name}-`) && /^[0-9a-f]+\.json$/.test(entry.slice(name.length + 1));
+  const entries = readdirSync(dir)
+    .filter((entry) => ofName(entry) && entry !== basename(current))
+    .flatMap((entry) => {
+      try {
+        return [{ path: join(dir, entry), written: statSync(join(dir, entry)).mtimeMs }];
+      } catch {
+        return []; // Removed meanwhile by another process.
+      }
+    })
+    .sort((a, b) => b.written - a.written);
+  for (const { path } of entries.slice(KEEP_PER_NAME - 1)) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Removed meanwhile by another process.
+    }
   }
 }
 
@@ -78,7 +111,7 @@ export async function cachedJson<T>(name: string, key: string, compute: () => Pr
   const cached = read<T>(file);
   if (cached.hit) return cached.value;
   const value = await compute();
-  store(file, value);
+  store(name, file, value);
   return value;
 }
 
@@ -88,7 +121,7 @@ export function cachedJsonSync<T>(name: string, key: string, compute: () => T): 
   const cached = read<T>(file);
   if (cached.hit) return cached.value;
   const value = compute();
-  store(file, value);
+  store(name, file, value);
   return value;
 }
 
@@ -100,7 +133,7 @@ export function cachedValue<T>(name: string, key: string): T | undefined {
 
 /** Stores `value` as `name`/`key` for later processes. */
 export function storeValue(name: string, key: string, value: unknown): void {
-  store(entryFile(name, key), value);
+  store(name, entryFile(name, key), value);
 }
 
 /** The installed version of a package, for cache keys. */

@@ -3,22 +3,18 @@
  *
  * spec/model.ts bundles the split document with Redocly (several seconds: the import alone is
  * about two). Playwright loads every contract suite in the runner and again in each worker of
- * each project, so the operations are cached as JSON in the OS temp dir (kept across runs: the
- * global setup empties the run's own temp dir after the runner has loaded the suites), keyed by a
- * hash of the document's files: a changed document is never read from a stale cache.
+ * each project, so the operations are kept as JSON in the disk cache (spec/cache.ts), keyed by
+ * the contents of the document's files: a changed document is never read from a stale entry.
  *
  * Validators are compiled lazily, one schema at a time, from the dereferenced schemas (only the
  * responses a worker actually checks get compiled).
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsFn from 'ajv-formats';
+import { cachedJson, contentKey } from '../../spec/cache.ts';
 import type { JsonSchema, OperationModel } from '../../spec/model.ts';
 
 export type { JsonSchema, OperationModel, ParameterModel, ResponseModel, LinkModel, VariantModel } from '../../spec/model.ts';
@@ -32,27 +28,10 @@ export interface ContractModel {
   schemas: Record<string, JsonSchema>;
 }
 
-const SPEC_DIR = fileURLToPath(new URL('../../spec/', import.meta.url));
-const CACHE_VERSION = 1;
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listFiles(full));
-    else if (/\.ya?ml$/.test(name)) out.push(full);
-  }
-  return out;
-}
-
-/** Hash of every file of the document (entry plus the split parts). */
-export function documentHash(): string {
-  const hash = createHash('sha256').update(`v${CACHE_VERSION}\n`);
-  for (const file of [join(SPEC_DIR, 'openapi.yaml'), ...listFiles(join(SPEC_DIR, 'openapi'))]) {
-    hash.update(file.slice(SPEC_DIR.length)).update('\0').update(readFileSync(file)).update('\0');
-  }
-  return hash.digest('hex').slice(0, 20);
-}
+/** The document's files (the entry and its split parts): the contract model's cache key. */
+const DOCUMENT = ['openapi.yaml', 'openapi'].map((part) => fileURLToPath(new URL(`../../spec/${part}`, import.meta.url)));
+/** Raised when the model's shape changes, so that no process reads an entry of the old one. */
+const MODEL_VERSION = 1;
 
 async function buildFromDocument(): Promise<ContractModel> {
   const { loadOpenApi } = await import('../../spec/model.ts');
@@ -64,27 +43,9 @@ async function buildFromDocument(): Promise<ContractModel> {
 
 let cached: Promise<ContractModel> | undefined;
 
-/** The contract model, from the JSON cache when the document has not changed. */
+/** The contract model, from the disk cache (spec/cache.ts) when the document has not changed. */
 export function loadContractModel(): Promise<ContractModel> {
-  cached ??= (async () => {
-    const dir = join(tmpdir(), 'cloudcheck-cache');
-    const file = join(dir, `contract-model-${documentHash()}.json`);
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as ContractModel;
-    } catch {
-      // Not cached yet (or unreadable): build it and write it for the next process.
-    }
-    const model = await buildFromDocument();
-    try {
-      mkdirSync(dir, { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(model));
-      renameSync(tmp, file);
-    } catch {
-      // A cache that cannot be written only costs time.
-    }
-    return model;
-  })();
+  cached ??= cachedJson('contract-model', contentKey(DOCUMENT, `contract model v${MODEL_VERSION}`), buildFromDocument);
   return cached;
 }
 
