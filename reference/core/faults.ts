@@ -32,15 +32,26 @@ export type FaultName = keyof FaultNames;
 
 /**
  * Faults limited to some checks: fault → the checks it bends, each a check id or the prefix of
- * several (a flow id, `contract.<operation>`). A request bends when its check header names one
+ * several (a flow id, `contract.<operation>`), `#k` after it for repetition k (inUnit). A request bends when its check header names one
  * of them, and so does what it sets going (deliveries, events): the fault matrix puts several
  * faults of one plugin in one run this way, each seen only by its own checks.
  */
 export type FaultScopes = Readonly<Record<string, readonly string[]>>;
 
-/** Whether a check belongs to a scope's unit: the unit is its id, or a prefix of whole segments. */
+/**
+ * Whether a check belongs to a scope's unit: the unit is its id, or a prefix of whole segments.
+ * A run that repeats its checks names repetition k of a check `<id>#k` (the suite's own tests),
+ * which belongs to the units written `<unit>#k` only; a plain id to plain units only.
+ */
 export function inUnit(check: string, unit: string): boolean {
-  return check === unit || check.startsWith(`${unit}.`);
+  const [checkId, checkRepetition] = splitRepetition(check);
+  const [unitId, unitRepetition] = splitRepetition(unit);
+  return checkRepetition === unitRepetition && (checkId === unitId || checkId.startsWith(`${unitId}.`));
+}
+
+function splitRepetition(id: string): [string, string] {
+  const at = id.search(/#\d+$/);
+  return at < 0 ? [id, ''] : [id.slice(0, at), id.slice(at)];
 }
 
 export class ActiveFaults {

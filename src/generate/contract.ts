@@ -19,6 +19,7 @@
 import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { declarationSite, declareAt, defineCheck, EnvironmentError, expect, test } from '../harness/check.ts';
+import { repetitionOfId } from '../harness/selection.ts';
 import { CloudcheckError, isEnvironmentError, isSuiteError } from '../harness/errors.ts';
 import type { RequestOptions } from '../harness/client.ts';
 import { originalOnce } from '../harness/ledger.ts';
@@ -102,7 +103,9 @@ function check(model: ContractModel, meta: { id: string; requirement: string; le
   defineCheck({ id: meta.id, requirement: meta.requirement, level: meta.level, class: meta.cls, operation: meta.op.key, title: meta.title }, async ({ api, ledger, ctx }) => {
     const problems: string[] = [];
     const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
-    const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>): Promise<T> => {
+    const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(scenarioKey: string, scenario: () => Promise<T>): Promise<T> => {
+      // Each repetition of a run (selection.ts) sends its own requests: a fault may bend one only.
+      const key = scenarioKey + repetitionOfId(ctx.checkId);
       const hit = scenarios.get(key);
       if (hit) {
         const result = (await hit) as T;

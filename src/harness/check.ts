@@ -63,7 +63,7 @@ import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
 import { redactString } from './redact.ts';
-import { type Candidate, isSelected, planFlow, selectionOf } from './selection.ts';
+import { type Candidate, type Repetition, inRepetition, isSelected, planFlow, repetitionsOf, selectionOf } from './selection.ts';
 import { recordCandidate } from './suite-index.ts';
 import { settingsFromEnv } from './settings.ts';
 
@@ -204,8 +204,14 @@ function withCatalogueClass<M extends { requirement: string; class?: Conformance
   return { ...meta, class: cls && isConformanceClass(cls) ? cls : (meta.class ?? fallback) };
 }
 
-/** `flows/billing.spec.ts` from a location `suites/flows/billing.spec.ts:12`. */
 const selection = selectionOf(settingsFromEnv(process.env, { requireTarget: false }));
+/** One, the plain selection, unless the fault matrix asks for several (selection.ts). */
+const repetitions = repetitionsOf(process.env);
+
+/** ` (repetition k)` after the title of repetition k's tests: titles in one file must differ. */
+function titleOf(title: string, repetition: Repetition): string {
+  return repetition.suffix ? `${title} (repetition ${repetition.suffix.slice(1)})` : title;
+}
 
 /**
  * A SHOULD check that fails its assertion records the deviation as an annotation and ends as a
@@ -275,8 +281,12 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
-  if (!considered({ file: specFile, describe: null, title, tags: details.tag, class: full.class, id: full.id })) return;
-  test(title, details, wrap(body, full.level));
+  const candidate: Candidate = { file: specFile, describe: null, title, tags: details.tag, class: full.class, id: full.id };
+  if (!considered(candidate)) return;
+  for (const repetition of repetitions) {
+    if (!inRepetition(repetition, candidate)) continue;
+    test(titleOf(title, repetition), repetition.suffix ? detailsOf({ ...full, id: full.id + repetition.suffix }, location) : details, wrap(body, full.level));
+  }
 }
 
 /**
@@ -289,7 +299,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
   registerCheckId(meta.id);
   const describe = `[flow] ${meta.title}`;
   const flowTags = [`@class:${meta.class}`, ...(meta.tags ?? []).map((t) => `@${t}`)];
-  const steps: Array<{ meta: CheckMeta; body: CheckBody<S>; location: string; selected: boolean }> = [];
+  const steps: Array<{ meta: CheckMeta; body: CheckBody<S>; location: string; candidate: Candidate; selected: boolean }> = [];
   build((stepMeta, body) => {
     const full = withCatalogueClass(stepMeta, meta.class);
     validateMeta(full);
@@ -297,22 +307,28 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
     registerCheckId(full.id, location);
     const title = `[${full.requirement}] ${full.title}`;
     const tags = [...flowTags, ...detailsOf(full, location).tag];
-    steps.push({ meta: full, body, location, selected: considered({ file: specFile, describe, title, tags, class: full.class, id: full.id }) });
+    const candidate: Candidate = { file: specFile, describe, title, tags, class: full.class, id: full.id };
+    steps.push({ meta: full, body, location, candidate, selected: considered(candidate) });
   });
-  const plan = planFlow(steps.map((s) => s.selected));
-  if (plan.length === 0) return;
-  test.describe.serial(describe, { tag: flowTags }, () => {
-    for (const { index, setup } of plan) {
-      const step = steps[index]!;
-      const details = detailsOf(step.meta, step.location, meta.id, setup);
-      // The flow's class tag (on the describe) selects the project for every step when Playwright
-      // runs the suite directly (one project per class), so the flow stays in one worker.
-      test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level, step.meta.id));
-    }
-    test.afterAll(async ({ harness }) => {
-      await harness.endFlow(meta.id);
+  // Each repetition is a flow of its own (its own state, ledger and ids), with its own selection.
+  for (const repetition of repetitions) {
+    const plan = planFlow(steps.map((s) => s.selected && inRepetition(repetition, s.candidate)));
+    if (plan.length === 0) continue;
+    const flowId = meta.id + repetition.suffix;
+    test.describe.serial(titleOf(describe, repetition), { tag: flowTags }, () => {
+      for (const { index, setup } of plan) {
+        const step = steps[index]!;
+        const stepId = step.meta.id + repetition.suffix;
+        const details = detailsOf({ ...step.meta, id: stepId }, step.location, flowId, setup);
+        // The flow's class tag (on the describe) selects the project for every step when Playwright
+        // runs the suite directly (one project per class), so the flow stays in one worker.
+        test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level, stepId));
+      }
+      test.afterAll(async ({ harness }) => {
+        await harness.endFlow(flowId);
+      });
     });
-  });
+  }
 }
 
 /** The level of the check running in this worker (one at a time), for expectStatus. */

@@ -25,6 +25,7 @@ import { PrerequisiteMissingError } from './errors.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
 import { keysForWorker } from './run-keys.ts';
+import { repeatedId } from './selection.ts';
 import { settingsFromEnv } from './settings.ts';
 import { closeWebhookReceiver } from './webhook-receiver.ts';
 import type { RunSettings } from './settings.ts';
@@ -78,6 +79,8 @@ export type SeenExchange = [method: string, url: string, status: number | null];
 
 /** What `ctx` gives a check: the run's settings plus helpers that depend on the check. */
 export interface CheckContext extends RunSettings {
+  /** The check's id; `<id>#k` in repetition k of a run with several (selection.ts). */
+  checkId: string;
   /** A unique name with the run prefix: `cc-<runid>-<label>-<n>`, lowercase, at most 63 chars (bucket-safe). */
   name(label?: string): string;
   /** Faker seeded from the run seed and the check id: same seed, same data. */
@@ -202,12 +205,13 @@ function loadFaker(): Promise<Faker> {
 export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Faker): CheckContext {
   const checkId = checkIdOf(testInfo);
   // One instance per worker, reseeded per check: a worker runs one check at a time, and the
-  // seed alone decides the data (same seed, same data).
-  faker.seed(hashString(`${settings.seed}:${checkId}`));
+  // seed alone decides the data (same seed, same data; every repetition of a check the same).
+  faker.seed(hashString(`${settings.seed}:${repeatedId(checkId)}`));
   let counter = 0;
   const scaled = (ms: number): number => Math.round(ms * settings.timeoutScale);
   return {
     ...settings,
+    checkId,
     testInfo,
     faker,
     scaled,

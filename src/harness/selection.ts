@@ -63,9 +63,14 @@ export function selectionOf(settings: Pick<RunSettings, 'driven' | 'classes' | '
   };
 }
 
+/** The text a pattern is matched against, as Playwright's --grep matches a test's. */
+function textOf(candidate: Candidate): string {
+  return [candidate.file, candidate.describe ?? '', candidate.title, ...candidate.tags].filter(Boolean).join(' ');
+}
+
 export function isSelected(selection: Selection, candidate: Candidate): boolean {
   if (selection.classes && !selection.classes.has(candidate.class)) return false;
-  const text = [candidate.file, candidate.describe ?? '', candidate.title, ...candidate.tags].filter(Boolean).join(' ');
+  const text = textOf(candidate);
   if (selection.grep && !selection.grep.test(text)) return false;
   if (selection.grepInvert && selection.grepInvert.test(text)) return false;
   if (selection.ids && !idSelected(selection.ids, candidate.id)) return false;
@@ -96,4 +101,60 @@ export function lastFailedIds(checks: ReadonlyArray<{ id: string; status: string
 export function planFlow(selected: readonly boolean[]): Array<{ index: number; setup: boolean }> {
   const last = selected.lastIndexOf(true);
   return selected.slice(0, last + 1).map((chosen, index) => ({ index, setup: !chosen }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repetitions (hidden switch of the suite's own tests).
+
+/**
+ * `CLOUDCHECK_REPETITIONS`: a JSON array of patterns, one per repetition of the run. Repetition k
+ * defines the checks the run's selection and pattern k both select, under the ids `<id>#k` (the
+ * first keeps the plain ids), each a test of its own with its own requests, flow state and result.
+ * The fault matrix puts several of its shared runs into one `cloudcheck run` this way: a fault
+ * limited to `<unit>#k` bends repetition k only (reference/core/faults.ts), so faults of one flow
+ * share a run, each seen by its own repetition of the flow, and 21 runs' start-up is paid 4 times.
+ * Not an option: the --grep must still select every file a repetition needs (the union).
+ */
+export const REPETITIONS_VARIABLE = 'CLOUDCHECK_REPETITIONS';
+
+export interface Repetition {
+  /** Appended to the ids (and titles) of this repetition's checks: '' for the first. */
+  suffix: string;
+  /** null: the run's selection alone. */
+  pattern: RegExp | null;
+}
+
+/** The run's repetitions: one, the plain selection, unless the variable names several. Throws on a malformed value. */
+export function repetitionsOf(env: NodeJS.ProcessEnv): Repetition[] {
+  const text = env[REPETITIONS_VARIABLE]?.trim();
+  if (!text) return [{ suffix: '', pattern: null }];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${REPETITIONS_VARIABLE} is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((p) => typeof p === 'string' && p !== '')) {
+    throw new Error(`${REPETITIONS_VARIABLE} must be a JSON array of patterns (one per repetition), not empty`);
+  }
+  return parsed.map((pattern: string, k) => ({ suffix: repetitionSuffix(k), pattern: parsePattern(pattern) }));
+}
+
+/** Whether a repetition defines a candidate that the run's selection selects. */
+export function inRepetition(repetition: Repetition, candidate: Candidate): boolean {
+  return repetition.pattern === null || repetition.pattern.test(textOf(candidate));
+}
+
+export function repetitionSuffix(k: number): string {
+  return k === 0 ? '' : `#${k}`;
+}
+
+/** `id` of `id#k`: the check a repetition repeats (a plain id is its own). */
+export function repeatedId(id: string): string {
+  return id.replace(/#\d+$/, '');
+}
+
+/** `#k` of `id#k` ('' for a plain id): what tells two repetitions of one check apart. */
+export function repetitionOfId(id: string): string {
+  return /#\d+$/.exec(id)?.[0] ?? '';
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRequirements } from '../../spec/requirements.ts';
-import { isSelected, lastFailedIds, parsePattern, planFlow } from '../../src/harness/selection.ts';
+import { REPETITIONS_VARIABLE, inRepetition, isSelected, lastFailedIds, parsePattern, planFlow, repeatedId, repetitionOfId, repetitionsOf } from '../../src/harness/selection.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 
@@ -45,6 +45,18 @@ test('planFlow keeps every step up to the last selected one, the others as setup
     { index: 1, setup: false },
   ]);
   expect(planFlow([true, false, true, false]).map((s) => s.setup)).toEqual([false, true, false]);
+});
+
+test('repetitions (the fault matrix): each a pattern of its own, ids `<id>#k` after the first; a malformed value is refused', () => {
+  expect(repetitionsOf({})).toEqual([{ suffix: '', pattern: null }]);
+  const reps = repetitionsOf({ [REPETITIONS_VARIABLE]: JSON.stringify(['VPS-LIST', '\\[flow\\] volumes', '/^flows/i']) });
+  expect(reps.map((r) => r.suffix)).toEqual(['', '#1', '#2']);
+  const step = { file: 'flows/vps-lifecycle.spec.ts', describe: '[flow] VPS lifecycle', title: '[VPS-LIST-002] the list holds it', tags: ['@must'], class: 'compute' as const };
+  expect(reps.map((r) => inRepetition(r, step))).toEqual([true, false, true]);
+  expect(inRepetition(repetitionsOf({})[0]!, step)).toBe(true);
+  for (const bad of ['[', '{}', '[]', '[1]', '[""]']) expect(() => repetitionsOf({ [REPETITIONS_VARIABLE]: bad }), bad).toThrow(REPETITIONS_VARIABLE);
+  expect([repeatedId('flow.volumes.create#12'), repetitionOfId('flow.volumes.create#12')]).toEqual(['flow.volumes.create', '#12']);
+  expect([repeatedId('contract.getVps.positive'), repetitionOfId('contract.getVps.positive')]).toEqual(['contract.getVps.positive', '']);
 });
 
 test('a selection matches like Playwright --grep (case-insensitive, file, describe, tags) and by catalogue class', () => {

@@ -10,7 +10,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { expect, test } from '../base.ts';
 import { CHECK_HEADER as CLIENT_HEADER } from '../../src/harness/client.ts';
 import { faultScopesFromEnv } from '../../src/harness/embedded.ts';
-import { ActiveFaults, CHECK_HEADER } from '../../reference/core/faults.ts';
+import { ActiveFaults, CHECK_HEADER, inUnit } from '../../reference/core/faults.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type Api, NUMBERS, TEST_MODE, api, finalStatus, obj, startMessagingServer } from './messaging-helpers.ts';
 import { accessKey, s3Client, uniqueBucket } from './s3-support.ts';
@@ -44,6 +44,20 @@ test('a scoped fault bends the requests of its checks only (a check id or a pref
   const statuses: number[] = [];
   for (const check of checks) statuses.push(await statusAs(check));
   expect(statuses).toEqual([204, 201, 204, 201, 204, 201, 201, 204]);
+});
+
+test('repetition k of a check (`<id>#k`) is in repetition k of its unit only, a plain id in plain units only', () => {
+  const cases: Array<[string, string, boolean]> = [
+    [`${SENDS}.positive#2`, `${SENDS}#2`, true],
+    [`${SENDS}#3`, `${SENDS}#3`, true],
+    [`${SENDS}.positive#2`, SENDS, false],
+    [`${SENDS}.positive`, `${SENDS}#2`, false],
+    [`${SENDS}.positive#12`, `${SENDS}#1`, false],
+    [`${SENDS}.positive#1`, `${SENDS}#12`, false],
+    ['contract.sendSmsTemplate.positive#2', `${SENDS}#2`, false],
+    [`${SENDS}.positive`, SENDS, true],
+  ];
+  expect(cases.map(([check, unit]) => inUnit(check, unit))).toEqual(cases.map(([, , inside]) => inside));
 });
 
 test('a scoped fault reaches a body read in many chunks', async () => {

@@ -37,7 +37,8 @@ import {
   listSuiteChecks,
   planBatches,
   planFaults,
-  startBatch,
+  repeatable,
+  startShared,
   startRun,
   suiteFlows,
   envKey,
@@ -50,28 +51,32 @@ const GROUPS = 4;
 const FAULTS = listFaults().map((f) => f.name);
 
 // The plans and their batches (planBatches: faults that cannot interact share a run, which keeps
-// npm test short as faults are added), the same in the runner and every worker. Whole batches go
-// to a group, so no run is started twice.
+// npm test short as faults are added), the same in the runner and every worker. Whole runs go to
+// a group, so no run is started twice.
 const PLANS = new Map(planFaults(await listSuiteChecks()).map((p) => [p.fault, p]));
 const BATCHES = planBatches([...PLANS.values()]);
+/** One `cloudcheck run`: its batches, each a repetition of the run when there are several (startShared). */
+type Run = FaultPlan[][];
 // A group keeps two runs in flight: a shared run (CPU-bound) beside one that mostly waits (a fault
 // run alone: a deadline, an exploration's pauses, a load window; or faults that wait out a
-// deadline together), so that neither the start nor the end of the matrix is all waiting.
+// deadline together), so that neither the start nor the end of the matrix is all waiting. The
+// shared batches whose faults bend only their own checks are a group's repetitions of one run.
 const shared = BATCHES.filter((b) => b.length > 1 && !waitsOut(b));
-const alone = BATCHES.filter((b) => b.length === 1 || waitsOut(b));
-const groups: FaultPlan[][][] = Array.from({ length: GROUPS }, (_, g) => {
-  const busy = shared.filter((_b, i) => i % GROUPS === g);
-  const waiting = alone.filter((_b, i) => i % GROUPS === g);
-  return Array.from({ length: Math.max(busy.length, waiting.length) }, (_, i) => [busy[i], waiting[i]]).flatMap((pair) => pair.filter((b) => b !== undefined));
+const alone: Run[] = BATCHES.filter((b) => b.length === 1 || waitsOut(b)).map((b) => [b]);
+const groups: Run[][] = Array.from({ length: GROUPS }, (_, g) => {
+  const repeated = shared.filter(repeatable).filter((_b, i) => i % GROUPS === g);
+  const busy: Run[] = [...(repeated.length > 0 ? [repeated] : []), ...shared.filter((b) => !repeatable(b) && shared.indexOf(b) % GROUPS === g).map((b) => [b])];
+  const waiting = alone.filter((_r, i) => i % GROUPS === g);
+  return Array.from({ length: Math.max(busy.length, waiting.length) }, (_, i) => [busy[i], waiting[i]]).flatMap((pair) => pair.filter((r) => r !== undefined));
 });
 
 function planOf(fault: string): FaultPlan {
   return PLANS.get(fault)!;
 }
 
-/** Runs started in this worker, by batch (its first fault). */
+/** Runs started in this worker, by run (its first fault). */
 const started = new Map<string, { promise: Promise<Map<string, Outcome>>; cancel(): void }>();
-/** Faults whose test has read its outcome; a batch's report dir goes when all of them have. */
+/** Faults whose test has read its outcome; a run's report dir goes when all of them have. */
 const consumed = new Set<string>();
 
 function concurrency(info: TestInfo): number {
@@ -80,17 +85,19 @@ function concurrency(info: TestInfo): number {
   return Math.max(2, Math.round((2 * availableParallelism()) / Math.max(1, info.config.workers)));
 }
 
-async function outcomeOf(group: FaultPlan[][], index: number, fault: string, info: TestInfo): Promise<Outcome> {
-  for (const batch of group.slice(index, index + concurrency(info))) {
-    const key = batch[0]!.fault;
+const keyOf = (run: Run): string => run[0]![0]!.fault;
+
+async function outcomeOf(group: Run[], index: number, fault: string, info: TestInfo): Promise<Outcome> {
+  for (const run of group.slice(index, index + concurrency(info))) {
+    const key = keyOf(run);
     if (started.has(key)) continue;
     // A temp dir of its own, not this test's output dir: another Playwright run of test/ in the
     // same tree wipes test-results/ when it starts.
-    started.set(key, startBatch(batch, mkdtempSync(join(tmpdir(), `cloudcheck-matrix-${key}-`))));
+    started.set(key, startShared(run, mkdtempSync(join(tmpdir(), `cloudcheck-matrix-${key}-`))));
   }
-  const outcome = (await started.get(group[index]![0]!.fault)!.promise).get(fault)!;
+  const outcome = (await started.get(keyOf(group[index]!))!.promise).get(fault)!;
   consumed.add(fault);
-  if (group[index]!.every((p) => consumed.has(p.fault))) setTimeout(() => rmSync(outcome.reportDir, { recursive: true, force: true }), 1000).unref();
+  if (group[index]!.flat().every((p) => consumed.has(p.fault))) setTimeout(() => rmSync(outcome.reportDir, { recursive: true, force: true }), 1000).unref();
   return outcome;
 }
 
@@ -108,8 +115,8 @@ groups.forEach((group, g) => {
     // goes now (the timer of the last one read may never fire: the worker can exit first).
     test.afterAll(async () => {
       const runs = [...started].flatMap(([key, handle]) => {
-        const batch = group.find((b) => b[0]!.fault === key);
-        return batch ? [{ key, handle, read: batch.every((p) => consumed.has(p.fault)) }] : [];
+        const run = group.find((r) => keyOf(r) === key);
+        return run ? [{ key, handle, read: run.flat().every((p) => consumed.has(p.fault)) }] : [];
       });
       await Promise.all(
         runs.map(async ({ key, handle, read }) => {
@@ -120,9 +127,10 @@ groups.forEach((group, g) => {
       );
     });
 
-    group.forEach((batch, i) =>
-      batch.forEach(({ fault }) => {
-        test(`fault ${fault} is detected${batch.length > 1 ? ` (a run shared with ${batch.length - 1} other${batch.length > 2 ? 's' : ''})` : ''}`, async () => {
+    group.forEach((run, i) =>
+      run.flat().forEach(({ fault }, _j, members) => {
+        const partners = members.length - 1;
+        test(`fault ${fault} is detected${partners > 0 ? ` (a run shared with ${partners} other${partners > 1 ? 's' : ''}${run.length > 1 ? `, in ${run.length} repetitions` : ''})` : ''}`, async () => {
           const info = test.info();
           const plan = planOf(fault);
           const checks = await listSuiteChecks();

@@ -4,17 +4,18 @@
  * (selection.ts, as setup that is not reported when it passes), and no check may depend on another
  * one the selection leaves out.
  *
- * Cheaply: one run per group instead of one per requirement. A group never holds two requirements
- * of the same flow, so each flow runs in the group exactly the prefix it runs for that one
- * requirement alone (up to its last step of the requirement), and the other members' checks are
- * other checks: the group passes exactly when each member's own run would.
+ * Cheaply: one repetition of a run per group instead of one run per requirement (two runs in
+ * all). A group never holds two requirements of the same flow, so each flow runs in the group
+ * exactly the prefix it runs for that one requirement alone (up to its last step of the
+ * requirement), and the other members' checks are other checks: the group passes exactly when
+ * each member's own run would.
  */
 import { expect, test } from '../base.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRequirements } from '../../spec/requirements.ts';
-import { listSuiteChecks, startRun, type CatalogueCheck } from './matrix.ts';
+import { listSuiteChecks, startRepetitions, type CatalogueCheck } from './matrix.ts';
 
 /** Requirements with checks, grouped so that no two members share a flow (greedy, biggest first). */
 export function grepGroups(checks: readonly CatalogueCheck[]): string[][] {
@@ -51,34 +52,39 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
   const runWide = new Set(checks.filter((c) => c.kind === 'run-wide').map((c) => c.requirement));
   const problems: string[] = [];
   const reportedAll = new Set<string>();
-  const walkGroup = async (members: string[]): Promise<void> => {
+  // Each group is a repetition of a run (selection.ts: repetition k selects group k's grep alone,
+  // its checks under the ids `<id>#k`, its flows their own), so that the runs' start-up is paid
+  // twice instead of once per group. Repetitions run in turn in one worker, each as it would alone.
+  const walkRun = async (run: string[][]): Promise<void> => {
     const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-grep-walk-'));
     try {
-      const outcome = await startRun({ label: members[0]!, grep: `\\[(${members.join('|')})\\]`, faults: [], strict: false, reportDir: dir }).promise;
-      if (outcome.exit !== 0 || outcome.error) {
-        problems.push(
-          `group of ${members.length} (${members.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${outcome.error ?? outcome.failed.map((f) => `${f.id} (${f.classification ?? ''})`).join(', ')}`,
-        );
+      const outcome = await startRepetitions(
+        run.map((members) => `\\[(${members.join('|')})\\]`),
+        dir,
+        run[0]![0]!,
+      );
+      if (outcome.error) problems.push(`run of ${run.length} groups (${run[0]!.slice(0, 4).join(', ')}…): ${outcome.error}`);
+      else if (outcome.exit !== 0) {
+        const failed = outcome.repetitions.flatMap((checks, k) => checks.filter((c) => c.status === 'failed').map((c) => `${c.id} in group ${k} (${c.classification ?? ''})`));
+        problems.push(`run of ${run.length} groups (${run[0]!.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${failed.join(', ')}`);
       }
-      const reported = new Set(outcome.summary.split('\n').map((line) => /\[([^\]]+)\]/.exec(line)?.[1]));
-      for (const id of reported) if (id) reportedAll.add(id);
-      const missing = members.filter((r) => !reported.has(r));
-      if (missing.length && !outcome.error) problems.push(`selected but not reported: ${missing.join(', ')}`);
-      // Only the members' checks: the earlier steps a flow prefix needs run as setup, unreported
-      // (the run-wide invariants come with the burst flows, which feed them).
-      const beyond = [...reported].filter((id) => id !== undefined && !members.includes(id) && !runWide.has(id));
-      if (beyond.length) problems.push(`reported beyond the selection: ${beyond.join(', ')}`);
+      run.forEach((members, k) => {
+        const reported = new Set(outcome.repetitions[k]!.map((c) => c.requirement));
+        for (const id of reported) reportedAll.add(id);
+        const missing = members.filter((r) => !reported.has(r));
+        if (missing.length && !outcome.error) problems.push(`selected but not reported: ${missing.join(', ')}`);
+        // Only the members' checks: the earlier steps a flow prefix needs run as setup, unreported
+        // (the run-wide invariants come with the burst flows, which feed them).
+        const beyond = [...reported].filter((id) => !members.includes(id) && !runWide.has(id));
+        if (beyond.length) problems.push(`group ${members.slice(0, 3).join(', ')}… reported beyond its selection: ${beyond.join(', ')}`);
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  // Two groups in flight, one inner worker each: a run is partly waiting (start-up, the flows'
-  // delivery and boot delays), so two overlap on the CPU without costing more of it.
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < groups.length) await walkGroup(groups[next++]!);
-  };
-  await Promise.all([lane(), lane()]);
+  // Two runs at once, one inner worker each: a run is partly waiting (the flows' delivery and
+  // boot delays), so two overlap on the CPU without costing more of it.
+  await Promise.all([0, 1].map((lane) => walkRun(groups.filter((_g, i) => i % 2 === lane))));
   expect(problems).toEqual([]);
   // The groups together select every check of the suite: their reports name a check for every
   // MUST requirement of the catalogue that is not marked not_checkable (and not a known gap).

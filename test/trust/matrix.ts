@@ -30,7 +30,7 @@ import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import type { CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { RUN_CHECKS } from '../../src/report/rate-invariants.ts';
-import { isSelected, parsePattern } from '../../src/harness/selection.ts';
+import { REPETITIONS_VARIABLE, isSelected, parsePattern, repeatedId, repetitionOfId, repetitionSuffix } from '../../src/harness/selection.ts';
 import { suiteIndexKey } from '../../src/harness/suite-index.ts';
 import { cachedJson, contentKey } from '../../spec/cache.ts';
 
@@ -450,8 +450,7 @@ export function failedOn(checks: readonly CheckResult[], requirement: string): s
     .sort();
 }
 
-/** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
-export function startRun(options: {
+interface RunOptions {
   grep?: string;
   args?: string[];
   faults: string[];
@@ -461,11 +460,24 @@ export function startRun(options: {
   requirement?: string;
   label: string;
   workers?: number;
-}): Handle {
+}
+
+/** What one `cloudcheck run` gave: its exit and report's checks, or why there is no report. */
+interface RunResult {
+  exit: number | null;
+  durationMs: number;
+  reportDir: string;
+  checks: CheckResult[];
+  leaks: string[];
+  error?: string;
+}
+
+/** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
+function startRunReport(options: RunOptions): { promise: Promise<RunResult>; cancel(): void } {
   let child: ChildProcess | undefined;
   let cancelled = false;
   const started = Date.now();
-  const promise = (async (): Promise<Outcome> => {
+  const promise = (async (): Promise<RunResult> => {
     mkdirSync(options.reportDir, { recursive: true });
     const args = [BIN, 'run', ...(options.grep ? ['--grep', options.grep] : []), ...(options.args ?? []), '--report-dir', options.reportDir, ...(options.strict ? ['--strict'] : [])];
     const env = {
@@ -490,28 +502,17 @@ export function startRun(options: {
         if (cancelled) c.kill('SIGINT');
       },
     });
-    const base = { fault: options.label, exit: code, durationMs: Date.now() - started, reportDir: options.reportDir };
+    const base = { exit: code, durationMs: Date.now() - started, reportDir: options.reportDir, checks: [], leaks: [] };
     let report: ConformanceReport;
     try {
       report = JSON.parse(readFileSync(join(options.reportDir, 'report.json'), 'utf8')) as ConformanceReport;
     } catch {
-      return { ...base, detectedBy: [], detected: false, failed: [], leaks: [], summary: '', error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
+      return { ...base, error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
     }
     if (report.checks.length === 0) {
-      return {
-        ...base,
-        detectedBy: [],
-        detected: false,
-        failed: [],
-        leaks: [],
-        summary: '',
-        error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}`,
-      };
+      return { ...base, error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
     }
-    const detectedBy = options.requirement ? failedOn(report.checks, options.requirement) : [];
-    const failed = report.checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
-    const leaks = (report.leaks ?? []).map((l) => `${l.kind} ${l.id}: ${l.reason}`);
-    return { ...base, detectedBy, detected: code === 1 && detectedBy.length > 0, failed, leaks, summary: summarize(report.checks) };
+    return { ...base, checks: report.checks, leaks: (report.leaks ?? []).map((l) => `${l.kind} ${l.id}: ${l.reason}`) };
   })();
   return {
     promise,
@@ -520,6 +521,20 @@ export function startRun(options: {
       if (child && child.exitCode === null) child.kill('SIGINT');
     },
   };
+}
+
+function failedChecks(checks: readonly CheckResult[]): FailedCheck[] {
+  return checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
+}
+
+/** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
+export function startRun(options: RunOptions): Handle {
+  const handle = startRunReport(options);
+  const promise = handle.promise.then(({ checks, ...run }): Outcome => {
+    const detectedBy = options.requirement && !run.error ? failedOn(checks, options.requirement) : [];
+    return { ...run, fault: options.label, detectedBy, detected: run.exit === 1 && detectedBy.length > 0, failed: failedChecks(checks), summary: summarize(checks) };
+  });
+  return { promise, cancel: () => handle.cancel() };
 }
 
 /** One load profile against the embedded server with the fault (in this process). */
@@ -722,48 +737,96 @@ export function envKey(env: Record<string, string>): string {
   return JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** One run for a batch; each fault's outcome is read from it as if the fault had run alone. */
-export function startBatch(batch: readonly FaultPlan[], reportDir: string): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
-  if (batch.length === 1) {
-    const handle = startFault(batch[0]!, reportDir);
+/**
+ * Whether a batch can be one repetition of a run that repeats several (startShared): every member
+ * bends its own checks only (a fault that bends every request would reach every repetition), with
+ * no environment or arguments of its own.
+ */
+export function repeatable(batch: readonly FaultPlan[]): boolean {
+  return batch.every((p) => p.scopable && p.units.length > 0 && p.args.length === 0 && Object.keys(p.env).length === 0);
+}
+
+/**
+ * One run for one batch, or for several as repetitions of one run: batch k is repetition k
+ * (selection.ts: its own grep selects its checks, under the ids `<id>#k`), each member limited to
+ * its units in its own repetition (`<unit>#k`), so the faults of one flow share a run, each seen
+ * by its own repetition of the flow, and the run's start-up (two seconds of CPU) is paid once.
+ * Each fault's outcome is read from its own repetition, as if it had run alone.
+ */
+export function startShared(batches: readonly (readonly FaultPlan[])[], reportDir: string): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
+  const all = batches.flat();
+  if (all.length === 1) {
+    const handle = startFault(all[0]!, reportDir);
     return { promise: handle.promise.then((o) => new Map([[o.fault, o]])), cancel: () => handle.cancel() };
   }
-  // Each scopable member bends its own checks only (planBatches); the others every request.
-  const scopes = Object.fromEntries(batch.filter((p) => p.scopable).map((p) => [p.fault, p.units]));
-  const handle = startRun({
-    grep: batch.map((p) => `(?:${p.grep})`).join('|'),
-    faults: batch.map((p) => p.fault),
-    strict: batch.some((p) => p.strict),
+  const repeated = batches.length > 1;
+  if (repeated && !batches.every(repeatable)) throw new Error(`only batches whose faults bend their own checks repeat in one run: ${all.map((p) => p.fault).join(', ')}`);
+  // Each scopable member bends its own checks only, in its own repetition (planBatches); the others every request.
+  const scopes = Object.fromEntries(batches.flatMap((batch, k) => batch.filter((p) => p.scopable).map((p) => [p.fault, p.units.map((u) => u + repetitionSuffix(k))])));
+  const grepOf = (batch: readonly FaultPlan[]): string => batch.map((p) => `(?:${p.grep})`).join('|');
+  const first = batches[0]!;
+  const handle = startRunReport({
+    grep: batches.map(grepOf).join('|'),
+    faults: all.map((p) => p.fault),
+    strict: all.some((p) => p.strict),
     reportDir,
-    label: batch.map((p) => p.fault).join('+'),
-    // The members' environment is one (planBatches).
-    env: { ...batch[0]!.env, ...(Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}) },
+    label: all.map((p) => p.fault).join('+'),
+    // The members' environment is one (planBatches; repetitions have none).
+    env: {
+      ...first[0]!.env,
+      ...(Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}),
+      ...(repeated ? { [REPETITIONS_VARIABLE]: JSON.stringify(batches.map(grepOf)) } : {}),
+    },
     // Members that wait out a deadline (waitsOut) each get a worker, so that their waits overlap.
-    workers: waitsOut(batch) ? batch.length : 1,
+    // Repetitions one, in turn: two of them at once would change the account's own state (its
+    // profile, its default payment method) under each other, which a run never does.
+    workers: waitsOut(first) ? first.length : 1,
   });
-  const promise = handle.promise.then((run) => {
-    const requirements = new Set(batch.map((p) => p.requirement));
-    // A failure on a requirement none of the batch's faults breaks is every fault's problem.
-    const foreign = run.failed.filter((c) => !requirements.has(c.requirement));
-    return new Map(
-      batch.map((plan) => {
-        const detectedBy = run.failed
-          .filter((c) => c.requirement === plan.requirement && c.classification !== 'environment')
-          .map((c) => c.id)
-          .sort();
-        const outcome: Outcome = {
+  const promise = handle.promise.then(({ checks, ...run }) => {
+    const outcomes = new Map<string, Outcome>();
+    const repetitions = byRepetition(checks, batches.length);
+    batches.forEach((batch, k) => {
+      // The repetition's checks under their own ids: as if the batch had run alone.
+      const own = repetitions[k]!;
+      const failed = failedChecks(own);
+      const requirements = new Set(batch.map((p) => p.requirement));
+      // A failure on a requirement none of the batch's faults breaks is every member's problem.
+      const foreign = failed.filter((c) => !requirements.has(c.requirement));
+      const members = all.map((p) => `${p.fault}${p.scopable ? ' (limited to its checks)' : ''}`).join(', ');
+      const where = repeated ? `repetition ${k} of ${batches.length} of a shared run of ${members}` : `shared run of ${members}`;
+      for (const plan of batch) {
+        const detectedBy = run.error ? [] : failedOn(own, plan.requirement);
+        outcomes.set(plan.fault, {
           ...run,
           fault: plan.fault,
           detectedBy,
           detected: run.exit === 1 && detectedBy.length > 0,
-          failed: [...run.failed.filter((c) => c.requirement === plan.requirement), ...foreign],
-          summary: `shared run of ${batch.map((p) => `${p.fault}${p.scopable ? ' (limited to its checks)' : ''}`).join(', ')} (if ${plan.fault} alone gives its committed row, the members interact where planBatches in test/trust/matrix.ts assumes they cannot: a plugin missing from FLOW_ORIGINS, or state one member's fault left for another's checks)\n${run.summary}`,
-        };
-        return [plan.fault, outcome] as const;
-      }),
-    );
+          failed: [...failed.filter((c) => c.requirement === plan.requirement), ...foreign],
+          summary: `${where} (if ${plan.fault} alone gives its committed row, the members interact where planBatches in test/trust/matrix.ts assumes they cannot: a plugin missing from FLOW_ORIGINS, or state one member's fault left for another's checks)\n${summarize(own)}`,
+        });
+      }
+    });
+    return outcomes;
   });
   return { promise, cancel: () => handle.cancel() };
+}
+
+/** The checks of each of a run's `count` repetitions, under the ids they repeat. */
+function byRepetition(checks: readonly CheckResult[], count: number): CheckResult[][] {
+  return Array.from({ length: count }, (_, k) => checks.filter((c) => repetitionOfId(c.id) === repetitionSuffix(k)).map((c) => ({ ...c, id: repeatedId(c.id) })));
+}
+
+/**
+ * One clean `cloudcheck run` (no fault) whose repetition k selects `greps[k]` alone
+ * (selection.ts): each repetition's checks, under their own ids, as if it had run alone.
+ */
+export function startRepetitions(greps: readonly string[], reportDir: string, label: string): Promise<{ exit: number | null; error?: string; repetitions: CheckResult[][] }> {
+  const env: Record<string, string> = greps.length > 1 ? { [REPETITIONS_VARIABLE]: JSON.stringify(greps) } : {};
+  return startRunReport({ grep: greps.map((g) => `(?:${g})`).join('|'), faults: [], strict: false, reportDir, label, env }).promise.then((run) => ({
+    exit: run.exit,
+    ...(run.error ? { error: run.error } : {}),
+    repetitions: byRepetition(run.checks, greps.length),
+  }));
 }
 
 /** Runs every plan with at most `concurrency` at a time (the generator; the test schedules its own). */
