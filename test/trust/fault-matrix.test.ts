@@ -11,7 +11,7 @@
  * Speed: a run is mostly waiting (process start-up, the server's delays, window alignment), so the
  * faults are split into a few groups (run in parallel by the test runner's workers) and each
  * group keeps several runs in flight: the test of fault i starts the runs of faults i..i+C-1 of its
- * group (C = CLOUDCHECK_MATRIX_CONCURRENCY, default twice the CPUs per runner worker) and waits for
+ * group (C = CLOUDCHECK_MATRIX_CONCURRENCY, default twice the CPUs per runner worker, at least 3) and waits for
  * its own. A group is one worker's sequence (mode 'default'); its afterAll stops runs no test
  * consumed (after a failure Playwright continues the group in a fresh worker, which restarts them).
  */
@@ -82,7 +82,9 @@ const consumed = new Set<string>();
 function concurrency(info: TestInfo): number {
   const fromEnv = Number(process.env.CLOUDCHECK_MATRIX_CONCURRENCY);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
-  return Math.max(2, Math.round((2 * availableParallelism()) / Math.max(1, info.config.workers)));
+  // At least three: a group's run of repetitions goes through them in turn, mostly waiting on
+  // their flows, and holds one place for its whole length (the machine was half idle with two).
+  return Math.max(3, Math.round((2 * availableParallelism()) / Math.max(1, info.config.workers)));
 }
 
 const keyOf = (run: Run): string => run[0]![0]!.fault;

@@ -820,9 +820,11 @@ function byRepetition(checks: readonly CheckResult[], count: number): CheckResul
  * One clean `cloudcheck run` (no fault) whose repetition k selects `greps[k]` alone
  * (selection.ts): each repetition's checks, under their own ids, as if it had run alone.
  */
-export function startRepetitions(greps: readonly string[], reportDir: string, label: string): Promise<{ exit: number | null; error?: string; repetitions: CheckResult[][] }> {
+export function startRepetitions(greps: readonly string[], reportDir: string, label: string, workers = 1): Promise<{ exit: number | null; error?: string; repetitions: CheckResult[][] }> {
+  // Repetitions take one worker: two at once would change the account's own state under each other.
+  if (greps.length > 1 && workers > 1) throw new Error('repetitions run in turn, in one worker');
   const env: Record<string, string> = greps.length > 1 ? { [REPETITIONS_VARIABLE]: JSON.stringify(greps) } : {};
-  return startRunReport({ grep: greps.map((g) => `(?:${g})`).join('|'), faults: [], strict: false, reportDir, label, env }).promise.then((run) => ({
+  return startRunReport({ grep: greps.map((g) => `(?:${g})`).join('|'), faults: [], strict: false, reportDir, label, env, workers }).promise.then((run) => ({
     exit: run.exit,
     ...(run.error ? { error: run.error } : {}),
     repetitions: byRepetition(run.checks, greps.length),
