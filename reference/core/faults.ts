@@ -32,16 +32,18 @@ export type FaultName = keyof FaultNames;
 
 /**
  * Faults limited to some checks: fault → the checks it bends, each a check id or the prefix of
- * several (a flow id, `contract.<operation>`), `#k` after it for repetition k (inUnit). A request bends when its check header names one
- * of them, and so does what it sets going (deliveries, events): the fault matrix puts several
- * faults of one plugin in one run this way, each seen only by its own checks.
+ * several (a flow id, `contract.<operation>`), `#k` after it for repetition k (inUnit). A request
+ * bends when its check header names one of them, and so does what it sets going (deliveries,
+ * events): the fault matrix puts several faults of one plugin in one run this way, each seen
+ * only by its own checks.
  */
 export type FaultScopes = Readonly<Record<string, readonly string[]>>;
 
 /**
  * Whether a check belongs to a scope's unit: the unit is its id, or a prefix of whole segments.
- * A run that repeats its checks names repetition k of a check `<id>#k` (the suite's own tests),
- * which belongs to the units written `<unit>#k` only; a plain id to plain units only.
+ * A run that repeats its checks names repetition k of a check `<id>#k` (the suite's own tests;
+ * src/harness/selection.ts writes them, and the server imports nothing of the suite), which
+ * belongs to the units written `<unit>#k` only; a plain id to plain units only.
  */
 export function inUnit(check: string, unit: string): boolean {
   const [checkId, checkRepetition] = splitRepetition(check);

@@ -20,8 +20,7 @@ import type { RunSettings } from './settings.ts';
 
 /**
  * undici, loaded with the first request (CommonJS, so synchronously): about 0.1 s of CPU in every
- * process that loads it, and a run's CLI with the embedded server, or a runner loading the suite
- * files, often sends nothing.
+ * process that loads it, and the CLI of a run against the embedded server sends nothing itself.
  */
 const requireLazily = createRequire(import.meta.url);
 let loaded: typeof Undici | undefined;
