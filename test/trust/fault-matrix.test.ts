@@ -11,8 +11,8 @@
  * Speed: a run is mostly waiting (process start-up, the server's delays, window alignment), so the
  * faults are split into a few groups (run in parallel by the test runner's workers) and each
  * group keeps several runs in flight: the test of fault i starts the runs of faults i..i+C-1 of its
- * group (C = CLOUDCHECK_MATRIX_CONCURRENCY, default twice the CPUs per runner worker, at least 3) and waits for
- * its own. A group is one worker's sequence (mode 'default'); its afterAll stops runs no test
+ * group (C = CLOUDCHECK_MATRIX_CONCURRENCY, default twice the CPUs per runner worker, at least 3)
+ * and waits for its own. A group is one worker's sequence (mode 'default'); its afterAll stops runs no test
  * consumed (after a failure Playwright continues the group in a fresh worker, which restarts them).
  */
 import { expect, test } from '../base.ts';
@@ -57,10 +57,10 @@ const PLANS = new Map(planFaults(await listSuiteChecks()).map((p) => [p.fault, p
 const BATCHES = planBatches([...PLANS.values()]);
 /** One `cloudcheck run`: its batches, each a repetition of the run when there are several (startShared). */
 type Run = FaultPlan[][];
-// A group keeps two runs in flight: a shared run (CPU-bound) beside one that mostly waits (a fault
-// run alone: a deadline, an exploration's pauses, a load window; or faults that wait out a
-// deadline together), so that neither the start nor the end of the matrix is all waiting. The
-// shared batches whose faults bend only their own checks are a group's repetitions of one run.
+// A group alternates its run of repetitions (the shared batches whose faults bend only their own
+// checks, startShared) with runs that mostly wait (a fault run alone: a deadline, an
+// exploration's pauses, a load window; or faults that wait out a deadline together), and keeps
+// three in flight, so that neither the start nor the end of the matrix is all waiting.
 const shared = BATCHES.filter((b) => b.length > 1 && !waitsOut(b));
 const alone: Run[] = BATCHES.filter((b) => b.length === 1 || waitsOut(b)).map((b) => [b]);
 const groups: Run[][] = Array.from({ length: GROUPS }, (_, g) => {

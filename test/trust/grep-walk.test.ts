@@ -53,8 +53,8 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
   const problems: string[] = [];
   const reportedAll = new Set<string>();
   // Each group is a repetition of a run (selection.ts: repetition k selects group k's grep alone,
-  // its checks under the ids `<id>#k`, its flows their own), so that the runs' start-up is paid
-  // twice instead of once per group. Repetitions run in turn in one worker, each as it would alone.
+  // its checks under the ids `<id>#k`, its flows their own), so that a run's start-up is paid four
+  // times instead of once per group. Repetitions run in turn in one worker, each as it would alone.
   const walkRun = async (run: string[][], workers = 1): Promise<void> => {
     const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-grep-walk-'));
     try {
