@@ -49,6 +49,14 @@ function trackAccepted(res: ApiResponse, ledger: Ledger): ApiResponse {
   return res;
 }
 
+/**
+ * The refusal steps send to a number that is no test number, only with X-Test-Mode (added by the
+ * client): a target that wrongly accepts must still send nothing real. Under --live-sms they skip.
+ */
+function skipUnderLiveSms(ctx: CheckContext): void {
+  ctx.testInfo.skip(ctx.liveSms, 'with --live-sms this would send a real SMS to a non-test number');
+}
+
 defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging lists: sender IDs, contact lists, opt-outs' }, (step) => {
   step(
     {
@@ -141,8 +149,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging lists: sende
       title: 'a send from the sender ID to a country it is not approved for is refused with sender_id_not_approved',
     },
     async ({ api, ledger, ctx, state }) => {
-      // Only with X-Test-Mode (added by the client): a target that wrongly accepts must still send nothing real.
-      ctx.testInfo.skip(ctx.liveSms, 'with --live-sms this would send a real SMS to a non-test number');
+      skipUnderLiveSms(ctx);
       // Numbers reserved for fiction: the UK's drama range (+44 7700 900xxx), or the NANP's 555-01xx
       // when the sender ID was approved for the United Kingdom.
       const to = state.country.toUpperCase() === 'GB' ? '+12025550143' : '+447700900123';
@@ -234,8 +241,7 @@ defineFlow<State>({ id: FLOW, class: 'messaging', title: 'messaging lists: sende
       title: 'a send to an opted-out number is refused with 422 recipient_opted_out',
     },
     async ({ api, ledger, ctx, state }) => {
-      // Only with X-Test-Mode (added by the client): a target that wrongly accepts must still send nothing real.
-      ctx.testInfo.skip(ctx.liveSms, 'with --live-sms this would send a real SMS to a non-test number');
+      skipUnderLiveSms(ctx);
       const res = trackAccepted(await api.post('/sms/send', { to: state.optedOut, message: `cloudcheck ${ctx.runPrefix}opt-out` }), ledger);
       expectStatus(res, 422);
       expectErrorEnvelope(res, 'recipient_opted_out');

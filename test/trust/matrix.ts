@@ -763,10 +763,10 @@ export function startShared(batches: readonly (readonly FaultPlan[])[], reportDi
   if (repeated && !batches.every(repeatable)) throw new Error(`only batches whose faults bend their own checks repeat in one run: ${all.map((p) => p.fault).join(', ')}`);
   // Each scopable member bends its own checks only, in its own repetition (planBatches); the others every request.
   const scopes = Object.fromEntries(batches.flatMap((batch, k) => batch.filter((p) => p.scopable).map((p) => [p.fault, p.units.map((u) => u + repetitionSuffix(k))])));
-  const grepOf = (batch: readonly FaultPlan[]): string => batch.map((p) => `(?:${p.grep})`).join('|');
+  const selection = repeatedSelection(batches.map((batch) => batch.map((p) => `(?:${p.grep})`).join('|')));
   const first = batches[0]!;
   const handle = startRunReport({
-    grep: batches.map(grepOf).join('|'),
+    grep: selection.grep,
     faults: all.map((p) => p.fault),
     strict: all.some((p) => p.strict),
     reportDir,
@@ -775,7 +775,7 @@ export function startShared(batches: readonly (readonly FaultPlan[])[], reportDi
     env: {
       ...first[0]!.env,
       ...(Object.keys(scopes).length > 0 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}),
-      ...(repeated ? { [REPETITIONS_VARIABLE]: JSON.stringify(batches.map(grepOf)) } : {}),
+      ...selection.env,
     },
     // Members that wait out a deadline (waitsOut) each get a worker, so that their waits overlap.
     // Repetitions one, in turn: two of them at once would change the account's own state (its
@@ -811,6 +811,15 @@ export function startShared(batches: readonly (readonly FaultPlan[])[], reportDi
   return { promise, cancel: () => handle.cancel() };
 }
 
+/**
+ * The --grep and environment of a run whose repetition k selects `greps[k]` alone (selection.ts):
+ * the grep selects them all (the files a repetition needs), the variable each one's own. One grep
+ * is a plain run.
+ */
+function repeatedSelection(greps: readonly string[]): { grep: string; env: Record<string, string> } {
+  return { grep: greps.map((g) => `(?:${g})`).join('|'), env: greps.length > 1 ? { [REPETITIONS_VARIABLE]: JSON.stringify(greps) } : {} };
+}
+
 /** The checks of each of a run's `count` repetitions, under the ids they repeat. */
 function byRepetition(checks: readonly CheckResult[], count: number): CheckResult[][] {
   return Array.from({ length: count }, (_, k) => checks.filter((c) => repetitionOfId(c.id) === repetitionSuffix(k)).map((c) => ({ ...c, id: repeatedId(c.id) })));
@@ -823,8 +832,7 @@ function byRepetition(checks: readonly CheckResult[], count: number): CheckResul
 export function startRepetitions(greps: readonly string[], reportDir: string, label: string, workers = 1): Promise<{ exit: number | null; error?: string; repetitions: CheckResult[][] }> {
   // Repetitions take one worker: two at once would change the account's own state under each other.
   if (greps.length > 1 && workers > 1) throw new Error('repetitions run in turn, in one worker');
-  const env: Record<string, string> = greps.length > 1 ? { [REPETITIONS_VARIABLE]: JSON.stringify(greps) } : {};
-  return startRunReport({ grep: greps.map((g) => `(?:${g})`).join('|'), faults: [], strict: false, reportDir, label, env, workers }).promise.then((run) => ({
+  return startRunReport({ ...repeatedSelection(greps), faults: [], strict: false, reportDir, label, workers }).promise.then((run) => ({
     exit: run.exit,
     ...(run.error ? { error: run.error } : {}),
     repetitions: byRepetition(run.checks, greps.length),
