@@ -15,6 +15,7 @@ import type Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsFn from 'ajv-formats';
 import { cachedJson, contentKey } from '../../spec/cache.ts';
+import { loadDependency } from '../harness/errors.ts';
 import type { JsonSchema, OperationModel } from '../../spec/model.ts';
 
 export type { JsonSchema, OperationModel, ParameterModel, ResponseModel, LinkModel, VariantModel } from '../../spec/model.ts';
@@ -62,8 +63,8 @@ const requireLazily = createRequire(import.meta.url);
 let ajv: Ajv2020 | undefined;
 function getAjv(): Ajv2020 {
   if (!ajv) {
-    const Ajv = (requireLazily('ajv/dist/2020.js') as { default: typeof Ajv2020 }).default;
-    const addFormats = (requireLazily('ajv-formats') as { default: typeof addFormatsFn }).default;
+    const Ajv = loadDependency('ajv', () => requireLazily('ajv/dist/2020.js') as { default: typeof Ajv2020 }).default;
+    const addFormats = loadDependency('ajv-formats', () => requireLazily('ajv-formats') as { default: typeof addFormatsFn }).default;
     // The same dialect and options as spec/validators.ts; not strict, and the schemas not held to
     // the draft's meta-schema, because the document's own lint (spec/validators.ts, npm run
     // spec:lint) is where those are caught: compiling the meta-schema cost each worker 40 ms.

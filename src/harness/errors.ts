@@ -48,6 +48,18 @@ export class CloudcheckError extends Error {
   readonly suiteError = true;
 }
 
+/**
+ * A package loaded on first use (inside a check, or a fixture): one that does not load is
+ * cloudcheck's error (exit 2), never the target's defect, as it was when the import failed.
+ */
+export function loadDependency<T>(name: string, load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    throw new CloudcheckError(`cannot load ${name}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** Errors thrown by the check's own code rather than by an assertion about the target. */
 const CODE_ERRORS = [TypeError, ReferenceError, SyntaxError, RangeError];
 

@@ -21,7 +21,7 @@ import type { Faker } from '@faker-js/faker';
 import type { Exchange } from '../model/finding.ts';
 import { Budget } from './budget.ts';
 import { ApiClient, closeProcessAgent } from './client.ts';
-import { PrerequisiteMissingError } from './errors.ts';
+import { CloudcheckError, PrerequisiteMissingError } from './errors.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
 import { keysForWorker } from './run-keys.ts';
@@ -199,7 +199,14 @@ function checkIdOf(testInfo: TestInfo): string {
  */
 let englishFaker: Promise<Faker> | undefined;
 function loadFaker(): Promise<Faker> {
-  return (englishFaker ??= import('@faker-js/faker/locale/en').then((m) => m.faker));
+  // A package that does not load is cloudcheck's error, never the target's (errors.ts, loadDependency).
+  englishFaker ??= import('@faker-js/faker/locale/en').then(
+    (m) => m.faker,
+    (error: Error) => {
+      throw new CloudcheckError(`cannot load @faker-js/faker: ${error.message}`, { cause: error });
+    },
+  );
+  return englishFaker;
 }
 
 export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Faker): CheckContext {

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { Agent, Dispatcher } from 'undici';
 import type * as Undici from 'undici';
+import { loadDependency } from './errors.ts';
 import { settingsFromEnv } from './settings.ts';
 import type { RunSettings } from './settings.ts';
 
@@ -25,7 +26,7 @@ import type { RunSettings } from './settings.ts';
 const requireLazily = createRequire(import.meta.url);
 let loaded: typeof Undici | undefined;
 export function undici(): typeof Undici {
-  return (loaded ??= requireLazily('undici') as typeof Undici);
+  return (loaded ??= loadDependency('undici', () => requireLazily('undici') as typeof Undici));
 }
 
 export interface TransportOptions {
