@@ -25,11 +25,27 @@ const areaRules = AREAS.map((area) =>
 
 const LAYERS = [
   // A test double of the API: nothing of the suite may leak into it, nor it depend on the suite.
-  forbid(['reference/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/test/**', '**/bench/**'], 'reference/ depends on nothing outside reference/'),
+  forbid(
+    ['reference/**/*.ts'],
+    ['**/src/**', '**/suites/**', '**/load/**', '**/test/**', '**/bench/**'],
+    'reference/ depends on nothing outside reference/',
+  ),
   // The shapes of results depend on the contract's vocabulary (spec/) and nothing else.
   forbid(
     ['src/model/**/*.ts'],
-    ['../harness/**', '../report/**', '../cli/**', '../config/**', '../generate/**', '../rules/**', '../../load/**', '../../reference/**', '../../suites/**', '../../test/**', '../../bench/**'],
+    [
+      '../harness/**',
+      '../report/**',
+      '../cli/**',
+      '../config/**',
+      '../generate/**',
+      '../rules/**',
+      '../../load/**',
+      '../../reference/**',
+      '../../suites/**',
+      '../../test/**',
+      '../../bench/**',
+    ],
     "src/model depends on nothing but the contract's vocabulary (spec/classes.ts, spec/requirement.ts)",
   ),
   // What checks run on: never on the commands, the report or the generators above it.
@@ -44,7 +60,11 @@ const LAYERS = [
     ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'],
     'src/explore is below the CLI and the report, beside the generators',
   ),
-  forbid(['src/generate/**/*.ts'], ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'], 'src/generate is below the CLI, the report and load/'),
+  forbid(
+    ['src/generate/**/*.ts'],
+    ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'],
+    'src/generate is below the CLI, the report and load/',
+  ),
   forbid(
     ['src/report/**/*.ts'],
     ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**', '**/load/**'],
@@ -54,24 +74,69 @@ const LAYERS = [
   // suites, the report and load/: they depend on nothing but the contract's vocabulary (spec/).
   {
     files: ['src/rules/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!\\.\\./spec/)', message: "src/rules depends on nothing but the contract's vocabulary (spec/)" }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!\\.\\./spec/)',
+              message: "src/rules depends on nothing but the contract's vocabulary (spec/)",
+            },
+          ],
+        },
+      ],
+    },
   },
   // The contract, with its vocabulary (classes, levels, requirement), is the bottom: it depends on nothing.
-  forbid(['spec/**/*.ts'], ['**/src/**', '**/suites/**', '**/load/**', '**/reference/**', '**/test/**'], 'spec/ is the contract: it depends on nothing of the suite'),
+  {
+    files: ['spec/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(src/(?!util/)|suites/|load/|reference/|test/)',
+              message:
+                'spec/ is the contract: it depends on nothing of the suite but the generic utilities of src/util',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Generic utilities (the disk cache) that any layer may use: they import nothing of the project.
+  forbid(['src/util/**/*.ts'], ['../**', '!./**'], 'src/util holds leaf utilities: it imports nothing of the project'),
   // The CLI never loads the reporter: its module pulls in @playwright/test (half a second of every command's start).
   forbid(
     ['src/cli/**/*.ts'],
     ['**/report/playwright-reporter.ts', '@playwright/test', '@playwright/test/*'],
     "the CLI does not load Playwright's test runner: what it shares with the reporter lives in src/report/finalise.ts",
   ),
-  forbid(['suites/**/*.ts'], ['**/src/cli/**', '**/src/report/**', '**/reference/**'], 'suites use the harness and the generators, never the CLI, the report or the reference server'),
+  forbid(
+    ['suites/**/*.ts'],
+    ['**/src/cli/**', '**/src/report/**', '**/reference/**'],
+    'suites use the harness and the generators, never the CLI, the report or the reference server',
+  ),
   // The project's own tests take `test` and `expect` from test/base.ts: Playwright's full ones cost
   // a quarter of the test workers' CPU in steps (browser fixtures, every passing assertion).
   {
     files: ['test/**/*.ts'],
     ignores: ['test/base.ts', 'test/harness/expect.test.ts', 'test/report/browser.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: '@playwright/test', importNames: ['test', 'expect'], message: "the project's tests import test and expect from test/base.ts" }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@playwright/test',
+              importNames: ['test', 'expect'],
+              message: "the project's tests import test and expect from test/base.ts",
+            },
+          ],
+        },
+      ],
     },
   },
 ];
@@ -116,7 +181,10 @@ export default tseslint.config(
   {
     // CommonJS on purpose: a `node --require` preload (bin/compile-cache.cjs hooks CommonJS loading).
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

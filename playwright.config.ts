@@ -69,5 +69,7 @@ export default defineConfig({
   globalTeardown: './src/harness/global-teardown.ts',
   // Driven, the selection (classes, --grep, --grep-invert) is made where checks are defined
   // (src/harness/selection.ts): a flow step selected alone brings the steps it depends on.
-  projects: settings.driven ? [{ name: 'conformance' }] : CONFORMANCE_CLASSES.map((name) => ({ name, grep: classPattern([name]) })),
+  projects: settings.driven
+    ? [{ name: 'conformance' }]
+    : CONFORMANCE_CLASSES.map((name) => ({ name, grep: classPattern([name]) })),
 });

@@ -48,13 +48,20 @@ export async function run(budget = 900): Promise<ExploreBench> {
   try {
     const owner = server.context.accounts.keyBySecret(server.apiKey)!.accountId;
     const api = new ApiClient({
-      settings: { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+      settings: {
+        target: server.baseUrl,
+        keys: { main: server.apiKey, alt: null },
+        liveSms: false,
+        allowCharges: false,
+        timeoutScale: 1,
+      },
       // Keys of the same account made on demand, as `cloudcheck explore` makes one per 200 requests:
       // the burst of 100 a minute a key allows messaging and compute would otherwise pace the figure.
       budgets: {
         main: new Budget([server.apiKey], {
           maxWaitMs: 1_000,
-          createKey: async () => server.context.accounts.createKey(owner, { name: 'cc-bench-explore', permissions: ['read', 'write'] }).key,
+          createKey: async () =>
+            server.context.accounts.createKey(owner, { name: 'cc-bench-explore', permissions: ['read', 'write'] }).key,
           maxCreatedKeys: 50,
         }),
       },
@@ -64,7 +71,10 @@ export async function run(budget = 900): Promise<ExploreBench> {
     const started = performance.now();
     const outcome = await explore(target, { seed: 1 });
     const ms = performance.now() - started;
-    if (outcome.finding || outcome.error) throw new Error(`the exploration of the conformant server did not pass: ${JSON.stringify(outcome.finding ?? outcome.error?.message)}`);
+    if (outcome.finding || outcome.error)
+      throw new Error(
+        `the exploration of the conformant server did not pass: ${JSON.stringify(outcome.finding ?? outcome.error?.message)}`,
+      );
     return {
       sequences: outcome.sequences,
       steps: target.steps,

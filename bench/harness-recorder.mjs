@@ -51,7 +51,18 @@ if (dir) {
     } else if (request.body != null) {
       bodyKind = 'stream';
     }
-    const line = { seq: ++seq, at: performance.timeOrigin + performance.now(), pid: process.pid, role, method: request.method, path: request.path, headers, auth, bodyKind, body };
+    const line = {
+      seq: ++seq,
+      at: performance.timeOrigin + performance.now(),
+      pid: process.pid,
+      role,
+      method: request.method,
+      path: request.path,
+      headers,
+      auth,
+      bodyKind,
+      body,
+    };
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     } catch {

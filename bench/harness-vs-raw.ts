@@ -99,7 +99,8 @@ function readRecording(dir: string): Recorded[] {
   const all: Recorded[] = [];
   for (const name of readdirSync(dir)) {
     if (!name.startsWith('requests-')) continue;
-    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) if (line.trim()) all.push(JSON.parse(line) as Recorded);
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n'))
+      if (line.trim()) all.push(JSON.parse(line) as Recorded);
   }
   return all.sort((a, b) => a.at - b.at || a.pid - b.pid || a.seq - b.seq);
 }
@@ -142,12 +143,23 @@ async function medianRun(count: number, runOnce: (index: number) => Promise<Time
   return runs.sort((a, b) => a.seconds - b.seconds)[Math.floor(count / 2)]!;
 }
 
-export async function timedRun(recordDir: string | null, reportDir: string, extraArgs: string[] = []): Promise<TimedRun> {
+export async function timedRun(
+  recordDir: string | null,
+  reportDir: string,
+  extraArgs: string[] = [],
+): Promise<TimedRun> {
   const preload = pathToFileURL(join(ROOT, 'bench', 'harness-recorder.mjs')).href;
   const args = [join(ROOT, 'bin', 'cloudcheck.mjs'), 'run', '--report-dir', reportDir, ...extraArgs];
-  const env: NodeJS.ProcessEnv = recordDir ? { ...process.env, CLOUDCHECK_BENCH_RECORD: recordDir, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim() } : { ...process.env };
+  const env: NodeJS.ProcessEnv = recordDir
+    ? {
+        ...process.env,
+        CLOUDCHECK_BENCH_RECORD: recordDir,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim(),
+      }
+    : { ...process.env };
   const cpuBefore = childrenCpuSeconds();
-  for (const name of ['CLOUDCHECK_TARGET', 'CLOUDCHECK_API_KEY', 'CLOUDCHECK_ALT_API_KEY', 'CLOUDCHECK_S3_URL']) delete env[name];
+  for (const name of ['CLOUDCHECK_TARGET', 'CLOUDCHECK_API_KEY', 'CLOUDCHECK_ALT_API_KEY', 'CLOUDCHECK_S3_URL'])
+    delete env[name];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let tail = '';
@@ -163,14 +175,24 @@ export async function timedRun(recordDir: string | null, reportDir: string, extr
   let checks = 0;
   let ran = 0;
   try {
-    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { waits?: Record<string, number>; checks: Array<{ status: string }> };
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as {
+      waits?: Record<string, number>;
+      checks: Array<{ status: string }>;
+    };
     waitSeconds = Object.values(report.waits ?? {}).reduce((a, b) => a + b, 0) / 1000;
     checks = report.checks.length;
     ran = report.checks.filter((c) => c.status !== 'skipped').length;
   } catch {
     // No report: the figures say so through the exit code.
   }
-  return { seconds, cpuSeconds: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null, code, waitSeconds, checks, ran };
+  return {
+    seconds,
+    cpuSeconds: cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null,
+    code,
+    waitSeconds,
+    checks,
+    ran,
+  };
 }
 
 interface FreshServer {
@@ -182,7 +204,11 @@ interface FreshServer {
 
 async function startFresh(benchKey: string): Promise<FreshServer> {
   const file = join(ROOT, 'bench', 'servers', 'reference.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_KEY: benchKey } });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_KEY: benchKey },
+  });
   const facts = await new Promise<{ baseUrl: string; s3Url: string; altApiKey: string }>((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error('reference server did not start in 30 s')), 30_000);
@@ -224,7 +250,13 @@ function prepare(recorded: Recorded[], server: FreshServer, benchKey: string): P
 
 async function send(dispatcher: Dispatcher, p: Prepared): Promise<number> {
   try {
-    const res = await request(`${p.origin}${p.path}`, { method: p.method, headers: p.headers, body: p.body, dispatcher, signal: AbortSignal.timeout(30_000) });
+    const res = await request(`${p.origin}${p.path}`, {
+      method: p.method,
+      headers: p.headers,
+      body: p.body,
+      dispatcher,
+      signal: AbortSignal.timeout(30_000),
+    });
     await res.body.dump();
     return res.statusCode;
   } catch {
@@ -249,7 +281,9 @@ async function replay(lanes: Prepared[][]): Promise<{ seconds: number; statuses:
   return { seconds, statuses };
 }
 
-export async function run(options: { classes?: string; log?: (line: string) => void } = {}): Promise<HarnessBenchFigures> {
+export async function run(
+  options: { classes?: string; log?: (line: string) => void } = {},
+): Promise<HarnessBenchFigures> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const work = mkdtempSync(join(tmpdir(), 'cloudcheck-bench-harness-'));
   const notes: string[] = [];
@@ -270,7 +304,8 @@ export async function run(options: { classes?: string; log?: (line: string) => v
     const streamed = recorded.filter((r) => r.bodyKind === 'stream').length;
     if (streamed) notes.push(`${streamed} streamed request bodies replayed empty`);
     const other = recorded.filter((r) => r.auth === 'other').length;
-    if (other) notes.push(`${other} requests with keys created by checks (or invalid on purpose) replayed with an unknown key`);
+    if (other)
+      notes.push(`${other} requests with keys created by checks (or invalid on purpose) replayed with an unknown key`);
 
     const benchKey = `bench_${randomBytes(12).toString('hex')}`;
     // A fresh server per replay: the second must not find what the first created.
@@ -303,7 +338,10 @@ export async function run(options: { classes?: string; log?: (line: string) => v
       fixed_checks: one.checks,
       fixed_runs: FIXED_RUNS,
       fixed_cpu_seconds: one.cpuSeconds === null ? null : Math.round(one.cpuSeconds * 10) / 10,
-      tools_cpu_seconds: tools.cpuSeconds === null || one.cpuSeconds === null ? null : Math.round((tools.cpuSeconds - one.cpuSeconds) * 10) / 10,
+      tools_cpu_seconds:
+        tools.cpuSeconds === null || one.cpuSeconds === null
+          ? null
+          : Math.round((tools.cpuSeconds - one.cpuSeconds) * 10) / 10,
       tools_ran: tools.ran,
       harness_ratio: Math.round(((timed.seconds - timed.waitSeconds) / concurrent.seconds) * 10) / 10,
       run_exit_code: timed.code,
@@ -326,6 +364,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`run        ${f.run_seconds} s wall (server start included; exit ${f.run_exit_code}; goal < 60 s)`);
   console.log(`requests   ${f.requests}`);
   console.log(`raw        ${f.raw_sequential_seconds} s sequential, ${f.raw_concurrent_seconds} s in ${f.lanes} lanes`);
-  console.log(`ratio      ${f.ratio} run/raw with the run's concurrency (goal <= 2); ${f.ratio_sequential} against sequential`);
+  console.log(
+    `ratio      ${f.ratio} run/raw with the run's concurrency (goal <= 2); ${f.ratio_sequential} against sequential`,
+  );
   for (const n of f.notes) console.log(`note: ${n}`);
 }

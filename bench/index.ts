@@ -44,23 +44,33 @@ rows.push(
     ratio: fmt(reference.sms_send_post_ratio, 2),
     goal: '-',
   },
-  { benchmark: `reference RSS after ${reference.rss_after_requests} requests`, figure: `${fmt(reference.rss_mb)} MB`, baseline: '-', ratio: '-', goal: '-' },
+  {
+    benchmark: `reference RSS after ${reference.rss_after_requests} requests`,
+    figure: `${fmt(reference.rss_mb)} MB`,
+    baseline: '-',
+    ratio: '-',
+    goal: '-',
+  },
 );
 const load = await loadVsWrk();
 // Notes (a time cap hit, non-200 answers, where the memory was) go to stderr with the progress lines.
 for (const note of load.notes) process.stderr.write(`load-vs-wrk: ${note}\n`);
-const range = (s: { min: number; max: number } | null, digits = 0): string => (s ? `${fmt(s.min, digits)}–${fmt(s.max, digits)}` : 'n/a');
+const range = (s: { min: number; max: number } | null, digits = 0): string =>
+  s ? `${fmt(s.min, digits)}–${fmt(s.max, digits)}` : 'n/a';
 rows.push(
   {
     benchmark: `load generator GET /v1/regions (median of ${load.rounds} alternating ${load.seconds} s rounds)`,
     figure: `${fmt(load.generator_rps)} req/s (${range(load.generator_spread)})`,
-    baseline: load.wrk_rps === null ? 'wrk not installed' : `wrk ${fmt(load.wrk_rps)} req/s (${range(load.wrk_spread)})`,
+    baseline:
+      load.wrk_rps === null ? 'wrk not installed' : `wrk ${fmt(load.wrk_rps)} req/s (${range(load.wrk_spread)})`,
     ratio: load.ratio === null ? 'n/a' : `${fmt(load.ratio, 2)} (rounds ${range(load.ratio_spread, 2)})`,
     goal: '>= 0.8',
   },
   {
     benchmark: `load generator peak RSS (${load.rss_requests_target} requests)`,
-    figure: load.rss_complete ? `${fmt(load.peak_rss_mb)} MB` : `no figure: time cap hit after ${load.rss_requests} requests`,
+    figure: load.rss_complete
+      ? `${fmt(load.peak_rss_mb)} MB`
+      : `no figure: time cap hit after ${load.rss_requests} requests`,
     baseline: '-',
     ratio: '-',
     goal: '<= 250 MB (was 170 MB at 1,000,000)',
@@ -82,7 +92,13 @@ rows.push(
     ratio: '-',
     goal: '<= 15 s',
   },
-  { benchmark: `fixed cost: a run of ${harness.fixed_checks} check (wall, median of ${harness.fixed_runs})`, figure: `${fmt(harness.fixed_seconds, 2)} s`, baseline: '-', ratio: '-', goal: '<= 2 s' },
+  {
+    benchmark: `fixed cost: a run of ${harness.fixed_checks} check (wall, median of ${harness.fixed_runs})`,
+    figure: `${fmt(harness.fixed_seconds, 2)} s`,
+    baseline: '-',
+    ratio: '-',
+    goal: '<= 2 s',
+  },
   {
     benchmark: `external S3 tools (${harness.tools_ran} of aws, rclone, s3cmd installed): CPU of their checks beyond a one-check run`,
     figure: harness.tools_cpu_seconds === null ? 'n/a (no /proc)' : `${fmt(harness.tools_cpu_seconds, 1)} s`,
@@ -90,7 +106,13 @@ rows.push(
     ratio: '-',
     goal: '< 20 s (a third of the 60 s they took before)',
   },
-  { benchmark: 'waits for the target inside the run (VPS boot, delivery, key expiry: report.json waits)', figure: `${fmt(harness.wait_seconds, 1)} s`, baseline: '-', ratio: '-', goal: '-' },
+  {
+    benchmark: 'waits for the target inside the run (VPS boot, delivery, key expiry: report.json waits)',
+    figure: `${fmt(harness.wait_seconds, 1)} s`,
+    baseline: '-',
+    ratio: '-',
+    goal: '-',
+  },
   {
     benchmark: `harness cost: (run − waits) vs raw undici replay of its ${harness.requests} requests`,
     figure: `${fmt(harness.run_seconds - harness.wait_seconds, 1)} s`,
@@ -111,7 +133,9 @@ rows.push({
 const columns: Array<keyof Row> = ['benchmark', 'figure', 'baseline', 'ratio', 'goal'];
 const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));
 const line = (cells: string[]): string => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-console.log(`\nmachine: ${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(
+  `\nmachine: ${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
+);
 console.log(line(columns));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const row of rows) console.log(line(columns.map((c) => row[c])));

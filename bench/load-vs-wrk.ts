@@ -144,7 +144,9 @@ function wrkInstalled(): boolean {
 }
 
 async function runWrk(url: string, key: string, seconds: number, connections: number): Promise<number> {
-  const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '-H', `Authorization: Bearer ${key}`, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '-H', `Authorization: Bearer ${key}`, url], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   // wrk stops itself after -d; the kill is a backstop against a hung run.
@@ -181,10 +183,19 @@ interface RssChildResult {
 }
 
 /** The memory run, in a process of its own that loads only the generator. */
-async function runRssChild(baseUrl: string, key: string, amount: number, seconds: number, connections: number): Promise<RssChildResult> {
+async function runRssChild(
+  baseUrl: string,
+  key: string,
+  amount: number,
+  seconds: number,
+  connections: number,
+): Promise<RssChildResult> {
   const self = fileURLToPath(import.meta.url);
   const args = ['--import', 'tsx', self, '--rss-child', baseUrl, String(amount), String(seconds), String(connections)];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_KEY: key } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_KEY: key },
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   // The generator's own cap is `seconds`; this backstop covers start-up and a stop that never comes.
@@ -214,7 +225,14 @@ async function rssChildMain(baseUrl: string, amount: number, seconds: number, co
     onProgress: sample,
   });
   sample(run.requests);
-  const result: RssChildResult = { requests: run.requests, durationMs: run.durationMs, byStatus: run.byStatus, maxRssBeforeKb, maxRssKb: process.resourceUsage().maxRSS, samples };
+  const result: RssChildResult = {
+    requests: run.requests,
+    durationMs: run.durationMs,
+    byStatus: run.byStatus,
+    maxRssBeforeKb,
+    maxRssKb: process.resourceUsage().maxRSS,
+    samples,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -239,7 +257,14 @@ export async function run(options: LoadVsWrkOptions = {}): Promise<LoadVsWrkFigu
 
     // Warm-up: JIT of the server and the generator, connection setup on both sides.
     log(`warm-up: ${warmupSeconds}s generator${haveWrk ? `, ${warmupSeconds}s wrk` : ''}`);
-    await runGenerator({ baseUrl: server.baseUrl, apiKey: key, path: '/regions', connections, amount: 10_000_000, seconds: warmupSeconds });
+    await runGenerator({
+      baseUrl: server.baseUrl,
+      apiKey: key,
+      path: '/regions',
+      connections,
+      amount: 10_000_000,
+      seconds: warmupSeconds,
+    });
     if (haveWrk) await runWrk(url, key, warmupSeconds, connections);
 
     const gen: number[] = [];
@@ -252,13 +277,22 @@ export async function run(options: LoadVsWrkOptions = {}): Promise<LoadVsWrkFigu
     const generatorRound = async (r: number) => {
       const serverBefore = await server.cpu();
       const before = process.cpuUsage();
-      const g = await runGenerator({ baseUrl: server.baseUrl, apiKey: key, path: '/regions', connections, amount: 10_000_000, seconds });
+      const g = await runGenerator({
+        baseUrl: server.baseUrl,
+        apiKey: key,
+        path: '/regions',
+        connections,
+        amount: 10_000_000,
+        seconds,
+      });
       const used = process.cpuUsage(before);
       serverCpuGen.push(((await server.cpu()) - serverBefore) / 10 / g.durationMs);
       genCpu.push((used.user + used.system) / 10 / g.durationMs);
       gen.push(g.requestsPerSecond);
       for (const [s, n] of Object.entries(g.byStatus)) statuses[s] = (statuses[s] ?? 0) + n;
-      log(`round ${r + 1}/${rounds} generator: ${Math.round(g.requestsPerSecond)} req/s (generator CPU ${Math.round(genCpu.at(-1)!)} %, server CPU ${Math.round(serverCpuGen.at(-1)!)} %)`);
+      log(
+        `round ${r + 1}/${rounds} generator: ${Math.round(g.requestsPerSecond)} req/s (generator CPU ${Math.round(genCpu.at(-1)!)} %, server CPU ${Math.round(serverCpuGen.at(-1)!)} %)`,
+      );
     };
     const wrkRound = async (r: number) => {
       const serverBefore = await server.cpu();
@@ -266,7 +300,9 @@ export async function run(options: LoadVsWrkOptions = {}): Promise<LoadVsWrkFigu
       const w = await runWrk(url, key, seconds, connections);
       serverCpuWrk.push(((await server.cpu()) - serverBefore) / 10 / (Date.now() - started));
       wrk.push(w);
-      log(`round ${r + 1}/${rounds} wrk:       ${Math.round(w)} req/s (server CPU ${Math.round(serverCpuWrk.at(-1)!)} %)`);
+      log(
+        `round ${r + 1}/${rounds} wrk:       ${Math.round(w)} req/s (server CPU ${Math.round(serverCpuWrk.at(-1)!)} %)`,
+      );
     };
 
     for (let r = 0; r < rounds; r++) {
@@ -280,7 +316,8 @@ export async function run(options: LoadVsWrkOptions = {}): Promise<LoadVsWrkFigu
         await wrkRound(r);
       }
     }
-    if (Object.keys(statuses).some((s) => s !== '200')) notes.push(`generator saw statuses ${JSON.stringify(statuses)}`);
+    if (Object.keys(statuses).some((s) => s !== '200'))
+      notes.push(`generator saw statuses ${JSON.stringify(statuses)}`);
 
     const genMedian = median(gen);
     const wrkMedian = haveWrk ? median(wrk) : null;
@@ -290,15 +327,22 @@ export async function run(options: LoadVsWrkOptions = {}): Promise<LoadVsWrkFigu
     if (!options.skipRss) {
       log(`generator memory: ${rssRequests} requests in a process of its own, capped at ${rssMaxSeconds}s`);
       rss = await runRssChild(server.baseUrl, key, rssRequests, rssMaxSeconds, connections);
-      if (Object.keys(rss.byStatus).some((s) => s !== '200')) notes.push(`memory run saw statuses ${JSON.stringify(rss.byStatus)}`);
+      if (Object.keys(rss.byStatus).some((s) => s !== '200'))
+        notes.push(`memory run saw statuses ${JSON.stringify(rss.byStatus)}`);
     }
     const complete = rss !== undefined && rss.requests >= rssRequests;
-    if (rss && !complete) notes.push(`memory run stopped at its ${rssMaxSeconds}s cap after ${rss.requests} of ${rssRequests} requests: no figure for ${rssRequests}`);
+    if (rss && !complete)
+      notes.push(
+        `memory run stopped at its ${rssMaxSeconds}s cap after ${rss.requests} of ${rssRequests} requests: no figure for ${rssRequests}`,
+      );
     const quarter = rss?.samples.find(([n]) => n >= rssRequests / 4);
     const last = rss?.samples.at(-1);
     // Where the memory was at the highest sample: V8's heap (objects) or outside it (Buffers).
     const top = rss?.samples.reduce((a, b) => (b[1] > a[1] ? b : a));
-    if (top) notes.push(`memory run: highest sampled RSS ${mb(top[1])} MB at ${top[0]} requests (V8 heap ${mb(top[2])} MB, external ${mb(top[3])} MB)`);
+    if (top)
+      notes.push(
+        `memory run: highest sampled RSS ${mb(top[1])} MB at ${top[0]} requests (V8 heap ${mb(top[2])} MB, external ${mb(top[3])} MB)`,
+      );
 
     return {
       name: 'load-vs-wrk',
@@ -312,7 +356,10 @@ export async function run(options: LoadVsWrkOptions = {}): Promise<LoadVsWrkFigu
       ratio: wrkMedian ? round2(genMedian / wrkMedian) : null,
       ratio_spread: ratios.length > 0 ? { min: round2(spreadOf(ratios).min), max: round2(spreadOf(ratios).max) } : null,
       generator_cpu_pct: Math.round(median(genCpu)),
-      server_cpu_pct: { generator: Math.round(median(serverCpuGen)), wrk: haveWrk ? Math.round(median(serverCpuWrk)) : null },
+      server_cpu_pct: {
+        generator: Math.round(median(serverCpuGen)),
+        wrk: haveWrk ? Math.round(median(serverCpuWrk)) : null,
+      },
       rss_requests_target: rssRequests,
       rss_requests: rss?.requests ?? 0,
       rss_complete: complete,
@@ -348,15 +395,31 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       skipRss: process.argv.includes('--skip-rss'),
     });
     const range = (s: Spread | null) => (s ? `${s.min}–${s.max}` : 'n/a');
-    console.log(`method    ${f.rounds} rounds of ${f.seconds}s per tool, alternating, ${f.connections} connections, medians`);
-    console.log(`generator ${f.generator_rps} req/s (rounds ${range(f.generator_spread)}; generator CPU ${f.generator_cpu_pct} %, server CPU ${f.server_cpu_pct.generator} %)`);
-    console.log(`wrk       ${f.wrk_rps === null ? 'n/a (wrk not installed — apt-get install wrk)' : `${f.wrk_rps} req/s (rounds ${range(f.wrk_spread)}; server CPU ${f.server_cpu_pct.wrk} %)`}`);
-    console.log(`ratio     ${f.ratio === null ? 'skipped' : `${f.ratio} of medians (per round ${range(f.ratio_spread)}; goal >= 0.8)`}`);
+    console.log(
+      `method    ${f.rounds} rounds of ${f.seconds}s per tool, alternating, ${f.connections} connections, medians`,
+    );
+    console.log(
+      `generator ${f.generator_rps} req/s (rounds ${range(f.generator_spread)}; generator CPU ${f.generator_cpu_pct} %, server CPU ${f.server_cpu_pct.generator} %)`,
+    );
+    console.log(
+      `wrk       ${f.wrk_rps === null ? 'n/a (wrk not installed — apt-get install wrk)' : `${f.wrk_rps} req/s (rounds ${range(f.wrk_spread)}; server CPU ${f.server_cpu_pct.wrk} %)`}`,
+    );
+    console.log(
+      `ratio     ${f.ratio === null ? 'skipped' : `${f.ratio} of medians (per round ${range(f.ratio_spread)}; goal >= 0.8)`}`,
+    );
     if (f.rss_requests === 0) console.log('RSS       skipped');
     else if (f.rss_complete) {
-      console.log(`RSS       ${f.peak_rss_mb} MB peak over ${f.rss_requests} requests in ${f.rss_seconds}s (goal < 250 MB)`);
-    } else console.log(`RSS       no figure: the time cap stopped the run after ${f.rss_requests} of ${f.rss_requests_target} requests`);
-    if (f.rss_requests > 0) console.log(`          RSS ${f.rss_before_mb} MB loaded, ${f.rss_quarter_mb ?? '?'} MB at a quarter of the requests, ${f.rss_end_mb ?? '?'} MB at the end`);
+      console.log(
+        `RSS       ${f.peak_rss_mb} MB peak over ${f.rss_requests} requests in ${f.rss_seconds}s (goal < 250 MB)`,
+      );
+    } else
+      console.log(
+        `RSS       no figure: the time cap stopped the run after ${f.rss_requests} of ${f.rss_requests_target} requests`,
+      );
+    if (f.rss_requests > 0)
+      console.log(
+        `          RSS ${f.rss_before_mb} MB loaded, ${f.rss_quarter_mb ?? '?'} MB at a quarter of the requests, ${f.rss_end_mb ?? '?'} MB at the end`,
+      );
     for (const n of f.notes) console.log(`note: ${n}`);
   }
 }

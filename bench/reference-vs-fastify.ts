@@ -77,9 +77,17 @@ async function* readLines(child: ChildProcess): AsyncGenerator<string> {
 
 async function startChild(script: string, env: Record<string, string> = {}): Promise<Child> {
   const file = fileURLToPath(new URL(`./servers/${script}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const lines = readLines(child);
-  const first = await Promise.race([lines.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${script} did not start in 30 s`)), 30_000).unref())]);
+  const first = await Promise.race([
+    lines.next(),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${script} did not start in 30 s`)), 30_000).unref(),
+    ),
+  ]);
   const facts = JSON.parse(String(first.value)) as { baseUrl: string };
   return { baseUrl: facts.baseUrl, process: child, lines };
 }
@@ -131,7 +139,12 @@ async function measure(target: Target, seconds: number): Promise<void> {
 }
 
 async function warmUp(target: Target): Promise<void> {
-  const result = await autocannon({ connections: CONNECTIONS, pipelining: 1, ...target.request, amount: WARM_UP_REQUESTS });
+  const result = await autocannon({
+    connections: CONNECTIONS,
+    pipelining: 1,
+    ...target.request,
+    amount: WARM_UP_REQUESTS,
+  });
   target.errors += result.non2xx + result.errors;
 }
 
@@ -145,10 +158,17 @@ async function freshServerRss(key: string, log: (line: string) => void): Promise
   const fresh = await startChild('reference.ts', { BENCH_KEY: key });
   try {
     const { regions, sms } = referenceRequests(fresh.baseUrl, key);
-    log(`memory: a fresh reference server, ${RSS_REQUESTS / 2} GET /v1/regions then ${RSS_REQUESTS / 2} POST /v1/sms/send`);
+    log(
+      `memory: a fresh reference server, ${RSS_REQUESTS / 2} GET /v1/regions then ${RSS_REQUESTS / 2} POST /v1/sms/send`,
+    );
     let failed = 0;
     for (const request of [regions, sms]) {
-      const result = await autocannon({ connections: CONNECTIONS, pipelining: 1, ...request, amount: RSS_REQUESTS / 2 });
+      const result = await autocannon({
+        connections: CONNECTIONS,
+        pipelining: 1,
+        ...request,
+        amount: RSS_REQUESTS / 2,
+      });
       failed += result.non2xx + result.errors;
     }
     if (failed) log(`warning: ${failed} non-2xx responses or errors during the memory run`);
@@ -169,7 +189,9 @@ function roundRatio(target: Target, baseline: Target): number {
   return median(target.rps.map((rps, round) => rps / (baseline.rps[round] ?? Number.NaN)));
 }
 
-export async function run(options: { seconds?: number; rounds?: number; log?: (line: string) => void } = {}): Promise<ReferenceBenchFigures> {
+export async function run(
+  options: { seconds?: number; rounds?: number; log?: (line: string) => void } = {},
+): Promise<ReferenceBenchFigures> {
   const seconds = options.seconds ?? 8;
   const rounds = Math.max(1, options.rounds ?? 4);
   const turn = seconds / rounds;
@@ -178,10 +200,19 @@ export async function run(options: { seconds?: number; rounds?: number; log?: (l
 
   const bareChild = await startChild('bare-fastify.ts');
   const reference = await startChild('reference.ts', { BENCH_KEY: key });
-  const target = (name: string, child: Child, request: autocannon.Options): Target => ({ name, child, request, rps: [], cpuUs: [], errors: 0 });
+  const target = (name: string, child: Child, request: autocannon.Options): Target => ({
+    name,
+    child,
+    request,
+    rps: [],
+    cpuUs: [],
+    errors: 0,
+  });
   const requests = referenceRequests(reference.baseUrl, key);
   const bare = target('bare fastify GET /v1/regions', bareChild, { url: `${bareChild.baseUrl}/regions` });
-  const barePost = target('bare fastify POST /v1/sms/send', bareChild, { ...referenceRequests(bareChild.baseUrl, key).sms });
+  const barePost = target('bare fastify POST /v1/sms/send', bareChild, {
+    ...referenceRequests(bareChild.baseUrl, key).sms,
+  });
   const regions = target('reference GET /v1/regions', reference, requests.regions);
   const sms = target('reference POST /v1/sms/send (X-Test-Mode)', reference, requests.sms);
   const targets = [bare, barePost, regions, sms];
@@ -195,8 +226,12 @@ export async function run(options: { seconds?: number; rounds?: number; log?: (l
   } finally {
     await Promise.all([stopChild(bareChild), stopChild(reference)]);
   }
-  for (const t of targets) log(`${t.name}: ${median(t.rps).toFixed(0)} req/s, ${median(t.cpuUs).toFixed(1)} µs CPU per request (rounds: ${t.rps.map((r) => r.toFixed(0)).join(', ')})`);
-  if (regions.errors || sms.errors) log(`warning: ${regions.errors + sms.errors} non-2xx responses or errors during the reference runs`);
+  for (const t of targets)
+    log(
+      `${t.name}: ${median(t.rps).toFixed(0)} req/s, ${median(t.cpuUs).toFixed(1)} µs CPU per request (rounds: ${t.rps.map((r) => r.toFixed(0)).join(', ')})`,
+    );
+  if (regions.errors || sms.errors)
+    log(`warning: ${regions.errors + sms.errors} non-2xx responses or errors during the reference runs`);
   const rss = await freshServerRss(key, log);
 
   const bareCpu = median(bare.cpuUs);

@@ -12,7 +12,18 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -45,7 +56,12 @@ export async function bundleEntry({ root = ROOT, entry = 'src/cli/main.ts' } = {
   const cache = join(root, 'node_modules', '.cache', 'cloudcheck', 'cli');
   // One manifest per project directory: checkouts that share node_modules (a symlink) share the
   // cache, and each has bundles of its own (keyOf).
-  const at = { root, entry: join(root, entry), cache, manifest: join(cache, `manifest-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.json`) };
+  const at = {
+    root,
+    entry: join(root, entry),
+    cache,
+    manifest: join(cache, `manifest-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.json`),
+  };
   return currentBundle(at) ?? (await buildBundle(at).catch(() => null));
 }
 
@@ -61,7 +77,8 @@ const esbuildVersion = () => createRequire(import.meta.url)('esbuild/package.jso
  */
 function keyOf(root, sources) {
   const hash = createHash('sha256').update(`${FORMAT}\0${esbuildVersion()}\0${root}\0`);
-  for (const [path, contents] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(path).update('\0').update(contents).update('\0');
+  for (const [path, contents] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    hash.update(path).update('\0').update(contents).update('\0');
   return hash.digest('hex').slice(0, 24);
 }
 
@@ -137,10 +154,13 @@ function sourcesAsTheyAre(root, sources) {
       build.onLoad({ filter: /.*/ }, (args) => {
         const loader = LOADERS[extname(args.path)];
         const path = relative(root, args.path).split(sep);
-        if (!loader || path.includes('node_modules') || path[0] === '..') throw new Error(`not a source file of cloudcheck: ${args.path}`);
+        if (!loader || path.includes('node_modules') || path[0] === '..')
+          throw new Error(`not a source file of cloudcheck: ${args.path}`);
         const bytes = readFileSync(args.path);
         sources.set(path.join('/'), bytes);
-        const contents = bytes.toString('utf8').replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href));
+        const contents = bytes
+          .toString('utf8')
+          .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href));
         return { contents, loader };
       });
     },

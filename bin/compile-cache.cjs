@@ -44,7 +44,11 @@ function cacheBundles() {
   Module.prototype._compile = function compileFromCache(content, filename) {
     if (!BUNDLES.some((ending) => filename.endsWith(ending))) return compile.call(this, content, filename);
     const name = filename.split(sep).slice(-2).join('-');
-    const key = createHash('sha1').update(`${process.version}\0${process.arch}\0${filename}\0`).update(content).digest('hex').slice(0, 20);
+    const key = createHash('sha1')
+      .update(`${process.version}\0${process.arch}\0${filename}\0`)
+      .update(content)
+      .digest('hex')
+      .slice(0, 20);
     const file = join(CACHE, `${name}-${key}.bin`);
     let cachedData;
     try {
@@ -73,7 +77,8 @@ function store(script, file, name) {
     writeFileSync(tmp, script.createCachedData());
     renameSync(tmp, file);
     for (const other of readdirSync(CACHE)) {
-      if (other.startsWith(`${name}-`) && other.endsWith('.bin') && other !== basename(file)) unlinkSync(join(CACHE, other));
+      if (other.startsWith(`${name}-`) && other.endsWith('.bin') && other !== basename(file))
+        unlinkSync(join(CACHE, other));
     }
   } catch {
     // An unwritable cache: the next process compiles as this one did.

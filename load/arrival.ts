@@ -57,7 +57,12 @@ export interface ArrivalContext {
 }
 
 /** Runs one arrival-rate phase to its last scheduled arrival, then waits for what is in flight. */
-export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext, collector: Collector, profileName: string): Promise<string[]> {
+export async function runArrivalPhase(
+  phase: ResolvedPhase,
+  ctx: ArrivalContext,
+  collector: Collector,
+  profileName: string,
+): Promise<string[]> {
   const notes: string[] = [];
   const url = new URL(ctx.baseUrl);
   const basePath = url.pathname.replace(/\/$/, '');
@@ -72,15 +77,32 @@ export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext,
   const start = performance.now();
   const deadline = start + phase.duration * 1000;
   const tick = setInterval(() => {
-    ctx.progress?.(`[${profileName}/${phase.name}] ${((performance.now() - start) / 1000).toFixed(0)}s ${collector.completed} responses, ${inFlight.size} in flight, ${dropped} dropped`);
+    ctx.progress?.(
+      `[${profileName}/${phase.name}] ${((performance.now() - start) / 1000).toFixed(0)}s ${collector.completed} responses, ${inFlight.size} in flight, ${dropped} dropped`,
+    );
   }, 1000);
 
   const fire = async (intendedWall: number): Promise<void> => {
     const template = phase.requests[rr % phase.requests.length]!;
-    const { label, index, token, path, body, headers } = buildRequest(template, phase.key, rr++, ctx.freshCount, ctx.runPrefix, collector);
+    const { label, index, token, path, body, headers } = buildRequest(
+      template,
+      phase.key,
+      rr++,
+      ctx.freshCount,
+      ctx.runPrefix,
+      collector,
+    );
     headers.authorization = `Bearer ${ctx.keyFor(label)}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const pending: Pending = { keyLabel: label, index, sentAt: Date.now(), units: unitsOf(template, body), operation: `${template.method} ${template.path}`, path, token };
+    const pending: Pending = {
+      keyLabel: label,
+      index,
+      sentAt: Date.now(),
+      units: unitsOf(template, body),
+      operation: `${template.method} ${template.path}`,
+      path,
+      token,
+    };
     collector.sent += 1;
     try {
       const res = await pool.request({
@@ -94,8 +116,10 @@ export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext,
       const text = await res.body.text();
       const receivedAt = Date.now();
       const lower: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) lower[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-      collector.bytesReceived += Buffer.byteLength(text) + Object.entries(lower).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) lower[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      collector.bytesReceived +=
+        Buffer.byteLength(text) + Object.entries(lower).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
       const obs: KeyedObservation = {
         index,
         sentAt: pending.sentAt,
@@ -134,6 +158,8 @@ export async function runArrivalPhase(phase: ResolvedPhase, ctx: ArrivalContext,
   }
   collector.dropped += dropped;
   if (dropped > 0)
-    notes.push(`phase ${phase.name}: ${dropped} arrival${dropped === 1 ? '' : 's'} dropped: all ${phase.connections} connections were busy (raise connections, or the target is slower than the rate)`);
+    notes.push(
+      `phase ${phase.name}: ${dropped} arrival${dropped === 1 ? '' : 's'} dropped: all ${phase.connections} connections were busy (raise connections, or the target is slower than the rate)`,
+    );
   return notes;
 }

@@ -115,12 +115,26 @@ export interface BuiltRequest {
  * the fresh keys, or the phase's key), its index on that key, and a token that names it in the
  * target's data (`<runPrefix>-<label>-r000042`). Both executors build their requests here.
  */
-export function buildRequest(t: RequestTemplate, phaseKey: ResolvedPhase['key'], n: number, freshCount: number, runPrefix: string, collector: Collector): BuiltRequest {
+export function buildRequest(
+  t: RequestTemplate,
+  phaseKey: ResolvedPhase['key'],
+  n: number,
+  freshCount: number,
+  runPrefix: string,
+  collector: Collector,
+): BuiltRequest {
   const label = keyLabel(phaseKey, n, freshCount);
   const index = collector.nextIndex(label);
   const token = `${runPrefix}-${label}-r${String(index).padStart(6, '0')}`;
   const tctx = { runPrefix, requestId: token, index };
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(t.headers ?? {})) headers[k] = expandString(v, tctx);
-  return { label, index, token, path: expandString(t.path, tctx), body: t.body === undefined ? undefined : expandValue(t.body, tctx), headers };
+  return {
+    label,
+    index,
+    token,
+    path: expandString(t.path, tctx),
+    body: t.body === undefined ? undefined : expandValue(t.body, tctx),
+    headers,
+  };
 }

@@ -8,7 +8,14 @@ import type { CheckResult, ConformanceReport } from '../src/model/report.ts';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mergeLoadReports } from './merge.ts';
-import { ProfileError, applyOverrides, builtinProfileNames, resolveProfile, type LoadedProfile, type PhaseOverrides } from './profile.ts';
+import {
+  ProfileError,
+  applyOverrides,
+  builtinProfileNames,
+  resolveProfile,
+  type LoadedProfile,
+  type PhaseOverrides,
+} from './profile.ts';
 import type { LoadReport, ProfileResult } from './result.ts';
 import { probeTarget } from '../src/cli/probe.ts';
 import { startEmbedded } from '../src/harness/embedded.ts';
@@ -35,7 +42,18 @@ export interface LoadCommandOptions {
   err?: (text: string) => void;
 }
 
-export const DEFAULT_PROFILES_ORDER = ['smoke', 'burst-compute', 'burst-messaging', 'key-isolation', 'concurrency-race', 'hourly-quota', 'billing-hourly', 'projects-hourly', 'sms-volume', 'soak'];
+export const DEFAULT_PROFILES_ORDER = [
+  'smoke',
+  'burst-compute',
+  'burst-messaging',
+  'key-isolation',
+  'concurrency-race',
+  'hourly-quota',
+  'billing-hourly',
+  'projects-hourly',
+  'sms-volume',
+  'soak',
+];
 
 interface Target {
   baseUrl: string;
@@ -56,7 +74,14 @@ async function embeddedTarget(apiKey: string | undefined, faults: string[] | und
 function completeReport(report: Record<string, unknown>, load: LoadReport): void {
   const counts = { passed: 0, failed: 0, skipped: 0 };
   report.schema_version ??= 1;
-  report.run ??= { id: `load-${load.started_at}`, target: load.target, started_at: load.started_at, finished_at: load.finished_at, seed: 0, classes: [] };
+  report.run ??= {
+    id: `load-${load.started_at}`,
+    target: load.target,
+    started_at: load.started_at,
+    finished_at: load.finished_at,
+    seed: 0,
+    classes: [],
+  };
   const summary = (report.summary ??= {}) as Record<string, unknown>;
   summary.verdict ??= load.passed ? 'conformant' : 'non-conformant';
   summary.headline ??= load.passed ? 'load profiles passed' : 'load profiles failed';
@@ -104,8 +129,10 @@ export async function writeLoadReport(reportDir: string, load: LoadReport): Prom
     status: c.status ?? 'skipped',
   }));
   const { outcome } = finaliseReport({ ...(report as unknown as ConformanceReport), checks }, reportDir);
-  for (const failure of outcome.failed) process.stderr.write(`cloudcheck load: could not write ${failure.file}: ${failure.error}\n`);
-  if (!outcome.written.includes(file)) throw new Error(outcome.failed.find((f) => f.file === 'report.json')?.error ?? 'report.json was not written');
+  for (const failure of outcome.failed)
+    process.stderr.write(`cloudcheck load: could not write ${failure.file}: ${failure.error}\n`);
+  if (!outcome.written.includes(file))
+    throw new Error(outcome.failed.find((f) => f.file === 'report.json')?.error ?? 'report.json was not written');
   return file;
 }
 
@@ -127,7 +154,11 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
   const names =
     options.profiles.length > 0
       ? options.profiles
-      : await builtinProfileNames().then((n) => DEFAULT_PROFILES_ORDER.filter((p) => n.includes(p)).concat(n.filter((p) => !DEFAULT_PROFILES_ORDER.includes(p))));
+      : await builtinProfileNames().then((n) =>
+          DEFAULT_PROFILES_ORDER.filter((p) => n.includes(p)).concat(
+            n.filter((p) => !DEFAULT_PROFILES_ORDER.includes(p)),
+          ),
+        );
   const loaded: LoadedProfile[] = [];
   for (const name of names) {
     try {

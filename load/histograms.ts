@@ -38,7 +38,12 @@ export interface SerializedHistograms {
 
 function newHistogram(): Histogram {
   // 1 us .. 1 h at 3 significant digits; auto-resize keeps outliers instead of throwing.
-  return build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, autoResize: true });
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+  });
 }
 
 export class LatencyHistograms {
@@ -50,7 +55,8 @@ export class LatencyHistograms {
     if (!cls) return;
     const h = this.get(cls);
     const us = Math.max(1, Math.round(latencyMs * 1000));
-    if (expectedIntervalMs && expectedIntervalMs > 0) h.recordValueWithExpectedInterval(us, Math.round(expectedIntervalMs * 1000));
+    if (expectedIntervalMs && expectedIntervalMs > 0)
+      h.recordValueWithExpectedInterval(us, Math.round(expectedIntervalMs * 1000));
     else h.recordValue(us);
   }
 

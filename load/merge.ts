@@ -5,7 +5,14 @@
  * passes only when every run's invariants passed and the merged latency thresholds pass.
  */
 import { LatencyHistograms } from './histograms.ts';
-import { invariantLines, measuredThresholds, recomputeLatency, type LoadReport, type ProfileResult, type TimelineBucket } from './result.ts';
+import {
+  invariantLines,
+  measuredThresholds,
+  recomputeLatency,
+  type LoadReport,
+  type ProfileResult,
+  type TimelineBucket,
+} from './result.ts';
 
 export function mergeProfileResults(results: readonly ProfileResult[]): ProfileResult {
   const first = results[0];
@@ -29,7 +36,8 @@ export function mergeProfileResults(results: readonly ProfileResult[]): ProfileR
     sent += r.requests.sent;
     completed += r.requests.completed;
     networkErrors += r.requests.network_errors;
-    bytes = bytes === undefined || r.requests.bytes_received === undefined ? undefined : bytes + r.requests.bytes_received;
+    bytes =
+      bytes === undefined || r.requests.bytes_received === undefined ? undefined : bytes + r.requests.bytes_received;
     dropped += r.requests.dropped ?? 0;
     for (const [s, n] of Object.entries(r.requests.by_status)) byStatus[s] = (byStatus[s] ?? 0) + n;
     for (const b of r.timeline) {
@@ -55,7 +63,14 @@ export function mergeProfileResults(results: readonly ProfileResult[]): ProfileR
     finished_at: finishedAt,
     duration_ms: Date.parse(finishedAt) - Date.parse(startedAt),
     runs: results.reduce((s, r) => s + r.runs, 0),
-    requests: { sent, completed, network_errors: networkErrors, by_status: byStatus, ...(bytes !== undefined ? { bytes_received: bytes } : {}), ...(dropped ? { dropped } : {}) },
+    requests: {
+      sent,
+      completed,
+      network_errors: networkErrors,
+      by_status: byStatus,
+      ...(bytes !== undefined ? { bytes_received: bytes } : {}),
+      ...(dropped ? { dropped } : {}),
+    },
     histograms,
     latency_ms: recomputeLatency(histograms),
     timeline: [...timeline.values()].sort((a, b) => a.t - b.t),

@@ -132,7 +132,8 @@ function keyOf(error: ErrorObject): string {
 function describe(error: ErrorObject): string {
   const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
   if (error.keyword === 'additionalProperties') return `unknown key "${params.additionalProperty}"`;
-  if (error.keyword === 'enum') return `${error.message} (${(params.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')})`;
+  if (error.keyword === 'enum')
+    return `${error.message} (${(params.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')})`;
   return error.message ?? error.keyword;
 }
 
@@ -150,7 +151,8 @@ export function validateProfile(data: unknown, file: string): LoadedProfile {
   }
   const profile = data as unknown as Profile;
   const notes: string[] = [];
-  if (!profile.phases && !profile.requests) throw new ProfileError(file, 'requests', 'a profile needs requests (or phases with requests)');
+  if (!profile.phases && !profile.requests)
+    throw new ProfileError(file, 'requests', 'a profile needs requests (or phases with requests)');
   const freshCount = profile.keys?.fresh ?? 0;
   const rawPhases = profile.phases ?? [{ name: 'main' }];
   const phases: ResolvedPhase[] = rawPhases.map((p, i) => {
@@ -161,15 +163,24 @@ export function validateProfile(data: unknown, file: string): LoadedProfile {
       const bad = unknownPlaceholders([r.path, r.headers ?? {}, r.body ?? null]);
       if (bad.length > 0) {
         const base = p.requests ? `${where}.requests.${j}` : `requests.${j}`;
-        throw new ProfileError(file, base, `unknown placeholder {{${bad[0]}}} (known: uuid, e164, e164List:N, runPrefix, requestId, index, faker.<module>.<method>)`);
+        throw new ProfileError(
+          file,
+          base,
+          `unknown placeholder {{${bad[0]}}} (known: uuid, e164, e164List:N, runPrefix, requestId, index, faker.<module>.<method>)`,
+        );
       }
     });
     const model = { ...profile.model, ...p.model };
     const key = p.key ?? profile.key ?? (freshCount > 0 ? 'round-robin' : 'main');
     if (typeof key === 'number' && key >= freshCount) {
-      throw new ProfileError(file, `${where ? `${where}.` : ''}key`, `fresh key ${key} does not exist (keys.fresh is ${freshCount})`);
+      throw new ProfileError(
+        file,
+        `${where ? `${where}.` : ''}key`,
+        `fresh key ${key} does not exist (keys.fresh is ${freshCount})`,
+      );
     }
-    if (key === 'round-robin' && freshCount === 0) throw new ProfileError(file, 'key', 'round-robin needs keys.fresh > 0');
+    if (key === 'round-robin' && freshCount === 0)
+      throw new ProfileError(file, 'key', 'round-robin needs keys.fresh > 0');
     let amount = model.amount ?? HARD_CAPS.requestsPerPhase;
     if (amount > HARD_CAPS.requestsPerPhase) {
       notes.push(`phase ${p.name}: amount ${amount} capped at ${HARD_CAPS.requestsPerPhase}`);
@@ -177,9 +188,12 @@ export function validateProfile(data: unknown, file: string): LoadedProfile {
     }
     const executor = model.executor ?? 'closed';
     const at = `${where ? `${where}.` : ''}model`;
-    if (executor === 'constant-arrival-rate' && model.rate === undefined) throw new ProfileError(file, `${at}.rate`, 'constant-arrival-rate needs a rate (requests per second)');
-    if (executor === 'ramping-arrival-rate' && !model.stages) throw new ProfileError(file, `${at}.stages`, 'ramping-arrival-rate needs stages');
-    if (executor !== 'ramping-arrival-rate' && model.stages) throw new ProfileError(file, `${at}.stages`, 'stages belong to the ramping-arrival-rate executor');
+    if (executor === 'constant-arrival-rate' && model.rate === undefined)
+      throw new ProfileError(file, `${at}.rate`, 'constant-arrival-rate needs a rate (requests per second)');
+    if (executor === 'ramping-arrival-rate' && !model.stages)
+      throw new ProfileError(file, `${at}.stages`, 'ramping-arrival-rate needs stages');
+    if (executor !== 'ramping-arrival-rate' && model.stages)
+      throw new ProfileError(file, `${at}.stages`, 'stages belong to the ramping-arrival-rate executor');
     const staged = model.stages?.reduce((sum, s) => sum + s.duration, 0);
     let duration = staged ?? model.duration ?? (model.amount ? HARD_CAPS.secondsPerPhase : 10);
     if (duration > HARD_CAPS.secondsPerPhase) {
@@ -204,9 +218,11 @@ export function validateProfile(data: unknown, file: string): LoadedProfile {
   });
   const phaseNames = new Set(phases.map((p) => p.name));
   const rl = profile.expectations.rate_limit;
-  if (rl?.phase && !phaseNames.has(rl.phase)) throw new ProfileError(file, 'expectations.rate_limit.phase', `no phase named "${rl.phase}"`);
+  if (rl?.phase && !phaseNames.has(rl.phase))
+    throw new ProfileError(file, 'expectations.rate_limit.phase', `no phase named "${rl.phase}"`);
   const iso = profile.expectations.isolation;
-  if (iso && !phaseNames.has(iso.phase)) throw new ProfileError(file, 'expectations.isolation.phase', `no phase named "${iso.phase}"`);
+  if (iso && !phaseNames.has(iso.phase))
+    throw new ProfileError(file, 'expectations.isolation.phase', `no phase named "${iso.phase}"`);
   return { file, profile, phases, notes };
 }
 
@@ -263,7 +279,8 @@ export function applyOverrides(loaded: LoadedProfile, overrides: PhaseOverrides)
   const notes = [...loaded.notes];
   const phases = loaded.phases.map((phase) => {
     const next = { ...phase };
-    if (overrides.connections !== undefined) next.connections = Math.min(overrides.connections, HARD_CAPS.connections, phase.amount);
+    if (overrides.connections !== undefined)
+      next.connections = Math.min(overrides.connections, HARD_CAPS.connections, phase.amount);
     if (overrides.rate !== undefined) next.rate = overrides.rate;
     if (overrides.duration !== undefined) next.duration = Math.min(overrides.duration, HARD_CAPS.secondsPerPhase);
     const changed = [

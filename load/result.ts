@@ -33,7 +33,14 @@ export interface ProfileResult {
   /** How many runs were merged into this one (1 for a single machine). */
   runs: number;
   /** `dropped`: arrivals an arrival-rate phase did not send because every connection was busy. */
-  requests: { sent: number; completed: number; network_errors: number; by_status: Record<string, number>; bytes_received?: number; dropped?: number };
+  requests: {
+    sent: number;
+    completed: number;
+    network_errors: number;
+    by_status: Record<string, number>;
+    bytes_received?: number;
+    dropped?: number;
+  };
   latency_ms: Partial<Record<StatusClass, LatencySummary>>;
   histograms: SerializedHistograms;
   timeline: TimelineBucket[];
@@ -100,7 +107,9 @@ function fmt(n: number): string {
 }
 
 /** Latency, error-rate and drift lines computed from counts and histograms (recomputed after a merge). */
-export function measuredThresholds(r: Pick<ProfileResult, 'requests' | 'latency_ms' | 'timeline' | 'expectations'>): ThresholdLine[] {
+export function measuredThresholds(
+  r: Pick<ProfileResult, 'requests' | 'latency_ms' | 'timeline' | 'expectations'>,
+): ThresholdLine[] {
   const out: ThresholdLine[] = [];
   const e = r.expectations;
   for (const cls of STATUS_CLASSES) {
@@ -112,7 +121,12 @@ export function measuredThresholds(r: Pick<ProfileResult, 'requests' | 'latency_
       if (limit === undefined) continue;
       // No response of that class: nothing to judge, the line passes (the count says so).
       const actual = got?.[p];
-      out.push({ name: `latency ${cls} ${p}`, expected: `<= ${fmt(limit)} ms`, actual: actual === undefined ? 'no responses' : `${fmt(actual)} ms`, passed: actual === undefined || actual <= limit });
+      out.push({
+        name: `latency ${cls} ${p}`,
+        expected: `<= ${fmt(limit)} ms`,
+        actual: actual === undefined ? 'no responses' : `${fmt(actual)} ms`,
+        passed: actual === undefined || actual <= limit,
+      });
     }
   }
   const total = r.requests.sent;
@@ -127,10 +141,27 @@ export function measuredThresholds(r: Pick<ProfileResult, 'requests' | 'latency_
   }
   if (e.max_error_rate !== undefined) {
     const rate = total === 0 ? 0 : errors / total;
-    out.push({ name: 'non-429 error rate', expected: `<= ${(e.max_error_rate * 100).toFixed(2)}%`, actual: `${(rate * 100).toFixed(2)}% (${errors}/${total})`, passed: rate <= e.max_error_rate });
+    out.push({
+      name: 'non-429 error rate',
+      expected: `<= ${(e.max_error_rate * 100).toFixed(2)}%`,
+      actual: `${(rate * 100).toFixed(2)}% (${errors}/${total})`,
+      passed: rate <= e.max_error_rate,
+    });
   }
-  if (e.max_5xx !== undefined) out.push({ name: '5xx responses', expected: `<= ${e.max_5xx}`, actual: String(count5xx), passed: count5xx <= e.max_5xx });
-  if (e.max_429 !== undefined) out.push({ name: '429 responses', expected: `<= ${e.max_429}`, actual: String(count429), passed: count429 <= e.max_429 });
+  if (e.max_5xx !== undefined)
+    out.push({
+      name: '5xx responses',
+      expected: `<= ${e.max_5xx}`,
+      actual: String(count5xx),
+      passed: count5xx <= e.max_5xx,
+    });
+  if (e.max_429 !== undefined)
+    out.push({
+      name: '429 responses',
+      expected: `<= ${e.max_429}`,
+      actual: String(count429),
+      passed: count429 <= e.max_429,
+    });
   if (e.latency_drift !== undefined) {
     const drift = latencyDrift(r.timeline);
     out.push({

@@ -33,7 +33,15 @@ import {
 import type { LoadedProfile, Profile, RateLimitSpec, RequestTemplate, ResolvedPhase } from './profile.ts';
 import { boundSeries, invariantLines, measuredThresholds, type ProfileResult, type RateLimitSeries } from './result.ts';
 import { expandString, expandValue } from './template.ts';
-import { Collector, buildRequest, errorCodeOf, keyLabel, unitsOf, type KeyedObservation, type Pending } from './collector.ts';
+import {
+  Collector,
+  buildRequest,
+  errorCodeOf,
+  keyLabel,
+  unitsOf,
+  type KeyedObservation,
+  type Pending,
+} from './collector.ts';
 import { runArrivalPhase } from './arrival.ts';
 
 export interface RunContext {
@@ -59,7 +67,13 @@ interface HttpResult {
   text: string;
 }
 
-async function http(url: string, method: string, apiKey: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+async function http(
+  url: string,
+  method: string,
+  apiKey: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   const h: Record<string, string> = { accept: 'application/json', ...headers };
   if (apiKey) h.authorization = `Bearer ${apiKey}`;
   if (body !== undefined) h['content-type'] = 'application/json';
@@ -72,7 +86,8 @@ async function http(url: string, method: string, apiKey: string | undefined, bod
   });
   const text = await res.body.text();
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(res.headers))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return { status: res.statusCode, headers: out, text };
 }
 
@@ -114,7 +129,13 @@ function keyForLabel(apiKey: string, fresh: FreshKey[]): (label: string) => stri
 }
 
 /** Drives one phase with autocannon; resolves when it finished or hit its time cap. */
-async function runPhase(phase: ResolvedPhase, ctx: PhaseContext, fresh: FreshKey[], collector: Collector, profileName: string): Promise<string[]> {
+async function runPhase(
+  phase: ResolvedPhase,
+  ctx: PhaseContext,
+  fresh: FreshKey[],
+  collector: Collector,
+  profileName: string,
+): Promise<string[]> {
   const url = new URL(ctx.baseUrl);
   const basePath = url.pathname.replace(/\/$/, '');
   const slot: ResponseSlot = {};
@@ -127,7 +148,13 @@ async function runPhase(phase: ResolvedPhase, ctx: PhaseContext, fresh: FreshKey
   const requests: autocannon.Request[] = [];
   while (requests.length < 64) requests.push(...templates);
 
-  return driveAutocannon(autocannonOptions(phase, url.origin, requests, collector, slot), phase, ctx, collector, profileName);
+  return driveAutocannon(
+    autocannonOptions(phase, url.origin, requests, collector, slot),
+    phase,
+    ctx,
+    collector,
+    profileName,
+  );
 }
 
 /**
@@ -137,18 +164,36 @@ async function runPhase(phase: ResolvedPhase, ctx: PhaseContext, fresh: FreshKey
  * arrival order, not send order (the concurrent checks never rely on the index order).
  */
 function isStaticTemplate(phase: ResolvedPhase, t: RequestTemplate): boolean {
-  return phase.key !== 'round-robin' && t.body === undefined && unknownFree(t.path) && Object.values(t.headers ?? {}).every(unknownFree);
+  return (
+    phase.key !== 'round-robin' &&
+    t.body === undefined &&
+    unknownFree(t.path) &&
+    Object.values(t.headers ?? {}).every(unknownFree)
+  );
 }
 
 /** One autocannon request per template of the phase, each recording its responses into the slot. */
-function phaseRequests(phase: ResolvedPhase, ctx: PhaseContext, fresh: FreshKey[], collector: Collector, basePath: string, slot: ResponseSlot): autocannon.Request[] {
+function phaseRequests(
+  phase: ResolvedPhase,
+  ctx: PhaseContext,
+  fresh: FreshKey[],
+  collector: Collector,
+  basePath: string,
+  slot: ResponseSlot,
+): autocannon.Request[] {
   const keyFor = keyForLabel(ctx.apiKey, fresh);
   const roundRobin = { next: 0 };
   return phase.requests.map((t): autocannon.Request => {
     const fixed = isStaticTemplate(phase, t);
     const staticLabel = keyLabel(phase.key, 0, fresh.length);
     const onResponse = parkResponses(t, fixed, staticLabel, collector, slot);
-    if (fixed) return { method: t.method, path: basePath + t.path, headers: { ...t.headers, authorization: `Bearer ${keyFor(staticLabel)}` }, onResponse };
+    if (fixed)
+      return {
+        method: t.method,
+        path: basePath + t.path,
+        headers: { ...t.headers, authorization: `Bearer ${keyFor(staticLabel)}` },
+        onResponse,
+      };
     const operation = `${t.method} ${t.path}`;
     return {
       method: t.method,
@@ -171,7 +216,13 @@ function phaseRequests(phase: ResolvedPhase, ctx: PhaseContext, fresh: FreshKey[
 }
 
 /** The template's `onResponse`: turns what autocannon hands over into an observation parked in the slot. */
-function parkResponses(t: RequestTemplate, fixed: boolean, staticLabel: string, collector: Collector, slot: ResponseSlot): NonNullable<autocannon.Request['onResponse']> {
+function parkResponses(
+  t: RequestTemplate,
+  fixed: boolean,
+  staticLabel: string,
+  collector: Collector,
+  slot: ResponseSlot,
+): NonNullable<autocannon.Request['onResponse']> {
   // What a response without a build context gets: the same for every response of the template,
   // so computed once rather than per response (the generator's own CPU per request is what
   // limits it against wrk on a small machine).
@@ -192,13 +243,29 @@ function parkResponses(t: RequestTemplate, fixed: boolean, staticLabel: string, 
     }
     slot.parked = {
       p,
-      obs: { index: p.index, sentAt: p.sentAt, receivedAt: now, status, headers: lower, errorCode: errorCodeOf(status, body), units: p.units, operation: p.operation, token: p.token || undefined },
+      obs: {
+        index: p.index,
+        sentAt: p.sentAt,
+        receivedAt: now,
+        status,
+        headers: lower,
+        errorCode: errorCodeOf(status, body),
+        units: p.units,
+        operation: p.operation,
+        token: p.token || undefined,
+      },
     };
   };
 }
 
 /** autocannon's options for the phase, with the client listeners that complete and count observations. */
-function autocannonOptions(phase: ResolvedPhase, origin: string, requests: autocannon.Request[], collector: Collector, slot: ResponseSlot): autocannon.Options {
+function autocannonOptions(
+  phase: ResolvedPhase,
+  origin: string,
+  requests: autocannon.Request[],
+  collector: Collector,
+  slot: ResponseSlot,
+): autocannon.Options {
   // Rate-driven: each connection should send one request every connections/rate seconds.
   const expectedIntervalMs = phase.rate ? (1000 * phase.connections) / phase.rate : undefined;
   const opts: autocannon.Options = {
@@ -235,7 +302,13 @@ function autocannonOptions(phase: ResolvedPhase, origin: string, requests: autoc
 }
 
 /** Runs autocannon under the phase's time cap with a progress line a second; returns the phase's notes. */
-async function driveAutocannon(opts: autocannon.Options, phase: ResolvedPhase, ctx: PhaseContext, collector: Collector, profileName: string): Promise<string[]> {
+async function driveAutocannon(
+  opts: autocannon.Options,
+  phase: ResolvedPhase,
+  ctx: PhaseContext,
+  collector: Collector,
+  profileName: string,
+): Promise<string[]> {
   const notes: string[] = [];
   const started = Date.now();
   await new Promise<void>((resolve, reject) => {
@@ -323,7 +396,10 @@ export async function runProfile(loaded: LoadedProfile, context: RunContext): Pr
   if (plan.tracker) mergeTrackerViolations(plan.tracker, verdict);
 
   const result = profileResult(loaded, ctx, plan, verdict, { startedAt, notes, error });
-  ctx.progress?.(`[${profile.name}] done: ${plan.collector.completed} responses in ${(result.duration_ms / 1000).toFixed(1)}s`, true);
+  ctx.progress?.(
+    `[${profile.name}] done: ${plan.collector.completed} responses in ${(result.duration_ms / 1000).toFixed(1)}s`,
+    true,
+  );
   return result;
 }
 
@@ -333,7 +409,8 @@ function planProfile(loaded: LoadedProfile): ProfilePlan {
   const rl = exp.rate_limit;
   const rlPhase = rl ? (loaded.phases.find((p) => p.name === rl.phase) ?? loaded.phases[0]) : undefined;
   const isoPhase = exp.isolation ? loaded.phases.find((p) => p.name === exp.isolation?.phase) : undefined;
-  const singleKey = (ph: ResolvedPhase | undefined) => (ph && typeof ph.key === 'number' ? `fresh-${ph.key}` : ph?.key === 'main' ? 'main' : undefined);
+  const singleKey = (ph: ResolvedPhase | undefined) =>
+    ph && typeof ph.key === 'number' ? `fresh-${ph.key}` : ph?.key === 'main' ? 'main' : undefined;
   const rlKey = singleKey(rlPhase);
   const isoKey = singleKey(isoPhase);
   const keep = new Set([rlKey, isoKey].filter((k): k is string => k !== undefined));
@@ -359,20 +436,40 @@ async function createFreshKeys(profile: Profile, ctx: PhaseContext, fresh: Fresh
 }
 
 /** Runs the phases in order, each after aligning to a fresh window when the profile asks. */
-async function runPhases(loaded: LoadedProfile, ctx: PhaseContext, fresh: FreshKey[], collector: Collector, budget: WaitBudget, notes: string[]): Promise<void> {
+async function runPhases(
+  loaded: LoadedProfile,
+  ctx: PhaseContext,
+  fresh: FreshKey[],
+  collector: Collector,
+  budget: WaitBudget,
+  notes: string[],
+): Promise<void> {
   const { profile } = loaded;
   for (const phase of loaded.phases) {
     await alignToFreshWindow(profile, phase, ctx, budget, notes);
     if (phase.executor === 'closed') notes.push(...(await runPhase(phase, ctx, fresh, collector, profile.name)));
     else {
       const keyFor = keyForLabel(ctx.apiKey, fresh);
-      notes.push(...(await runArrivalPhase(phase, { baseUrl: ctx.baseUrl, runPrefix: ctx.runPrefix, keyFor, freshCount: fresh.length, progress: ctx.progress }, collector, profile.name)));
+      notes.push(
+        ...(await runArrivalPhase(
+          phase,
+          { baseUrl: ctx.baseUrl, runPrefix: ctx.runPrefix, keyFor, freshCount: fresh.length, progress: ctx.progress },
+          collector,
+          profile.name,
+        )),
+      );
     }
   }
 }
 
 /** Waits for the next window when too little of the current one is left for the phase (budget permitting). */
-async function alignToFreshWindow(profile: Profile, phase: ResolvedPhase, ctx: PhaseContext, budget: WaitBudget, notes: string[]): Promise<void> {
+async function alignToFreshWindow(
+  profile: Profile,
+  phase: ResolvedPhase,
+  ctx: PhaseContext,
+  budget: WaitBudget,
+  notes: string[],
+): Promise<void> {
   if (!profile.align) return;
   const W = WINDOW_SECONDS[profile.align.window] * 1000;
   const now = await serverNowMs(ctx.baseUrl);
@@ -380,17 +477,28 @@ async function alignToFreshWindow(profile: Profile, phase: ResolvedPhase, ctx: P
   if (left < profile.align.min_seconds_left * 1000) {
     const wait = left + 600;
     if (wait <= budget.leftMs) {
-      ctx.progress?.(`[${profile.name}/${phase.name}] waiting ${(wait / 1000).toFixed(1)}s for a fresh ${profile.align.window} window`);
+      ctx.progress?.(
+        `[${profile.name}/${phase.name}] waiting ${(wait / 1000).toFixed(1)}s for a fresh ${profile.align.window} window`,
+      );
       await sleep(wait);
       budget.leftMs -= wait;
     } else {
-      notes.push(`phase ${phase.name}: only ${(left / 1000).toFixed(0)}s left in the ${profile.align.window} window and --max-wait too short to wait; the checker judges each window separately`);
+      notes.push(
+        `phase ${phase.name}: only ${(left / 1000).toFixed(0)}s left in the ${profile.align.window} window and --max-wait too short to wait; the checker judges each window separately`,
+      );
     }
   }
 }
 
 /** Recovery: wait for the announced Reset and send one more request with the exhausted key. */
-async function observeRecovery(profile: Profile, ctx: PhaseContext, fresh: FreshKey[], plan: ProfilePlan, budget: WaitBudget, notes: string[]): Promise<void> {
+async function observeRecovery(
+  profile: Profile,
+  ctx: PhaseContext,
+  fresh: FreshKey[],
+  plan: ProfilePlan,
+  budget: WaitBudget,
+  notes: string[],
+): Promise<void> {
   const { rl, rlKey, rlPhase, collector } = plan;
   if (!(rl?.recovery && rlKey && rlPhase)) return;
   const list = collector.kept.get(rlKey) ?? [];
@@ -399,7 +507,10 @@ async function observeRecovery(profile: Profile, ctx: PhaseContext, fresh: Fresh
   const reset = Number(last429.headers['x-ratelimit-reset']);
   const retry = Number(last429.headers['retry-after']);
   const serverAt429 = serverSeconds(last429).seconds;
-  const resumeSec = rl.counter !== 'sms' && Number.isInteger(reset) && reset > 1e9 && reset < 1e11 ? reset : serverAt429 + (Number.isFinite(retry) ? retry : 60);
+  const resumeSec =
+    rl.counter !== 'sms' && Number.isInteger(reset) && reset > 1e9 && reset < 1e11
+      ? reset
+      : serverAt429 + (Number.isFinite(retry) ? retry : 60);
   const wait = (resumeSec - serverAt429) * 1000 - (Date.now() - last429.receivedAt) + 1500;
   if (wait <= budget.leftMs) {
     ctx.progress?.(`[${profile.name}] waiting ${(Math.max(0, wait) / 1000).toFixed(1)}s to observe recovery`);
@@ -407,12 +518,20 @@ async function observeRecovery(profile: Profile, ctx: PhaseContext, fresh: Fresh
     budget.leftMs -= Math.max(0, wait);
     await sendRecoveryRequest(ctx, fresh, rlKey, rlPhase, collector);
   } else {
-    notes.push(`recovery not observed: it needs a ${(wait / 1000).toFixed(0)}s wait, more than what is left of --max-wait (${(budget.leftMs / 1000).toFixed(0)}s)`);
+    notes.push(
+      `recovery not observed: it needs a ${(wait / 1000).toFixed(0)}s wait, more than what is left of --max-wait (${(budget.leftMs / 1000).toFixed(0)}s)`,
+    );
   }
 }
 
 /** The one request after the Reset, built from the phase's first template and recorded like any other. */
-async function sendRecoveryRequest(ctx: PhaseContext, fresh: FreshKey[], rlKey: string, rlPhase: ResolvedPhase, collector: Collector): Promise<void> {
+async function sendRecoveryRequest(
+  ctx: PhaseContext,
+  fresh: FreshKey[],
+  rlKey: string,
+  rlPhase: ResolvedPhase,
+  collector: Collector,
+): Promise<void> {
   const t = rlPhase.requests[0]!;
   const index = collector.nextIndex(rlKey);
   const token = `${ctx.runPrefix}-${rlKey}-r${String(index).padStart(6, '0')}`;
@@ -420,7 +539,13 @@ async function sendRecoveryRequest(ctx: PhaseContext, fresh: FreshKey[], rlKey: 
   const body = t.body === undefined ? undefined : expandValue(t.body, tctx);
   const sentAt = Date.now();
   const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, expandString(v, tctx)]));
-  const res = await http(`${ctx.baseUrl}${expandString(t.path, tctx)}`, t.method, rlKey === 'main' ? ctx.apiKey : fresh[Number(rlKey.slice(6))]!.key, body, headers);
+  const res = await http(
+    `${ctx.baseUrl}${expandString(t.path, tctx)}`,
+    t.method,
+    rlKey === 'main' ? ctx.apiKey : fresh[Number(rlKey.slice(6))]!.key,
+    body,
+    headers,
+  );
   const obs: KeyedObservation = {
     index,
     sentAt,
@@ -433,11 +558,20 @@ async function sendRecoveryRequest(ctx: PhaseContext, fresh: FreshKey[], rlKey: 
     token,
   };
   collector.sent += 1;
-  collector.observe({ keyLabel: rlKey, index, sentAt, units: obs.units ?? 0, operation: obs.operation ?? '', path: t.path, token }, obs, obs.receivedAt - sentAt);
+  collector.observe(
+    { keyLabel: rlKey, index, sentAt, units: obs.units ?? 0, operation: obs.operation ?? '', path: t.path, token },
+    obs,
+    obs.receivedAt - sentAt,
+  );
 }
 
 /** Side effects of rejected requests: look for their tokens in a listing read with the main key. */
-async function probeSideEffects(profile: Profile, ctx: PhaseContext, plan: ProfilePlan, notes: string[]): Promise<void> {
+async function probeSideEffects(
+  profile: Profile,
+  ctx: PhaseContext,
+  plan: ProfilePlan,
+  notes: string[],
+): Promise<void> {
   const { rlKey, collector } = plan;
   if (!(profile.side_effects && rlKey)) return;
   const list = collector.kept.get(rlKey) ?? [];
@@ -445,12 +579,19 @@ async function probeSideEffects(profile: Profile, ctx: PhaseContext, plan: Profi
   const text = await readProbeListing(profile.side_effects, ctx, notes);
   const accepted = list.filter((o) => o.status >= 200 && o.status < 300 && o.token);
   const seesAccepted = accepted.some((o) => text.includes(o.token!));
-  if (!seesAccepted) notes.push(`side-effect probe GET ${profile.side_effects.probe} shows none of the accepted requests; no-side-effect not judged`);
+  if (!seesAccepted)
+    notes.push(
+      `side-effect probe GET ${profile.side_effects.probe} shows none of the accepted requests; no-side-effect not judged`,
+    );
   else for (const o of list) if (o.status === 429 && o.token) o.sideEffect = text.includes(o.token);
 }
 
 /** The probe listing's pages concatenated, up to `pages` or the listing's own page count. */
-async function readProbeListing(sideEffects: NonNullable<Profile['side_effects']>, ctx: PhaseContext, notes: string[]): Promise<string> {
+async function readProbeListing(
+  sideEffects: NonNullable<Profile['side_effects']>,
+  ctx: PhaseContext,
+  notes: string[],
+): Promise<string> {
   let text = '';
   const pages = sideEffects.pages ?? 3;
   for (let p = 1; p <= pages; p++) {
@@ -529,11 +670,23 @@ function rateLimitInvariants(profile: Profile, rl: RateLimitSpec, expectation: R
 }
 
 /** No 429 at all: an onset violation when more than the limit was counted, else only a note. */
-function judgeNoRejection(rl: RateLimitSpec, expectation: RateLimitExpectation, rlKey: string, list: KeyedObservation[], verdict: Verdict, notes: string[]): void {
+function judgeNoRejection(
+  rl: RateLimitSpec,
+  expectation: RateLimitExpectation,
+  rlKey: string,
+  list: KeyedObservation[],
+  verdict: Verdict,
+  notes: string[],
+): void {
   const counted = list.filter((o) => o.status !== 429 && o.status !== 401 && o.status !== 0);
   const units = expectation.counter === 'sms' ? counted.reduce((s, o) => s + (o.units ?? 0), 0) : counted.length;
   if (units > rl.limit) {
-    verdict.violations.push({ invariant: 'onset', index: list.length - 1, key: rlKey, message: `no 429 at all after ${units} ${expectation.counter} (limit ${rl.limit} per ${rl.window})` });
+    verdict.violations.push({
+      invariant: 'onset',
+      index: list.length - 1,
+      key: rlKey,
+      message: `no 429 at all after ${units} ${expectation.counter} (limit ${rl.limit} per ${rl.window})`,
+    });
   } else {
     notes.push(`no 429 observed: only ${units} ${expectation.counter} counted in one window; onset not observed`);
   }
@@ -545,13 +698,25 @@ function judgeIsolation(profile: Profile, plan: ProfilePlan, verdict: Verdict): 
   if (!(profile.expectations.isolation && isoKey && rlPhase)) return;
   verdict.checked.add('isolation');
   const area = rl?.area ?? areaOfPath(isoPhase?.requests[0]?.path ?? '/');
-  const vs = checkUntouchedKey(collector.kept.get(isoKey) ?? [], { limit: rl?.limit ?? 0, window: rl?.window ?? 'minute', headers: area === 'messaging' || area === 'compute' });
+  const vs = checkUntouchedKey(collector.kept.get(isoKey) ?? [], {
+    limit: rl?.limit ?? 0,
+    window: rl?.window ?? 'minute',
+    headers: area === 'messaging' || area === 'compute',
+  });
   verdict.violations.push(...vs.map((v) => ({ ...v, key: isoKey })));
 }
 
 /** The streaming header checks over every key, without repeating what the planned checks already found. */
 function mergeTrackerViolations(tracker: HeaderTracker, verdict: Verdict): void {
-  for (const n of ['headers-present', 'reset-epoch', 'limit-constant', 'remaining-decrements', '429-shape', '429-code'] as const) verdict.checked.add(n);
+  for (const n of [
+    'headers-present',
+    'reset-epoch',
+    'limit-constant',
+    'remaining-decrements',
+    '429-shape',
+    '429-code',
+  ] as const)
+    verdict.checked.add(n);
   const known = new Set(verdict.violations.map((v) => `${v.invariant}|${v.key ?? ''}`));
   for (const v of tracker.result()) if (!known.has(`${v.invariant}|${v.key ?? ''}`)) verdict.violations.push(v);
 }
@@ -616,7 +781,9 @@ function profileResult(
     error,
     rate_limit_series: series.filter((s) => s.points.length > 0),
   };
-  result.thresholds = error ? [] : [...measuredThresholds(result), ...invariantLines(result.invariants_checked, violations)];
+  result.thresholds = error
+    ? []
+    : [...measuredThresholds(result), ...invariantLines(result.invariants_checked, violations)];
   result.passed = !error && result.thresholds.every((t) => t.passed);
   return result;
 }
@@ -657,9 +824,21 @@ export async function runGenerator(options: {
   };
   const started = Date.now();
   const progress = options.onProgress ? () => options.onProgress?.(collector.completed) : undefined;
-  await runPhase(phase, { baseUrl: options.baseUrl, apiKey: options.apiKey, runPrefix: newRunPrefix(), progress }, [], collector, 'bench');
+  await runPhase(
+    phase,
+    { baseUrl: options.baseUrl, apiKey: options.apiKey, runPrefix: newRunPrefix(), progress },
+    [],
+    collector,
+    'bench',
+  );
   const durationMs = Date.now() - started;
   const latency = collector.hist.summary();
   collector.hist.destroy();
-  return { requests: collector.completed, durationMs, requestsPerSecond: (collector.completed * 1000) / durationMs, byStatus: collector.byStatus, latency };
+  return {
+    requests: collector.completed,
+    durationMs,
+    requestsPerSecond: (collector.completed * 1000) / durationMs,
+    byStatus: collector.byStatus,
+    latency,
+  };
 }

@@ -47,23 +47,31 @@ export function groupViolations(violations: readonly Violation[]): ViolationGrou
 function throughput(r: ProfileResult): string {
   const seconds = Math.max(r.duration_ms, 1) / 1000;
   const parts = [`${(r.requests.completed / seconds).toFixed(1)} req/s`];
-  if (r.requests.bytes_received !== undefined) parts.push(`${(r.requests.bytes_received / 1e6).toFixed(2)} MB received (${(r.requests.bytes_received / 1e6 / seconds).toFixed(2)} MB/s)`);
+  if (r.requests.bytes_received !== undefined)
+    parts.push(
+      `${(r.requests.bytes_received / 1e6).toFixed(2)} MB received (${(r.requests.bytes_received / 1e6 / seconds).toFixed(2)} MB/s)`,
+    );
   const inFlight = r.requests.sent - r.requests.completed - r.requests.network_errors;
-  if (inFlight > 0) parts.push(`${inFlight} request${inFlight === 1 ? '' : 's'} still in flight when the duration ended (not counted)`);
-  if (r.requests.dropped) parts.push(`${r.requests.dropped} arrival${r.requests.dropped === 1 ? '' : 's'} dropped (every connection busy)`);
+  if (inFlight > 0)
+    parts.push(`${inFlight} request${inFlight === 1 ? '' : 's'} still in flight when the duration ended (not counted)`);
+  if (r.requests.dropped)
+    parts.push(`${r.requests.dropped} arrival${r.requests.dropped === 1 ? '' : 's'} dropped (every connection busy)`);
   return `throughput ${parts.join(', ')}`;
 }
 
 export function formatProfile(r: ProfileResult): string {
   const lines: string[] = [];
   const verdict = r.error ? 'ERROR' : r.passed ? 'PASS' : 'FAIL';
-  lines.push(`${verdict}  ${r.profile}  (${r.file}, ${(r.duration_ms / 1000).toFixed(1)}s, ${r.requests.completed}/${r.requests.sent} responses)`);
+  lines.push(
+    `${verdict}  ${r.profile}  (${r.file}, ${(r.duration_ms / 1000).toFixed(1)}s, ${r.requests.completed}/${r.requests.sent} responses)`,
+  );
   if (r.error) lines.push(`  error: ${r.error}`);
   const statuses = Object.entries(r.requests.by_status)
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([s, n]) => `${s}:${n}`)
     .join(' ');
-  if (statuses) lines.push(`  statuses ${statuses}${r.requests.network_errors ? ` timeouts:${r.requests.network_errors}` : ''}`);
+  if (statuses)
+    lines.push(`  statuses ${statuses}${r.requests.network_errors ? ` timeouts:${r.requests.network_errors}` : ''}`);
   lines.push(`  ${throughput(r)}`);
   const lat = STATUS_CLASSES.filter((c) => r.latency_ms[c]).map((c) => {
     const s = r.latency_ms[c]!;
@@ -73,11 +81,18 @@ export function formatProfile(r: ProfileResult): string {
     lines.push(table([['  latency ms', 'count', 'p50', 'p95', 'p99', 'max'], ...lat]));
   }
   if (r.thresholds.length > 0) {
-    lines.push(table([['  check', 'expected', 'actual', ''], ...r.thresholds.map((t) => [`  ${t.name}`, t.expected, t.actual, t.passed ? 'pass' : 'FAIL'])]));
+    lines.push(
+      table([
+        ['  check', 'expected', 'actual', ''],
+        ...r.thresholds.map((t) => [`  ${t.name}`, t.expected, t.actual, t.passed ? 'pass' : 'FAIL']),
+      ]),
+    );
   }
   for (const g of groupViolations(r.violations)) {
     const where = g.first.index >= 0 ? ` (first at request ${g.first.index + 1})` : '';
-    lines.push(`  violated ${g.invariant}${g.key ? ` on key ${g.key}` : ''}: ${g.count} time${g.count === 1 ? '' : 's'}${where}: ${g.first.message}`);
+    lines.push(
+      `  violated ${g.invariant}${g.key ? ` on key ${g.key}` : ''}: ${g.count} time${g.count === 1 ? '' : 's'}${where}: ${g.first.message}`,
+    );
   }
   for (const n of r.notes) lines.push(`  note: ${n}`);
   return lines.join('\n');

@@ -20,7 +20,9 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     // finishing when close() ran would otherwise hold the server open for its keep-alive timeout.
     forceCloseConnections: true,
     // Fault `api-unversioned`: the API answers at the root; a /v1 path is one no route has.
-    ...(ctx.faults.has('api-unversioned') && { rewriteUrl: (request: { url?: string }) => unversioned(request.url ?? '/') }),
+    ...(ctx.faults.has('api-unversioned') && {
+      rewriteUrl: (request: { url?: string }) => unversioned(request.url ?? '/'),
+    }),
     // The router refuses a path with broken percent-encoding (or an over-long parameter) before
     // any hook runs; answer those in the envelope too, never in Fastify's own body shape.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
@@ -33,7 +35,11 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
   // JSON is the default language of the API: every body that is not claimed by an area's own
   // parser (object uploads, XML completion) is read as JSON whatever its Content-Type says.
   app.removeAllContentTypeParsers();
-  const parseJson = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
+  const parseJson = (
+    _request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, body?: unknown) => void,
+  ): void => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
@@ -56,5 +62,7 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
 
 /** Routes stay under /v1 inside; outside, the root stands for it and /v1 leads nowhere. */
 function unversioned(url: string): string {
-  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?') ? `/unversioned${url}` : `/v1${url === '/' ? '' : url}`;
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?')
+    ? `/unversioned${url}`
+    : `/v1${url === '/' ? '' : url}`;
 }

@@ -11,7 +11,13 @@ import { buildRestApp } from './app.ts';
 import { AREAS } from './areas/index.ts';
 import { AccountStore } from './core/accounts.ts';
 import { SystemClock } from './core/clock.ts';
-import { type CarrierNumbers, type Delays, type ReferenceContext, type TestNumbers, createStateMaps } from './core/context.ts';
+import {
+  type CarrierNumbers,
+  type Delays,
+  type ReferenceContext,
+  type TestNumbers,
+  createStateMaps,
+} from './core/context.ts';
 import { EVENT_FAULTS, EventDispatcher, eventFaultMutation } from './core/events.ts';
 import { ActiveFaults, type FaultDefinition, type FaultScopes } from './core/faults.ts';
 import { CORE_FAULTS } from './core/http.ts';
@@ -66,7 +72,11 @@ export interface RunningReference {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TEST_NUMBERS: TestNumbers = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' };
+export const DEFAULT_TEST_NUMBERS: TestNumbers = {
+  succeed: '+15005550006',
+  fail: '+15005550001',
+  random: '+15005550009',
+};
 
 /** Beside the test numbers; +15005550002 is the number Twilio's test credentials cannot route. */
 export const DEFAULT_CARRIER_NUMBERS: CarrierNumbers = { reject: '+15005550002', expire: '+15005550003' };
@@ -75,7 +85,13 @@ export const DEFAULT_CARRIER_NUMBERS: CarrierNumbers = { reject: '+15005550002',
 export const SMS_VALIDITY_FACTOR = 4;
 
 /** Short enough for a test run, long enough that `creating` and `sent` are observable. */
-export const DEFAULT_DELAYS: Delays = { vpsBootMs: 300, smsDeliveryMs: 150, smsValidityMs: SMS_VALIDITY_FACTOR * 150, senderApprovalMs: 300, webhookRetryMs: 200 };
+export const DEFAULT_DELAYS: Delays = {
+  vpsBootMs: 300,
+  smsDeliveryMs: 150,
+  smsValidityMs: SMS_VALIDITY_FACTOR * 150,
+  senderApprovalMs: 300,
+  webhookRetryMs: 200,
+};
 
 /**
  * An unset validity period is SMS_VALIDITY_FACTOR delivery delays, so a caller that shortens the
@@ -110,7 +126,9 @@ export function listVariants(): VariantDefinition[] {
   return [...CORE_VARIANTS, ...AREAS.flatMap((area) => area.variants ?? [])];
 }
 
-export async function createReferenceContext(options: ReferenceOptions = {}): Promise<{ ctx: ReferenceContext; ownsDataDir: boolean }> {
+export async function createReferenceContext(
+  options: ReferenceOptions = {},
+): Promise<{ ctx: ReferenceContext; ownsDataDir: boolean }> {
   const clock = new SystemClock();
   const faults = new ActiveFaults(options.faults ?? [], listFaults(), options.faultScopes);
   const variants = new ActiveVariants(options.variants ?? [], listVariants());
@@ -156,12 +174,34 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   // One id style per process (ids.ts): a server with ids-other-format sets it until it closes.
   if (ctx.variants.has('ids-other-format')) setIdStyle('uuid');
 
-  const primary = ctx.accounts.createAccount({ email: 'owner@example.com', name: 'Primary account', company: 'Example Corp' });
-  const secondary = ctx.accounts.createAccount({ email: 'other@example.org', name: 'Alternate account', company: null });
+  const primary = ctx.accounts.createAccount({
+    email: 'owner@example.com',
+    name: 'Primary account',
+    company: 'Example Corp',
+  });
+  const secondary = ctx.accounts.createAccount({
+    email: 'other@example.org',
+    name: 'Alternate account',
+    company: null,
+  });
   const everything = ['read', 'write'];
-  const apiKey = ctx.accounts.createKey(primary.id, { name: 'bootstrap', permissions: everything, key: options.apiKey }).key;
-  const altApiKey = ctx.accounts.createKey(secondary.id, { name: 'bootstrap', permissions: everything, key: options.altApiKey }).key;
-  if (options.unlimitedKey) ctx.accounts.createKey(primary.id, { name: 'bench', permissions: everything, key: options.unlimitedKey, unlimited: true });
+  const apiKey = ctx.accounts.createKey(primary.id, {
+    name: 'bootstrap',
+    permissions: everything,
+    key: options.apiKey,
+  }).key;
+  const altApiKey = ctx.accounts.createKey(secondary.id, {
+    name: 'bootstrap',
+    permissions: everything,
+    key: options.altApiKey,
+  }).key;
+  if (options.unlimitedKey)
+    ctx.accounts.createKey(primary.id, {
+      name: 'bench',
+      permissions: everything,
+      key: options.unlimitedKey,
+      unlimited: true,
+    });
 
   const rest = await buildRestApp(ctx, AREAS);
   const s3 = await buildS3App(ctx);

@@ -137,7 +137,12 @@ function rows(area: Area, tuples: readonly RowTuple[]): EndpointRow[] {
 }
 
 /** All 88 rows, in the specification's order (messaging, compute, storage, billing and projects). */
-export const ENDPOINTS: readonly EndpointRow[] = Object.freeze([...rows('messaging', MESSAGING), ...rows('compute', COMPUTE), ...rows('storage', STORAGE), ...rows('billing', BILLING)]);
+export const ENDPOINTS: readonly EndpointRow[] = Object.freeze([
+  ...rows('messaging', MESSAGING),
+  ...rows('compute', COMPUTE),
+  ...rows('storage', STORAGE),
+  ...rows('billing', BILLING),
+]);
 
 /** `METHOD /path?query` exactly as the specification's row reads. */
 export function rowLabel(row: EndpointRow): string {

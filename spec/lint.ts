@@ -41,7 +41,9 @@ function describeLocation(problem: NormalizedProblem): string {
 export async function lintOpenApi(entry: string = OPENAPI_ENTRY): Promise<LintProblem[]> {
   const config = await loadConfig({ configPath: REDOCLY_CONFIG });
   const problems = await lint({ ref: entry, config });
-  return problems.filter((p) => !p.ignored).map((p) => ({ severity: p.severity, rule: p.ruleId, message: p.message, where: describeLocation(p) }));
+  return problems
+    .filter((p) => !p.ignored)
+    .map((p) => ({ severity: p.severity, rule: p.ruleId, message: p.message, where: describeLocation(p) }));
 }
 
 /** Validation of the bundled document against the OpenAPI 3.1 schema, by an independent validator. */
@@ -51,7 +53,12 @@ export async function validateOpenApiDocument(document?: unknown): Promise<{ val
   // The validator may annotate what it is given; hand it a copy.
   const result = await validator.validate(structuredClone(bundled) as Record<string, unknown>);
   const raw = result.errors;
-  const errors = raw === undefined ? [] : typeof raw === 'string' ? [raw] : raw.map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+  const errors =
+    raw === undefined
+      ? []
+      : typeof raw === 'string'
+        ? [raw]
+        : raw.map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
   return { valid: result.valid, errors: result.valid ? [] : errors };
 }
 
@@ -68,7 +75,10 @@ async function main(): Promise<number> {
   const problems = await lintOpenApi();
   const errors = problems.filter((p) => p.severity === 'error');
   const warnings = problems.filter((p) => p.severity === 'warn');
-  for (const p of problems) console.log(`  ${p.severity === 'error' ? 'error' : 'warning'} ${p.rule}: ${p.message}${p.where ? `  (${p.where})` : ''}`);
+  for (const p of problems)
+    console.log(
+      `  ${p.severity === 'error' ? 'error' : 'warning'} ${p.rule}: ${p.message}${p.where ? `  (${p.where})` : ''}`,
+    );
   console.log(`redocly lint (recommended): ${errors.length} errors, ${warnings.length} warnings`);
   if (errors.length > 0) failed = true;
   return failed ? 1 : 0;

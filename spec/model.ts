@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { AREAS } from './classes.ts';
 import type { Area } from './classes.ts';
-import { cachedJson, contentKey, packageVersion } from './cache.ts';
+import { cachedJson, contentKey, packageVersion } from '../src/util/disk-cache.ts';
 import type { HttpMethod } from './endpoint-inventory.ts';
 
 export type { HttpMethod } from './endpoint-inventory.ts';
@@ -277,7 +277,12 @@ function toResponse(status: string, raw: unknown): ResponseModel {
   const r = asDict(raw);
   const headers = Object.entries(asDict(r.headers)).map(([name, h]) => {
     const header = asDict(h);
-    return { name, required: header.required === true, schema: asDict(header.schema), description: optString(header.description) };
+    return {
+      name,
+      required: header.required === true,
+      schema: asDict(header.schema),
+      description: optString(header.description),
+    };
   });
   const links = Object.entries(asDict(r.links)).map(([name, l]) => {
     const link = asDict(l);
@@ -319,7 +324,8 @@ function toVariants(raw: unknown): VariantModel[] {
 function areaOf(tags: unknown, where: string): Area {
   const list = Array.isArray(tags) ? tags : [];
   const area = AREAS.find((a) => list.length === 1 && list[0] === a);
-  if (!area) throw new Error(`${where}: expected exactly one area tag (${AREAS.join(', ')}), got ${JSON.stringify(list)}`);
+  if (!area)
+    throw new Error(`${where}: expected exactly one area tag (${AREAS.join(', ')}), got ${JSON.stringify(list)}`);
   return area;
 }
 
@@ -383,13 +389,19 @@ export function successResponses(op: OperationModel): ResponseModel[] {
 /** The response documented for a status: the exact code, else its range (`4XX`), else `default`. */
 export function responseFor(op: OperationModel, status: number | string): ResponseModel | undefined {
   const code = String(status);
-  return op.responses.find((r) => r.status === code) ?? op.responses.find((r) => r.status.toUpperCase() === `${code[0]}XX`) ?? op.responses.find((r) => r.status === 'default');
+  return (
+    op.responses.find((r) => r.status === code) ??
+    op.responses.find((r) => r.status.toUpperCase() === `${code[0]}XX`) ??
+    op.responses.find((r) => r.status === 'default')
+  );
 }
 
 /** The variant a request selects by its query keys (the most specific match), if the operation has variants. */
 export function variantFor(op: OperationModel, queryKeys: Iterable<string>): VariantModel | undefined {
   const present = new Set(queryKeys);
-  return op.variants.filter((v) => v.query.every((k) => present.has(k))).sort((a, b) => b.query.length - a.query.length)[0];
+  return op.variants
+    .filter((v) => v.query.every((k) => present.has(k)))
+    .sort((a, b) => b.query.length - a.query.length)[0];
 }
 
 export { compileValidators, buildValidators } from './validators.ts';

@@ -13,7 +13,7 @@ import type Ajv2020Class from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import type * as Yaml from 'yaml';
 import type { Requirement } from './requirement.ts';
-import { cachedJsonSync, contentKey, packageVersion } from './cache.ts';
+import { cachedJsonSync, contentKey, packageVersion } from '../src/util/disk-cache.ts';
 
 export type { Requirement } from './requirement.ts';
 export type { ConformanceClass, Level } from './classes.ts';
@@ -43,7 +43,8 @@ export class RequirementCatalogueError extends Error {
  * catalogue, from the cache (cache.ts) nearly always, and the two cost about 50 ms to load.
  */
 const requireLazily = createRequire(import.meta.url);
-const parseYaml = (text: string, options: Yaml.ParseOptions & Yaml.DocumentOptions): unknown => (requireLazily('yaml') as typeof Yaml).parse(text, options);
+const parseYaml = (text: string, options: Yaml.ParseOptions & Yaml.DocumentOptions): unknown =>
+  (requireLazily('yaml') as typeof Yaml).parse(text, options);
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 let validator: Validator | undefined;
@@ -141,7 +142,10 @@ export function loadCatalogue(): CatalogueEntry[] {
   if (!catalogue) {
     // Validated once per content (cache.ts): every process of a run loads the catalogue.
     const file = fileURLToPath(CATALOGUE_URL);
-    const key = contentKey([file, fileURLToPath(SCHEMA_URL)], `yaml ${packageVersion('yaml')} ajv ${packageVersion('ajv')}`);
+    const key = contentKey(
+      [file, fileURLToPath(SCHEMA_URL)],
+      `yaml ${packageVersion('yaml')} ajv ${packageVersion('ajv')}`,
+    );
     catalogue = cachedJsonSync('requirements', key, () => parseRequirements(readFileSync(file, 'utf8')));
     // Frozen: the cache is shared by every caller, so no caller may edit it for the others.
     for (const entry of catalogue) {

@@ -40,7 +40,12 @@ export interface Validators {
    * validated; binary bodies only against the documented media type; a response documented
    * without content must have no body.
    */
-  validateResponse(operationKey: string, status: number | string, body: unknown, contentType?: string): ValidationResult;
+  validateResponse(
+    operationKey: string,
+    status: number | string,
+    body: unknown,
+    contentType?: string,
+  ): ValidationResult;
   /** Validates a request body against the operation's request schema for a media type (JSON by default). */
   validateRequest(operationKey: string, body: unknown, contentType?: string): ValidationResult;
   /** Validates a value against a component schema by name (`Vps`, `Error`, ...). */
@@ -142,7 +147,10 @@ function pickMedia(content: Dict, contentType: string | undefined): [string, Dic
   const keys = Object.keys(content);
   if (contentType !== undefined) {
     const want = bareType(contentType);
-    const key = keys.find((k) => k.toLowerCase() === want) ?? keys.find((k) => k.endsWith('/*') && want.startsWith(k.slice(0, -1))) ?? keys.find((k) => k === '*/*');
+    const key =
+      keys.find((k) => k.toLowerCase() === want) ??
+      keys.find((k) => k.endsWith('/*') && want.startsWith(k.slice(0, -1))) ??
+      keys.find((k) => k === '*/*');
     return key === undefined ? undefined : [key, content[key] as Dict];
   }
   const key = keys.find(isJson) ?? keys[0];
@@ -225,15 +233,24 @@ export function buildValidators(model: ApiModel): BuiltValidators {
       for (const m of response.content) content[m.contentType] = m;
       const noBody = body === undefined || body === null || body === '';
       if (response.content.length === 0) {
-        return noBody ? { ok: true, errors: [] } : { ok: false, errors: [`${operationKey} ${response.status} documents no body, but one came`] };
+        return noBody
+          ? { ok: true, errors: [] }
+          : { ok: false, errors: [`${operationKey} ${response.status} documents no body, but one came`] };
       }
       const picked = pickMedia(content, contentType);
       if (!picked) {
-        return { ok: false, errors: [`${operationKey} ${response.status} does not document media type ${contentType}`] };
+        return {
+          ok: false,
+          errors: [`${operationKey} ${response.status} does not document media type ${contentType}`],
+        };
       }
       const [media] = picked;
       if (!isJson(media)) return { ok: true, errors: [] };
-      return run(responseFns.get(`${operationKey}|${response.status}|${media}`), body, `${operationKey} ${response.status} ${media}: no schema`);
+      return run(
+        responseFns.get(`${operationKey}|${response.status}|${media}`),
+        body,
+        `${operationKey} ${response.status} ${media}: no schema`,
+      );
     },
     validateRequest(operationKey, body, contentType) {
       const [method = '', path = ''] = operationKey.split(' ');
@@ -244,7 +261,11 @@ export function buildValidators(model: ApiModel): BuiltValidators {
       for (const m of op.requestBody.content) content[m.contentType] = m;
       const picked = pickMedia(content, contentType);
       if (!picked) return { ok: false, errors: [`${operationKey} does not accept ${contentType}`] };
-      return run(requestFns.get(`${operationKey}|${picked[0]}`), body, `${operationKey} request ${picked[0]}: no schema`);
+      return run(
+        requestFns.get(`${operationKey}|${picked[0]}`),
+        body,
+        `${operationKey} request ${picked[0]}: no schema`,
+      );
     },
     validateSchema(name, value) {
       return run(schemaFns.get(name), value, `no component schema named ${name}`);
@@ -279,7 +300,18 @@ export async function compileValidators(model?: ApiModel): Promise<Validators> {
 
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'] as const;
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-const SUBSCHEMA_SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+const SUBSCHEMA_SINGLE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+] as const;
 
 /** Calls `visit` for a schema and each subschema in it (not following `$ref`). */
 export function walkSchema(schema: unknown, where: string, visit: (node: Dict, where: string) => void): void {

@@ -69,7 +69,10 @@ defineCheck(
     title: 'POST /sms/send in test mode answers a sent message with rate-limit headers',
   },
   async ({ api, ctx }) => {
-    const res = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}smoke` });
+    const res = await api.post('/sms/send', {
+      to: ctx.testNumbers.succeed,
+      message: `cloudcheck ${ctx.runPrefix}smoke`,
+    });
     expectSuccess(res);
     // The client adds the test-mode header to every send (safety), so the exchange must show it.
     expect(res.exchange.request.headers['x-test-mode']).toBe('true');
@@ -95,41 +98,47 @@ defineCheck(
   },
 );
 
-defineFlow<{ projectId: string; projectName: string }>({ id: 'smoke.flow.project', class: 'projects', title: 'project create, read, delete' }, (step) => {
-  step(
-    {
-      id: 'smoke.flow.project.create',
-      requirement: 'PROJ-CRT-002',
-      level: 'MUST',
-      operation: 'POST /projects',
-      title: 'POST /projects creates an active project with the requested name and description',
-    },
-    async ({ api, ledger, ctx, state }) => {
-      const request = { name: ctx.name('proj'), description: 'cloudcheck smoke' };
-      const res = await api.post('/projects', request);
-      // The created project's body is not shown: read it in whichever shape it comes.
-      const project = expectResource<{ id: string; name: string }>(res, 'project');
-      state.projectId = ledger.track('project', String(project.id));
-      state.projectName = request.name;
-      expect(project, 'the created project').toMatchObject({ ...request, status: 'active' });
-    },
-  );
-  step(
-    {
-      id: 'smoke.flow.project.get',
-      requirement: 'PROJ-GET-001',
-      level: 'MUST',
-      operation: 'GET /projects/{project_id}',
-      title: 'GET /projects/{project_id} returns the created project',
-    },
-    async ({ api, ledger, ctx, state }) => {
-      // A second project, created after it: the read must pick the one asked for, not any project.
-      const other = expectResource<{ id: string }>(await api.post('/projects', { name: ctx.name('proj-other') }), 'project');
-      ledger.track('project', String(other.id));
-      const res = await api.get(`/projects/${encodeURIComponent(state.projectId)}`);
-      const project = expectResource<{ id: string; name: string }>(res, 'project');
-      expect(project.id, 'id of the project read').toBe(state.projectId);
-      expect(project.name, 'name of the project read').toBe(state.projectName);
-    },
-  );
-});
+defineFlow<{ projectId: string; projectName: string }>(
+  { id: 'smoke.flow.project', class: 'projects', title: 'project create, read, delete' },
+  (step) => {
+    step(
+      {
+        id: 'smoke.flow.project.create',
+        requirement: 'PROJ-CRT-002',
+        level: 'MUST',
+        operation: 'POST /projects',
+        title: 'POST /projects creates an active project with the requested name and description',
+      },
+      async ({ api, ledger, ctx, state }) => {
+        const request = { name: ctx.name('proj'), description: 'cloudcheck smoke' };
+        const res = await api.post('/projects', request);
+        // The created project's body is not shown: read it in whichever shape it comes.
+        const project = expectResource<{ id: string; name: string }>(res, 'project');
+        state.projectId = ledger.track('project', String(project.id));
+        state.projectName = request.name;
+        expect(project, 'the created project').toMatchObject({ ...request, status: 'active' });
+      },
+    );
+    step(
+      {
+        id: 'smoke.flow.project.get',
+        requirement: 'PROJ-GET-001',
+        level: 'MUST',
+        operation: 'GET /projects/{project_id}',
+        title: 'GET /projects/{project_id} returns the created project',
+      },
+      async ({ api, ledger, ctx, state }) => {
+        // A second project, created after it: the read must pick the one asked for, not any project.
+        const other = expectResource<{ id: string }>(
+          await api.post('/projects', { name: ctx.name('proj-other') }),
+          'project',
+        );
+        ledger.track('project', String(other.id));
+        const res = await api.get(`/projects/${encodeURIComponent(state.projectId)}`);
+        const project = expectResource<{ id: string; name: string }>(res, 'project');
+        expect(project.id, 'id of the project read').toBe(state.projectId);
+        expect(project.name, 'name of the project read').toBe(state.projectName);
+      },
+    );
+  },
+);

@@ -8,4 +8,12 @@ import { projectsArea } from './projects/index.ts';
 import { storageObjectsArea } from './storage-objects/index.ts';
 import { storageVolumesArea } from './storage-volumes/index.ts';
 
-export const AREAS: readonly AreaModule[] = [messagingArea, computeArea, storageObjectsArea, storageVolumesArea, billingArea, projectsArea, apiKeysArea];
+export const AREAS: readonly AreaModule[] = [
+  messagingArea,
+  computeArea,
+  storageObjectsArea,
+  storageVolumesArea,
+  billingArea,
+  projectsArea,
+  apiKeysArea,
+];

@@ -69,7 +69,17 @@ export class AccountStore {
     return [...this.accounts.values()];
   }
 
-  createKey(accountId: string, fields: { name: string; permissions: string[]; expires_at?: string | null; ip_whitelist?: string[]; key?: string; unlimited?: boolean }): ApiKeyRecord {
+  createKey(
+    accountId: string,
+    fields: {
+      name: string;
+      permissions: string[];
+      expires_at?: string | null;
+      ip_whitelist?: string[];
+      key?: string;
+      unlimited?: boolean;
+    },
+  ): ApiKeyRecord {
     const key = fields.key ?? `cck_${newSecret(24)}`;
     if (this.keysBySecret.has(key)) throw new Error('duplicate API key');
     const record: ApiKeyRecord = {

@@ -26,7 +26,8 @@ export const CORE_VARIANTS = [
     name: 'action-201',
     departsFrom: ['ERR-OK-003', 'VPS-ACT-005', 'VPS-ACT-006', 'VPS-ACT-007', 'WAL-TOP-002'],
     allowedBy: SUCCESS_GAP,
-    description: 'A POST that performs an action (VPS action, volume resize/attach/detach, top-up, CDN, presign, multipart) answers 201 instead of 200.',
+    description:
+      'A POST that performs an action (VPS action, volume resize/attach/detach, top-up, CDN, presign, multipart) answers 201 instead of 200.',
   },
   {
     name: 'unauth-403',
@@ -36,9 +37,21 @@ export const CORE_VARIANTS = [
   },
   {
     name: 'error-codes-other',
-    departsFrom: ['AUTH-KEY-004', 'AUTH-IP-001', 'AUTH-PERM-001', 'ERR-MAP-003', 'ERR-MAP-010', 'ERR-MAP-013', 'ISO-READ-001', 'ISO-WRITE-001', 'KEY-REVOKE-002', 'PRE-URL-009'],
+    departsFrom: [
+      'AUTH-KEY-004',
+      'AUTH-IP-001',
+      'AUTH-PERM-001',
+      'ERR-MAP-003',
+      'ERR-MAP-010',
+      'ERR-MAP-013',
+      'ISO-READ-001',
+      'ISO-WRITE-001',
+      'KEY-REVOKE-002',
+      'PRE-URL-009',
+    ],
     allowedBy: 'Errors / Gaps: "Complete error code lists per area beyond the codes above: not shown"',
-    description: 'Every error code the specification does not list is spelled differently (not_found → resource_not_found, unauthorized → authentication_required, ...); the eight listed codes stay.',
+    description:
+      'Every error code the specification does not list is spelled differently (not_found → resource_not_found, unauthorized → authentication_required, ...); the eight listed codes stay.',
   },
   {
     name: 'validation-400',
@@ -63,14 +76,16 @@ export const CORE_VARIANTS = [
   {
     name: 'ids-other-format',
     departsFrom: [],
-    allowedBy: 'Resources and their fields: "identifiers are strings whose type prefix varies by resource" (format not shown)',
+    allowedBy:
+      'Resources and their fields: "identifiers are strings whose type prefix varies by resource" (format not shown)',
     description: 'Ids are UUIDs without a type prefix instead of `<prefix>_<16 hex>`.',
   },
   {
     name: 'extra-fields',
     departsFrom: [],
     allowedBy: 'Resources and their fields: only the fields of each resource are listed; nothing forbids others',
-    description: 'Every JSON object of every response (the error envelope and `meta` included) carries fields the specification does not name.',
+    description:
+      'Every JSON object of every response (the error envelope and `meta` included) carries fields the specification does not name.',
   },
   {
     name: 'timestamps-offset',
@@ -82,7 +97,8 @@ export const CORE_VARIANTS = [
     name: 'json-charset',
     departsFrom: [],
     allowedBy: 'What the service does: "bodies are JSON" (media type parameters: not shown)',
-    description: 'JSON responses are labelled `application/json;charset=UTF-8` (another spelling of the media type and its parameter).',
+    description:
+      'JSON responses are labelled `application/json;charset=UTF-8` (another spelling of the media type and its parameter).',
   },
   {
     name: 'flat-bodies',
@@ -112,7 +128,8 @@ export const CORE_VARIANTS = [
       'VPS-ACT-007',
     ],
     allowedBy: BODY_GAP,
-    description: 'Where the specification shows no response body, the resource comes unwrapped (a list as a bare array) instead of under its name.',
+    description:
+      'Where the specification shows no response body, the resource comes unwrapped (a list as a bare array) instead of under its name.',
   },
   {
     name: 'wrapped-bodies',
@@ -174,14 +191,17 @@ export const CORE_VARIANTS = [
   {
     name: 'accept-honoured',
     departsFrom: [],
-    allowedBy: 'What the service does: "bodies are JSON" (content negotiation, the Accept header: not shown; HTTP lets a server answer 406)',
-    description: 'A request whose Accept header rules out the media type of the success answer (a PDF asked for as application/json) gets 406 with the error envelope.',
+    allowedBy:
+      'What the service does: "bodies are JSON" (content negotiation, the Accept header: not shown; HTTP lets a server answer 406)',
+    description:
+      'A request whose Accept header rules out the media type of the success answer (a PDF asked for as application/json) gets 406 with the error envelope.',
   },
   {
     name: 'webhook-signature-other',
     departsFrom: ['HOOK-SIG-001'],
     allowedBy: 'Events / Gaps: "Signature scheme and header used with the webhook secret: not shown"',
-    description: 'Deliveries carry `X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` instead of the assumed header.',
+    description:
+      'Deliveries carry `X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` instead of the assumed header.',
   },
 ] as const satisfies readonly VariantDefinition[];
 

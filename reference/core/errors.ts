@@ -56,8 +56,15 @@ export class ApiError extends Error {
  * A field problem. The specification shows `details` as an object in messaging and billing and
  * as an array of {field, message} in compute; storage follows compute (docs/conventions.md).
  */
-export function fieldError(area: Area, field: string, message: string, code: ErrorCode = 'validation_error', extra: Record<string, unknown> = {}): ApiError {
-  const details: ErrorDetails = area === 'compute' || area === 'storage' ? [{ field, message }] : { field, message, ...extra };
+export function fieldError(
+  area: Area,
+  field: string,
+  message: string,
+  code: ErrorCode = 'validation_error',
+  extra: Record<string, unknown> = {},
+): ApiError {
+  const details: ErrorDetails =
+    area === 'compute' || area === 'storage' ? [{ field, message }] : { field, message, ...extra };
   return new ApiError(code, message, details);
 }
 

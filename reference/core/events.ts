@@ -60,9 +60,21 @@ export interface EventOptions {
 
 /** Faults of the event payloads, applied through `mutatePayload` (see eventFaultMutation). */
 export const EVENT_FAULTS = [
-  { name: 'webhook-event-status-stale', requirement: 'HOOK-EVT-001', description: 'sms.delivered events carry `data.status` sent (the state before) instead of delivered.' },
-  { name: 'webhook-compute-data-flat', requirement: 'HOOK-PAY-002', description: 'Compute events carry the instance fields directly in `data` instead of in `data.vps`.' },
-  { name: 'webhook-vps-deleted-renamed', requirement: 'HOOK-EVT-002', description: 'The deletion of a VPS is announced as `vps.destroyed` instead of `vps.deleted`.' },
+  {
+    name: 'webhook-event-status-stale',
+    requirement: 'HOOK-EVT-001',
+    description: 'sms.delivered events carry `data.status` sent (the state before) instead of delivered.',
+  },
+  {
+    name: 'webhook-compute-data-flat',
+    requirement: 'HOOK-PAY-002',
+    description: 'Compute events carry the instance fields directly in `data` instead of in `data.vps`.',
+  },
+  {
+    name: 'webhook-vps-deleted-renamed',
+    requirement: 'HOOK-EVT-002',
+    description: 'The deletion of a VPS is announced as `vps.destroyed` instead of `vps.deleted`.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
@@ -79,12 +91,19 @@ export function eventFaultMutation(faults: ActiveFaults): ((payload: EventPayloa
   return (payload) => {
     const data = payload.data ?? {};
     const vps = data.vps;
-    if (payload.event === 'sms.delivered' && faults.has('webhook-event-status-stale')) return { ...payload, data: { ...data, status: 'sent' } };
-    if (/^(vps|snapshot)\./.test(payload.event) && typeof vps === 'object' && vps !== null && faults.has('webhook-compute-data-flat')) {
+    if (payload.event === 'sms.delivered' && faults.has('webhook-event-status-stale'))
+      return { ...payload, data: { ...data, status: 'sent' } };
+    if (
+      /^(vps|snapshot)\./.test(payload.event) &&
+      typeof vps === 'object' &&
+      vps !== null &&
+      faults.has('webhook-compute-data-flat')
+    ) {
       const { vps: _nested, ...rest } = data;
       return { ...payload, data: { ...rest, ...(vps as Record<string, unknown>) } };
     }
-    if (payload.event === 'vps.deleted' && faults.has('webhook-vps-deleted-renamed')) return { ...payload, event: 'vps.destroyed' };
+    if (payload.event === 'vps.deleted' && faults.has('webhook-vps-deleted-renamed'))
+      return { ...payload, event: 'vps.destroyed' };
     return payload;
   };
 }
@@ -143,7 +162,12 @@ export class EventDispatcher {
    * Sends `event` to every subscription of the account that asked for it, and to `extra`
    * targets (a message's callback_url) regardless of subscriptions.
    */
-  emit(accountId: string, event: string, data: Record<string, unknown>, extra: Array<{ url: string; secret?: string | null }> = []): EventPayload {
+  emit(
+    accountId: string,
+    event: string,
+    data: Record<string, unknown>,
+    extra: Array<{ url: string; secret?: string | null }> = [],
+  ): EventPayload {
     const payload: EventPayload = { event, timestamp: isoTimestamp(this.clock.now()), data };
     const targets = this.subscriptionsOf(accountId)
       .filter((s) => s.events.includes(event))
@@ -154,26 +178,52 @@ export class EventDispatcher {
 
   private deliver(url: string, secret: string | null, original: EventPayload, attempt: number): void {
     if (!this.options.allowRemote && !isLoopbackUrl(url)) {
-      this.record({ url, event: original.event, attempt, status: null, error: 'not delivered: only loopback URLs are called', at: isoTimestamp(this.clock.now()) });
+      this.record({
+        url,
+        event: original.event,
+        attempt,
+        status: null,
+        error: 'not delivered: only loopback URLs are called',
+        at: isoTimestamp(this.clock.now()),
+      });
       return;
     }
     const payload = this.options.mutatePayload ? this.options.mutatePayload(original) : original;
     const body = JSON.stringify(payload);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'cloudcheck-reference/1' };
-    if (secret && this.options.otherSignature) headers['x-signature'] = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    else if (secret) headers['x-webhook-signature'] = signatureHeader(secret, Math.floor(this.clock.now() / 1000), body);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'cloudcheck-reference/1',
+    };
+    if (secret && this.options.otherSignature)
+      headers['x-signature'] = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    else if (secret)
+      headers['x-webhook-signature'] = signatureHeader(secret, Math.floor(this.clock.now() / 1000), body);
     const retry = (status: number | null, error?: string): void => {
       this.record({ url, event: original.event, attempt, status, error, at: isoTimestamp(this.clock.now()) });
       if (attempt < this.options.maxAttempts) {
-        this.clock.schedule(this.options.retryBaseMs * 2 ** (attempt - 1), () => this.deliver(url, secret, original, attempt + 1));
+        this.clock.schedule(this.options.retryBaseMs * 2 ** (attempt - 1), () =>
+          this.deliver(url, secret, original, attempt + 1),
+        );
       }
     };
     undici()
-      .request(url, { method: 'POST', headers, body, headersTimeout: this.options.timeoutMs, bodyTimeout: this.options.timeoutMs })
+      .request(url, {
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      })
       .then(async (response) => {
         await response.body.dump();
         if (response.statusCode >= 200 && response.statusCode < 300) {
-          this.record({ url, event: original.event, attempt, status: response.statusCode, at: isoTimestamp(this.clock.now()) });
+          this.record({
+            url,
+            event: original.event,
+            attempt,
+            status: response.statusCode,
+            at: isoTimestamp(this.clock.now()),
+          });
         } else {
           retry(response.statusCode);
         }

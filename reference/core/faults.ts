@@ -68,12 +68,15 @@ export class ActiveFaults {
     const byName = new Map(known.map((fault) => [fault.name, fault]));
     const unknown = requested.filter((name) => !byName.has(name));
     if (unknown.length > 0) {
-      throw new Error(`unknown fault ${unknown.map((n) => `"${n}"`).join(', ')}; list them with: cloudcheck serve --list-faults`);
+      throw new Error(
+        `unknown fault ${unknown.map((n) => `"${n}"`).join(', ')}; list them with: cloudcheck serve --list-faults`,
+      );
     }
     this.active = new Set(requested);
     for (const name of Object.keys(scopes)) {
       if (!this.active.has(name)) throw new Error(`fault "${name}" has a scope but is not switched on`);
-      if (byName.get(name)!.serverWide) throw new Error(`fault "${name}" bends the whole server: it cannot be limited to some checks`);
+      if (byName.get(name)!.serverWide)
+        throw new Error(`fault "${name}" bends the whole server: it cannot be limited to some checks`);
     }
     this.scopes = new Map(Object.entries(scopes));
   }
@@ -106,7 +109,9 @@ export class ActiveFaults {
    */
   enterRequest(checkHeader: string | string[] | undefined, credential?: string): void {
     const named = Array.isArray(checkHeader) ? checkHeader[0] : checkHeader;
-    this.requestCheck.enterWith(named ?? (credential === undefined ? undefined : this.checkOfCredential.get(credential)) ?? '');
+    this.requestCheck.enterWith(
+      named ?? (credential === undefined ? undefined : this.checkOfCredential.get(credential)) ?? '',
+    );
   }
 
   /**

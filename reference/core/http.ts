@@ -11,7 +11,14 @@ import type { ReferenceContext } from './context.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { CHECK_HEADER, type FaultDefinition, type FaultName } from './faults.ts';
 import { installResponseVariants } from './response-variants.ts';
-import { type TakeResult, type WindowRule, type WindowState, RULES, nearestExhaustion, requestRules } from './rate-limit.ts';
+import {
+  type TakeResult,
+  type WindowRule,
+  type WindowState,
+  RULES,
+  nearestExhaustion,
+  requestRules,
+} from './rate-limit.ts';
 
 export interface AuthContext {
   account: Account;
@@ -33,29 +40,116 @@ declare module 'fastify' {
 
 /** Faults of the shared pipeline. Requirement ids refer to spec/requirements.yaml. */
 export const CORE_FAULTS = [
-  { name: 'auth-ignored', requirement: 'AUTH-KEY-002', description: 'Requests without a valid key are served as the first account.' },
+  {
+    name: 'auth-ignored',
+    requirement: 'AUTH-KEY-002',
+    description: 'Requests without a valid key are served as the first account.',
+  },
   { name: 'auth-revoked-accepted', requirement: 'KEY-REVOKE-001', description: 'Revoked API keys keep working.' },
-  { name: 'auth-expired-accepted', requirement: 'KEY-EXPIRE-001', description: 'API keys past expires_at keep working.' },
+  {
+    name: 'auth-expired-accepted',
+    requirement: 'KEY-EXPIRE-001',
+    description: 'API keys past expires_at keep working.',
+  },
   { name: 'auth-ip-whitelist-ignored', requirement: 'KEY-IP-001', description: 'ip_whitelist is not enforced.' },
-  { name: 'errors-envelope-renamed', requirement: 'ERR-ENVELOPE-001', description: 'Errors come as {"err": {...}} instead of {"error": {...}}.' },
-  { name: 'ratelimit-no-429', requirement: 'RATE-BURST-001', description: 'Limits are counted but never enforced: no 429.' },
-  { name: 'ratelimit-headers-missing-compute', requirement: 'RATE-HEADERS-001', description: 'Compute responses carry no X-RateLimit-* headers.' },
-  { name: 'ratelimit-remaining-frozen', requirement: 'RATE-HEADERS-002', description: 'X-RateLimit-Remaining always equals the limit.' },
-  { name: 'ratelimit-non-atomic', requirement: 'RATE-BURST-001', description: 'The limiter reads and writes its count in two steps, so concurrent requests slip through.' },
-  { name: 'ratelimit-reset-millis', requirement: 'RATE-HEADERS-003', description: 'X-RateLimit-Reset is given in milliseconds.' },
-  { name: 'ratelimit-sms-volume-ignored', requirement: 'RATE-SMS-001', description: 'The 10000 SMS per hour limit is not enforced.' },
-  { name: 'ratelimit-hourly-ignored', requirement: 'RATE-HOUR-001', description: 'The 1000 requests per hour limit of a key is not enforced.' },
-  { name: 'ratelimit-billing-ignored', requirement: 'RATE-BILL-001', description: 'The 100 billing requests per hour limit is not enforced.' },
-  { name: 'ratelimit-projects-ignored', requirement: 'RATE-PROJ-001', description: 'The 500 project requests per hour limit is not enforced.' },
-  { name: 'api-unversioned', requirement: 'VER-PATH-001', description: 'The API is served at the root of the server, without the /v1 segment.', serverWide: true },
-  { name: 'auth-missing-header-served', requirement: 'AUTH-KEY-001', description: 'Requests without any Authorization header are served as the first account (a wrong key is still refused).' },
-  { name: 'auth-volumes-forbidden', requirement: 'AUTH-KEY-003', description: 'Valid read+write keys are refused with 403 on the block-storage volume operations.' },
-  { name: 'errors-details-array', requirement: 'ERR-ENVELOPE-002', description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.' },
-  { name: 'success-status-202', requirement: 'ERR-STAT-001', description: 'Successful responses without a body answer 202 instead of 204.' },
-  { name: 'errors-compute-details-object', requirement: 'ERR-ENVELOPE-003', description: 'Compute validation errors carry `details` as one {field, message} object instead of an array.' },
-  { name: 'errors-409-outside-storage', requirement: 'ERR-STAT-003', description: 'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.' },
-  { name: 'ratelimit-429-wrong-code', requirement: 'ERR-CODE-005', description: 'A 429 carries the code `too_many_requests` instead of `rate_limit_exceeded`.' },
-  { name: 'ratelimit-sms-headers-missing', requirement: 'RATE-HEADERS-004', description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.' },
+  {
+    name: 'errors-envelope-renamed',
+    requirement: 'ERR-ENVELOPE-001',
+    description: 'Errors come as {"err": {...}} instead of {"error": {...}}.',
+  },
+  {
+    name: 'ratelimit-no-429',
+    requirement: 'RATE-BURST-001',
+    description: 'Limits are counted but never enforced: no 429.',
+  },
+  {
+    name: 'ratelimit-headers-missing-compute',
+    requirement: 'RATE-HEADERS-001',
+    description: 'Compute responses carry no X-RateLimit-* headers.',
+  },
+  {
+    name: 'ratelimit-remaining-frozen',
+    requirement: 'RATE-HEADERS-002',
+    description: 'X-RateLimit-Remaining always equals the limit.',
+  },
+  {
+    name: 'ratelimit-non-atomic',
+    requirement: 'RATE-BURST-001',
+    description: 'The limiter reads and writes its count in two steps, so concurrent requests slip through.',
+  },
+  {
+    name: 'ratelimit-reset-millis',
+    requirement: 'RATE-HEADERS-003',
+    description: 'X-RateLimit-Reset is given in milliseconds.',
+  },
+  {
+    name: 'ratelimit-sms-volume-ignored',
+    requirement: 'RATE-SMS-001',
+    description: 'The 10000 SMS per hour limit is not enforced.',
+  },
+  {
+    name: 'ratelimit-hourly-ignored',
+    requirement: 'RATE-HOUR-001',
+    description: 'The 1000 requests per hour limit of a key is not enforced.',
+  },
+  {
+    name: 'ratelimit-billing-ignored',
+    requirement: 'RATE-BILL-001',
+    description: 'The 100 billing requests per hour limit is not enforced.',
+  },
+  {
+    name: 'ratelimit-projects-ignored',
+    requirement: 'RATE-PROJ-001',
+    description: 'The 500 project requests per hour limit is not enforced.',
+  },
+  {
+    name: 'api-unversioned',
+    requirement: 'VER-PATH-001',
+    description: 'The API is served at the root of the server, without the /v1 segment.',
+    serverWide: true,
+  },
+  {
+    name: 'auth-missing-header-served',
+    requirement: 'AUTH-KEY-001',
+    description:
+      'Requests without any Authorization header are served as the first account (a wrong key is still refused).',
+  },
+  {
+    name: 'auth-volumes-forbidden',
+    requirement: 'AUTH-KEY-003',
+    description: 'Valid read+write keys are refused with 403 on the block-storage volume operations.',
+  },
+  {
+    name: 'errors-details-array',
+    requirement: 'ERR-ENVELOPE-002',
+    description: 'Messaging and billing errors carry `details` as an array of {field, message} instead of an object.',
+  },
+  {
+    name: 'success-status-202',
+    requirement: 'ERR-STAT-001',
+    description: 'Successful responses without a body answer 202 instead of 204.',
+  },
+  {
+    name: 'errors-compute-details-object',
+    requirement: 'ERR-ENVELOPE-003',
+    description: 'Compute validation errors carry `details` as one {field, message} object instead of an array.',
+  },
+  {
+    name: 'errors-409-outside-storage',
+    requirement: 'ERR-STAT-003',
+    description:
+      'A DELETE outside storage of something that does not exist (any more) answers 409 `conflict` instead of 404.',
+  },
+  {
+    name: 'ratelimit-429-wrong-code',
+    requirement: 'ERR-CODE-005',
+    description: 'A 429 carries the code `too_many_requests` instead of `rate_limit_exceeded`.',
+  },
+  {
+    name: 'ratelimit-sms-headers-missing',
+    requirement: 'RATE-HEADERS-004',
+    description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
@@ -121,7 +215,10 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
   if (key?.expires_at && Date.parse(key.expires_at) <= now && !ctx.faults.has('auth-expired-accepted')) usable = false;
   if (key?.notBeforeMs !== undefined && now < key.notBeforeMs) usable = false;
   if (!key || !usable) {
-    if (ctx.faults.has('auth-ignored') || (ctx.faults.has('auth-missing-header-served') && request.headers.authorization === undefined)) {
+    if (
+      ctx.faults.has('auth-ignored') ||
+      (ctx.faults.has('auth-missing-header-served') && request.headers.authorization === undefined)
+    ) {
       const first = ctx.accounts.allAccounts()[0];
       const fallback = first ? ctx.accounts.keysOf(first.id).at(-1) : undefined;
       if (first && fallback) {
@@ -131,12 +228,17 @@ function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
     }
     throw new ApiError('unauthorized');
   }
-  if (!ctx.faults.has('auth-ip-whitelist-ignored') && !ipAllowed(key.ip_whitelist, request.socket.remoteAddress ?? '')) {
+  if (
+    !ctx.faults.has('auth-ip-whitelist-ignored') &&
+    !ipAllowed(key.ip_whitelist, request.socket.remoteAddress ?? '')
+  ) {
     throw new ApiError('forbidden', 'This API key may not be used from this address.');
   }
-  if (ctx.faults.has('auth-volumes-forbidden') && request.url.startsWith('/v1/storage/volumes')) throw new ApiError('forbidden', 'This API key may not use volumes.');
+  if (ctx.faults.has('auth-volumes-forbidden') && request.url.startsWith('/v1/storage/volumes'))
+    throw new ApiError('forbidden', 'This API key may not use volumes.');
   const needed = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
-  if (!key.permissions.includes(needed)) throw new ApiError('forbidden', `This API key lacks the ${needed} permission.`);
+  if (!key.permissions.includes(needed))
+    throw new ApiError('forbidden', `This API key lacks the ${needed} permission.`);
   const account = ctx.accounts.account(key.accountId);
   if (!account) throw new ApiError('unauthorized');
   key.last_used = isoTimestamp(now);
@@ -152,10 +254,17 @@ function scopeFor(area: Area) {
  * Counts the request against its windows. Synchronous (no promise per request) except under the
  * `ratelimit-non-atomic` fault, whose whole point is a gap between read and write.
  */
-function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area): Promise<void> | undefined {
+function countRequest(
+  ctx: ReferenceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  area: Area,
+): Promise<void> | undefined {
   const auth = request.auth;
   if (!auth || auth.key.unlimited) return undefined;
-  const rules = requestRules(area).filter((rule) => !IGNORED_RULES.some(([fault, ignored]) => ignored === rule && ctx.faults.has(fault)));
+  const rules = requestRules(area).filter(
+    (rule) => !IGNORED_RULES.some(([fault, ignored]) => ignored === rule && ctx.faults.has(fault)),
+  );
   const scope = scopeFor(area);
   if (ctx.faults.has('ratelimit-non-atomic')) {
     // Deliberately broken: read, yield to other requests, then write. Concurrent requests all
@@ -166,16 +275,29 @@ function countRequest(ctx: ReferenceContext, request: FastifyRequest, reply: Fas
       const blocking = before.find((s) => s.used + 1 > s.rule.limit);
       if (!blocking) for (const s of before) ctx.limiter.write(auth.key.id, s.rule, s.used + 1, scope(s.rule));
       const states = rules.map((rule) => ctx.limiter.peek(auth.key.id, rule, scope(rule)));
-      finishCount(ctx, request, reply, area, blocking ? { ok: false as const, blocking, states } : { ok: true as const, states });
+      finishCount(
+        ctx,
+        request,
+        reply,
+        area,
+        blocking ? { ok: false as const, blocking, states } : { ok: true as const, states },
+      );
     });
   }
   finishCount(ctx, request, reply, area, ctx.limiter.take(auth.key.id, rules, 1, scope));
   return undefined;
 }
 
-function finishCount(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, area: Area, result: TakeResult): void {
+function finishCount(
+  ctx: ReferenceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  area: Area,
+  result: TakeResult,
+): void {
   const auth = authOf(request);
-  if (hasRateLimitHeaders(area) || ctx.variants.has('ratelimit-headers-everywhere')) setRateHeaders(ctx, reply, area, result.states);
+  if (hasRateLimitHeaders(area) || ctx.variants.has('ratelimit-headers-everywhere'))
+    setRateHeaders(ctx, reply, area, result.states);
   if (area === 'messaging') setSmsHeaders(ctx, reply, auth.key.id);
   if (!result.ok && !ctx.faults.has('ratelimit-no-429')) throw rateLimited(ctx, reply, result.blocking);
   request.rateStates = result.ok ? result.states : undefined;
@@ -213,7 +335,12 @@ export function rateLimited(ctx: ReferenceContext, reply: FastifyReply, blocking
  * Counts SMS volume (one per recipient) for a send that passed validation. On rejection it gives
  * back the request counts taken earlier, because a rejected request is not counted.
  */
-export function takeSmsVolume(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, recipients: number): void {
+export function takeSmsVolume(
+  ctx: ReferenceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  recipients: number,
+): void {
   const auth = authOf(request);
   if (auth.key.unlimited) return;
   const result = ctx.limiter.take(auth.key.id, [RULES.sms], recipients);
@@ -261,7 +388,9 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
     let pending: Promise<void> | undefined;
     try {
       const url = request.url;
-      request.area = areaOf(url.startsWith('/v1') && (url.length === 3 || url.charCodeAt(3) === SLASH) ? url.slice(3) : url);
+      request.area = areaOf(
+        url.startsWith('/v1') && (url.length === 3 || url.charCodeAt(3) === SLASH) ? url.slice(3) : url,
+      );
       // Cheapest test first: `routeOptions` builds a fresh object on every read.
       if (hasSignatureQuery(url) && !request.headers.authorization && request.routeOptions.config?.presignable) {
         done();
@@ -324,7 +453,12 @@ const OTHER_CODES: Partial<Record<ErrorCode, string>> = {
 export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: ApiError): void {
   const request = reply.request;
   // Fault `errors-409-outside-storage`: a DELETE of something gone answers 409 outside storage too.
-  const conflict = ctx.faults.has('errors-409-outside-storage') && given.status === 404 && request.method === 'DELETE' && request.area !== undefined && request.area !== 'storage';
+  const conflict =
+    ctx.faults.has('errors-409-outside-storage') &&
+    given.status === 404 &&
+    request.method === 'DELETE' &&
+    request.area !== undefined &&
+    request.area !== 'storage';
   const apiError = conflict ? new ApiError('conflict', 'The resource is already gone.') : given;
   let status = apiError.status;
   if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
@@ -333,7 +467,9 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
   const details = apiError.details;
   // Fault `errors-details-array`: messaging and billing details in the compute shape.
   if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {
-    (body.error as Record<string, unknown>).details = [{ field: String(details.field), message: String(details.message) }];
+    (body.error as Record<string, unknown>).details = [
+      { field: String(details.field), message: String(details.message) },
+    ];
   }
   // Fault `errors-compute-details-object`: compute details in the messaging and billing shape.
   if (ctx.faults.has('errors-compute-details-object') && Array.isArray(details) && details.length > 0) {
@@ -341,7 +477,11 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
   }
   // Fault `ratelimit-429-wrong-code`: the 429 keeps its status but names another code.
   const renamed =
-    ctx.faults.has('ratelimit-429-wrong-code') && apiError.code === 'rate_limit_exceeded' ? 'too_many_requests' : ctx.variants.has('error-codes-other') ? OTHER_CODES[apiError.code] : undefined;
+    ctx.faults.has('ratelimit-429-wrong-code') && apiError.code === 'rate_limit_exceeded'
+      ? 'too_many_requests'
+      : ctx.variants.has('error-codes-other')
+        ? OTHER_CODES[apiError.code]
+        : undefined;
   if (renamed) {
     const envelope = (body.error ?? body.err) as Record<string, unknown>;
     envelope.code = renamed;
@@ -361,12 +501,19 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as Partial<FastifyError>;
   const code = fastifyError.code ?? '';
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fastifyError.statusCode === 413) return new ApiError('payload_too_large');
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fastifyError.statusCode === 413)
+    return new ApiError('payload_too_large');
   if (code.startsWith('FST_ERR_CTP_') || fastifyError instanceof SyntaxError || fastifyError.statusCode === 400) {
     return new ApiError('invalid_json', 'The request body is not valid JSON.');
   }
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new ApiError('validation_error', fastifyError.message ?? 'Bad request.', undefined, undefined, fastifyError.statusCode);
+    return new ApiError(
+      'validation_error',
+      fastifyError.message ?? 'Bad request.',
+      undefined,
+      undefined,
+      fastifyError.statusCode,
+    );
   }
   return new ApiError('internal_error');
 }

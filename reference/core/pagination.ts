@@ -5,11 +5,27 @@ import type { ActiveVariants } from './variants.ts';
 
 /** Faults of the paginated lists (GET /sms/messages, GET /vps, GET /account/billing/history). */
 export const PAGINATION_FAULTS = [
-  { name: 'per-page-unbounded', requirement: 'PAGE-SIZE-002', description: 'A per_page above 100 is honoured: pages of up to 10000 items.' },
-  { name: 'page-zero-based-default', requirement: 'PAGE-NUM-001', description: 'Without `page`, lists answer page 0 (meta.page 0, no items).' },
-  { name: 'page-walk-overlap', requirement: 'PAGE-NUM-002', description: 'Every page after the first starts one item early, repeating the last item of the page before.' },
+  {
+    name: 'per-page-unbounded',
+    requirement: 'PAGE-SIZE-002',
+    description: 'A per_page above 100 is honoured: pages of up to 10000 items.',
+  },
+  {
+    name: 'page-zero-based-default',
+    requirement: 'PAGE-NUM-001',
+    description: 'Without `page`, lists answer page 0 (meta.page 0, no items).',
+  },
+  {
+    name: 'page-walk-overlap',
+    requirement: 'PAGE-NUM-002',
+    description: 'Every page after the first starts one item early, repeating the last item of the page before.',
+  },
   { name: 'page-meta-total-string', requirement: 'PAGE-META-001', description: '`meta.total` is a string.' },
-  { name: 'page-meta-per-page-default', requirement: 'PAGE-SIZE-003', description: '`meta.per_page` always says 25, whatever per_page the page was cut with.' },
+  {
+    name: 'page-meta-per-page-default',
+    requirement: 'PAGE-SIZE-003',
+    description: '`meta.per_page` always says 25, whatever per_page the page was cut with.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
@@ -28,7 +44,12 @@ export interface PageMeta {
  * Reads `page` (default 1) and `per_page` (default 25, at most 100) from a query. Under the
  * variant `per-page-clamp` a `per_page` above 100 is served as 100 instead of refused.
  */
-export function readPageQuery(area: Area, query: Record<string, unknown>, variants?: ActiveVariants, faults?: ActiveFaults): { page: number; perPage: number } {
+export function readPageQuery(
+  area: Area,
+  query: Record<string, unknown>,
+  variants?: ActiveVariants,
+  faults?: ActiveFaults,
+): { page: number; perPage: number } {
   const firstPage = faults?.has('page-zero-based-default') ? 0 : 1;
   const page = readPositiveInt(area, query, 'page', firstPage, Number.MAX_SAFE_INTEGER, false);
   const maxPerPage = faults?.has('per-page-unbounded') ? 10_000 : 100;
@@ -36,7 +57,14 @@ export function readPageQuery(area: Area, query: Record<string, unknown>, varian
   return { page, perPage };
 }
 
-function readPositiveInt(area: Area, query: Record<string, unknown>, name: string, fallback: number, max: number, clamp: boolean): number {
+function readPositiveInt(
+  area: Area,
+  query: Record<string, unknown>,
+  name: string,
+  fallback: number,
+  max: number,
+  clamp: boolean,
+): number {
   const raw = query[name];
   if (raw === undefined || raw === '') return fallback;
   const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;

@@ -54,7 +54,9 @@ interface Counter {
   used: number;
 }
 
-export type TakeResult = { ok: true; states: WindowState[] } | { ok: false; blocking: WindowState; states: WindowState[] };
+export type TakeResult =
+  | { ok: true; states: WindowState[] }
+  | { ok: false; blocking: WindowState; states: WindowState[] };
 
 export class FixedWindowLimiter {
   private readonly counters = new Map<string, Counter>();

@@ -167,9 +167,19 @@ export function installResponseVariants(app: FastifyInstance, ctx: ReferenceCont
         body = JSON.stringify(rewrite(parsed, extraFields, offsets));
       }
     }
-    if (v.has('accept-honoured') && status >= 200 && status < 300 && !acceptable(request.headers.accept, reply.getHeader('content-type'))) {
+    if (
+      v.has('accept-honoured') &&
+      status >= 200 &&
+      status < 300 &&
+      !acceptable(request.headers.accept, reply.getHeader('content-type'))
+    ) {
       reply.status(406).type('application/json');
-      body = JSON.stringify({ error: { code: 'not_acceptable', message: `this answer is ${String(reply.getHeader('content-type'))}, which the Accept header rules out` } });
+      body = JSON.stringify({
+        error: {
+          code: 'not_acceptable',
+          message: `this answer is ${String(reply.getHeader('content-type'))}, which the Accept header rules out`,
+        },
+      });
     }
     if (v.has('json-charset') && isJson(reply)) reply.header('content-type', 'application/json;charset=UTF-8');
     done(null, body);

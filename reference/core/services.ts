@@ -7,7 +7,10 @@
 /** Billing offers the wallet to every area that charges (messaging charges each SMS). */
 export interface WalletService {
   /** Debits the account's wallet and records a `charge` transaction; throws `insufficient_balance`. */
-  charge(accountId: string, charge: { amount: number; currency: string; description: string; service: string; resourceId: string }): void;
+  charge(
+    accountId: string,
+    charge: { amount: number; currency: string; description: string; service: string; resourceId: string },
+  ): void;
 }
 
 /** Compute offers read access to VPS instances (volumes attach to them) and to its region catalogue. */

@@ -56,9 +56,18 @@ export class Fields {
     throw fieldError(this.area, field, message, 'validation_error', extra);
   }
 
-  string(field: string, opts: Common & { min?: number; max?: number; pattern?: RegExp; oneOf?: readonly string[] } & { required: true }): string;
-  string(field: string, opts?: Common & { min?: number; max?: number; pattern?: RegExp; oneOf?: readonly string[] }): string | undefined;
-  string(field: string, opts: Common & { min?: number; max?: number; pattern?: RegExp; oneOf?: readonly string[] } = {}): string | undefined {
+  string(
+    field: string,
+    opts: Common & { min?: number; max?: number; pattern?: RegExp; oneOf?: readonly string[] } & { required: true },
+  ): string;
+  string(
+    field: string,
+    opts?: Common & { min?: number; max?: number; pattern?: RegExp; oneOf?: readonly string[] },
+  ): string | undefined;
+  string(
+    field: string,
+    opts: Common & { min?: number; max?: number; pattern?: RegExp; oneOf?: readonly string[] } = {},
+  ): string | undefined {
     const value = this.data[field];
     if (value === undefined || value === null) {
       if (opts.required) this.fail(field, `${field} is required.`);
@@ -67,9 +76,11 @@ export class Fields {
     if (typeof value !== 'string') this.fail(field, `${field} must be a string.`);
     const min = opts.min ?? (opts.required ? 1 : 0);
     if (value.length < min) this.fail(field, `${field} must be at least ${min} characters.`);
-    if (opts.max !== undefined && value.length > opts.max) this.fail(field, `${field} must be at most ${opts.max} characters.`);
+    if (opts.max !== undefined && value.length > opts.max)
+      this.fail(field, `${field} must be at most ${opts.max} characters.`);
     if (opts.pattern && !opts.pattern.test(value)) this.fail(field, `${field} is not in the expected format.`);
-    if (opts.oneOf && !opts.oneOf.includes(value)) this.fail(field, `${field} must be one of ${opts.oneOf.join(', ')}.`);
+    if (opts.oneOf && !opts.oneOf.includes(value))
+      this.fail(field, `${field} must be one of ${opts.oneOf.join(', ')}.`);
     return value;
   }
 
@@ -81,7 +92,10 @@ export class Fields {
     return value;
   }
 
-  number(field: string, opts: Common & { min?: number; max?: number; exclusiveMin?: number } & { required: true }): number;
+  number(
+    field: string,
+    opts: Common & { min?: number; max?: number; exclusiveMin?: number } & { required: true },
+  ): number;
   number(field: string, opts?: Common & { min?: number; max?: number; exclusiveMin?: number }): number | undefined;
   number(field: string, opts: Common & { min?: number; max?: number; exclusiveMin?: number } = {}): number | undefined {
     const value = this.data[field];
@@ -91,7 +105,8 @@ export class Fields {
     }
     if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(field, `${field} must be a number.`);
     if (opts.min !== undefined && value < opts.min) this.fail(field, `${field} must be at least ${opts.min}.`);
-    if (opts.exclusiveMin !== undefined && value <= opts.exclusiveMin) this.fail(field, `${field} must be greater than ${opts.exclusiveMin}.`);
+    if (opts.exclusiveMin !== undefined && value <= opts.exclusiveMin)
+      this.fail(field, `${field} must be greater than ${opts.exclusiveMin}.`);
     if (opts.max !== undefined && value > opts.max) this.fail(field, `${field} must be at most ${opts.max}.`);
     return value;
   }
@@ -106,20 +121,35 @@ export class Fields {
     return value;
   }
 
-  stringArray(field: string, opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } & { required: true }): string[];
-  stringArray(field: string, opts?: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp }): string[] | undefined;
-  stringArray(field: string, opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } = {}): string[] | undefined {
+  stringArray(
+    field: string,
+    opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } & {
+      required: true;
+    },
+  ): string[];
+  stringArray(
+    field: string,
+    opts?: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp },
+  ): string[] | undefined;
+  stringArray(
+    field: string,
+    opts: Common & { minItems?: number; maxItems?: number; oneOf?: readonly string[]; itemPattern?: RegExp } = {},
+  ): string[] | undefined {
     const value = this.data[field];
     if (value === undefined || value === null) {
       if (opts.required) this.fail(field, `${field} is required.`);
       return undefined;
     }
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) this.fail(field, `${field} must be an array of strings.`);
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+      this.fail(field, `${field} must be an array of strings.`);
     const items = value as string[];
     const minItems = opts.minItems ?? (opts.required ? 1 : 0);
     if (items.length < minItems) this.fail(field, `${field} must have at least ${minItems} item(s).`);
-    if (opts.maxItems !== undefined && items.length > opts.maxItems) this.fail(field, `${field} must have at most ${opts.maxItems} items.`);
-    const bad = items.find((item) => (opts.oneOf && !opts.oneOf.includes(item)) || (opts.itemPattern && !opts.itemPattern.test(item)));
+    if (opts.maxItems !== undefined && items.length > opts.maxItems)
+      this.fail(field, `${field} must have at most ${opts.maxItems} items.`);
+    const bad = items.find(
+      (item) => (opts.oneOf && !opts.oneOf.includes(item)) || (opts.itemPattern && !opts.itemPattern.test(item)),
+    );
     if (bad !== undefined) this.fail(field, `${field} contains an invalid value.`, { value: bad });
     return items;
   }

@@ -27,9 +27,11 @@ export class ActiveVariants {
       const [name = '', value] = entry.split('=', 2);
       const definition = byName.get(name.trim());
       if (!definition) throw new Error(`unknown variant "${name}"; list them with: cloudcheck serve --list-variants`);
-      if (value !== undefined && definition.defaultMs === undefined) throw new Error(`variant ${name} takes no value (got "${entry}")`);
+      if (value !== undefined && definition.defaultMs === undefined)
+        throw new Error(`variant ${name} takes no value (got "${entry}")`);
       const ms = value === undefined ? (definition.defaultMs ?? 0) : Number(value);
-      if (!Number.isFinite(ms) || ms < 0) throw new Error(`variant ${name}: "${value}" is not a duration in milliseconds`);
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new Error(`variant ${name}: "${value}" is not a duration in milliseconds`);
       this.active.set(definition.name, ms);
     }
   }

@@ -33,7 +33,12 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   const accounts = new WeakMap<FastifyRequest, { accountId: string; bucket?: string }>();
 
   // forceCloseConnections: as the REST app (reference/app.ts), close() must not wait on keep-alive sockets.
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 10_000 }, exposeHeadRoutes: false, forceCloseConnections: true });
+  const app = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: 10_000 },
+    exposeHeadRoutes: false,
+    forceCloseConnections: true,
+  });
   // `Expect`: Node answers 100 Continue before any handler runs and 417 to other expectations.
   // S3 answers 100 only to an authorised request (a refused one gets its error instead of the
   // body being sent) and ignores other expectations, so both reach the handler here.
@@ -49,10 +54,14 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   app.addHook('onRequest', async (request, reply) => {
     if (ctx.faults.scoped) {
       const { rawPath, query } = parseUrl(request.raw.url ?? '/');
-      ctx.faults.enterRequest(request.headers[CHECK_HEADER], accessKeyIdOf({ method: request.method, rawPath, query, headers: request.headers }));
+      ctx.faults.enterRequest(
+        request.headers[CHECK_HEADER],
+        accessKeyIdOf({ method: request.method, rawPath, query, headers: request.headers }),
+      );
     }
     if (request.headers['content-type'] === '') {
-      if (ctx.faults.has('s3-empty-content-type-500')) throw new S3Error('InternalError', 'We encountered an internal error. Please try again.');
+      if (ctx.faults.has('s3-empty-content-type-500'))
+        throw new S3Error('InternalError', 'We encountered an internal error. Please try again.');
       emptyContentType.add(request);
       delete request.headers['content-type'];
     }
@@ -85,7 +94,11 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     method: 'OPTIONS',
     url: '*',
     handler: async (request) => {
-      if (ctx.faults.has('s3-options-not-implemented')) throw new S3Error('NotImplemented', 'A header or method you provided implies functionality that is not implemented.');
+      if (ctx.faults.has('s3-options-not-implemented'))
+        throw new S3Error(
+          'NotImplemented',
+          'A header or method you provided implies functionality that is not implemented.',
+        );
       if (!request.headers.origin || !request.headers['access-control-request-method']) {
         throw new S3Error('BadRequest', 'Insufficient information. Origin request header needed.');
       }
@@ -96,12 +109,19 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     },
   });
   app.setNotFoundHandler(async () => {
-    throw new S3Error('NotImplemented', 'A header or method you provided implies functionality that is not implemented.');
+    throw new S3Error(
+      'NotImplemented',
+      'A header or method you provided implies functionality that is not implemented.',
+    );
   });
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');
-    if (target.bucket !== undefined && ctx.faults.has('s3-path-style-refused')) throw new S3Error('InvalidRequest', 'Path-style requests are not supported; use virtual-hosted-style addressing.');
+    if (target.bucket !== undefined && ctx.faults.has('s3-path-style-refused'))
+      throw new S3Error(
+        'InvalidRequest',
+        'Path-style requests are not supported; use virtual-hosted-style addressing.',
+      );
     if (emptyContentType.has(request)) request.headers['content-type'] = '';
     const raw: RawRequest = { method: request.method, rawPath, query, headers: request.headers };
     const auth = await verifyRequest(raw, {
@@ -110,22 +130,28 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       skipSignature: ctx.faults.has('s3-signature-unchecked'),
       skipSkew: ctx.faults.has('s3-clock-skew-ignored'),
     });
-    if (auth.mode === 'presigned' && ctx.faults.has('s3-presigned-refused')) throw new S3Error('AccessDenied', 'Query-string authentication is not supported.');
-    if (auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused')) throw new S3Error('AuthorizationHeaderMalformed', `The region '${auth.region}' is wrong; expecting 'us-east-1'.`);
+    if (auth.mode === 'presigned' && ctx.faults.has('s3-presigned-refused'))
+      throw new S3Error('AccessDenied', 'Query-string authentication is not supported.');
+    if (auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused'))
+      throw new S3Error('AuthorizationHeaderMalformed', `The region '${auth.region}' is wrong; expecting 'us-east-1'.`);
     const accountId = auth.key.accountId;
     accounts.set(request, { accountId, bucket: target.bucket });
     allow(auth, request.method, target.bucket);
     checksumFault(request);
-    if (header(request, 'expect')?.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue();
+    if (header(request, 'expect')?.toLowerCase() === '100-continue' && !reply.raw.headersSent)
+      reply.raw.writeContinue();
     const call: Call = { request, reply, raw, query: new Map(query), target, auth, accountId };
     // Bucket names are global: another account's bucket is refused (403 AccessDenied), as S3
     // answers it, except its creation, which says the name is taken (createBucket).
     const creating = request.method === 'PUT' && target.key === undefined && call.query.size === 0;
-    if (target.bucket !== undefined && !creating && store.ownedByAnother(accountId, target.bucket)) throw new S3Error('AccessDenied', 'Access Denied');
+    if (target.bucket !== undefined && !creating && store.ownedByAnother(accountId, target.bucket))
+      throw new S3Error('AccessDenied', 'Access Denied');
     const algorithm = header(request, 'x-amz-sdk-checksum-algorithm')?.toLowerCase();
-    if (algorithm && !isChecksumAlgorithm(algorithm)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
+    if (algorithm && !isChecksumAlgorithm(algorithm))
+      throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
     if (target.bucket === undefined) {
-      if (request.method !== 'GET') throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
+      if (request.method !== 'GET')
+        throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
       return listBuckets(call);
     }
     if (target.key === undefined) return bucketOperation(call, target.bucket);

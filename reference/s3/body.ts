@@ -48,12 +48,22 @@ export function planBody(headers: Record<string, string | string[] | undefined>,
   else if (mode === CONTENT_SHA256_MODES.streamingUnsignedTrailer) chunked = { signed: false, trailer: true };
   else if (/^[0-9a-f]{64}$/i.test(mode)) sha256 = mode.toLowerCase();
   else if (mode !== CONTENT_SHA256_MODES.unsigned) {
-    if (mode.startsWith('STREAMING-')) throw new S3Error('NotImplemented', `x-amz-content-sha256 ${mode} is not supported.`);
-    throw new S3Error('InvalidArgument', 'x-amz-content-sha256 must be a SHA-256 hex digest, UNSIGNED-PAYLOAD or a STREAMING- mode.');
+    if (mode.startsWith('STREAMING-'))
+      throw new S3Error('NotImplemented', `x-amz-content-sha256 ${mode} is not supported.`);
+    throw new S3Error(
+      'InvalidArgument',
+      'x-amz-content-sha256 must be a SHA-256 hex digest, UNSIGNED-PAYLOAD or a STREAMING- mode.',
+    );
   }
   const headerChecksums = new Map<ChecksumAlgorithm, string>();
   for (const name of Object.keys(headers)) {
-    if (!name.startsWith('x-amz-checksum-') || name === 'x-amz-checksum-algorithm' || name === 'x-amz-checksum-type' || name === 'x-amz-checksum-mode') continue;
+    if (
+      !name.startsWith('x-amz-checksum-') ||
+      name === 'x-amz-checksum-algorithm' ||
+      name === 'x-amz-checksum-type' ||
+      name === 'x-amz-checksum-mode'
+    )
+      continue;
     const algorithm = algorithmOfHeader(name);
     if (!algorithm) throw new S3Error('InvalidRequest', `Unknown checksum header ${name}.`);
     headerChecksums.set(algorithm, one(name) ?? '');
@@ -67,16 +77,20 @@ export function planBody(headers: Record<string, string | string[] | undefined>,
     if (!algorithm) throw new S3Error('InvalidRequest', `Unsupported trailer ${name}.`);
     trailerChecksums.push(algorithm);
   }
-  if (trailerChecksums.length > 0 && !(chunked && chunked.trailer)) throw new S3Error('InvalidRequest', 'x-amz-trailer needs an aws-chunked body with a trailer mode.');
+  if (trailerChecksums.length > 0 && !(chunked && chunked.trailer))
+    throw new S3Error('InvalidRequest', 'x-amz-trailer needs an aws-chunked body with a trailer mode.');
   const decodedText = one('x-amz-decoded-content-length');
   let decodedLength: number | undefined;
   if (decodedText !== undefined) {
     decodedLength = /^\d+$/.test(decodedText) ? Number(decodedText) : NaN;
-    if (!Number.isSafeInteger(decodedLength)) throw new S3Error('InvalidArgument', 'x-amz-decoded-content-length is not a number.');
+    if (!Number.isSafeInteger(decodedLength))
+      throw new S3Error('InvalidArgument', 'x-amz-decoded-content-length is not a number.');
   }
-  if (chunked && decodedLength === undefined) throw new S3Error('MissingContentLength', 'aws-chunked bodies need x-amz-decoded-content-length.');
+  if (chunked && decodedLength === undefined)
+    throw new S3Error('MissingContentLength', 'aws-chunked bodies need x-amz-decoded-content-length.');
   const md5 = one('content-md5');
-  if (md5 !== undefined && !/^[A-Za-z0-9+/]{22}==$/.test(md5.trim())) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
+  if (md5 !== undefined && !/^[A-Za-z0-9+/]{22}==$/.test(md5.trim()))
+    throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
   return { chunked, sha256, headerChecksums, trailerChecksums, decodedLength, md5: md5?.trim(), auth };
 }
 
@@ -108,7 +122,8 @@ export class BodyDecoder extends Transform {
     this.previousSig = plan.auth.signature;
     if (plan.sha256) this.payloadHash = createHash('sha256');
     if (plan.md5) this.md5Hash = createHash('md5');
-    for (const algorithm of [...plan.headerChecksums.keys(), ...plan.trailerChecksums]) this.running.set(algorithm, newChecksum(algorithm));
+    for (const algorithm of [...plan.headerChecksums.keys(), ...plan.trailerChecksums])
+      this.running.set(algorithm, newChecksum(algorithm));
   }
 
   private output(data: Buffer): void {
@@ -172,7 +187,8 @@ export class BodyDecoder extends Transform {
 
   private async startChunk(line: string): Promise<void> {
     const [sizeText, ...extensions] = line.split(';');
-    if (!/^[0-9a-fA-F]{1,16}$/.test(sizeText ?? '')) throw new S3Error('IncompleteBody', 'The aws-chunked body is malformed.');
+    if (!/^[0-9a-fA-F]{1,16}$/.test(sizeText ?? ''))
+      throw new S3Error('IncompleteBody', 'The aws-chunked body is malformed.');
     const size = parseInt(sizeText!, 16);
     const signed = this.plan.chunked && this.plan.chunked.signed;
     if (signed) {
@@ -201,7 +217,8 @@ export class BodyDecoder extends Transform {
     this.chunkHash = undefined;
     if (this.plan.auth.mode === 'header' && !this.skipSignatures) {
       const expected = await chunkSignature(this.plan.auth, this.previousSig, digest);
-      if (!sameSignature(expected, this.chunkSig)) throw new S3Error('SignatureDoesNotMatch', 'An aws-chunked chunk signature does not match.');
+      if (!sameSignature(expected, this.chunkSig))
+        throw new S3Error('SignatureDoesNotMatch', 'An aws-chunked chunk signature does not match.');
     }
     this.previousSig = this.chunkSig.toLowerCase();
   }
@@ -240,24 +257,41 @@ export class BodyDecoder extends Transform {
       if (plan.chunked.signed && plan.chunked.trailer && !this.skipSignatures) {
         const given = this.trailers.get('x-amz-trailer-signature');
         if (!given) throw new S3Error('SignatureDoesNotMatch', 'The trailer signature is missing.');
-        const expected = await chunkSignature(plan.auth, this.previousSig, createHash('sha256').update(this.trailerText).digest('hex'), true);
-        if (!sameSignature(expected, given)) throw new S3Error('SignatureDoesNotMatch', 'The trailer signature does not match.');
+        const expected = await chunkSignature(
+          plan.auth,
+          this.previousSig,
+          createHash('sha256').update(this.trailerText).digest('hex'),
+          true,
+        );
+        if (!sameSignature(expected, given))
+          throw new S3Error('SignatureDoesNotMatch', 'The trailer signature does not match.');
       }
     }
     if (plan.decodedLength !== undefined && plan.decodedLength !== this.length) {
-      throw new S3Error('IncompleteBody', `The body has ${this.length} bytes; x-amz-decoded-content-length says ${plan.decodedLength}.`);
+      throw new S3Error(
+        'IncompleteBody',
+        `The body has ${this.length} bytes; x-amz-decoded-content-length says ${plan.decodedLength}.`,
+      );
     }
     if (this.payloadHash && this.payloadHash.digest('hex') !== plan.sha256) {
-      throw new S3Error('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+      throw new S3Error(
+        'XAmzContentSHA256Mismatch',
+        'The provided x-amz-content-sha256 header does not match what was computed.',
+      );
     }
     if (this.md5Hash && this.md5Hash.digest('base64') !== plan.md5) {
       throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
     }
     for (const [algorithm, sum] of this.running) {
       const given = plan.headerChecksums.get(algorithm) ?? this.trailers.get(`x-amz-checksum-${algorithm}`);
-      if (given === undefined) throw new S3Error('InvalidRequest', `The trailer x-amz-checksum-${algorithm} was announced but not sent.`);
+      if (given === undefined)
+        throw new S3Error('InvalidRequest', `The trailer x-amz-checksum-${algorithm} was announced but not sent.`);
       const actual = sum.digest();
-      if (given !== actual) throw new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`);
+      if (given !== actual)
+        throw new S3Error(
+          'BadDigest',
+          `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
+        );
       this.verified.set(algorithm, actual);
     }
   }

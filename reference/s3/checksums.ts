@@ -13,7 +13,8 @@ import { crc32 } from 'node:zlib';
 
 /** Loaded with the first CRC32C, not with every start of the server (see xml.ts). */
 let crc32cClass: typeof Crc32c | undefined;
-const loadCrc32c = (): typeof Crc32c => (crc32cClass ??= (createRequire(import.meta.url)('@aws-crypto/crc32c') as { Crc32c: typeof Crc32c }).Crc32c);
+const loadCrc32c = (): typeof Crc32c =>
+  (crc32cClass ??= (createRequire(import.meta.url)('@aws-crypto/crc32c') as { Crc32c: typeof Crc32c }).Crc32c);
 
 export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256'] as const;
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];

@@ -40,7 +40,11 @@ const seconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000) * 10
  * If-Modified-Since) failing is 304. A passing If-Match overrides a failing If-Unmodified-Since,
  * and If-None-Match present makes If-Modified-Since ignored, as S3 documents.
  */
-export function checkRead(headers: IncomingHttpHeaders, current: Current, prefix = ''): 'ok' | 'not-modified' | 'failed' {
+export function checkRead(
+  headers: IncomingHttpHeaders,
+  current: Current,
+  prefix = '',
+): 'ok' | 'not-modified' | 'failed' {
   const ifMatch = one(headers, `${prefix}if-match`);
   const ifNoneMatch = one(headers, `${prefix}if-none-match`);
   const modified = seconds(current.lastModified);
@@ -61,14 +65,19 @@ export function checkRead(headers: IncomingHttpHeaders, current: Current, prefix
 
 export function requireRead(headers: IncomingHttpHeaders, current: Current): void {
   const outcome = checkRead(headers, current);
-  if (outcome === 'failed') throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+  if (outcome === 'failed')
+    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+      Condition: 'If-Match',
+    });
   if (outcome === 'not-modified') throw new S3Error('NotModified', 'Not Modified');
 }
 
 /** CopyObject / UploadPartCopy: every failing `x-amz-copy-source-if-*` condition is 412. */
 export function requireCopySource(headers: IncomingHttpHeaders, current: Current): void {
   if (checkRead(headers, current, 'x-amz-copy-source-') !== 'ok') {
-    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-Match' });
+    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+      Condition: 'x-amz-copy-source-If-Match',
+    });
   }
 }
 
@@ -81,9 +90,14 @@ export function requireWrite(headers: IncomingHttpHeaders, current: Current | un
   const ifNoneMatch = one(headers, 'if-none-match');
   if (ifMatch !== undefined) {
     if (!current) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
-    if (!etagMatches(ifMatch, current.etag)) throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+    if (!etagMatches(ifMatch, current.etag))
+      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+        Condition: 'If-Match',
+      });
   }
   if (ifNoneMatch !== undefined && current && etagMatches(ifNoneMatch, current.etag)) {
-    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' });
+    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+      Condition: 'If-None-Match',
+    });
   }
 }

@@ -14,7 +14,18 @@ import { type ChecksumType } from './multipart-checksums.ts';
 import { type Current, requireWrite } from './conditions.ts';
 import { S3Error } from './errors.ts';
 import { type VerifiedAuth } from './sigv4.ts';
-import { type Call, type CompletedUpload, type ObjectExtras, type UploadExtras, MAX_XML_BODY, decode, header, headerValue, httpDate, standardHeaders } from './shared.ts';
+import {
+  type Call,
+  type CompletedUpload,
+  type ObjectExtras,
+  type UploadExtras,
+  MAX_XML_BODY,
+  decode,
+  header,
+  headerValue,
+  httpDate,
+  standardHeaders,
+} from './shared.ts';
 
 export interface S3Env {
   ctx: ReferenceContext;
@@ -63,7 +74,8 @@ export function s3Helpers(env: S3Env) {
 
   function allow(auth: VerifiedAuth, method: string, bucket: string | undefined): void {
     const needed = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
-    if (!auth.key.permissions.includes(needed)) throw new S3Error('AccessDenied', `The access key lacks the ${needed} permission.`);
+    if (!auth.key.permissions.includes(needed))
+      throw new S3Error('AccessDenied', `The access key lacks the ${needed} permission.`);
     const limited = auth.key.bucket_access;
     if (bucket !== undefined && limited && limited.length > 0 && !limited.includes(bucket)) {
       throw new S3Error('AccessDenied', `The access key may not use bucket ${bucket}.`);
@@ -85,7 +97,8 @@ export function s3Helpers(env: S3Env) {
     void reply.header('content-type', object.content_type);
     void reply.header('accept-ranges', 'bytes');
     void reply.header('x-amz-storage-class', object.storage_class);
-    for (const [name, value] of Object.entries(extras?.metadata ?? {})) void reply.header(`x-amz-meta-${name}`, headerValue(value));
+    for (const [name, value] of Object.entries(extras?.metadata ?? {}))
+      void reply.header(`x-amz-meta-${name}`, headerValue(value));
     for (const [name, value] of Object.entries(extras?.headers ?? {})) void reply.header(name, value);
   }
 
@@ -104,7 +117,11 @@ export function s3Helpers(env: S3Env) {
     requireWrite(call.request.headers, currentOf(call.accountId, bucket, key));
   }
 
-  function checksumHeaders(reply: FastifyReply, checksums: Partial<Record<ChecksumAlgorithm, string>> | Map<ChecksumAlgorithm, string>, type: ChecksumType = 'FULL_OBJECT'): void {
+  function checksumHeaders(
+    reply: FastifyReply,
+    checksums: Partial<Record<ChecksumAlgorithm, string>> | Map<ChecksumAlgorithm, string>,
+    type: ChecksumType = 'FULL_OBJECT',
+  ): void {
     const entries = checksums instanceof Map ? [...checksums] : Object.entries(checksums);
     for (const [algorithm, value] of entries) void reply.header(`x-amz-checksum-${algorithm}`, value);
     if (entries.length > 0) void reply.header('x-amz-checksum-type', type);
@@ -114,7 +131,8 @@ export function s3Helpers(env: S3Env) {
   function copySourceOf(call: Call, sourceText: string): { bucket: string; key: string } {
     const source = decode(sourceText.split('?')[0]!).replace(/^\//, '');
     const slash = source.indexOf('/');
-    if (slash <= 0 || slash === source.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be bucket/key.');
+    if (slash <= 0 || slash === source.length - 1)
+      throw new S3Error('InvalidArgument', 'x-amz-copy-source must be bucket/key.');
     const from = { bucket: source.slice(0, slash), key: source.slice(slash + 1) };
     allow(call.auth, 'GET', from.bucket);
     // Copying out of another account's bucket is refused like any use of it (handle).
@@ -122,5 +140,16 @@ export function s3Helpers(env: S3Env) {
     return from;
   }
 
-  return { bodyOf, smallBody, allow, copySourceOf, checksumFault, setObjectHeaders, storedHeaders, currentOf, writeConditions, checksumHeaders };
+  return {
+    bodyOf,
+    smallBody,
+    allow,
+    copySourceOf,
+    checksumFault,
+    setObjectHeaders,
+    storedHeaders,
+    currentOf,
+    writeConditions,
+    checksumHeaders,
+  };
 }

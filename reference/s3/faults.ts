@@ -19,38 +19,65 @@ export const S3_FAULTS = [
   {
     name: 's3-multipart-etag-wrong',
     requirement: 'S3-MPU-001',
-    description: "UploadPart answers an ETag that is not the part's MD5, so completing the upload with it fails with InvalidPart.",
+    description:
+      "UploadPart answers an ETag that is not the part's MD5, so completing the upload with it fails with InvalidPart.",
   },
   {
     name: 's3-list-continuation-broken',
     requirement: 'S3-LIST-001',
-    description: 'ListObjectsV2 continuation tokens resume one entry early, so the last key of every truncated page comes again on the next.',
+    description:
+      'ListObjectsV2 continuation tokens resume one entry early, so the last key of every truncated page comes again on the next.',
   },
-  { name: 's3-path-style-refused', requirement: 'S3-ADDR-001', description: 'Requests naming a bucket in the path (path-style) are refused with InvalidRequest.' },
-  { name: 's3-presigned-refused', requirement: 'S3-AUTH-001', description: 'Requests signed in the query string (SDK presigned URLs) are refused with AccessDenied.' },
-  { name: 's3-region-slug-refused', requirement: 'S3-REG-001', description: 'Only us-east-1 is accepted as the signing region; a region slug is refused with AuthorizationHeaderMalformed.' },
-  { name: 's3-list-prefix-ignored', requirement: 'S3-OBJ-002', description: 'ListObjects(V2) ignores `prefix` and lists every key.' },
+  {
+    name: 's3-path-style-refused',
+    requirement: 'S3-ADDR-001',
+    description: 'Requests naming a bucket in the path (path-style) are refused with InvalidRequest.',
+  },
+  {
+    name: 's3-presigned-refused',
+    requirement: 'S3-AUTH-001',
+    description: 'Requests signed in the query string (SDK presigned URLs) are refused with AccessDenied.',
+  },
+  {
+    name: 's3-region-slug-refused',
+    requirement: 'S3-REG-001',
+    description:
+      'Only us-east-1 is accepted as the signing region; a region slug is refused with AuthorizationHeaderMalformed.',
+  },
+  {
+    name: 's3-list-prefix-ignored',
+    requirement: 'S3-OBJ-002',
+    description: 'ListObjects(V2) ignores `prefix` and lists every key.',
+  },
   { name: 's3-list-buckets-empty', requirement: 'S3-BKT-001', description: 'ListBuckets answers no buckets.' },
-  { name: 's3-rest-objects-invisible', requirement: 'S3-STORE-001', description: 'GetObject and HeadObject answer NoSuchKey for objects uploaded through the REST API.' },
+  {
+    name: 's3-rest-objects-invisible',
+    requirement: 'S3-STORE-001',
+    description: 'GetObject and HeadObject answer NoSuchKey for objects uploaded through the REST API.',
+  },
   {
     name: 's3-list-encoding-type-refused',
     requirement: 'S3-TOOL-001',
-    description: 'ListObjects(V2) with `encoding-type=url` (which aws cli, rclone and s3cmd send) is refused with InvalidArgument.',
+    description:
+      'ListObjects(V2) with `encoding-type=url` (which aws cli, rclone and s3cmd send) is refused with InvalidArgument.',
   },
   {
     name: 's3-conditional-write-ignored',
     requirement: 'S3-COND-001',
-    description: 'PutObject and CompleteMultipartUpload ignore If-None-Match and If-Match: `If-None-Match: *` overwrites an existing object instead of answering 412.',
+    description:
+      'PutObject and CompleteMultipartUpload ignore If-None-Match and If-Match: `If-None-Match: *` overwrites an existing object instead of answering 412.',
   },
   {
     name: 's3-conditional-read-ignored',
     requirement: 'S3-COND-002',
-    description: 'GetObject and HeadObject ignore If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since: never 304 nor 412.',
+    description:
+      'GetObject and HeadObject ignore If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since: never 304 nor 412.',
   },
   {
     name: 's3-standard-headers-dropped',
     requirement: 'S3-HDR-001',
-    description: 'Cache-Control, Content-Disposition, Content-Encoding, Content-Language and Expires given at upload are not stored, so downloads do not carry them.',
+    description:
+      'Cache-Control, Content-Disposition, Content-Encoding, Content-Language and Expires given at upload are not stored, so downloads do not carry them.',
   },
   {
     name: 's3-upload-part-copy-missing',
@@ -60,12 +87,14 @@ export const S3_FAULTS = [
   {
     name: 's3-complete-checksum-on-body',
     requirement: 'S3-MPU-003',
-    description: "CompleteMultipartUpload's x-amz-checksum-* header is checked against the XML body instead of the object, so a correct object checksum answers BadDigest.",
+    description:
+      "CompleteMultipartUpload's x-amz-checksum-* header is checked against the XML body instead of the object, so a correct object checksum answers BadDigest.",
   },
   {
     name: 's3-complete-not-idempotent',
     requirement: 'S3-MPU-003',
-    description: 'A retried CompleteMultipartUpload of an upload already completed answers NoSuchUpload instead of the object.',
+    description:
+      'A retried CompleteMultipartUpload of an upload already completed answers NoSuchUpload instead of the object.',
   },
   {
     name: 's3-empty-content-type-500',
@@ -90,17 +119,20 @@ export const S3_FAULTS = [
   {
     name: 's3-recreate-own-bucket-taken',
     requirement: 'S3-BKT-002',
-    description: 'CreateBucket of a bucket the caller owns answers BucketAlreadyExists, as if another account owned it.',
+    description:
+      'CreateBucket of a bucket the caller owns answers BucketAlreadyExists, as if another account owned it.',
   },
   {
     name: 's3-clock-skew-ignored',
     requirement: 'S3-AUTH-003',
-    description: "A request signed an hour away from the server's clock is accepted (a captured request can be replayed).",
+    description:
+      "A request signed an hour away from the server's clock is accepted (a captured request can be replayed).",
   },
   {
     name: 's3-list-versions-missing',
     requirement: 'S3-VER-001',
-    description: 'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
+    description:
+      'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

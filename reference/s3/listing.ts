@@ -11,7 +11,8 @@ export function listingOperations(env: S3Env) {
     const q = call.query;
     const v2 = q.get('list-type') === '2';
     const encode = q.get('encoding-type') === 'url';
-    if (q.has('encoding-type') && ctx.faults.has('s3-list-encoding-type-refused')) throw new S3Error('InvalidArgument', 'encoding-type is not supported.');
+    if (q.has('encoding-type') && ctx.faults.has('s3-list-encoding-type-refused'))
+      throw new S3Error('InvalidArgument', 'encoding-type is not supported.');
     if (q.has('encoding-type') && !encode) throw new S3Error('InvalidArgument', 'encoding-type must be url.');
     const prefix = ctx.faults.has('s3-list-prefix-ignored') ? '' : (q.get('prefix') ?? '');
     const delimiter = q.get('delimiter') ?? '';
@@ -20,10 +21,12 @@ export function listingOperations(env: S3Env) {
     const token = q.get('continuation-token');
     if (v2) {
       // An empty token is no token (S3 starts at the beginning and echoes it).
-      if (token === '' && ctx.faults.has('s3-empty-continuation-token-refused')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
+      if (token === '' && ctx.faults.has('s3-empty-continuation-token-refused'))
+        throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
       if (token) {
         const decoded = Buffer.from(token, 'base64url').toString('utf8');
-        if (!decoded.startsWith('k:')) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
+        if (!decoded.startsWith('k:'))
+          throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.');
         marker = decoded.slice(2);
       } else marker = q.get('start-after') || undefined;
     } else marker = q.get('marker') || undefined;
@@ -31,11 +34,18 @@ export function listingOperations(env: S3Env) {
     const listing =
       maxKeys === 0
         ? { objects: [], commonPrefixes: [], isTruncated: false, nextMarker: null }
-        : store.listObjects(call.accountId, bucket.name, { prefix, delimiter: delimiter || undefined, maxKeys, marker });
+        : store.listObjects(call.accountId, bucket.name, {
+            prefix,
+            delimiter: delimiter || undefined,
+            maxKeys,
+            marker,
+          });
     let next = listing.nextMarker;
     if (ctx.faults.has('s3-list-continuation-broken') && listing.isTruncated) {
       // Resume one entry early: the last entry of this page comes again on the next one.
-      const entries = [...listing.objects.map((o) => o.key), ...listing.commonPrefixes].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      const entries = [...listing.objects.map((o) => o.key), ...listing.commonPrefixes].sort((a, b) =>
+        Buffer.compare(Buffer.from(a), Buffer.from(b)),
+      );
       if (entries.length >= 2) next = entries.at(-2)!;
     }
     const owner = { ID: call.accountId, DisplayName: call.accountId };
@@ -62,7 +72,9 @@ export function listingOperations(env: S3Env) {
           ...(token !== undefined ? { ContinuationToken: token } : {}),
           ...(q.get('start-after') ? { StartAfter: encodeForListing(q.get('start-after')!, encode) } : {}),
           KeyCount: contents.length + prefixes.length,
-          ...(listing.isTruncated && next !== null ? { NextContinuationToken: Buffer.from(`k:${next}`).toString('base64url') } : {}),
+          ...(listing.isTruncated && next !== null
+            ? { NextContinuationToken: Buffer.from(`k:${next}`).toString('base64url') }
+            : {}),
           ...(contents.length ? { Contents: contents } : {}),
           ...(prefixes.length ? { CommonPrefixes: prefixes } : {}),
         })
@@ -86,7 +98,16 @@ export function listingOperations(env: S3Env) {
       Prefix: prefix,
       MaxUploads: MAX_KEYS,
       IsTruncated: false,
-      ...(uploads.length ? { Upload: uploads.map((u) => ({ Key: u.key, UploadId: u.upload_id, Initiated: u.initiated, StorageClass: 'STANDARD' })) } : {}),
+      ...(uploads.length
+        ? {
+            Upload: uploads.map((u) => ({
+              Key: u.key,
+              UploadId: u.upload_id,
+              Initiated: u.initiated,
+              StorageClass: 'STANDARD',
+            })),
+          }
+        : {}),
     });
     return call.reply.type('application/xml').send(body);
   }
@@ -107,7 +128,12 @@ export function listingOperations(env: S3Env) {
     const listing =
       maxKeys === 0
         ? { objects: [], commonPrefixes: [], isTruncated: false, nextMarker: null }
-        : store.listObjects(call.accountId, bucket.name, { prefix, delimiter: delimiter || undefined, maxKeys, marker: keyMarker });
+        : store.listObjects(call.accountId, bucket.name, {
+            prefix,
+            delimiter: delimiter || undefined,
+            maxKeys,
+            marker: keyMarker,
+          });
     const owner = { ID: call.accountId, DisplayName: call.accountId };
     const versions = listing.objects.map((o) => ({
       Key: encodeForListing(o.key, encode),
@@ -125,7 +151,9 @@ export function listingOperations(env: S3Env) {
       Prefix: encodeForListing(prefix, encode),
       KeyMarker: encodeForListing(keyMarker ?? '', encode),
       VersionIdMarker: q.get('version-id-marker') ?? '',
-      ...(listing.isTruncated && listing.nextMarker !== null ? { NextKeyMarker: encodeForListing(listing.nextMarker, encode), NextVersionIdMarker: 'null' } : {}),
+      ...(listing.isTruncated && listing.nextMarker !== null
+        ? { NextKeyMarker: encodeForListing(listing.nextMarker, encode), NextVersionIdMarker: 'null' }
+        : {}),
       ...(delimiter ? { Delimiter: encodeForListing(delimiter, encode) } : {}),
       MaxKeys: maxKeys,
       ...(encode ? { EncodingType: 'url' } : {}),

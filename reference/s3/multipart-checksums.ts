@@ -15,7 +15,11 @@ export function defaultChecksumType(algorithm: ChecksumAlgorithm): ChecksumType 
 }
 
 /** The object's checksum and each part's own (GetObject?partNumber and GetObjectAttributes show those). */
-export async function multipartChecksum(algorithm: ChecksumAlgorithm, type: ChecksumType, parts: readonly Readable[]): Promise<{ value: string; parts: string[] }> {
+export async function multipartChecksum(
+  algorithm: ChecksumAlgorithm,
+  type: ChecksumType,
+  parts: readonly Readable[],
+): Promise<{ value: string; parts: string[] }> {
   const whole = newChecksum(algorithm);
   const joined = newChecksum(algorithm);
   const each: string[] = [];

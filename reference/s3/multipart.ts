@@ -1,7 +1,12 @@
 /** Multipart uploads: create, upload a part (or copy one), complete, list parts. */
 import { randomBytes } from 'node:crypto';
 import { type ChecksumAlgorithm, isChecksumAlgorithm } from './checksums.ts';
-import { type ChecksumType, defaultChecksumType, multipartChecksum, sameMultipartChecksum } from './multipart-checksums.ts';
+import {
+  type ChecksumType,
+  defaultChecksumType,
+  multipartChecksum,
+  sameMultipartChecksum,
+} from './multipart-checksums.ts';
 import { requireCopySource } from './conditions.ts';
 import { S3Error } from './errors.ts';
 import { parseXml, xmlDocument } from './xml.ts';
@@ -14,29 +19,49 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
 
   async function createUpload(call: Call, bucket: string, key: string) {
     await smallBody(call);
-    const upload = store.initiateMultipart(call.accountId, bucket, key, { contentType: header(call.request, 'content-type') });
+    const upload = store.initiateMultipart(call.accountId, bucket, key, {
+      contentType: header(call.request, 'content-type'),
+    });
     const algorithm = header(call.request, 'x-amz-checksum-algorithm');
     const lower = algorithm?.toLowerCase();
-    if (lower !== undefined && !isChecksumAlgorithm(lower)) throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
+    if (lower !== undefined && !isChecksumAlgorithm(lower))
+      throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
     const typeText = header(call.request, 'x-amz-checksum-type')?.toUpperCase();
-    if (typeText !== undefined && typeText !== 'COMPOSITE' && typeText !== 'FULL_OBJECT') throw new S3Error('InvalidRequest', 'x-amz-checksum-type must be COMPOSITE or FULL_OBJECT.');
+    if (typeText !== undefined && typeText !== 'COMPOSITE' && typeText !== 'FULL_OBJECT')
+      throw new S3Error('InvalidRequest', 'x-amz-checksum-type must be COMPOSITE or FULL_OBJECT.');
     const checksum = lower ? { algorithm: lower, type: typeText ?? defaultChecksumType(lower) } : undefined;
-    uploadExtras.set(upload.upload_id, { metadata: userMetadata(call.request), headers: storedHeaders(call.request), ...(checksum ? { checksum } : {}) });
+    uploadExtras.set(upload.upload_id, {
+      metadata: userMetadata(call.request),
+      headers: storedHeaders(call.request),
+      ...(checksum ? { checksum } : {}),
+    });
     if (algorithm) void call.reply.header('x-amz-checksum-algorithm', algorithm);
     if (checksum) void call.reply.header('x-amz-checksum-type', checksum.type);
-    return call.reply.type('application/xml').send(xmlDocument('InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: upload.upload_id }));
+    return call.reply
+      .type('application/xml')
+      .send(xmlDocument('InitiateMultipartUploadResult', { Bucket: bucket, Key: key, UploadId: upload.upload_id }));
   }
 
   async function uploadPart(call: Call, bucket: string, key: string, uploadId: string) {
     const text = call.query.get('partNumber') ?? '';
     const partNumber = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-    if (!(partNumber >= 1 && partNumber <= 10_000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+    if (!(partNumber >= 1 && partNumber <= 10_000))
+      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
     const copySource = header(call.request, 'x-amz-copy-source');
-    if (copySource !== undefined && ctx.faults.has('s3-upload-part-copy-missing')) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented.');
+    if (copySource !== undefined && ctx.faults.has('s3-upload-part-copy-missing'))
+      throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented.');
     if (copySource !== undefined) return uploadPartCopy(call, bucket, key, uploadId, partNumber, copySource);
     store.getUpload(call.accountId, bucket, key, uploadId);
     const { stream, decoder } = bodyOf(call);
-    const part = await store.uploadPart(call.accountId, bucket, key, uploadId, partNumber, stream, ctx.options.objectLimit);
+    const part = await store.uploadPart(
+      call.accountId,
+      bucket,
+      key,
+      uploadId,
+      partNumber,
+      stream,
+      ctx.options.objectLimit,
+    );
     checksumHeaders(call.reply, decoder.verified);
     call.reply.removeHeader('x-amz-checksum-type');
     const etag = ctx.faults.has('s3-multipart-etag-wrong') ? `"${randomBytes(16).toString('hex')}"` : part.etag;
@@ -48,7 +73,14 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
    * of large objects (aws s3 cp/mv/sync between S3 locations) do. The range must be one
    * `bytes=first-last` within the source: malformed is InvalidArgument, outside it InvalidRange.
    */
-  async function uploadPartCopy(call: Call, bucket: string, key: string, uploadId: string, partNumber: number, sourceText: string) {
+  async function uploadPartCopy(
+    call: Call,
+    bucket: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    sourceText: string,
+  ) {
     const from = copySourceOf(call, sourceText);
     store.getUpload(call.accountId, bucket, key, uploadId);
     await smallBody(call);
@@ -66,12 +98,26 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
         );
       start = Number(m[1]);
       const end = Number(m[2]);
-      if (end >= source.size) throw new S3Error('InvalidRange', 'The requested range is not satisfiable', { RangeRequested: rangeText, ActualObjectSize: String(source.size) });
+      if (end >= source.size)
+        throw new S3Error('InvalidRange', 'The requested range is not satisfiable', {
+          RangeRequested: rangeText,
+          ActualObjectSize: String(source.size),
+        });
       length = end - start + 1;
     }
     const { body } = store.getObject(call.accountId, from.bucket, from.key);
-    const part = await store.uploadPart(call.accountId, bucket, key, uploadId, partNumber, body.pipe(slice(start, length)), ctx.options.objectLimit);
-    return call.reply.type('application/xml').send(xmlDocument('CopyPartResult', { LastModified: part.last_modified, ETag: part.etag }));
+    const part = await store.uploadPart(
+      call.accountId,
+      bucket,
+      key,
+      uploadId,
+      partNumber,
+      body.pipe(slice(start, length)),
+      ctx.options.objectLimit,
+    );
+    return call.reply
+      .type('application/xml')
+      .send(xmlDocument('CopyPartResult', { LastModified: part.last_modified, ETag: part.etag }));
   }
 
   /**
@@ -79,18 +125,34 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
    * x-amz-checksum-* header of the completion), worked out from the listed parts and compared
    * with the header when there is one (BadDigest when it differs).
    */
-  async function completionChecksum(call: Call, upload: { bucket: string; key: string; uploadId: string }, partNumbers: number[]) {
+  async function completionChecksum(
+    call: Call,
+    upload: { bucket: string; key: string; uploadId: string },
+    partNumbers: number[],
+  ) {
     const given = [...Object.keys(call.request.headers)]
       .map((name) => ({ name, algorithm: /^x-amz-checksum-([a-z0-9]+)$/.exec(name)?.[1] }))
-      .find((h): h is { name: string; algorithm: ChecksumAlgorithm } => h.algorithm !== undefined && isChecksumAlgorithm(h.algorithm));
+      .find(
+        (h): h is { name: string; algorithm: ChecksumAlgorithm } =>
+          h.algorithm !== undefined && isChecksumAlgorithm(h.algorithm),
+      );
     const chosen = uploadExtras.get(upload.uploadId)?.checksum;
     const algorithm = chosen?.algorithm ?? given?.algorithm;
     if (!algorithm) return undefined;
     const givenValue = given && given.algorithm === algorithm ? header(call.request, given.name) : undefined;
     const typeText = header(call.request, 'x-amz-checksum-type')?.toUpperCase();
     const type: ChecksumType =
-      chosen?.type ?? (typeText === 'COMPOSITE' || typeText === 'FULL_OBJECT' ? typeText : /-\d+$/.test(givenValue ?? '') ? 'COMPOSITE' : algorithm.startsWith('crc') ? 'FULL_OBJECT' : 'COMPOSITE');
-    const records = new Map(store.listParts(call.accountId, upload.bucket, upload.key, upload.uploadId).map((p) => [p.part_number, p]));
+      chosen?.type ??
+      (typeText === 'COMPOSITE' || typeText === 'FULL_OBJECT'
+        ? typeText
+        : /-\d+$/.test(givenValue ?? '')
+          ? 'COMPOSITE'
+          : algorithm.startsWith('crc')
+            ? 'FULL_OBJECT'
+            : 'COMPOSITE');
+    const records = new Map(
+      store.listParts(call.accountId, upload.bucket, upload.key, upload.uploadId).map((p) => [p.part_number, p]),
+    );
     const streams = partNumbers.flatMap((n) => {
       const part = records.get(n);
       return part ? [store.blobs.read(part.blob)] : [];
@@ -99,23 +161,34 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
     if (streams.length !== partNumbers.length) return undefined;
     const { value, parts } = await multipartChecksum(algorithm, type, streams);
     if (givenValue !== undefined && !sameMultipartChecksum(givenValue, value)) {
-      throw new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`);
+      throw new S3Error(
+        'BadDigest',
+        `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
+      );
     }
     return { algorithm, type, value, parts };
   }
 
   async function completeUpload(call: Call, bucket: string, key: string, uploadId: string) {
-    const doc = parseXml((await smallBody(call, { objectChecksums: !ctx.faults.has('s3-complete-checksum-on-body') })).toString('utf8')).CompleteMultipartUpload as
-      | { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> }
-      | undefined;
-    if (!doc || !Array.isArray(doc.Part)) throw new S3Error('MalformedXML', 'CompleteMultipartUpload must list its parts.');
+    const doc = parseXml(
+      (await smallBody(call, { objectChecksums: !ctx.faults.has('s3-complete-checksum-on-body') })).toString('utf8'),
+    ).CompleteMultipartUpload as { Part?: Array<{ PartNumber?: unknown; ETag?: unknown }> } | undefined;
+    if (!doc || !Array.isArray(doc.Part))
+      throw new S3Error('MalformedXML', 'CompleteMultipartUpload must list its parts.');
     const parts = doc.Part.map((p) => {
       const number = Number(typeof p.PartNumber === 'string' ? p.PartNumber.trim() : NaN);
-      if (!Number.isInteger(number) || typeof p.ETag !== 'string') throw new S3Error('MalformedXML', 'Each Part needs PartNumber and ETag.');
+      if (!Number.isInteger(number) || typeof p.ETag !== 'string')
+        throw new S3Error('MalformedXML', 'Each Part needs PartNumber and ETag.');
       return { partNumber: number, etag: p.ETag };
     });
     const done = completed.get(uploadId);
-    if (done && !ctx.faults.has('s3-complete-not-idempotent') && done.bucket === bucket && done.key === key && store.getBucket(call.accountId, bucket).objects.get(key)?.blob === done.blob) {
+    if (
+      done &&
+      !ctx.faults.has('s3-complete-not-idempotent') &&
+      done.bucket === bucket &&
+      done.key === key &&
+      store.getBucket(call.accountId, bucket).objects.get(key)?.blob === done.blob
+    ) {
       return call.reply.type('application/xml').send(done.body);
     }
     writeConditions(call, bucket, key);
@@ -133,7 +206,10 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
       ...(checksum ? { checksumType: checksum.type } : {}),
       metadata: extras?.metadata ?? {},
       headers: extras?.headers ?? {},
-      parts: parts.map((p, i) => ({ size: sizes.get(p.partNumber) ?? 0, ...(checksum ? { checksum: checksum.parts[i] } : {}) })),
+      parts: parts.map((p, i) => ({
+        size: sizes.get(p.partNumber) ?? 0,
+        ...(checksum ? { checksum: checksum.parts[i] } : {}),
+      })),
     });
     uploadExtras.delete(uploadId);
     const host = header(call.request, 'host') ?? '';
@@ -142,7 +218,9 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
       Bucket: bucket,
       Key: key,
       ETag: record.etag,
-      ...(checksum ? { [`Checksum${checksum.algorithm.toUpperCase()}`]: checksum.value, ChecksumType: checksum.type } : {}),
+      ...(checksum
+        ? { [`Checksum${checksum.algorithm.toUpperCase()}`]: checksum.value, ChecksumType: checksum.type }
+        : {}),
     });
     completed.set(uploadId, { bucket, key, blob: record.blob, body });
     return call.reply.type('application/xml').send(body);
@@ -163,7 +241,16 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
         ...(page.length ? { NextPartNumberMarker: page.at(-1)!.part_number } : {}),
         MaxParts: maxParts,
         IsTruncated: truncated,
-        ...(page.length ? { Part: page.map((p) => ({ PartNumber: p.part_number, LastModified: p.last_modified, ETag: p.etag, Size: p.size })) } : {}),
+        ...(page.length
+          ? {
+              Part: page.map((p) => ({
+                PartNumber: p.part_number,
+                LastModified: p.last_modified,
+                ETag: p.etag,
+                Size: p.size,
+              })),
+            }
+          : {}),
       }),
     );
   }

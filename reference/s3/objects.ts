@@ -4,13 +4,23 @@ import { type ChecksumAlgorithm } from './checksums.ts';
 import { checkRead, requireCopySource } from './conditions.ts';
 import { S3Error } from './errors.ts';
 import { xmlDocument } from './xml.ts';
-import { type Call, type ObjectExtras, STANDARD_HEADERS, header, httpDate, parseRange, slice, userMetadata } from './shared.ts';
+import {
+  type Call,
+  type ObjectExtras,
+  STANDARD_HEADERS,
+  header,
+  httpDate,
+  parseRange,
+  slice,
+  userMetadata,
+} from './shared.ts';
 import type { S3Env, S3Helpers } from './env.ts';
 import type { MultipartOperations } from './multipart.ts';
 
 export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: MultipartOperations) {
   const { ctx, store, objectExtras, uploadExtras } = env;
-  const { bodyOf, smallBody, copySourceOf, setObjectHeaders, storedHeaders, writeConditions, checksumHeaders } = helpers;
+  const { bodyOf, smallBody, copySourceOf, setObjectHeaders, storedHeaders, writeConditions, checksumHeaders } =
+    helpers;
   const { createUpload, uploadPart, completeUpload, listParts } = multipart;
 
   async function putObject(call: Call, bucket: string, key: string) {
@@ -19,8 +29,15 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     const { stream, decoder } = bodyOf(call);
     // An empty Content-Type is as good as none (S3 stores its default).
     const contentType = header(call.request, 'content-type') || undefined;
-    const record = await store.putObjectStream(call.accountId, bucket, key, stream, { contentType, limit: ctx.options.objectLimit });
-    objectExtras.set(record.blob, { checksums: Object.fromEntries(decoder.verified), metadata: userMetadata(call.request), headers: storedHeaders(call.request) });
+    const record = await store.putObjectStream(call.accountId, bucket, key, stream, {
+      contentType,
+      limit: ctx.options.objectLimit,
+    });
+    objectExtras.set(record.blob, {
+      checksums: Object.fromEntries(decoder.verified),
+      metadata: userMetadata(call.request),
+      headers: storedHeaders(call.request),
+    });
     checksumHeaders(call.reply, decoder.verified);
     return call.reply.header('etag', record.etag).send();
   }
@@ -39,28 +56,40 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     const sourceRecord = store.headObject(call.accountId, from.bucket, from.key);
     requireCopySource(call.request.headers, { etag: sourceRecord.etag, lastModified: sourceRecord.last_modified });
     const sourceExtras = objectExtras.get(sourceRecord.blob);
-    const record = await store.copyObject(call.accountId, from, { bucket, key }, replace ? { contentType: header(call.request, 'content-type') } : {});
+    const record = await store.copyObject(
+      call.accountId,
+      from,
+      { bucket, key },
+      replace ? { contentType: header(call.request, 'content-type') } : {},
+    );
     objectExtras.set(record.blob, {
       checksums: { ...sourceExtras?.checksums },
       metadata: replace ? userMetadata(call.request) : { ...sourceExtras?.metadata },
       headers: replace ? storedHeaders(call.request) : { ...sourceExtras?.headers },
     });
-    return call.reply.type('application/xml').send(xmlDocument('CopyObjectResult', { LastModified: record.last_modified, ETag: record.etag }));
+    return call.reply
+      .type('application/xml')
+      .send(xmlDocument('CopyObjectResult', { LastModified: record.last_modified, ETag: record.etag }));
   }
 
   async function getObject(call: Call, bucket: string, key: string, head: boolean) {
     const object = store.headObject(call.accountId, bucket, key);
     const extras = objectExtras.get(object.blob);
     // Objects written through S3 have extras; the REST side writes none.
-    if (!extras && ctx.faults.has('s3-rest-objects-invisible')) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
+    if (!extras && ctx.faults.has('s3-rest-objects-invisible'))
+      throw new S3Error('NoSuchKey', 'The specified key does not exist.');
     setObjectHeaders(call.reply, object, extras);
     if (!ctx.faults.has('s3-conditional-read-ignored')) {
       // Evaluated before the Range, as HTTP says: a failed precondition wins over InvalidRange.
       const outcome = checkRead(call.request.headers, { etag: object.etag, lastModified: object.last_modified });
-      if (outcome === 'failed') throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+      if (outcome === 'failed')
+        throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+          Condition: 'If-Match',
+        });
       if (outcome === 'not-modified') {
         // 304 carries the validators and no body or representation headers.
-        for (const name of ['content-type', 'content-length', 'accept-ranges', ...STANDARD_HEADERS]) call.reply.removeHeader(name);
+        for (const name of ['content-type', 'content-length', 'accept-ranges', ...STANDARD_HEADERS])
+          call.reply.removeHeader(name);
         return call.reply.status(304).send();
       }
     }
@@ -99,11 +128,15 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
    * GetObject/HeadObject `?partNumber=`: the byte range of that part of a multipart object.
    * An object uploaded whole has one part (the whole object); a part past the last is InvalidPart.
    */
-  function partOf(call: Call, extras: ObjectExtras | undefined): { range?: { start: number; end: number }; count: number; checksum?: string } | undefined {
+  function partOf(
+    call: Call,
+    extras: ObjectExtras | undefined,
+  ): { range?: { start: number; end: number }; count: number; checksum?: string } | undefined {
     const text = call.query.get('partNumber');
     if (text === undefined || ctx.faults.has('s3-part-number-ignored')) return undefined;
     const n = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-    if (!(n >= 1 && n <= 10_000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+    if (!(n >= 1 && n <= 10_000))
+      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
     const layout = extras?.parts;
     if (!layout) {
       if (n !== 1) throw new S3Error('InvalidPart', 'The requested partnumber is not satisfiable');
@@ -112,7 +145,11 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     if (n > layout.length) throw new S3Error('InvalidPart', 'The requested partnumber is not satisfiable');
     const start = layout.slice(0, n - 1).reduce((sum, p) => sum + p.size, 0);
     const size = layout[n - 1]!.size;
-    return { range: { start, end: start + size - 1 }, count: layout.length, ...(layout[n - 1]!.checksum ? { checksum: layout[n - 1]!.checksum } : {}) };
+    return {
+      range: { start, end: start + size - 1 },
+      count: layout.length,
+      ...(layout[n - 1]!.checksum ? { checksum: layout[n - 1]!.checksum } : {}),
+    };
   }
 
   /** GetObjectAttributes: the attributes asked for in x-amz-object-attributes. */
@@ -125,13 +162,17 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
         .map((a) => a.trim())
         .filter(Boolean),
     );
-    if (wanted.size === 0) throw new S3Error('InvalidArgument', 'x-amz-object-attributes must name at least one attribute.');
+    if (wanted.size === 0)
+      throw new S3Error('InvalidArgument', 'x-amz-object-attributes must name at least one attribute.');
     const checksums = Object.entries(extras?.checksums ?? {}) as Array<[ChecksumAlgorithm, string]>;
     const algorithm = checksums[0]?.[0];
     const body: Record<string, unknown> = {};
     if (wanted.has('ETag')) body.ETag = object.etag.replace(/^"|"$/g, '');
     if (wanted.has('Checksum') && checksums.length > 0) {
-      body.Checksum = { ...Object.fromEntries(checksums.map(([a, v]) => [`Checksum${a.toUpperCase()}`, v])), ChecksumType: extras?.checksumType ?? 'FULL_OBJECT' };
+      body.Checksum = {
+        ...Object.fromEntries(checksums.map(([a, v]) => [`Checksum${a.toUpperCase()}`, v])),
+        ChecksumType: extras?.checksumType ?? 'FULL_OBJECT',
+      };
     }
     if (wanted.has('ObjectParts') && extras?.parts) {
       const marker = Number(header(call.request, 'x-amz-part-number-marker') ?? 0) || 0;
@@ -144,7 +185,15 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
         ...(page.length ? { NextPartNumberMarker: page.at(-1)!.n } : {}),
         MaxParts: maxParts,
         IsTruncated: all.length > page.length,
-        ...(page.length ? { Part: page.map((p) => ({ PartNumber: p.n, Size: p.size, ...(p.checksum && algorithm ? { [`Checksum${algorithm.toUpperCase()}`]: p.checksum } : {}) })) } : {}),
+        ...(page.length
+          ? {
+              Part: page.map((p) => ({
+                PartNumber: p.n,
+                Size: p.size,
+                ...(p.checksum && algorithm ? { [`Checksum${algorithm.toUpperCase()}`]: p.checksum } : {}),
+              })),
+            }
+          : {}),
       };
     }
     if (wanted.has('StorageClass')) body.StorageClass = object.storage_class;
@@ -163,9 +212,13 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     // `x-amz-checksum-crc32` of an EMPTY body into presigned PUT URLs; AWS ignores checksum query
     // parameters (LocalStack aligned with that in 2025), so they are ignored here too.
     const subresources = [...q.keys()].filter(
-      (k) => !/^x-amz-/i.test(k) && !k.startsWith('response-') && !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts', 'attributes'].includes(k),
+      (k) =>
+        !/^x-amz-/i.test(k) &&
+        !k.startsWith('response-') &&
+        !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts', 'attributes'].includes(k),
     );
-    if (subresources.length > 0) throw new S3Error('NotImplemented', `The object sub-resource ${subresources[0]} is not implemented.`);
+    if (subresources.length > 0)
+      throw new S3Error('NotImplemented', `The object sub-resource ${subresources[0]} is not implemented.`);
     if (method === 'POST' && q.has('uploads')) return createUpload(call, bucket, key);
     if (method === 'GET' && q.has('attributes')) return objectAttributes(call, bucket, key);
     if (uploadId !== undefined) {

@@ -10,7 +10,13 @@ import { S3Error } from './errors.ts';
 import { type RawRequest, type VerifiedAuth } from './sigv4.ts';
 
 /** The representation headers S3 stores with an object and returns on GET and HEAD. */
-export const STANDARD_HEADERS = ['cache-control', 'content-disposition', 'content-encoding', 'content-language', 'expires'] as const;
+export const STANDARD_HEADERS = [
+  'cache-control',
+  'content-disposition',
+  'content-encoding',
+  'content-language',
+  'expires',
+] as const;
 
 export const MAX_XML_BODY = 1024 * 1024;
 export const MAX_KEYS = 1000;
@@ -109,7 +115,8 @@ export function headerValue(value: string): string {
 export function userMetadata(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (name.startsWith('x-amz-meta-') && value !== undefined) out[name.slice('x-amz-meta-'.length)] = utf8Of(Array.isArray(value) ? value.join(',') : value);
+    if (name.startsWith('x-amz-meta-') && value !== undefined)
+      out[name.slice('x-amz-meta-'.length)] = utf8Of(Array.isArray(value) ? value.join(',') : value);
   }
   return out;
 }
@@ -161,7 +168,11 @@ export function parseRange(text: string | undefined, size: number): { start: num
   let end: number;
   if (m[1] === '') {
     const suffix = Number(m[2]);
-    if (suffix === 0) throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', { RangeRequested: text, ActualObjectSize: String(size) });
+    if (suffix === 0)
+      throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', {
+        RangeRequested: text,
+        ActualObjectSize: String(size),
+      });
     start = Math.max(0, size - suffix);
     end = size - 1;
   } else {
@@ -169,7 +180,11 @@ export function parseRange(text: string | undefined, size: number): { start: num
     end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
     if (m[2] !== '' && Number(m[2]) < start) return undefined;
   }
-  if (start >= size) throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', { RangeRequested: text, ActualObjectSize: String(size) });
+  if (start >= size)
+    throw new S3Error('InvalidRange', 'The requested range is not satisfiable.', {
+      RangeRequested: text,
+      ActualObjectSize: String(size),
+    });
   return { start, end };
 }
 

@@ -14,7 +14,9 @@ import { S3Error } from './errors.ts';
 
 /** Loaded with the first signed S3 request, not with every start of the server (see xml.ts). */
 let signerClass: typeof SignatureV4 | undefined;
-const loadSigner = (): typeof SignatureV4 => (signerClass ??= (createRequire(import.meta.url)('@smithy/signature-v4') as { SignatureV4: typeof SignatureV4 }).SignatureV4);
+const loadSigner = (): typeof SignatureV4 =>
+  (signerClass ??= (createRequire(import.meta.url)('@smithy/signature-v4') as { SignatureV4: typeof SignatureV4 })
+    .SignatureV4);
 
 /** The `Checksum` shape the signer wants, backed by node:crypto (SHA-256, or HMAC with a key). */
 class NodeSha256 {
@@ -25,11 +27,21 @@ class NodeSha256 {
   private fresh(): Hash | Hmac {
     if (this.secret === undefined) return createHash('sha256');
     const key =
-      typeof this.secret === 'string' ? this.secret : ArrayBuffer.isView(this.secret) ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength) : Buffer.from(this.secret);
+      typeof this.secret === 'string'
+        ? this.secret
+        : ArrayBuffer.isView(this.secret)
+          ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength)
+          : Buffer.from(this.secret);
     return createHmac('sha256', key);
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data));
+    this.hash.update(
+      typeof data === 'string'
+        ? data
+        : ArrayBuffer.isView(data)
+          ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+          : Buffer.from(data),
+    );
   }
   digest(): Promise<Uint8Array> {
     return Promise.resolve(new Uint8Array(this.hash.digest()));
@@ -84,7 +96,8 @@ function header(headers: RawRequest['headers'], name: string): string | undefine
 
 function parseCredential(text: string): Credential {
   const parts = text.split('/');
-  if (parts.length !== 5 || parts[4] !== 'aws4_request') throw new S3Error('AuthorizationHeaderMalformed', 'The credential is malformed.');
+  if (parts.length !== 5 || parts[4] !== 'aws4_request')
+    throw new S3Error('AuthorizationHeaderMalformed', 'The credential is malformed.');
   return { accessKeyId: parts[0]!, shortDate: parts[1]!, region: parts[2]!, service: parts[3]! };
 }
 
@@ -98,7 +111,9 @@ function parseAmzDate(text: string | undefined): Date | undefined {
 function awsEncodePath(decoded: string): string {
   return decoded
     .split('/')
-    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .map((segment) =>
+      encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
     .join('/');
 }
 
@@ -162,8 +177,10 @@ export function accessKeyIdOf(request: RawRequest): string | undefined {
 
 export async function verifyRequest(request: RawRequest, options: VerifyOptions): Promise<VerifiedAuth> {
   const mode = authModeOf(request);
-  if (mode === undefined) throw new S3Error('AccessDenied', 'Anonymous access is not allowed; sign the request with an access key.');
-  if (mode === 'sigv2') throw new S3Error('InvalidRequest', 'Signature version 2 is not supported; use AWS4-HMAC-SHA256.');
+  if (mode === undefined)
+    throw new S3Error('AccessDenied', 'Anonymous access is not allowed; sign the request with an access key.');
+  if (mode === 'sigv2')
+    throw new S3Error('InvalidRequest', 'Signature version 2 is not supported; use AWS4-HMAC-SHA256.');
   const q = new Map(request.query);
   let credentialText: string;
   let signedHeaders: string[];
@@ -177,17 +194,21 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
     signature = fields.get('Signature') ?? '';
     longDate = header(request.headers, 'x-amz-date');
     const sha = header(request.headers, 'x-amz-content-sha256');
-    if (sha === undefined) throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256.');
+    if (sha === undefined)
+      throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256.');
     contentSha256 = sha;
   } else {
-    if (q.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') throw new S3Error('InvalidArgument', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256.');
+    if (q.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256')
+      throw new S3Error('InvalidArgument', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256.');
     credentialText = q.get('X-Amz-Credential') ?? '';
     signedHeaders = (q.get('X-Amz-SignedHeaders') ?? '').split(';').filter(Boolean);
     signature = q.get('X-Amz-Signature') ?? '';
     longDate = q.get('X-Amz-Date');
-    contentSha256 = q.get('X-Amz-Content-Sha256') ?? header(request.headers, 'x-amz-content-sha256') ?? 'UNSIGNED-PAYLOAD';
+    contentSha256 =
+      q.get('X-Amz-Content-Sha256') ?? header(request.headers, 'x-amz-content-sha256') ?? 'UNSIGNED-PAYLOAD';
   }
-  if (!credentialText || !signature || signedHeaders.length === 0) throw new S3Error('AccessDenied', 'The request signature is incomplete.');
+  if (!credentialText || !signature || signedHeaders.length === 0)
+    throw new S3Error('AccessDenied', 'The request signature is incomplete.');
   let credential: Credential;
   try {
     credential = parseCredential(credentialText);
@@ -195,20 +216,27 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
     throw new S3Error('InvalidArgument', 'The credential of the request is malformed.');
   }
   const key = options.lookup(credential.accessKeyId);
-  if (!key) throw new S3Error('InvalidAccessKeyId', 'The AWS access key Id you provided does not exist in our records.');
+  if (!key)
+    throw new S3Error('InvalidAccessKeyId', 'The AWS access key Id you provided does not exist in our records.');
   const signingDate = parseAmzDate(longDate);
-  if (!signingDate || longDate!.slice(0, 8) !== credential.shortDate) throw new S3Error('AccessDenied', 'The request date is missing or does not match the credential scope.');
+  if (!signingDate || longDate!.slice(0, 8) !== credential.shortDate)
+    throw new S3Error('AccessDenied', 'The request date is missing or does not match the credential scope.');
   if (mode === 'header') {
     if (!options.skipSkew && Math.abs(options.now - signingDate.getTime()) > MAX_SKEW_MS) {
-      throw new S3Error('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+      throw new S3Error(
+        'RequestTimeTooSkewed',
+        'The difference between the request time and the current time is too large.',
+      );
     }
   } else {
     const expires = Number(q.get('X-Amz-Expires'));
     // Out of range (not 1..604800 s) is refused as access denied, as Ceph RGW does (the S3
     // compatibility suites expect 403); AWS says 400 AuthorizationQueryParametersError. Checks
     // accept either: the specification shows neither.
-    if (!Number.isInteger(expires) || expires < 1 || expires > MAX_PRESIGN_SECONDS) throw new S3Error('AccessDenied', 'X-Amz-Expires must be between 1 and 604800 seconds.');
-    if (signingDate.getTime() - options.now > MAX_SKEW_MS) throw new S3Error('RequestTimeTooSkewed', 'The presigned URL is dated in the future.');
+    if (!Number.isInteger(expires) || expires < 1 || expires > MAX_PRESIGN_SECONDS)
+      throw new S3Error('AccessDenied', 'X-Amz-Expires must be between 1 and 604800 seconds.');
+    if (signingDate.getTime() - options.now > MAX_SKEW_MS)
+      throw new S3Error('RequestTimeTooSkewed', 'The presigned URL is dated in the future.');
     if (options.now > signingDate.getTime() + expires * 1000) throw new S3Error('AccessDenied', 'Request has expired.');
   }
 
@@ -222,7 +250,17 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
     uriEscapePath: false,
   });
   const scope = `${credential.shortDate}/${credential.region}/${credential.service}/aws4_request`;
-  const auth: VerifiedAuth = { key, mode, signature: signature.toLowerCase(), longDate: longDate!, region: credential.region, scope, contentSha256, signer, signingDate };
+  const auth: VerifiedAuth = {
+    key,
+    mode,
+    signature: signature.toLowerCase(),
+    longDate: longDate!,
+    region: credential.region,
+    scope,
+    contentSha256,
+    signer,
+    signingDate,
+  };
   if (options.skipSignature) return auth;
 
   const signed = new Set(signedHeaders.map((h) => h.toLowerCase()));
@@ -244,25 +282,55 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
   const paths = [...new Set([decoded === undefined ? request.rawPath : awsEncodePath(decoded), request.rawPath])];
   // Node reads header bytes as latin1; a client that sent UTF-8 bytes (non-ASCII metadata)
   // signed them as UTF-8 text, so that reading is tried too.
-  const utf8 = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, /[^ -~\t]/.test(v) ? Buffer.from(v, 'latin1').toString('utf8') : v]));
+  const utf8 = Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, /[^ -~\t]/.test(v) ? Buffer.from(v, 'latin1').toString('utf8') : v]),
+  );
   const headerSets = Object.entries(utf8).some(([k, v]) => v !== headers[k]) ? [headers, utf8] : [headers];
   for (const [path, signedHeaders] of paths.flatMap((p) => headerSets.map((h) => [p, h] as const))) {
     const resigned = await signer.sign(
-      { method: request.method, protocol: 'http:', hostname: signedHeaders.host ?? '', path, query, headers: signedHeaders },
-      { signingDate, signableHeaders: signed, unsignableHeaders: unsignable, signingRegion: credential.region, signingService: credential.service },
+      {
+        method: request.method,
+        protocol: 'http:',
+        hostname: signedHeaders.host ?? '',
+        path,
+        query,
+        headers: signedHeaders,
+      },
+      {
+        signingDate,
+        signableHeaders: signed,
+        unsignableHeaders: unsignable,
+        signingRegion: credential.region,
+        signingService: credential.service,
+      },
     );
-    const computed = /Signature=([0-9a-f]+)/.exec(String(resigned.headers.authorization ?? resigned.headers.Authorization ?? ''))?.[1] ?? '';
+    const computed =
+      /Signature=([0-9a-f]+)/.exec(
+        String(resigned.headers.authorization ?? resigned.headers.Authorization ?? ''),
+      )?.[1] ?? '';
     if (sameSignature(computed, signature)) return auth;
   }
-  throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+  throw new S3Error(
+    'SignatureDoesNotMatch',
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  );
 }
 
 /** HMAC signature of one aws-chunked chunk (or of the trailer), chained from `previous`. */
-export async function chunkSignature(auth: VerifiedAuth, previous: string, dataSha256: string, trailer = false): Promise<string> {
+export async function chunkSignature(
+  auth: VerifiedAuth,
+  previous: string,
+  dataSha256: string,
+  trailer = false,
+): Promise<string> {
   const stringToSign = trailer
     ? ['AWS4-HMAC-SHA256-TRAILER', auth.longDate, auth.scope, previous, dataSha256].join('\n')
     : ['AWS4-HMAC-SHA256-PAYLOAD', auth.longDate, auth.scope, previous, EMPTY_SHA256, dataSha256].join('\n');
-  return auth.signer.sign(stringToSign, { signingDate: auth.signingDate, signingRegion: auth.region, signingService: auth.scope.split('/')[2] });
+  return auth.signer.sign(stringToSign, {
+    signingDate: auth.signingDate,
+    signingRegion: auth.region,
+    signingService: auth.scope.split('/')[2],
+  });
 }
 
 export { sameSignature };

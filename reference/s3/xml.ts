@@ -12,9 +12,17 @@ export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 let xml: { builder: XMLBuilder; parser: XMLParser } | undefined;
 function xmlTools(): { builder: XMLBuilder; parser: XMLParser } {
   if (xml) return xml;
-  const library = createRequire(import.meta.url)('fast-xml-parser') as { XMLBuilder: typeof XMLBuilder; XMLParser: typeof XMLParser };
+  const library = createRequire(import.meta.url)('fast-xml-parser') as {
+    XMLBuilder: typeof XMLBuilder;
+    XMLParser: typeof XMLParser;
+  };
   xml = {
-    builder: new library.XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: false, processEntities: true }),
+    builder: new library.XMLBuilder({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@_',
+      suppressEmptyNode: false,
+      processEntities: true,
+    }),
     parser: new library.XMLParser({
       ignoreAttributes: true,
       ignoreDeclaration: true,
@@ -45,6 +53,9 @@ export function parseXml(text: string): Record<string, unknown> {
     if (typeof parsed !== 'object' || parsed === null) throw new Error('not an element');
     return parsed as Record<string, unknown>;
   } catch {
-    throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+    throw new S3Error(
+      'MalformedXML',
+      'The XML you provided was not well-formed or did not validate against our published schema.',
+    );
   }
 }

@@ -73,7 +73,9 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? 2 : 0;
       default: {
         const hint = suggest(command, COMMANDS);
-        throw new UsageError(`unknown command "${command}"${hint ? `; did you mean "${hint}"?` : ''} (commands: ${COMMANDS.join(', ')})`);
+        throw new UsageError(
+          `unknown command "${command}"${hint ? `; did you mean "${hint}"?` : ''} (commands: ${COMMANDS.join(', ')})`,
+        );
       }
     }
   } catch (error) {

@@ -30,13 +30,20 @@ export function notTheApi(status: number, contentType: string | undefined, text:
   try {
     body = JSON.parse(text);
   } catch {
-    const kind = /html/i.test(contentType ?? '') || /^\s*<(!doctype|html)/i.test(text) ? 'an HTML page' : text.trim() === '' ? 'an empty body' : `${contentType ?? 'a body'} that is not JSON`;
+    const kind =
+      /html/i.test(contentType ?? '') || /^\s*<(!doctype|html)/i.test(text)
+        ? 'an HTML page'
+        : text.trim() === ''
+          ? 'an empty body'
+          : `${contentType ?? 'a body'} that is not JSON`;
     return `GET /account answered ${status} with ${kind}`;
   }
   if (status >= 200 && status < 300) {
     const account = resourceOf(body, 'account');
     const looksLikeAccount = isObject(account) && (typeof account.id === 'string' || typeof account.email === 'string');
-    return looksLikeAccount ? null : `GET /account answered ${status} with JSON that holds no account (no object with an id or email)`;
+    return looksLikeAccount
+      ? null
+      : `GET /account answered ${status} with JSON that holds no account (no object with an id or email)`;
   }
   const error = isObject(body) ? body.error : undefined;
   if (isObject(error) && typeof error.code === 'string') return null;
@@ -48,7 +55,13 @@ export interface ProbeOptions extends TransportOptions {
   headers?: Record<string, string>;
 }
 
-export async function probeTarget(target: string, key: string, what = 'the API key', timeoutMs = defaultProbeTimeoutMs(), options: ProbeOptions = transportOptions()): Promise<void> {
+export async function probeTarget(
+  target: string,
+  key: string,
+  what = 'the API key',
+  timeoutMs = defaultProbeTimeoutMs(),
+  options: ProbeOptions = transportOptions(),
+): Promise<void> {
   const agent = createDispatcher({ ...options, agent: { connect: { timeout: timeoutMs } } });
   const url = `${target}/account`;
   let status: number;
@@ -57,7 +70,12 @@ export async function probeTarget(target: string, key: string, what = 'the API k
   try {
     const res = await undici().request(url, {
       method: 'GET',
-      headers: { accept: 'application/json', 'user-agent': 'cloudcheck', ...options.headers, authorization: `Bearer ${key}` },
+      headers: {
+        accept: 'application/json',
+        'user-agent': 'cloudcheck',
+        ...options.headers,
+        authorization: `Bearer ${key}`,
+      },
       dispatcher: agent,
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -69,12 +87,19 @@ export async function probeTarget(target: string, key: string, what = 'the API k
   } catch (error) {
     const e = error as Error & { code?: string; cause?: Error & { code?: string } };
     const reason = e.cause?.code ?? e.code ?? e.cause?.message ?? e.message;
-    const proxied = !options.direct && proxyConfigured() ? ' (a proxy variable is set: HTTPS_PROXY/HTTP_PROXY; hosts in NO_PROXY are reached directly)' : '';
-    throw new UsageError(`cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}${proxied}`);
+    const proxied =
+      !options.direct && proxyConfigured()
+        ? ' (a proxy variable is set: HTTPS_PROXY/HTTP_PROXY; hosts in NO_PROXY are reached directly)'
+        : '';
+    throw new UsageError(
+      `cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}${proxied}`,
+    );
   } finally {
     await agent.close().catch(() => undefined);
   }
-  if (status === 401 || status === 403) throw new UsageError(`${what} was rejected by ${target} (GET /account answered ${status})`);
+  if (status === 401 || status === 403)
+    throw new UsageError(`${what} was rejected by ${target} (GET /account answered ${status})`);
   const problem = notTheApi(status, contentType, text);
-  if (problem) throw new UsageError(`${target} does not look like the Cloud Platform API: ${problem}${versionHint(target)}`);
+  if (problem)
+    throw new UsageError(`${target} does not look like the Cloud Platform API: ${problem}${versionHint(target)}`);
 }

@@ -61,16 +61,36 @@ const TABLE = [
     description: 'API key of a second account (isolation checks)',
     descriptionFor: { serve: 'bootstrap key of the second account (default: generated, printed at start)' },
   },
-  { name: 's3-url', type: 'string', url: true, commands: ['run'], placeholder: 'URL', description: 'S3-compatible endpoint of the target' },
-  { name: 'classes', type: 'list', commands: ['run'], placeholder: 'a,b', description: 'conformance classes to check (default: all)' },
+  {
+    name: 's3-url',
+    type: 'string',
+    url: true,
+    commands: ['run'],
+    placeholder: 'URL',
+    description: 'S3-compatible endpoint of the target',
+  },
+  {
+    name: 'classes',
+    type: 'list',
+    commands: ['run'],
+    placeholder: 'a,b',
+    description: 'conformance classes to check (default: all)',
+  },
   { name: 'strict', type: 'boolean', commands: ['run'], description: 'SHOULD deviations fail the gate too' },
-  { name: 'report-dir', type: 'string', commands: ['run', 'load', 'explore'], placeholder: 'DIR', description: 'where to write the report (default: reports/<run-id>/)' },
+  {
+    name: 'report-dir',
+    type: 'string',
+    commands: ['run', 'load', 'explore'],
+    placeholder: 'DIR',
+    description: 'where to write the report (default: reports/<run-id>/)',
+  },
   {
     name: 'async-timeout',
     type: 'integer',
     commands: ['run'],
     placeholder: 'SECONDS',
-    description: 'deadline of every wait for an asynchronous change: VPS boot and actions, SMS delivery, webhooks, key expiry (default 300)',
+    description:
+      'deadline of every wait for an asynchronous change: VPS boot and actions, SMS delivery, webhooks, key expiry (default 300)',
   },
   {
     name: 'seed',
@@ -88,24 +108,51 @@ const TABLE = [
     description:
       "valid requests per operation in the generated positive checks (default 1: today's single example). Above 1, the check also sends N-1 requests drawn from the operation's schema (boundaries first: 1600-character messages, per_page 100, unicode names, object keys with /), seeded by --seed, and shrinks a failure to a minimal input",
   },
-  { name: 'grep', type: 'string', commands: ['run'], placeholder: 'RE', description: 'only checks whose title, requirement, file or tags match (a flow step brings the steps before it, as setup)' },
-  { name: 'grep-invert', type: 'string', commands: ['run'], placeholder: 'RE', description: 'leave out checks whose title, requirement, file or tags match' },
+  {
+    name: 'grep',
+    type: 'string',
+    commands: ['run'],
+    placeholder: 'RE',
+    description:
+      'only checks whose title, requirement, file or tags match (a flow step brings the steps before it, as setup)',
+  },
+  {
+    name: 'grep-invert',
+    type: 'string',
+    commands: ['run'],
+    placeholder: 'RE',
+    description: 'leave out checks whose title, requirement, file or tags match',
+  },
   {
     name: 'last-failed',
     type: 'boolean',
     commands: ['run'],
-    description: 'run only the checks that failed in the last run of this directory (reports/latest/report.json), with the flow steps they need',
+    description:
+      'run only the checks that failed in the last run of this directory (reports/latest/report.json), with the flow steps they need',
   },
   { name: 'shard', type: 'string', commands: ['run'], placeholder: 'I/N', description: 'run shard I of N' },
-  { name: 'baseline', type: 'string', commands: ['run'], placeholder: 'FILE', description: 'a previous report.json or a list of requirement ids: gate only on new failures' },
+  {
+    name: 'baseline',
+    type: 'string',
+    commands: ['run'],
+    placeholder: 'FILE',
+    description: 'a previous report.json or a list of requirement ids: gate only on new failures',
+  },
   {
     name: 'list',
     type: 'boolean',
     commands: ['run', 'load'],
     descriptionFor: { load: 'print the built-in profiles (name, requirements checked, description) and exit' },
-    description: 'print the checks the selection would run (check id, requirement, level, class, title) and exit without running any; exit 2 when it selects none',
+    description:
+      'print the checks the selection would run (check id, requirement, level, class, title) and exit without running any; exit 2 when it selects none',
   },
-  { name: 'workers', type: 'integer', commands: ['run'], placeholder: 'N', description: 'parallel worker processes (default 2); each creates its own API keys of the account' },
+  {
+    name: 'workers',
+    type: 'integer',
+    commands: ['run'],
+    placeholder: 'N',
+    description: 'parallel worker processes (default 2); each creates its own API keys of the account',
+  },
   {
     name: 'max-failures',
     type: 'integer',
@@ -113,7 +160,8 @@ const TABLE = [
     short: 'x',
     shortMeans: '1',
     placeholder: 'N',
-    description: 'stop after N failures that fail the gate (MUST defects not in --baseline; SHOULD deviations too with --strict), then exit 1 "stopped after N failures"; -x is --max-failures 1',
+    description:
+      'stop after N failures that fail the gate (MUST defects not in --baseline; SHOULD deviations too with --strict), then exit 1 "stopped after N failures"; -x is --max-failures 1',
   },
   {
     name: 'retries',
@@ -140,7 +188,8 @@ const TABLE = [
     commands: ['run', 'sweep', 'explore'],
     placeholder: "'NAME: VALUE'",
     secret: true,
-    description: 'extra header on every request to the target, e.g. the key of a gateway (never Authorization; values are shown as [REDACTED]; the variable takes one header a line)',
+    description:
+      'extra header on every request to the target, e.g. the key of a gateway (never Authorization; values are shown as [REDACTED]; the variable takes one header a line)',
   },
   {
     name: 'ca-cert',
@@ -149,66 +198,179 @@ const TABLE = [
     placeholder: 'FILE',
     description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)',
   },
-  { name: 'keep', type: 'boolean', commands: ['run'], description: "keep what the run creates (listed at the end) so the report's curl lines can be replayed; remove it later with cloudcheck sweep" },
-  { name: 'allow-charges', type: 'boolean', commands: ['run'], description: 'run operations that move money (implied with the embedded server)' },
-  { name: 'live-sms', type: 'boolean', commands: ['run'], description: 'send real SMS (without it every send carries X-Test-Mode: true)' },
-  { name: 'test-number-succeed', type: 'string', commands: ['run', 'serve', 'explore'], placeholder: 'N', description: 'test number that always succeeds (default +15005550006)' },
-  { name: 'test-number-fail', type: 'string', commands: ['run', 'serve', 'explore'], placeholder: 'N', description: 'test number that always fails (default +15005550001)' },
-  { name: 'test-number-random', type: 'string', commands: ['run', 'serve', 'explore'], placeholder: 'N', description: 'test number that succeeds or fails at random (default +15005550009)' },
-  { name: 'carrier-number-reject', type: 'string', commands: ['serve'], placeholder: 'N', description: 'number the simulated carrier rejects: ends rejected (default +15005550002)' },
-  { name: 'carrier-number-expire', type: 'string', commands: ['serve'], placeholder: 'N', description: 'number the simulated carrier never confirms: ends expired (default +15005550003)' },
-  { name: 'webhook-listen', type: 'string', commands: ['run'], placeholder: 'HOST:PORT', description: 'where the webhook receiver listens' },
-  { name: 'webhook-url', type: 'string', commands: ['run'], placeholder: 'URL', description: 'the URL the target calls for webhooks (when it differs from --webhook-listen)' },
+  {
+    name: 'keep',
+    type: 'boolean',
+    commands: ['run'],
+    description:
+      "keep what the run creates (listed at the end) so the report's curl lines can be replayed; remove it later with cloudcheck sweep",
+  },
+  {
+    name: 'allow-charges',
+    type: 'boolean',
+    commands: ['run'],
+    description: 'run operations that move money (implied with the embedded server)',
+  },
+  {
+    name: 'live-sms',
+    type: 'boolean',
+    commands: ['run'],
+    description: 'send real SMS (without it every send carries X-Test-Mode: true)',
+  },
+  {
+    name: 'test-number-succeed',
+    type: 'string',
+    commands: ['run', 'serve', 'explore'],
+    placeholder: 'N',
+    description: 'test number that always succeeds (default +15005550006)',
+  },
+  {
+    name: 'test-number-fail',
+    type: 'string',
+    commands: ['run', 'serve', 'explore'],
+    placeholder: 'N',
+    description: 'test number that always fails (default +15005550001)',
+  },
+  {
+    name: 'test-number-random',
+    type: 'string',
+    commands: ['run', 'serve', 'explore'],
+    placeholder: 'N',
+    description: 'test number that succeeds or fails at random (default +15005550009)',
+  },
+  {
+    name: 'carrier-number-reject',
+    type: 'string',
+    commands: ['serve'],
+    placeholder: 'N',
+    description: 'number the simulated carrier rejects: ends rejected (default +15005550002)',
+  },
+  {
+    name: 'carrier-number-expire',
+    type: 'string',
+    commands: ['serve'],
+    placeholder: 'N',
+    description: 'number the simulated carrier never confirms: ends expired (default +15005550003)',
+  },
+  {
+    name: 'webhook-listen',
+    type: 'string',
+    commands: ['run'],
+    placeholder: 'HOST:PORT',
+    description: 'where the webhook receiver listens',
+  },
+  {
+    name: 'webhook-url',
+    type: 'string',
+    commands: ['run'],
+    placeholder: 'URL',
+    description: 'the URL the target calls for webhooks (when it differs from --webhook-listen)',
+  },
   {
     name: 'connections',
     type: 'integer',
     commands: ['load'],
     placeholder: 'N',
-    description: "concurrent connections in every phase of the selected profiles (at most 500), instead of the profiles' own",
+    description:
+      "concurrent connections in every phase of the selected profiles (at most 500), instead of the profiles' own",
   },
-  { name: 'rate', type: 'integer', commands: ['load'], placeholder: 'N', description: "requests per second in every phase, all connections together, instead of the profiles' own" },
+  {
+    name: 'rate',
+    type: 'integer',
+    commands: ['load'],
+    placeholder: 'N',
+    description: "requests per second in every phase, all connections together, instead of the profiles' own",
+  },
   {
     name: 'duration',
     type: 'integer',
     commands: ['load'],
     placeholder: 'SECONDS',
-    description: 'seconds of every phase (at most 120); a phase that sends a fixed number of requests still stops at it',
+    description:
+      'seconds of every phase (at most 120); a phase that sends a fixed number of requests still stops at it',
   },
-  { name: 'max-wait', type: 'integer', commands: ['load'], placeholder: 'SECONDS', description: 'longest wait for a fresh rate-limit window or to observe recovery (default 75)' },
-  { name: 'host', type: 'string', commands: ['serve'], placeholder: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
-  { name: 'port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'REST API port (default 8080; 0 picks a free port)' },
-  { name: 's3-port', type: 'integer', commands: ['serve'], placeholder: 'PORT', description: 'S3-compatible endpoint port (default 8081; 0 picks a free port)' },
-  { name: 'fault', type: 'string', multiple: true, commands: ['serve'], placeholder: 'NAME', description: 'switch on a deliberate non-conformance (see --list-faults)' },
-  { name: 'list-faults', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available faults and exit' },
+  {
+    name: 'max-wait',
+    type: 'integer',
+    commands: ['load'],
+    placeholder: 'SECONDS',
+    description: 'longest wait for a fresh rate-limit window or to observe recovery (default 75)',
+  },
+  {
+    name: 'host',
+    type: 'string',
+    commands: ['serve'],
+    placeholder: 'HOST',
+    description: 'address to listen on (default 127.0.0.1)',
+  },
+  {
+    name: 'port',
+    type: 'integer',
+    commands: ['serve'],
+    placeholder: 'PORT',
+    description: 'REST API port (default 8080; 0 picks a free port)',
+  },
+  {
+    name: 's3-port',
+    type: 'integer',
+    commands: ['serve'],
+    placeholder: 'PORT',
+    description: 'S3-compatible endpoint port (default 8081; 0 picks a free port)',
+  },
+  {
+    name: 'fault',
+    type: 'string',
+    multiple: true,
+    commands: ['serve'],
+    placeholder: 'NAME',
+    description: 'switch on a deliberate non-conformance (see --list-faults)',
+  },
+  {
+    name: 'list-faults',
+    type: 'boolean',
+    commands: ['serve'],
+    noConfig: true,
+    description: 'print the available faults and exit',
+  },
   {
     name: 'variant',
     type: 'string',
     multiple: true,
     commands: ['serve'],
     placeholder: 'NAME[=MS]',
-    description: 'switch on a legal variant: another choice the specification allows where it is silent (see --list-variants)',
+    description:
+      'switch on a legal variant: another choice the specification allows where it is silent (see --list-variants)',
   },
-  { name: 'list-variants', type: 'boolean', commands: ['serve'], noConfig: true, description: 'print the available legal variants and exit' },
+  {
+    name: 'list-variants',
+    type: 'boolean',
+    commands: ['serve'],
+    noConfig: true,
+    description: 'print the available legal variants and exit',
+  },
   {
     name: 'budget',
     type: 'integer',
     commands: ['explore'],
     placeholder: 'N',
-    description: 'requests the exploration may send, clean-up and shrinking included (default 2000); no new sequence starts past it',
+    description:
+      'requests the exploration may send, clean-up and shrinking included (default 2000); no new sequence starts past it',
   },
   {
     name: 'time',
     type: 'integer',
     commands: ['explore'],
     placeholder: 'SECONDS',
-    description: 'no new sequence starts after this many seconds (default 60); a running one finishes and is cleaned up',
+    description:
+      'no new sequence starts after this many seconds (default 60); a running one finishes and is cleaned up',
   },
   {
     name: 'families',
     type: 'list',
     commands: ['explore'],
     placeholder: 'a,b',
-    description: 'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
+    description:
+      'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
   },
   {
     name: 'replay',
@@ -232,9 +394,23 @@ export const OPTIONS: readonly OptionDef[] = TABLE;
 
 type Option = (typeof TABLE)[number];
 /** The flag names of one command's options. */
-export type OptionName<C extends Command> = Option extends infer O ? (O extends { name: infer N; commands: readonly (infer K)[] } ? (C extends K ? N : never) : never) : never;
+export type OptionName<C extends Command> = Option extends infer O
+  ? O extends { name: infer N; commands: readonly (infer K)[] }
+    ? C extends K
+      ? N
+      : never
+    : never
+  : never;
 /** What resolution makes of an option's value (resolve.ts convert). */
-type ValueOf<O> = O extends { multiple: true } ? string[] : O extends { type: 'list' } ? string[] : O extends { type: 'boolean' } ? boolean : O extends { type: 'integer' } ? number : string;
+type ValueOf<O> = O extends { multiple: true }
+  ? string[]
+  : O extends { type: 'list' }
+    ? string[]
+    : O extends { type: 'boolean' }
+      ? boolean
+      : O extends { type: 'integer' }
+        ? number
+        : string;
 type ValueNamed<N> = ValueOf<Extract<Option, { name: N }>>;
 
 export const DEFAULTS = {

@@ -25,7 +25,9 @@ import type { OptionValues } from './options.ts';
 import type { Command, OptionDef } from './options.ts';
 
 /** The one schema of the config file; flags and environment values are validated by it too. */
-export const CONFIG_SCHEMA = JSON.parse(readFileSync(new URL('./cloudcheck.config.schema.json', import.meta.url), 'utf8')) as {
+export const CONFIG_SCHEMA = JSON.parse(
+  readFileSync(new URL('./cloudcheck.config.schema.json', import.meta.url), 'utf8'),
+) as {
   properties: Record<string, unknown>;
   definitions: Record<string, unknown>;
 };
@@ -62,7 +64,11 @@ export function validatorFor(key: string | null): ValidateFunction {
   let fn = validators.get(part ?? '');
   if (!fn) {
     ajv ??= new Ajv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
-    fn = ajv.compile(part === null ? schema : { definitions: schema.definitions, type: 'object', properties: { [part]: schema.properties[part] } });
+    fn = ajv.compile(
+      part === null
+        ? schema
+        : { definitions: schema.definitions, type: 'object', properties: { [part]: schema.properties[part] } },
+    );
     validators.set(part ?? '', fn);
   }
   return fn;
@@ -95,7 +101,8 @@ function ajvMessage(error: ErrorObject, where: (key: string) => string): string 
 
 function describePattern(key: string): string {
   if (key === 'shard') return 'expected I/N, e.g. 1/4';
-  if (key.startsWith('test_number') || key.startsWith('carrier_number')) return 'expected an E.164 number, e.g. +15005550006';
+  if (key.startsWith('test_number') || key.startsWith('carrier_number'))
+    return 'expected an E.164 number, e.g. +15005550006';
   if (key === 'webhook_listen') return 'expected HOST:PORT';
   if (key === 'header') return "expected 'Name: value'";
   if (key.endsWith('url') || key === 'target') return 'expected an http:// or https:// URL';
@@ -121,7 +128,9 @@ export function loadConfigFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let data: unknown;
   try {
@@ -132,7 +141,8 @@ export function loadConfigFile(path: string): Record<string, unknown> {
     throw new UsageError(`${path}: not valid YAML: ${(error as Error).message.split('\n')[0]!.replace(/:\s*$/, '')}`);
   }
   if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`${path}: expected a mapping of option names to values`);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new UsageError(`${path}: expected a mapping of option names to values`);
   const object = data as Record<string, unknown>;
   check(object, (key) => `${path}: "${key}"`);
   return object;
@@ -167,19 +177,28 @@ function splitValues(option: OptionDef, raw: string): string[] {
 }
 
 /** Extra checks the schema cannot say well: class names with suggestions, shard bounds, regexps. */
-function checkValues(values: Record<string, unknown>, sources: Record<string, Source>, describe: (name: string) => string, cwd: string, configFile: string | null): void {
+function checkValues(
+  values: Record<string, unknown>,
+  sources: Record<string, Source>,
+  describe: (name: string) => string,
+  cwd: string,
+  configFile: string | null,
+): void {
   const classes = values.classes;
   if (Array.isArray(classes)) {
     for (const c of classes as string[]) {
       if (!(CONFORMANCE_CLASSES as readonly string[]).includes(c)) {
         const hint = suggest(c, CONFORMANCE_CLASSES);
-        throw new UsageError(`${describe('classes')}: unknown class "${c}"${hint ? `; did you mean "${hint}"?` : ''} (classes: ${CONFORMANCE_CLASSES.join(', ')})`);
+        throw new UsageError(
+          `${describe('classes')}: unknown class "${c}"${hint ? `; did you mean "${hint}"?` : ''} (classes: ${CONFORMANCE_CLASSES.join(', ')})`,
+        );
       }
     }
   }
   if (typeof values.shard === 'string') {
     const [i, n] = values.shard.split('/').map(Number);
-    if (!i || !n || i > n) throw new UsageError(`${describe('shard')}: expected I/N with 1 <= I <= N, got "${values.shard}"`);
+    if (!i || !n || i > n)
+      throw new UsageError(`${describe('shard')}: expected I/N with 1 <= I <= N, got "${values.shard}"`);
   }
   for (const name of ['grep', 'grep-invert']) {
     const pattern = values[name];
@@ -201,7 +220,10 @@ function checkValues(values: Record<string, unknown>, sources: Record<string, So
   }
   if (typeof values['ca-cert'] === 'string') {
     // A path in the config file is relative to the file; from a flag or variable, to the current directory.
-    values['ca-cert'] = resolvePath(sources['ca-cert'] === 'config' && configFile ? dirname(configFile) : cwd, values['ca-cert']);
+    values['ca-cert'] = resolvePath(
+      sources['ca-cert'] === 'config' && configFile ? dirname(configFile) : cwd,
+      values['ca-cert'],
+    );
     try {
       readCaCert(values['ca-cert'] as string);
     } catch (error) {
@@ -211,14 +233,23 @@ function checkValues(values: Record<string, unknown>, sources: Record<string, So
   void sources;
 }
 
-export function resolveOptions<C extends Command>(command: C, argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolvedOptions<C> {
+export function resolveOptions<C extends Command>(
+  command: C,
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): ResolvedOptions<C> {
   const defs = optionsFor(command);
   const parseOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
   };
   for (const d of defs) {
-    parseOptions[d.name] = { type: d.type === 'boolean' ? 'boolean' : 'string', ...(d.multiple ? { multiple: true } : {}), ...(d.short && !d.shortMeans ? { short: d.short } : {}) };
+    parseOptions[d.name] = {
+      type: d.type === 'boolean' ? 'boolean' : 'string',
+      ...(d.multiple ? { multiple: true } : {}),
+      ...(d.short && !d.shortMeans ? { short: d.short } : {}),
+    };
   }
   // A one-letter flag that stands for a value (`-x`: `--max-failures 1`) is rewritten before parsing.
   const rewritten = argv.map((arg) => {
@@ -267,7 +298,10 @@ export function resolveOptions<C extends Command>(command: C, argv: string[], en
     if (flag !== undefined && !(Array.isArray(flag) && flag.length === 0)) {
       if (d.type === 'boolean') values[d.name] = flag;
       // A repeated flag gives one value each; only a comma list splits (headers never: a value may hold commas).
-      else if (d.multiple) values[d.name] = d.separator ? (flag as string[]).map((f) => f.trim()).filter(Boolean) : (flag as string[]).flatMap((f) => splitValues(d, f));
+      else if (d.multiple)
+        values[d.name] = d.separator
+          ? (flag as string[]).map((f) => f.trim()).filter(Boolean)
+          : (flag as string[]).flatMap((f) => splitValues(d, f));
       else values[d.name] = convert(d, flag as string, `--${d.name}`);
       sources[d.name] = 'flag';
     } else if (envValue !== undefined && envValue !== '') {
@@ -291,11 +325,13 @@ export function resolveOptions<C extends Command>(command: C, argv: string[], en
     return `--${name}`;
   };
   for (const d of defs) {
-    if (d.noConfig || values[d.name] === undefined || sources[d.name] === 'config' || sources[d.name] === 'default') continue;
+    if (d.noConfig || values[d.name] === undefined || sources[d.name] === 'config' || sources[d.name] === 'default')
+      continue;
     check({ [configKey(d)]: values[d.name] }, () => describe(d.name), configKey(d));
   }
   checkValues(values, sources, describe, cwd, configFile);
-  for (const d of defs) if (d.url && typeof values[d.name] === 'string') values[d.name] = normaliseBaseUrl(values[d.name] as string);
+  for (const d of defs)
+    if (d.url && typeof values[d.name] === 'string') values[d.name] = normaliseBaseUrl(values[d.name] as string);
   return {
     // The one cast of resolution: each value was converted by its type (convert) and checked by the schema.
     values: values as OptionValues<C>,
@@ -366,6 +402,8 @@ export function helpText(command: Command, spec: HelpSpec): string {
       ...rows,
       `  ${'-h, --help'.padEnd(30)} this text`,
     ],
-    ['Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in the README.'],
+    [
+      'Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in the README.',
+    ],
   );
 }

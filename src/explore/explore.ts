@@ -50,7 +50,11 @@ export interface ExploreOutcome {
 }
 
 /** Runs one sequence on a fresh namespace and cleans up after it, whatever happened. */
-async function runSequence(target: ExploreTarget, commands: Iterable<fc.AsyncCommand<ExploreModel, ExploreTarget>>, failing: { steps: StepRecord[] | null }): Promise<void> {
+async function runSequence(
+  target: ExploreTarget,
+  commands: Iterable<fc.AsyncCommand<ExploreModel, ExploreTarget>>,
+  failing: { steps: StepRecord[] | null },
+): Promise<void> {
   target.beginSequence();
   try {
     await fc.asyncModelRun(() => ({ model: new ExploreModel(), real: target }), commands);
@@ -84,7 +88,11 @@ export async function explore(target: ExploreTarget, options: ExploreOptions): P
 }
 
 /** Sets the families up, runs `body`, and tears them down whatever happened (in reverse order). */
-async function withFamilies<T>(target: ExploreTarget, families: readonly ExploreFamily[], body: () => Promise<T>): Promise<T> {
+async function withFamilies<T>(
+  target: ExploreTarget,
+  families: readonly ExploreFamily[],
+  body: () => Promise<T>,
+): Promise<T> {
   const ready: ExploreFamily[] = [];
   try {
     target.exchanges = [];
@@ -95,19 +103,38 @@ async function withFamilies<T>(target: ExploreTarget, families: readonly Explore
     target.setUpExchanges = target.exchanges;
     return await body();
   } finally {
-    for (const family of ready.reverse()) await family.tearDown?.(target).catch((error: unknown) => target.warn(`tear-down of ${family.name}: ${String(error)}`));
+    for (const family of ready.reverse())
+      await family
+        .tearDown?.(target)
+        .catch((error: unknown) => target.warn(`tear-down of ${family.name}: ${String(error)}`));
   }
 }
 
-async function exploreSequences(target: ExploreTarget, families: readonly ExploreFamily[], options: ExploreOptions): Promise<ExploreOutcome> {
+async function exploreSequences(
+  target: ExploreTarget,
+  families: readonly ExploreFamily[],
+  options: ExploreOptions,
+): Promise<ExploreOutcome> {
   const failing: { steps: StepRecord[] | null } = { steps: null };
-  const outcome: ExploreOutcome = { sequences: 0, requests: 0, exercised: target.exercised, finding: null, error: null };
+  const outcome: ExploreOutcome = {
+    sequences: 0,
+    requests: 0,
+    exercised: target.exercised,
+    finding: null,
+    error: null,
+  };
   // 'medium' sizes: sequences long enough for three-step interplays (update, update, get) to come up often.
-  const drawn = families.map((f) => fc.commands(f.arbitraries(), { maxCommands: options.maxCommands ?? 16, size: 'medium' }));
+  const drawn = families.map((f) =>
+    fc.commands(f.arbitraries(), { maxCommands: options.maxCommands ?? 16, size: 'medium' }),
+  );
   for (let i = 0; target.canStart(); i++) {
     const commands = drawn[i % drawn.length]!;
     const property = fc.asyncProperty(commands, (sequence) => runSequence(target, sequence, failing));
-    const details = await fc.check(property, { seed: sequenceSeed(options.seed, i), numRuns: 1, interruptAfterTimeLimit: SHRINK_TIME_MS });
+    const details = await fc.check(property, {
+      seed: sequenceSeed(options.seed, i),
+      numRuns: 1,
+      interruptAfterTimeLimit: SHRINK_TIME_MS,
+    });
     outcome.sequences++;
     outcome.requests = target.requestsSent;
     options.progress?.(outcome.sequences, target.requestsSent);
@@ -125,9 +152,22 @@ async function exploreSequences(target: ExploreTarget, families: readonly Explor
 }
 
 /** A violation as a finding, with the sequence that led to it and the exchanges of the run that showed it. */
-export function findingOf(violation: ModelViolation, steps: StepRecord[], exchanges: Exchange[], confirmed: boolean): ExploreFinding {
+export function findingOf(
+  violation: ModelViolation,
+  steps: StepRecord[],
+  exchanges: Exchange[],
+  confirmed: boolean,
+): ExploreFinding {
   // A copy: the target goes on logging into its array (clean-up, tear-down), which is not the finding's.
-  return { requirement: violation.requirement, message: violation.what, expected: violation.expected, actual: violation.actual, steps, exchanges: [...exchanges], confirmed };
+  return {
+    requirement: violation.requirement,
+    message: violation.what,
+    expected: violation.expected,
+    actual: violation.actual,
+    steps,
+    exchanges: [...exchanges],
+    confirmed,
+  };
 }
 
 /** Replays the shrunk sequence once more on a fresh namespace, keeping its exchanges. */
@@ -136,7 +176,9 @@ async function confirm(target: ExploreTarget, steps: StepRecord[], original: Mod
     await replaySteps(target, steps);
     return findingOf(original, steps, target.exchanges, false);
   } catch (error) {
-    return error instanceof ModelViolation ? findingOf(error, steps, target.exchanges, true) : findingOf(original, steps, target.exchanges, false);
+    return error instanceof ModelViolation
+      ? findingOf(error, steps, target.exchanges, true)
+      : findingOf(original, steps, target.exchanges, false);
   }
 }
 
@@ -158,7 +200,8 @@ export async function replaySteps(target: ExploreTarget, steps: readonly StepRec
   try {
     const model = new ExploreModel();
     for (const command of commands) {
-      if (!command.check(model)) throw new Error(`replay: step "${command.toString()}" does not apply to the state the earlier steps made`);
+      if (!command.check(model))
+        throw new Error(`replay: step "${command.toString()}" does not apply to the state the earlier steps made`);
       await command.run(model, target);
     }
   } finally {

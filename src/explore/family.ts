@@ -36,7 +36,12 @@ export class ExploreSetupError extends Error {
 }
 
 /** Runs a step: recorded before it runs (a failing step is part of the finding), its rules noted once the model agreed. */
-export async function step(family: ExploreFamily, command: ExploreCommand, target: ExploreTarget, body: () => Promise<void>): Promise<void> {
+export async function step(
+  family: ExploreFamily,
+  command: ExploreCommand,
+  target: ExploreTarget,
+  body: () => Promise<void>,
+): Promise<void> {
   target.ranSteps.push(command.record);
   await body();
   target.stepPassed(family.rulesOf[command.record.op] ?? []);

@@ -15,7 +15,8 @@ const CAPTURE = `grep -o '"\\([a-z]*_\\)\\{0,1\\}id" *: *"[^"]*"' | head -n 1 | 
 
 function createdId(exchange: Exchange): string | undefined {
   const res = exchange.response;
-  if (exchange.request.method !== 'POST' || !res || res.status < 200 || res.status >= 300 || !res.body) return undefined;
+  if (exchange.request.method !== 'POST' || !res || res.status < 200 || res.status >= 300 || !res.body)
+    return undefined;
   return FIRST_ID.exec(res.body)?.[1];
 }
 
@@ -66,7 +67,10 @@ export function reproductionScript(input: ReproductionInput): string {
       const variable = `ID${ids.length + 1}`;
       ids.push([id, variable]);
       // Captured without -i (headers would precede the body) and echoed, so the run still shows it.
-      lines.push(`${variable}=$(${line.replace(/^curl -sS -i /, 'curl -sS ')} | ${CAPTURE})`, `echo "${variable}=\${${variable}}"`);
+      lines.push(
+        `${variable}=$(${line.replace(/^curl -sS -i /, 'curl -sS ')} | ${CAPTURE})`,
+        `echo "${variable}=\${${variable}}"`,
+      );
     } else lines.push(line, 'echo');
   }
   return `${lines.join('\n')}\n`;

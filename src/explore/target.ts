@@ -92,7 +92,13 @@ export class ExploreTarget {
   async send(
     method: string,
     path: string,
-    options: { json?: unknown; body?: string; query?: Record<string, string | number>; headers?: Record<string, string>; key?: string } = {},
+    options: {
+      json?: unknown;
+      body?: string;
+      query?: Record<string, string | number>;
+      headers?: Record<string, string>;
+      key?: string;
+    } = {},
   ): Promise<ApiResponse> {
     this.sent++;
     const res = await this.api.request({ method, path, ...options });

@@ -29,7 +29,15 @@ import type { ContractModel, ContractOperation, JsonSchema, VariantModel } from 
 import { hasAssumption, loadContractModel, relaxAssumptions, validateAgainst } from './model.ts';
 import { bodyCases, customCases, queryCases } from './negative.ts';
 import type { NegativeCase } from './negative.ts';
-import { accountState, cachedMeta, createdKind, dataContext, expectOk, pointer, setWorkerLedger } from './prerequisites.ts';
+import {
+  accountState,
+  cachedMeta,
+  createdKind,
+  dataContext,
+  expectOk,
+  pointer,
+  setWorkerLedger,
+} from './prerequisites.ts';
 import type { Env } from './prerequisites.ts';
 import {
   AFTER_DELETE_MUST,
@@ -99,27 +107,47 @@ type Body = (env: Env, share: Share) => Promise<void>;
 type Share = <T extends Partial<Record<string, ApiResponse>>>(key: string, scenario: () => Promise<T>) => Promise<T>;
 const scenarios = new Map<string, Promise<Partial<Record<string, ApiResponse>>>>();
 
-function check(model: ContractModel, meta: { id: string; requirement: string; level: Level; cls: ConformanceClass; op: ContractOperation; title: string }, body: Body): void {
-  defineCheck({ id: meta.id, requirement: meta.requirement, level: meta.level, class: meta.cls, operation: meta.op.key, title: meta.title }, async ({ api, ledger, ctx }) => {
-    const problems: string[] = [];
-    const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
-    const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(scenarioKey: string, scenario: () => Promise<T>): Promise<T> => {
-      // Each repetition of a run (selection.ts) sends its own requests: a fault may bend one only.
-      const key = scenarioKey + repetitionOfId(ctx.checkId);
-      const hit = scenarios.get(key);
-      if (hit) {
-        const result = (await hit) as T;
-        api.recordShared(Object.values(result).flatMap((r) => (r ? [r.exchange] : [])));
-        return result;
-      }
-      const run = scenario();
-      scenarios.set(key, run);
-      run.catch(() => scenarios.delete(key));
-      return run;
-    };
-    await body(env, share);
-    if (problems.length) throw new Error(`error responses must carry the error envelope (ERR-ENVELOPE-001):\n  ${problems.join('\n  ')}`);
-  });
+function check(
+  model: ContractModel,
+  meta: { id: string; requirement: string; level: Level; cls: ConformanceClass; op: ContractOperation; title: string },
+  body: Body,
+): void {
+  defineCheck(
+    {
+      id: meta.id,
+      requirement: meta.requirement,
+      level: meta.level,
+      class: meta.cls,
+      operation: meta.op.key,
+      title: meta.title,
+    },
+    async ({ api, ledger, ctx }) => {
+      const problems: string[] = [];
+      const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
+      const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(
+        scenarioKey: string,
+        scenario: () => Promise<T>,
+      ): Promise<T> => {
+        // Each repetition of a run (selection.ts) sends its own requests: a fault may bend one only.
+        const key = scenarioKey + repetitionOfId(ctx.checkId);
+        const hit = scenarios.get(key);
+        if (hit) {
+          const result = (await hit) as T;
+          api.recordShared(Object.values(result).flatMap((r) => (r ? [r.exchange] : [])));
+          return result;
+        }
+        const run = scenario();
+        scenarios.set(key, run);
+        run.catch(() => scenarios.delete(key));
+        return run;
+      };
+      await body(env, share);
+      if (problems.length)
+        throw new Error(
+          `error responses must carry the error envelope (ERR-ENVELOPE-001):\n  ${problems.join('\n  ')}`,
+        );
+    },
+  );
 }
 
 /**
@@ -130,7 +158,12 @@ function check(model: ContractModel, meta: { id: string; requirement: string; le
  * - after it, whatever a creating operation created is recorded (`trackIfCreated`) the moment its
  *   id is known, also when the request was expected to be refused.
  */
-async function send(env: Env, op: ContractOperation, built: BuiltRequest, extra: Partial<RequestOptions> = {}): Promise<ApiResponse> {
+async function send(
+  env: Env,
+  op: ContractOperation,
+  built: BuiltRequest,
+  extra: Partial<RequestOptions> = {},
+): Promise<ApiResponse> {
   await recordRestore(env, op, built);
   const res = await env.api.request({
     method: built.method,
@@ -158,7 +191,11 @@ function trackIfCreated(env: Env, op: ContractOperation, res: ApiResponse): void
   if (!kind) return;
   const id = pointer(res.body, kind.pointer);
   if (typeof id === 'string' || typeof id === 'number') env.ledger.track(kind.kind, String(id));
-  else env.ledger.untrackable(kind.kind, `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${short(res.text)}`);
+  else
+    env.ledger.untrackable(
+      kind.kind,
+      `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${short(res.text)}`,
+    );
 }
 
 /**
@@ -177,7 +214,10 @@ async function recordRestore(env: Env, op: ContractOperation, built: BuiltReques
   const schema = op.requestBody?.content.find((c) => /json/.test(c.contentType))?.schema;
   const fields = Object.keys((schema?.properties as Record<string, unknown> | undefined) ?? {});
   const values = Object.fromEntries(fields.filter((f) => original && f in original).map((f) => [f, original![f]]));
-  if (Object.keys(values).length === 0) throw new EnvironmentError(`cannot restore ${op.key} afterwards: GET ${state.read} did not show the fields ${fields.join(', ')}`);
+  if (Object.keys(values).length === 0)
+    throw new EnvironmentError(
+      `cannot restore ${op.key} afterwards: GET ${state.read} did not show the fields ${fields.join(', ')}`,
+    );
   env.ledger.restore(op.key, { method: op.method, path: built.path, json: values });
 }
 
@@ -188,7 +228,9 @@ function reqLine(res: ApiResponse): string {
 
 const short = (text: string): string => shortText(text, 400);
 
-function errorOf(res: ApiResponse): { code?: unknown; message?: unknown; details?: unknown; resource?: unknown } | undefined {
+function errorOf(
+  res: ApiResponse,
+): { code?: unknown; message?: unknown; details?: unknown; resource?: unknown } | undefined {
   return (res.body as { error?: Record<string, unknown> } | undefined)?.error;
 }
 
@@ -201,7 +243,9 @@ function expectEnvelope(res: ApiResponse, what: string): void {
 }
 
 function expectCode(res: ApiResponse, code: string, what: string): void {
-  expect(errorOf(res)?.code, `${what}: ${reqLine(res)} answered ${res.status} ${short(res.text)}; error.code`).toBe(code);
+  expect(errorOf(res)?.code, `${what}: ${reqLine(res)} answered ${res.status} ${short(res.text)}; error.code`).toBe(
+    code,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,7 +266,11 @@ function successOf(op: ContractOperation) {
   return op.responses.filter((r) => /^2\d\d$/.test(r.status)).sort((a, b) => a.status.localeCompare(b.status))[0];
 }
 
-function responseSchema(model: ContractModel, op: ContractOperation, variant: VariantModel | undefined): JsonSchema | undefined {
+function responseSchema(
+  model: ContractModel,
+  op: ContractOperation,
+  variant: VariantModel | undefined,
+): JsonSchema | undefined {
   if (variant?.response && model.schemas[variant.response]) return model.schemas[variant.response];
   return successOf(op)?.content.find((c) => /json/.test(c.contentType))?.schema;
 }
@@ -232,9 +280,18 @@ function variantKey(op: ContractOperation, variant: VariantModel | undefined): s
   return variant && variant.name !== 'upload' ? `${op.key} ${variant.name}` : op.key;
 }
 
-function positiveMust(model: ContractModel, op: ContractOperation, variant: VariantModel | undefined, res: ApiResponse, built: BuiltRequest): void {
+function positiveMust(
+  model: ContractModel,
+  op: ContractOperation,
+  variant: VariantModel | undefined,
+  res: ApiResponse,
+  built: BuiltRequest,
+): void {
   const success = successOf(op)!;
-  expect(res.status >= 200 && res.status < 300, `${reqLine(res)} with a valid request should succeed (2xx), got ${res.status}: ${short(res.text)}`).toBe(true);
+  expect(
+    res.status >= 200 && res.status < 300,
+    `${reqLine(res)} with a valid request should succeed (2xx), got ${res.status}: ${short(res.text)}`,
+  ).toBe(true);
   for (const h of success.headers.filter((x) => x.required)) {
     // Content-Length of a HEAD is what undici reports; every documented required header must be there.
     expect(res.headers[h.name.toLowerCase()], `${reqLine(res)}: documented header ${h.name} is missing`).toBeDefined();
@@ -245,7 +302,9 @@ function positiveMust(model: ContractModel, op: ContractOperation, variant: Vari
     expect(res.bytes.length, `${reqLine(res)}: HEAD answers without a body`).toBe(0);
     const meta = cachedMeta.get(`object:${built.params.bucket_name}/${built.params.object_key}`);
     if (meta) {
-      expect(Number(res.headers['content-length']), 'HEAD Content-Length equals the uploaded size').toBe(Buffer.byteLength(String(meta.bytes)));
+      expect(Number(res.headers['content-length']), 'HEAD Content-Length equals the uploaded size').toBe(
+        Buffer.byteLength(String(meta.bytes)),
+      );
       expect(contentType, 'HEAD Content-Type equals the uploaded one').toBe(meta.contentType);
     }
     return;
@@ -274,8 +333,15 @@ function positiveMust(model: ContractModel, op: ContractOperation, variant: Vari
       const errors = validateAgainst(relaxed, res.body);
       // A body the specification does not show may hold the resource flat or under `data`; the
       // convention's wrapper is the SHOULD `positive-body` check's.
-      const otherShape = errors.length > 0 && BODY_NOT_SHOWN.has(variantKey(op, variant)) && otherShapes(relaxed, res.body).some((alt) => validateAgainst(relaxed, alt).length === 0);
-      if (!otherShape) expect(errors, `${reqLine(res)}: the body does not match the response schema (the specification's part): ${short(res.text)}`).toEqual([]);
+      const otherShape =
+        errors.length > 0 &&
+        BODY_NOT_SHOWN.has(variantKey(op, variant)) &&
+        otherShapes(relaxed, res.body).some((alt) => validateAgainst(relaxed, alt).length === 0);
+      if (!otherShape)
+        expect(
+          errors,
+          `${reqLine(res)}: the body does not match the response schema (the specification's part): ${short(res.text)}`,
+        ).toEqual([]);
     }
   }
 }
@@ -350,7 +416,13 @@ function otherShapes(schema: JsonSchema, body: unknown): unknown[] {
   return shapes;
 }
 
-function definePositive(model: ContractModel, op: ContractOperation, variant: VariantModel | undefined, cls: ConformanceClass, idBase: string): void {
+function definePositive(
+  model: ContractModel,
+  op: ContractOperation,
+  variant: VariantModel | undefined,
+  cls: ConformanceClass,
+  idBase: string,
+): void {
   const key = variantKey(op, variant);
   const label = variant && variant.name !== 'upload' ? variant.row : op.key;
   const success = successOf(op);
@@ -365,7 +437,14 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
   if (mustId) {
     check(
       model,
-      { id: `${idBase}.positive`, requirement: mustId, level: 'MUST', cls, op, title: `${label}: a valid request succeeds with the documented content type, headers and body` },
+      {
+        id: `${idBase}.positive`,
+        requirement: mustId,
+        level: 'MUST',
+        cls,
+        op,
+        title: `${label}: a valid request succeeds with the documented content type, headers and body`,
+      },
       async (env, share) => {
         const { res } = await positive(env, share);
         positiveMust(model, op, variant, res, built!);
@@ -377,22 +456,45 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
   }
   const statusId = statusRequirement(op.key);
   if (statusId) {
-    check(model, { id: `${idBase}.positive-status`, requirement: statusId, level: 'SHOULD', cls, op, title: `${label}: a valid request answers exactly ${success.status}` }, async (env, share) => {
-      const { res } = await positive(env, share);
-      expect(res.status, `${reqLine(res)}: ${short(res.text)}`).toBe(Number(success.status));
-    });
+    check(
+      model,
+      {
+        id: `${idBase}.positive-status`,
+        requirement: statusId,
+        level: 'SHOULD',
+        cls,
+        op,
+        title: `${label}: a valid request answers exactly ${success.status}`,
+      },
+      async (env, share) => {
+        const { res } = await positive(env, share);
+        expect(res.status, `${reqLine(res)}: ${short(res.text)}`).toBe(Number(success.status));
+      },
+    );
   }
   const schema = responseSchema(model, op, variant);
   const bodyId = POSITIVE_BODY_SHOULD[key];
   if (schema && bodyId && hasAssumption(schema)) {
     check(
       model,
-      { id: `${idBase}.positive-body`, requirement: bodyId, level: 'SHOULD', cls, op, title: `${label}: the success body follows the assumed conventions of the document (wrapper, fields)` },
+      {
+        id: `${idBase}.positive-body`,
+        requirement: bodyId,
+        level: 'SHOULD',
+        cls,
+        op,
+        title: `${label}: the success body follows the assumed conventions of the document (wrapper, fields)`,
+      },
       async (env, share) => {
         const { res } = await positive(env, share);
-        expect(res.status >= 200 && res.status < 300, `${reqLine(res)} should succeed, got ${res.status}: ${short(res.text)}`).toBe(true);
+        expect(
+          res.status >= 200 && res.status < 300,
+          `${reqLine(res)} should succeed, got ${res.status}: ${short(res.text)}`,
+        ).toBe(true);
         const errors = validateAgainst(schema, res.body);
-        expect(errors, `${reqLine(res)}: the body does not match the full response schema: ${short(res.text)}`).toEqual([]);
+        expect(errors, `${reqLine(res)}: the body does not match the full response schema: ${short(res.text)}`).toEqual(
+          [],
+        );
       },
     );
   }
@@ -402,7 +504,14 @@ function definePositive(model: ContractModel, op: ContractOperation, variant: Va
 // --examples N: more valid requests for the positive MUST check (src/generate/examples.ts)
 
 /** The seeded example with the drawn input put in: query values, body fields, the object key. */
-function withInput(ex: typeof Examples, env: Env, op: ContractOperation, plans: readonly FieldPlan[], built: BuiltRequest, input: DrawnInput): BuiltRequest {
+function withInput(
+  ex: typeof Examples,
+  env: Env,
+  op: ContractOperation,
+  plans: readonly FieldPlan[],
+  built: BuiltRequest,
+  input: DrawnInput,
+): BuiltRequest {
   const { NAME_MAX, textOf } = ex;
   const query = { ...built.query };
   const json = { ...((built.json as Record<string, unknown> | undefined) ?? {}) };
@@ -417,7 +526,9 @@ function withInput(ex: typeof Examples, env: Env, op: ContractOperation, plans: 
         // A name keeps the run prefix first: sweep finds leftovers by it.
         const label = `${env.ctx.name('ex')}-${textOf(value)}`;
         if ([...label].length > NAME_MAX)
-          throw new CloudcheckError(`--examples: the name ${label} is longer than ${NAME_MAX} characters (the run prefix leaves less room than the drawn suffix takes)`);
+          throw new CloudcheckError(
+            `--examples: the name ${label} is longer than ${NAME_MAX} characters (the run prefix leaves less room than the drawn suffix takes)`,
+          );
         json[name] = label;
       } else {
         json[name] = textOf(value);
@@ -444,7 +555,13 @@ function withInput(ex: typeof Examples, env: Env, op: ContractOperation, plans: 
  * resources where the operation destroys one) and goes through `send`, so whatever it creates is
  * in the ledger at once, and through the run's client, so the rate budget paces it.
  */
-async function drawnExamples(model: ContractModel, op: ContractOperation, variant: VariantModel | undefined, env: Env, checkId: string): Promise<void> {
+async function drawnExamples(
+  model: ContractModel,
+  op: ContractOperation,
+  variant: VariantModel | undefined,
+  env: Env,
+  checkId: string,
+): Promise<void> {
   const count = env.ctx.examples - 1;
   if (count <= 0) return;
   // Loaded here, not at the top: every process that loads the suites would pay for fast-check
@@ -456,7 +573,8 @@ async function drawnExamples(model: ContractModel, op: ContractOperation, varian
   const plans = planFields(op, key);
   if (plans.length === 0) return;
   const seed = seedOf(env.ctx.seed, checkId);
-  const notAboutTarget = (error: unknown): boolean => isEnvironmentError(error) || isSuiteError(error) || env.ctx.testInfo.expectedStatus === 'skipped';
+  const notAboutTarget = (error: unknown): boolean =>
+    isEnvironmentError(error) || isSuiteError(error) || env.ctx.testInfo.expectedStatus === 'skipped';
   const outcome = await runExamples({
     plans,
     count,
@@ -516,7 +634,8 @@ async function authRequest(env: Env, op: ContractOperation): Promise<BuiltReques
   for (const name of pathParams(op)) params[name] = unknownValue(name, env.ctx);
   const built: BuiltRequest = { method: op.method, path: fillPath(op.path, params), query: {}, headers: {}, params };
   const data = await dataContext(env);
-  for (const p of op.parameters) if (p.in === 'query' && p.required) built.query[p.name] = generateValue(p.schema, data, p.name) as string;
+  for (const p of op.parameters)
+    if (p.in === 'query' && p.required) built.query[p.name] = generateValue(p.schema, data, p.name) as string;
   const json = op.requestBody?.content.find((c) => /json/.test(c.contentType));
   if (json?.schema) built.json = generateValue(json.schema, data);
   else if (op.requestBody) {
@@ -546,7 +665,14 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
   };
   check(
     model,
-    { id: `${idBase}.auth-no-key`, requirement: AUTH.noKey, level: 'MUST', cls, op, title: `${op.key} without an Authorization header is refused${head ? '' : ' with the error envelope'}` },
+    {
+      id: `${idBase}.auth-no-key`,
+      requirement: AUTH.noKey,
+      level: 'MUST',
+      cls,
+      op,
+      title: `${op.key} without an Authorization header is refused${head ? '' : ' with the error envelope'}`,
+    },
     async (env) => {
       const built = await authRequest(env, op);
       const res = await send(env, op, built, { key: null });
@@ -555,7 +681,14 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
   );
   check(
     model,
-    { id: `${idBase}.auth-bad-key`, requirement: AUTH.badKey, level: 'MUST', cls, op, title: `${op.key} with a bearer value that is no API key is refused${head ? '' : ' with the error envelope'}` },
+    {
+      id: `${idBase}.auth-bad-key`,
+      requirement: AUTH.badKey,
+      level: 'MUST',
+      cls,
+      op,
+      title: `${op.key} with a bearer value that is no API key is refused${head ? '' : ' with the error envelope'}`,
+    },
     async (env) => {
       const built = await authRequest(env, op);
       for (const [what, value] of [
@@ -569,7 +702,14 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
   );
   check(
     model,
-    { id: `${idBase}.auth-401`, requirement: AUTH.status, level: 'SHOULD', cls, op, title: `${op.key} answers 401 unauthorized without a valid bearer key (none, malformed, unknown, another scheme)` },
+    {
+      id: `${idBase}.auth-401`,
+      requirement: AUTH.status,
+      level: 'SHOULD',
+      cls,
+      op,
+      title: `${op.key} answers 401 unauthorized without a valid bearer key (none, malformed, unknown, another scheme)`,
+    },
     async (env) => {
       const built = await authRequest(env, op);
       const variants: Array<[string, Partial<RequestOptions>]> = [
@@ -594,7 +734,8 @@ function unknownTarget(op: ContractOperation): string | undefined {
   const names = pathParams(op);
   if (names.length === 0) return undefined;
   // Writing to a new object key is valid (upload, initiate, presign): the unknown id is the bucket.
-  if (names.includes('object_key') && op.method !== 'GET' && op.method !== 'HEAD' && op.method !== 'DELETE') return 'bucket_name';
+  if (names.includes('object_key') && op.method !== 'GET' && op.method !== 'HEAD' && op.method !== 'DELETE')
+    return 'bucket_name';
   if (op.path.endsWith('/presigned-url')) return 'bucket_name';
   return names[names.length - 1];
 }
@@ -632,21 +773,34 @@ function defineUnknownId(model: ContractModel, op: ContractOperation, cls: Confo
         expectEnvelope(res, `unknown ${target}`);
         if (storage) {
           const resource = errorOf(res)?.resource;
-          expect(typeof resource === 'string' && resource.length > 0, `unknown ${target}: error.resource should name the resource, got ${JSON.stringify(resource)}`).toBe(true);
+          expect(
+            typeof resource === 'string' && resource.length > 0,
+            `unknown ${target}: error.resource should name the resource, got ${JSON.stringify(resource)}`,
+          ).toBe(true);
         }
       },
     );
   }
   check(
     model,
-    { id: `${idBase}.unknown-id-404`, requirement: UNKNOWN_ID_SHOULD, level: 'SHOULD', cls, op, title: `${op.key} with an unknown {${target}} answers 404 not_found` },
+    {
+      id: `${idBase}.unknown-id-404`,
+      requirement: UNKNOWN_ID_SHOULD,
+      level: 'SHOULD',
+      cls,
+      op,
+      title: `${op.key} with an unknown {${target}} answers 404 not_found`,
+    },
     async (env, share) => {
       const { res } = await unknown(env, share);
       expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(404);
       if (op.method !== 'HEAD') {
         expectCode(res, 'not_found', `unknown ${target}`);
         const resource = errorOf(res)?.resource;
-        expect(typeof resource === 'string' && resource.length > 0, `error.resource should name the kind of resource, got ${JSON.stringify(resource)}`).toBe(true);
+        expect(
+          typeof resource === 'string' && resource.length > 0,
+          `error.resource should name the kind of resource, got ${JSON.stringify(resource)}`,
+        ).toBe(true);
       }
     },
   );
@@ -677,28 +831,58 @@ function defineNegative(model: ContractModel, op: ContractOperation, cls: Confor
         await share(caseId, async () => {
           const built = await buildValid(env, op, undefined, false);
           const applied = c.apply((built.json as Record<string, unknown> | undefined) ?? {}, built.query);
-          const res = await send(env, op, { ...built, json: c.where === 'body' || built.json !== undefined ? applied.body : undefined, query: applied.query, after: undefined });
+          const res = await send(env, op, {
+            ...built,
+            json: c.where === 'body' || built.json !== undefined ? applied.body : undefined,
+            query: applied.query,
+            after: undefined,
+          });
           return { res };
         })
       ).res;
     if (target.must) {
       const must = target.must;
-      check(model, { id: caseId, requirement: must.id, level: 'MUST', cls, op, title: `${op.key} ${c.describe} is refused${must.code ? ` with ${must.code}` : ''}` }, async (env, share) => {
-        const res = await run(env, share);
-        expectRefused(res, c.describe);
-        expectEnvelope(res, c.describe);
-        if (must.code) expectCode(res, must.code, c.describe);
-        if (must.id === 'ERR-CODE-007') expect(errorOf(res)?.details, `${c.describe}: validation_error carries details describing the problem`).toBeDefined();
-      });
+      check(
+        model,
+        {
+          id: caseId,
+          requirement: must.id,
+          level: 'MUST',
+          cls,
+          op,
+          title: `${op.key} ${c.describe} is refused${must.code ? ` with ${must.code}` : ''}`,
+        },
+        async (env, share) => {
+          const res = await run(env, share);
+          expectRefused(res, c.describe);
+          expectEnvelope(res, c.describe);
+          if (must.code) expectCode(res, must.code, c.describe);
+          if (must.id === 'ERR-CODE-007')
+            expect(
+              errorOf(res)?.details,
+              `${c.describe}: validation_error carries details describing the problem`,
+            ).toBeDefined();
+        },
+      );
     }
     check(
       model,
-      { id: `${caseId}.status`, requirement: target.should.id, level: 'SHOULD', cls, op, title: `${op.key} ${c.describe} answers 422 ${target.should.code} naming the field` },
+      {
+        id: `${caseId}.status`,
+        requirement: target.should.id,
+        level: 'SHOULD',
+        cls,
+        op,
+        title: `${op.key} ${c.describe} answers 422 ${target.should.code} naming the field`,
+      },
       async (env, share) => {
         const res = await run(env, share);
         expect(res.status, `${c.describe}: ${reqLine(res)} ${short(res.text)}`).toBe(422);
         expectCode(res, target.should.code, c.describe);
-        expect(detailsMention(res, c.field), `${c.describe}: error.details should name the field "${c.field}": ${short(res.text)}`).toBe(true);
+        expect(
+          detailsMention(res, c.field),
+          `${c.describe}: error.details should name the field "${c.field}": ${short(res.text)}`,
+        ).toBe(true);
       },
     );
   }
@@ -708,7 +892,10 @@ function defineNegative(model: ContractModel, op: ContractOperation, cls: Confor
 // Use after delete
 
 /** Where a deleted resource is looked up: its GET (path) or its list (id must be absent). */
-function lookupAfterDelete(model: ContractModel, op: ContractOperation): { get?: ContractOperation; list?: ContractOperation } {
+function lookupAfterDelete(
+  model: ContractModel,
+  op: ContractOperation,
+): { get?: ContractOperation; list?: ContractOperation } {
   const get = model.operations.find((o) => o.method === 'GET' && o.path === op.path);
   if (get) return { get };
   const parent = op.path.replace(/\/\{[^}]+\}$/, '');
@@ -721,21 +908,35 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
   const { get, list } = lookupAfterDelete(model, op);
   /** Delete, then look it up (GET or list) and delete it again; both checks read the same answers. */
   const scenario = (env: Env, share: Share) =>
-    share(`${idBase}.after-delete`, async (): Promise<Partial<Record<'first' | 'lookup' | 'again' | 'id', ApiResponse>>> => {
-      const built = await buildValid(env, op, undefined, true);
-      const first = await send(env, op, built);
-      if (first.status < 200 || first.status >= 300) return { first };
-      const id = Object.values(built.params).pop()!;
-      const lookup = get ? await env.api.request({ method: 'GET', path: built.path }) : await env.api.get(list!.path);
-      const again = await env.api.request({ method: 'DELETE', path: built.path });
-      // The id travels with the answers, for the list check.
-      return { first, lookup, again, id: { ...again, text: id } };
-    });
-  const firstOk = (first: ApiResponse) => expect(first.status >= 200 && first.status < 300, `the first ${reqLine(first)} should succeed, got ${first.status}: ${short(first.text)}`).toBe(true);
+    share(
+      `${idBase}.after-delete`,
+      async (): Promise<Partial<Record<'first' | 'lookup' | 'again' | 'id', ApiResponse>>> => {
+        const built = await buildValid(env, op, undefined, true);
+        const first = await send(env, op, built);
+        if (first.status < 200 || first.status >= 300) return { first };
+        const id = Object.values(built.params).pop()!;
+        const lookup = get ? await env.api.request({ method: 'GET', path: built.path }) : await env.api.get(list!.path);
+        const again = await env.api.request({ method: 'DELETE', path: built.path });
+        // The id travels with the answers, for the list check.
+        return { first, lookup, again, id: { ...again, text: id } };
+      },
+    );
+  const firstOk = (first: ApiResponse) =>
+    expect(
+      first.status >= 200 && first.status < 300,
+      `the first ${reqLine(first)} should succeed, got ${first.status}: ${short(first.text)}`,
+    ).toBe(true);
   if (mustId && (get || list)) {
     check(
       model,
-      { id: `${idBase}.after-delete`, requirement: mustId, level: 'MUST', cls, op, title: `after ${op.key}, the resource is gone (${get ? get.key : `${list!.key} no longer lists it`})` },
+      {
+        id: `${idBase}.after-delete`,
+        requirement: mustId,
+        level: 'MUST',
+        cls,
+        op,
+        title: `after ${op.key}, the resource is gone (${get ? get.key : `${list!.key} no longer lists it`})`,
+      },
       async (env, share) => {
         const { first, lookup, id } = await scenario(env, share);
         firstOk(first!);
@@ -745,18 +946,29 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
           expectEnvelope(res, 'reading a deleted resource');
         } else {
           expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(200);
-          expect(res.text.includes(JSON.stringify(id!.text)), `${list!.key} still lists the deleted ${id!.text}: ${short(res.text)}`).toBe(false);
+          expect(
+            res.text.includes(JSON.stringify(id!.text)),
+            `${list!.key} still lists the deleted ${id!.text}: ${short(res.text)}`,
+          ).toBe(false);
         }
       },
     );
   }
   check(
     model,
-    { id: `${idBase}.after-delete-404`, requirement: AFTER_DELETE_SHOULD, level: 'SHOULD', cls, op, title: `after ${op.key}, ${get ? `${get.key} and ` : ''}a second DELETE answer 404` },
+    {
+      id: `${idBase}.after-delete-404`,
+      requirement: AFTER_DELETE_SHOULD,
+      level: 'SHOULD',
+      cls,
+      op,
+      title: `after ${op.key}, ${get ? `${get.key} and ` : ''}a second DELETE answer 404`,
+    },
     async (env, share) => {
       const { first, lookup, again } = await scenario(env, share);
       firstOk(first!);
-      if (get) expect(lookup!.status, `reading a deleted resource: ${reqLine(lookup!)} ${short(lookup!.text)}`).toBe(404);
+      if (get)
+        expect(lookup!.status, `reading a deleted resource: ${reqLine(lookup!)} ${short(lookup!.text)}`).toBe(404);
       expect(again!.status, `deleting a deleted resource: ${reqLine(again!)} ${short(again!.text)}`).toBe(404);
     },
   );
@@ -786,7 +998,13 @@ function declareOperations(model: ContractModel, area: Area): void {
       test.describe.configure({ mode: 'default' });
       const variants = op.variants.length ? op.variants : [undefined];
       for (const variant of variants) {
-        definePositive(model, op, variant, cls, variant && op.variants.length > 1 ? `${idBase}.${variant.name}` : idBase);
+        definePositive(
+          model,
+          op,
+          variant,
+          cls,
+          variant && op.variants.length > 1 ? `${idBase}.${variant.name}` : idBase,
+        );
       }
       defineAuth(model, op, cls, idBase);
       defineUnknownId(model, op, cls, idBase);

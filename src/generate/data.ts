@@ -118,7 +118,17 @@ export function parseSshEd25519(line: string): Buffer | null {
 }
 
 /** Optional fields never generated: they need a resource or a choice the caller makes (sender IDs must be approved, CDN domains are real hosts...). */
-const OMIT_OPTIONAL = new Set(['from', 'snapshot_id', 'ssh_keys', 'bucket_access', 'custom_domain', 'user_data', 'set_default', 'expires_in', 'size']);
+const OMIT_OPTIONAL = new Set([
+  'from',
+  'snapshot_id',
+  'ssh_keys',
+  'bucket_access',
+  'custom_domain',
+  'user_data',
+  'set_default',
+  'expires_in',
+  'size',
+]);
 
 function catalogueOf(ctx: DataContext): Catalogue {
   return ctx.catalogue ?? FALLBACK_CATALOGUE;
@@ -213,7 +223,14 @@ function domainValue(field: string, schema: JsonSchema, ctx: DataContext, parent
     case 'Version':
       return '2012-10-17';
     case 'Statement':
-      return [{ Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::${refs.bucket_name ?? 'bucket'}/*`] }];
+      return [
+        {
+          Effect: 'Allow',
+          Principal: '*',
+          Action: ['s3:GetObject'],
+          Resource: [`arn:aws:s3:::${refs.bucket_name ?? 'bucket'}/*`],
+        },
+      ];
     case 'description':
       return `cloudcheck ${faker.lorem.sentence(4)}`;
     default:

@@ -140,7 +140,12 @@ export function textOf(text: DrawnText): string {
  * palette, a few dozen requests, instead of trying 1,600 characters one at a time (each try is a
  * request to the target).
  */
-function textArbitrary(start: readonly string[], chars: readonly string[], minLength: number, maxLength: number): fc.Arbitrary<DrawnText> {
+function textArbitrary(
+  start: readonly string[],
+  chars: readonly string[],
+  minLength: number,
+  maxLength: number,
+): fc.Arbitrary<DrawnText> {
   return fc
     .record({
       length: fc.integer({ min: minLength, max: maxLength }),
@@ -159,7 +164,10 @@ function textArbitrary(start: readonly string[], chars: readonly string[], minLe
 }
 
 function keyArbitrary(): fc.Arbitrary<DrawnText[]> {
-  return fc.array(textArbitrary(KEY_START, KEY_CHARS, 1, KEY_SEGMENT_MAX), { minLength: 1, maxLength: KEY_SEGMENTS_MAX });
+  return fc.array(textArbitrary(KEY_START, KEY_CHARS, 1, KEY_SEGMENT_MAX), {
+    minLength: 1,
+    maxLength: KEY_SEGMENTS_MAX,
+  });
 }
 
 function numberOf(schema: JsonSchema | undefined, key: 'minimum' | 'maximum' | 'maxLength'): number | undefined {
@@ -189,14 +197,21 @@ export interface FieldPlan {
  * boolean) in the document not marked `x-assumed`. Any of them is a valid request.
  */
 export function choiceFields(op: ContractOperation): VariedField[] {
-  return op.parameters.filter((p) => p.in === 'query' && !p.assumed && (Array.isArray(p.schema.enum) || p.schema.type === 'boolean')).map((p) => ({ where: 'query', name: p.name, kind: 'choice' }));
+  return op.parameters
+    .filter((p) => p.in === 'query' && !p.assumed && (Array.isArray(p.schema.enum) || p.schema.type === 'boolean'))
+    .map((p) => ({ where: 'query', name: p.name, kind: 'choice' }));
 }
 
 /** The fields `--examples` varies for an operation (`key` as in EXAMPLE_FIELDS): the table's, then the listed choices. */
 export function variedFields(op: ContractOperation, key: string): VariedField[] {
   const listed = EXAMPLE_FIELDS[key] ?? [];
   // Only the plain request of an operation with variants (the upload, not its part upload).
-  const choices = key === op.key ? choiceFields(op).filter((c) => !listed.some((f) => f.where === 'query' && f.name === (c as { name: string }).name)) : [];
+  const choices =
+    key === op.key
+      ? choiceFields(op).filter(
+          (c) => !listed.some((f) => f.where === 'query' && f.name === (c as { name: string }).name),
+        )
+      : [];
   return [...listed, ...choices];
 }
 
@@ -208,7 +223,10 @@ export function planFields(op: ContractOperation, key: string): FieldPlan[] {
   const plans = variedFields(op, key).map((field) => planField(op, key, field));
   for (const plan of plans) {
     for (const boundary of plan.boundaries) {
-      if (!plan.arbitrary.canShrinkWithoutContext(boundary)) throw new CloudcheckError(`--examples: a boundary of ${key} ${plan.id} is not a value its arbitrary draws: ${JSON.stringify(boundary)}`);
+      if (!plan.arbitrary.canShrinkWithoutContext(boundary))
+        throw new CloudcheckError(
+          `--examples: a boundary of ${key} ${plan.id} is not a value its arbitrary draws: ${JSON.stringify(boundary)}`,
+        );
     }
   }
   return plans;
@@ -217,8 +235,12 @@ export function planFields(op: ContractOperation, key: string): FieldPlan[] {
 function planField(op: ContractOperation, key: string, field: VariedField): FieldPlan {
   if (field.where === 'query' && 'kind' in field) {
     const param = op.parameters.find((p) => p.in === 'query' && p.name === field.name);
-    const values: Array<string | boolean> = param?.schema.type === 'boolean' ? [false, true] : ((param?.schema.enum as string[] | undefined) ?? []);
-    if (!param || values.length === 0) throw new CloudcheckError(`--examples: ${key} has no query parameter ${field.name} with listed values in the document`);
+    const values: Array<string | boolean> =
+      param?.schema.type === 'boolean' ? [false, true] : ((param?.schema.enum as string[] | undefined) ?? []);
+    if (!param || values.length === 0)
+      throw new CloudcheckError(
+        `--examples: ${key} has no query parameter ${field.name} with listed values in the document`,
+      );
     const one = fc.constantFrom(...values);
     // Left out is a valid request too, when the parameter is optional (fast-check shrinks towards it).
     const arbitrary: fc.Arbitrary<DrawnValue> = param.required ? one : fc.option(one, { nil: null });
@@ -228,23 +250,40 @@ function planField(op: ContractOperation, key: string, field: VariedField): Fiel
     const schema = op.parameters.find((p) => p.in === 'query' && p.name === field.name)?.schema;
     const min = numberOf(schema, 'minimum') ?? 1;
     const max = numberOf(schema, 'maximum') ?? field.max;
-    if (schema === undefined || max === undefined) throw new CloudcheckError(`--examples: ${key} has no integer query parameter ${field.name} with bounds in the document`);
+    if (schema === undefined || max === undefined)
+      throw new CloudcheckError(
+        `--examples: ${key} has no integer query parameter ${field.name} with bounds in the document`,
+      );
     return { id: `query.${field.name}`, field, arbitrary: fc.integer({ min, max }), boundaries: [max, min] };
   }
   if (field.where === 'key') {
-    const full = (palette: string): DrawnText[] => Array.from({ length: KEY_SEGMENTS_MAX }, () => ({ length: KEY_SEGMENT_MAX, palette }));
-    return { id: 'key', field, arbitrary: keyArbitrary(), boundaries: [full(ASCII_PALETTE), full(UNICODE_KEY_PALETTE), [{ length: 1, palette: 'a' }]] };
+    const full = (palette: string): DrawnText[] =>
+      Array.from({ length: KEY_SEGMENTS_MAX }, () => ({ length: KEY_SEGMENT_MAX, palette }));
+    return {
+      id: 'key',
+      field,
+      arbitrary: keyArbitrary(),
+      boundaries: [full(ASCII_PALETTE), full(UNICODE_KEY_PALETTE), [{ length: 1, palette: 'a' }]],
+    };
   }
   const schema = propertySchema(op, field.name);
-  if (schema === undefined) throw new CloudcheckError(`--examples: ${key} has no body field ${field.name} in the document`);
+  if (schema === undefined)
+    throw new CloudcheckError(`--examples: ${key} has no body field ${field.name} in the document`);
   if (field.kind === 'label') return textPlan(field, LABEL_START, LABEL_CHARS, LABEL_SUFFIX_MAX, UNICODE_LABEL_PALETTE);
   const max = numberOf(schema, 'maxLength') ?? field.max;
-  if (max === undefined) throw new CloudcheckError(`--examples: ${key} ${field.name} has no maxLength in the document and none is given`);
+  if (max === undefined)
+    throw new CloudcheckError(`--examples: ${key} ${field.name} has no maxLength in the document and none is given`);
   return textPlan(field, TEXT_START, TEXT_CHARS, max, UNICODE_PALETTE);
 }
 
 /** A text field of the body: drawn from its characters, the longest in ASCII and in `unicode` and the shortest first. */
-function textPlan(field: Extract<VariedField, { where: 'body' }>, start: readonly string[], chars: readonly string[], max: number, unicode: string): FieldPlan {
+function textPlan(
+  field: Extract<VariedField, { where: 'body' }>,
+  start: readonly string[],
+  chars: readonly string[],
+  max: number,
+  unicode: string,
+): FieldPlan {
   return {
     id: `body.${field.name}`,
     field,
@@ -263,7 +302,9 @@ export function boundaryInputs(plans: readonly FieldPlan[]): DrawnInput[] {
   const seen = new Set<string>();
   const out: DrawnInput[] = [];
   for (let i = 0; i < count; i++) {
-    const input: DrawnInput = Object.fromEntries(plans.map((p) => [p.id, p.boundaries[Math.min(i, p.boundaries.length - 1)]!]));
+    const input: DrawnInput = Object.fromEntries(
+      plans.map((p) => [p.id, p.boundaries[Math.min(i, p.boundaries.length - 1)]!]),
+    );
     const key = JSON.stringify(input);
     if (!seen.has(key)) out.push(input);
     seen.add(key);
@@ -372,11 +413,21 @@ export async function runExamples(options: {
     lastFailure.message = verdict.message;
     return false;
   });
-  const result = await fc.check(property, { seed, numRuns: count, examples: boundaryInputs(plans).map((input) => [input] as [DrawnInput]) });
+  const result = await fc.check(property, {
+    seed,
+    numRuns: count,
+    examples: boundaryInputs(plans).map((input) => [input] as [DrawnInput]),
+  });
   if (aborted) throw aborted.error;
   const outcome: ExamplesOutcome = { tried, drawn, seed };
   if (result.failed && lastFailure.input && firstFailure) {
-    outcome.failure = { input: lastFailure.input, message: lastFailure.message ?? '', firstInput: firstFailure, shrinks: shrinkRequests, shrinkBudgetSpent };
+    outcome.failure = {
+      input: lastFailure.input,
+      message: lastFailure.message ?? '',
+      firstInput: firstFailure,
+      shrinks: shrinkRequests,
+      shrinkBudgetSpent,
+    };
   }
   return outcome;
 }

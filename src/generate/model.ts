@@ -3,7 +3,7 @@
  *
  * spec/model.ts bundles the split document with Redocly (several seconds: the import alone is
  * about two). Playwright loads every contract suite in the runner and again in each worker of
- * each project, so the operations are kept as JSON in the disk cache (spec/cache.ts), keyed by
+ * each project, so the operations are kept as JSON in the disk cache (src/util/disk-cache.ts), keyed by
  * the contents of the document's files: a changed document is never read from a stale entry.
  *
  * Validators are compiled lazily, one schema at a time, from the dereferenced schemas (only the
@@ -14,11 +14,18 @@ import { fileURLToPath } from 'node:url';
 import type Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type addFormatsFn from 'ajv-formats';
-import { cachedJson, contentKey } from '../../spec/cache.ts';
+import { cachedJson, contentKey } from '../util/disk-cache.ts';
 import { loadDependency } from '../harness/errors.ts';
 import type { JsonSchema, OperationModel } from '../../spec/model.ts';
 
-export type { JsonSchema, OperationModel, ParameterModel, ResponseModel, LinkModel, VariantModel } from '../../spec/model.ts';
+export type {
+  JsonSchema,
+  OperationModel,
+  ParameterModel,
+  ResponseModel,
+  LinkModel,
+  VariantModel,
+} from '../../spec/model.ts';
 
 /** An operation without the raw OpenAPI object (not needed, and large). */
 export type ContractOperation = Omit<OperationModel, 'raw'>;
@@ -30,7 +37,9 @@ export interface ContractModel {
 }
 
 /** The document's files (the entry and its split parts): the contract model's cache key. */
-const DOCUMENT = ['openapi.yaml', 'openapi'].map((part) => fileURLToPath(new URL(`../../spec/${part}`, import.meta.url)));
+const DOCUMENT = ['openapi.yaml', 'openapi'].map((part) =>
+  fileURLToPath(new URL(`../../spec/${part}`, import.meta.url)),
+);
 /** Raised when the model's shape changes, so that no process reads an entry of the old one. */
 const MODEL_VERSION = 1;
 
@@ -44,7 +53,7 @@ async function buildFromDocument(): Promise<ContractModel> {
 
 let cached: Promise<ContractModel> | undefined;
 
-/** The contract model, from the disk cache (spec/cache.ts) when the document has not changed. */
+/** The contract model, from the disk cache (src/util/disk-cache.ts) when the document has not changed. */
 export function loadContractModel(): Promise<ContractModel> {
   cached ??= cachedJson('contract-model', contentKey(DOCUMENT, `contract model v${MODEL_VERSION}`), buildFromDocument);
   return cached;
@@ -64,11 +73,20 @@ let ajv: Ajv2020 | undefined;
 function getAjv(): Ajv2020 {
   if (!ajv) {
     const Ajv = loadDependency('ajv', () => requireLazily('ajv/dist/2020.js') as { default: typeof Ajv2020 }).default;
-    const addFormats = loadDependency('ajv-formats', () => requireLazily('ajv-formats') as { default: typeof addFormatsFn }).default;
+    const addFormats = loadDependency(
+      'ajv-formats',
+      () => requireLazily('ajv-formats') as { default: typeof addFormatsFn },
+    ).default;
     // The same dialect and options as spec/validators.ts; not strict, and the schemas not held to
     // the draft's meta-schema, because the document's own lint (spec/validators.ts, npm run
     // spec:lint) is where those are caught: compiling the meta-schema cost each worker 40 ms.
-    ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true, allowUnionTypes: true, discriminator: true });
+    ajv = new Ajv({
+      strict: false,
+      validateSchema: false,
+      allErrors: true,
+      allowUnionTypes: true,
+      discriminator: true,
+    });
     addFormats(ajv);
   }
   return ajv;
@@ -136,7 +154,9 @@ export function relaxAssumptions(schema: JsonSchema): JsonSchema {
     for (const [k, v] of Object.entries(node)) out[k] = walk(v);
     if (isDict(node.properties) && Array.isArray(node.required)) {
       const props = node.properties;
-      out.required = (node.required as string[]).filter((name) => !(isDict(props[name]) && props[name]['x-assumed'] === true));
+      out.required = (node.required as string[]).filter(
+        (name) => !(isDict(props[name]) && props[name]['x-assumed'] === true),
+      );
     }
     return out;
   };

@@ -16,7 +16,10 @@ export interface NegativeCase {
   /** What is sent, for the title. */
   describe: string;
   /** Applies the violation to a valid body or query (mutates a copy it returns). */
-  apply(body: Record<string, unknown>, query: Record<string, QueryValue>): { body: Record<string, unknown>; query: Record<string, QueryValue> };
+  apply(
+    body: Record<string, unknown>,
+    query: Record<string, QueryValue>,
+  ): { body: Record<string, unknown>; query: Record<string, QueryValue> };
 }
 
 type Dict = Record<string, unknown>;
@@ -49,7 +52,13 @@ const BAD_FORMAT: Record<string, string> = {
   email: 'not-an-email',
 };
 
-function bodyCase(field: string, kind: ViolationKind, assumed: boolean, describe: string, value: unknown | typeof REMOVE): NegativeCase {
+function bodyCase(
+  field: string,
+  kind: ViolationKind,
+  assumed: boolean,
+  describe: string,
+  value: unknown | typeof REMOVE,
+): NegativeCase {
   return {
     field,
     kind,
@@ -87,16 +96,32 @@ function unionCases(branches: JsonSchema[]): NegativeCase[] {
     for (const [field, p] of Object.entries(props)) {
       if (field === 'type') continue;
       const base = { type: typeValue };
-      if (required.has(field)) out.push(branchCase(field, 'missing', `with type "${String(typeValue)}" and without its required "${field}"`, base));
+      if (required.has(field))
+        out.push(
+          branchCase(field, 'missing', `with type "${String(typeValue)}" and without its required "${field}"`, base),
+        );
       const type = typeOf(p);
-      if (type && WRONG[type]) out.push(branchCase(field, 'type', `with type "${String(typeValue)}" and "${field}" as ${WRONG[type].text}`, { ...base, [field]: WRONG[type].value }));
+      if (type && WRONG[type])
+        out.push(
+          branchCase(field, 'type', `with type "${String(typeValue)}" and "${field}" as ${WRONG[type].text}`, {
+            ...base,
+            [field]: WRONG[type].value,
+          }),
+        );
     }
   }
   return out;
 }
 
 function branchCase(field: string, kind: ViolationKind, describe: string, body: Record<string, unknown>): NegativeCase {
-  return { field, kind, where: 'body', assumed: false, describe, apply: (_body, query) => ({ body: { ...body }, query: { ...query } }) };
+  return {
+    field,
+    kind,
+    where: 'body',
+    assumed: false,
+    describe,
+    apply: (_body, query) => ({ body: { ...body }, query: { ...query } }),
+  };
 }
 
 function isAssumed(schema: JsonSchema | undefined): boolean {
@@ -112,20 +137,78 @@ export function bodyCases(schema: JsonSchema): NegativeCase[] {
   for (const [field, p] of Object.entries(props)) {
     if (required.has(field)) out.push(bodyCase(field, 'missing', false, `without the required "${field}"`, REMOVE));
     const type = typeOf(p);
-    if (type && WRONG[type] && !p.anyOf && !p.oneOf) out.push(bodyCase(field, 'type', false, `with "${field}" as ${WRONG[type].text}`, WRONG[type].value));
-    if (Array.isArray(p.enum)) out.push(bodyCase(field, 'enum', isAssumed(p), `with "${field}" not one of ${p.enum.join(', ')}`, BAD_ENUM));
-    if (typeof p.minimum === 'number') out.push(bodyCase(field, 'minimum', isAssumed(p), `with "${field}" ${p.minimum - 1} (below the minimum ${p.minimum})`, p.minimum - 1));
-    if (typeof p.exclusiveMinimum === 'number') out.push(bodyCase(field, 'minimum', isAssumed(p), `with "${field}" ${p.exclusiveMinimum} (not above ${p.exclusiveMinimum})`, p.exclusiveMinimum));
-    if (typeof p.maximum === 'number') out.push(bodyCase(field, 'maximum', isAssumed(p), `with "${field}" ${p.maximum + 1} (above the maximum ${p.maximum})`, p.maximum + 1));
-    if (typeof p.maxLength === 'number') out.push(bodyCase(field, 'maxLength', isAssumed(p), `with "${field}" of ${p.maxLength + 1} characters (over ${p.maxLength})`, 'x'.repeat(p.maxLength + 1)));
-    if (typeof p.minLength === 'number' && p.minLength > 0) out.push(bodyCase(field, 'minLength', isAssumed(p), `with "${field}" empty (minimum length ${p.minLength})`, ''));
-    if (typeof p.pattern === 'string') out.push(bodyCase(field, 'pattern', isAssumed(p), `with "${field}" not matching ${p.pattern}`, patternViolation(field)));
-    if (typeof p.format === 'string' && BAD_FORMAT[p.format]) out.push(bodyCase(field, 'format', isAssumed(p), `with "${field}" not a ${p.format}`, BAD_FORMAT[p.format]));
+    if (type && WRONG[type] && !p.anyOf && !p.oneOf)
+      out.push(bodyCase(field, 'type', false, `with "${field}" as ${WRONG[type].text}`, WRONG[type].value));
+    if (Array.isArray(p.enum))
+      out.push(bodyCase(field, 'enum', isAssumed(p), `with "${field}" not one of ${p.enum.join(', ')}`, BAD_ENUM));
+    if (typeof p.minimum === 'number')
+      out.push(
+        bodyCase(
+          field,
+          'minimum',
+          isAssumed(p),
+          `with "${field}" ${p.minimum - 1} (below the minimum ${p.minimum})`,
+          p.minimum - 1,
+        ),
+      );
+    if (typeof p.exclusiveMinimum === 'number')
+      out.push(
+        bodyCase(
+          field,
+          'minimum',
+          isAssumed(p),
+          `with "${field}" ${p.exclusiveMinimum} (not above ${p.exclusiveMinimum})`,
+          p.exclusiveMinimum,
+        ),
+      );
+    if (typeof p.maximum === 'number')
+      out.push(
+        bodyCase(
+          field,
+          'maximum',
+          isAssumed(p),
+          `with "${field}" ${p.maximum + 1} (above the maximum ${p.maximum})`,
+          p.maximum + 1,
+        ),
+      );
+    if (typeof p.maxLength === 'number')
+      out.push(
+        bodyCase(
+          field,
+          'maxLength',
+          isAssumed(p),
+          `with "${field}" of ${p.maxLength + 1} characters (over ${p.maxLength})`,
+          'x'.repeat(p.maxLength + 1),
+        ),
+      );
+    if (typeof p.minLength === 'number' && p.minLength > 0)
+      out.push(bodyCase(field, 'minLength', isAssumed(p), `with "${field}" empty (minimum length ${p.minLength})`, ''));
+    if (typeof p.pattern === 'string')
+      out.push(
+        bodyCase(field, 'pattern', isAssumed(p), `with "${field}" not matching ${p.pattern}`, patternViolation(field)),
+      );
+    if (typeof p.format === 'string' && BAD_FORMAT[p.format])
+      out.push(bodyCase(field, 'format', isAssumed(p), `with "${field}" not a ${p.format}`, BAD_FORMAT[p.format]));
     if (type === 'array') {
       const items = isDict(p.items) ? p.items : {};
-      if (typeof p.minItems === 'number' && p.minItems > 0) out.push(bodyCase(field, 'minItems', isAssumed(p), `with "${field}" an empty array`, []));
-      if (Array.isArray(items.enum)) out.push(bodyCase(field, 'enum', isAssumed(items) || isAssumed(p), `with an entry of "${field}" not one of ${items.enum.join(', ')}`, [BAD_ENUM]));
-      if (typeof items.pattern === 'string') out.push(bodyCase(field, 'pattern', isAssumed(items), `with an entry of "${field}" not matching ${items.pattern}`, [patternViolation(field)]));
+      if (typeof p.minItems === 'number' && p.minItems > 0)
+        out.push(bodyCase(field, 'minItems', isAssumed(p), `with "${field}" an empty array`, []));
+      if (Array.isArray(items.enum))
+        out.push(
+          bodyCase(
+            field,
+            'enum',
+            isAssumed(items) || isAssumed(p),
+            `with an entry of "${field}" not one of ${items.enum.join(', ')}`,
+            [BAD_ENUM],
+          ),
+        );
+      if (typeof items.pattern === 'string')
+        out.push(
+          bodyCase(field, 'pattern', isAssumed(items), `with an entry of "${field}" not matching ${items.pattern}`, [
+            patternViolation(field),
+          ]),
+        );
     }
   }
   return out;
@@ -141,7 +224,13 @@ function patternViolation(field: string): string {
 /** Negative cases of the query parameters (path-independent ones). */
 export function queryCases(op: ContractOperation): NegativeCase[] {
   const out: NegativeCase[] = [];
-  const make = (field: string, kind: ViolationKind, assumed: boolean, describe: string, value: QueryValue | typeof REMOVE): NegativeCase => ({
+  const make = (
+    field: string,
+    kind: ViolationKind,
+    assumed: boolean,
+    describe: string,
+    value: QueryValue | typeof REMOVE,
+  ): NegativeCase => ({
     field,
     kind,
     where: 'query',
@@ -158,15 +247,24 @@ export function queryCases(op: ContractOperation): NegativeCase[] {
     if (p.in !== 'query') continue;
     const s = p.schema;
     const assumed = p.assumed;
-    if (p.required) out.push(make(p.name, 'missing', false, `without the required query parameter "${p.name}"`, REMOVE));
-    if (Array.isArray(s.enum)) out.push(make(p.name, 'enum', assumed, `with ?${p.name}= not one of ${s.enum.join(', ')}`, BAD_ENUM));
+    if (p.required)
+      out.push(make(p.name, 'missing', false, `without the required query parameter "${p.name}"`, REMOVE));
+    if (Array.isArray(s.enum))
+      out.push(make(p.name, 'enum', assumed, `with ?${p.name}= not one of ${s.enum.join(', ')}`, BAD_ENUM));
     if (s.type === 'integer') {
       out.push(make(p.name, 'type', assumed, `with ?${p.name}=abc (not an integer)`, 'abc'));
-      if (typeof s.minimum === 'number') out.push(make(p.name, 'minimum', assumed, `with ?${p.name}=${s.minimum - 1} (below ${s.minimum})`, s.minimum - 1));
-      if (typeof s.maximum === 'number') out.push(make(p.name, 'maximum', assumed, `with ?${p.name}=${s.maximum + 1} (above ${s.maximum})`, s.maximum + 1));
+      if (typeof s.minimum === 'number')
+        out.push(
+          make(p.name, 'minimum', assumed, `with ?${p.name}=${s.minimum - 1} (below ${s.minimum})`, s.minimum - 1),
+        );
+      if (typeof s.maximum === 'number')
+        out.push(
+          make(p.name, 'maximum', assumed, `with ?${p.name}=${s.maximum + 1} (above ${s.maximum})`, s.maximum + 1),
+        );
     }
     if (s.type === 'boolean') out.push(make(p.name, 'type', assumed, `with ?${p.name}=maybe (not a boolean)`, 'maybe'));
-    if (typeof s.format === 'string' && BAD_FORMAT[s.format]) out.push(make(p.name, 'format', assumed, `with ?${p.name}= not a ${s.format}`, BAD_FORMAT[s.format]));
+    if (typeof s.format === 'string' && BAD_FORMAT[s.format])
+      out.push(make(p.name, 'format', assumed, `with ?${p.name}= not a ${s.format}`, BAD_FORMAT[s.format]));
   }
   return out;
 }
@@ -175,7 +273,15 @@ export function queryCases(op: ContractOperation): NegativeCase[] {
 export function customCases(op: ContractOperation): NegativeCase[] {
   switch (op.key) {
     case 'POST /ssh-keys':
-      return [bodyCase('public_key', 'custom', false, 'with "public_key" text that is not a public key', 'this is not an ssh key')];
+      return [
+        bodyCase(
+          'public_key',
+          'custom',
+          false,
+          'with "public_key" text that is not a public key',
+          'this is not an ssh key',
+        ),
+      ];
     case 'PUT /account':
       return [bodyCase('timezone', 'custom', false, 'with "timezone" not an IANA zone name', 'Mars/Olympus_Mons')];
     default:

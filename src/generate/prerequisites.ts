@@ -109,7 +109,11 @@ export function pointer(body: unknown, path: string): unknown {
 }
 
 /** The operation whose success response links to `target` with `name` (a path parameter or a body field), preferring one that creates. */
-export function producerOf(model: ContractModel, targetOperationId: string, name: string): { op: ContractOperation; expression: string } | undefined {
+export function producerOf(
+  model: ContractModel,
+  targetOperationId: string,
+  name: string,
+): { op: ContractOperation; expression: string } | undefined {
   const found: Array<{ op: ContractOperation; expression: string }> = [];
   for (const op of model.operations) {
     for (const response of op.responses.filter((r) => /^2/.test(r.status))) {
@@ -137,7 +141,9 @@ export const cachedMeta = new Map<string, Record<string, unknown>>();
 export function expectOk(res: ApiResponse, what: string): void {
   if (res.status >= 200 && res.status < 300) return;
   const req = res.exchange.request;
-  throw new EnvironmentError(`prerequisite ${what} failed: ${req.method} ${new URL(req.url).pathname} answered ${res.status} ${res.text.slice(0, 300)} (the operation's own checks report this)`);
+  throw new EnvironmentError(
+    `prerequisite ${what} failed: ${req.method} ${new URL(req.url).pathname} answered ${res.status} ${res.text.slice(0, 300)} (the operation's own checks report this)`,
+  );
 }
 
 export interface Env {
@@ -151,13 +157,19 @@ export interface Env {
 export async function liveCatalogue(env: Env): Promise<Catalogue> {
   catalogue ??= {
     promise: (async () => {
-      const [regions, images, sizes] = await Promise.all([env.api.get('/regions'), env.api.get('/images'), env.api.get('/sizes')]);
+      const [regions, images, sizes] = await Promise.all([
+        env.api.get('/regions'),
+        env.api.get('/images'),
+        env.api.get('/sizes'),
+      ]);
       expectOk(regions, 'GET /regions');
       expectOk(images, 'GET /images');
       expectOk(sizes, 'GET /sizes');
       const r = (pointer(regions.body, '/regions') as Array<{ slug: string; available?: boolean }> | undefined) ?? [];
       const i = (pointer(images.body, '/images') as Array<{ id: string; type?: string }> | undefined) ?? [];
-      const s = (pointer(sizes.body, '/sizes') as Array<{ slug: string; available?: boolean; disk?: number }> | undefined) ?? [];
+      const s =
+        (pointer(sizes.body, '/sizes') as Array<{ slug: string; available?: boolean; disk?: number }> | undefined) ??
+        [];
       const result = {
         regions: r.filter((x) => x.available !== false).map((x) => x.slug),
         images: i.filter((x) => x.type !== 'windows').map((x) => x.id),
@@ -168,7 +180,9 @@ export async function liveCatalogue(env: Env): Promise<Catalogue> {
           .map((x) => x.slug),
       };
       if (!result.regions.length || !result.images.length || !result.sizes.length) {
-        throw new EnvironmentError(`the live catalogue has no available region, image or size: ${JSON.stringify(result)}`);
+        throw new EnvironmentError(
+          `the live catalogue has no available region, image or size: ${JSON.stringify(result)}`,
+        );
       }
       return result;
     })(),
@@ -202,7 +216,12 @@ function requestSchema(op: ContractOperation): JsonSchema | undefined {
 }
 
 /** Valid JSON body for an operation. */
-export async function validBody(env: Env, op: ContractOperation, refs: Record<string, string> = {}, label?: string): Promise<unknown> {
+export async function validBody(
+  env: Env,
+  op: ContractOperation,
+  refs: Record<string, string> = {},
+  label?: string,
+): Promise<unknown> {
   const schema = requestSchema(op);
   if (!schema) return undefined;
   const data = await dataContext(env, refs, label ?? labelOf(op));
@@ -224,7 +243,11 @@ function labelOf(op: ContractOperation): string {
 }
 
 /** Calls a creating operation with a valid body, records what it created, returns the response. */
-export async function create(env: Env, operationId: string, options: { refs?: Record<string, string>; path?: string; body?: unknown; ledger: Ledger; label?: string }): Promise<ApiResponse> {
+export async function create(
+  env: Env,
+  operationId: string,
+  options: { refs?: Record<string, string>; path?: string; body?: unknown; ledger: Ledger; label?: string },
+): Promise<ApiResponse> {
   const op = env.model.operations.find((o) => o.operationId === operationId);
   if (!op) throw new Error(`no operation ${operationId} in the document`);
   const body = options.body ?? (await validBody(env, op, options.refs, options.label));
@@ -235,7 +258,11 @@ export async function create(env: Env, operationId: string, options: { refs?: Re
     const id = pointer(res.body, kind.pointer);
     if (typeof id === 'string') options.ledger.track(kind.kind, id);
     // Created, but with no id to delete it by: a leak, reported (idOf then fails the check).
-    else options.ledger.untrackable(kind.kind, `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${res.text.slice(0, 200)}`);
+    else
+      options.ledger.untrackable(
+        kind.kind,
+        `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${res.text.slice(0, 200)}`,
+      );
   }
   return res;
 }
@@ -243,7 +270,10 @@ export async function create(env: Env, operationId: string, options: { refs?: Re
 function idOf(res: ApiResponse, operationId: string): string {
   const kind = CREATED_KINDS[operationId];
   const id = kind ? pointer(res.body, kind.pointer) : undefined;
-  if (typeof id !== 'string') throw new EnvironmentError(`prerequisite ${operationId}: no id at ${kind?.pointer ?? '?'} in ${res.text.slice(0, 200)}`);
+  if (typeof id !== 'string')
+    throw new EnvironmentError(
+      `prerequisite ${operationId}: no id at ${kind?.pointer ?? '?'} in ${res.text.slice(0, 200)}`,
+    );
   return id;
 }
 
@@ -288,7 +318,9 @@ export const RECIPES: Record<string, Recipe> = {
       async () => {
         const list = await env.api.get('/snapshots');
         expectOk(list, 'GET /snapshots');
-        return ((pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? []).find((s) => s.name === name);
+        return ((pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? []).find(
+          (s) => s.name === name,
+        );
       },
       { intervalMs: 300 },
     );
@@ -326,7 +358,8 @@ export const RECIPES: Record<string, Recipe> = {
     });
     expectOk(res, 'POST /storage/buckets/{bucket_name}/objects/{object_key}?uploads');
     const uploadId = pointer(res.body, '/upload_id');
-    if (typeof uploadId !== 'string') throw new EnvironmentError(`prerequisite multipart initiate: no upload_id in ${res.text.slice(0, 200)}`);
+    if (typeof uploadId !== 'string')
+      throw new EnvironmentError(`prerequisite multipart initiate: no upload_id in ${res.text.slice(0, 200)}`);
     return { bucket_name: bucket_name!, object_key: key, uploadId };
   },
   async volume(env, ledger) {
@@ -359,7 +392,11 @@ export const RECIPES: Record<string, Recipe> = {
   async apiKey(env, ledger) {
     const res = await create(env, 'createApiKey', {
       ledger,
-      body: { name: env.ctx.name('key'), permissions: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      body: {
+        name: env.ctx.name('key'),
+        permissions: ['read'],
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      },
     });
     return { key_id: idOf(res, 'createApiKey') };
   },
@@ -383,7 +420,10 @@ export const RECIPES: Record<string, Recipe> = {
     const res = await env.api.get('/account/invoices');
     expectOk(res, 'GET /account/invoices');
     const id = pointer(res.body, '/invoices/0/id');
-    env.ctx.testInfo.skip(typeof id !== 'string', 'the account has no invoice to read (GET /account/invoices is empty)');
+    env.ctx.testInfo.skip(
+      typeof id !== 'string',
+      'the account has no invoice to read (GET /account/invoices is empty)',
+    );
     return { invoice_id: String(id) };
   },
 };
@@ -446,7 +486,9 @@ export function recipeForParam(model: ContractModel, op: ContractOperation, name
       return 'invoice';
     default: {
       const producer = producerOf(model, op.operationId, name);
-      throw new Error(`no recipe for path parameter ${name} of ${op.key}${producer ? ` (the document links it from ${producer.op.key})` : ''}`);
+      throw new Error(
+        `no recipe for path parameter ${name} of ${op.key}${producer ? ` (the document links it from ${producer.op.key})` : ''}`,
+      );
     }
   }
 }

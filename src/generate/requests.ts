@@ -66,7 +66,11 @@ function freshRecipe(op: ContractOperation, variant: string | undefined): string
 
 /** Operations that move money: only with --allow-charges. */
 export function movesMoney(op: ContractOperation): boolean {
-  return ['POST /account/wallets/topup', 'POST /account/payment-methods', 'DELETE /account/payment-methods/{payment_method_id}'].includes(op.key);
+  return [
+    'POST /account/wallets/topup',
+    'POST /account/payment-methods',
+    'DELETE /account/payment-methods/{payment_method_id}',
+  ].includes(op.key);
 }
 
 /**
@@ -74,11 +78,20 @@ export function movesMoney(op: ContractOperation): boolean {
  * operations that destroy their resource get a fresh one; otherwise cached ones are used
  * (negative and auth checks, whose requests are refused).
  */
-export async function buildValid(env: Env, op: ContractOperation, variant: VariantModel | undefined, destructive: boolean): Promise<BuiltRequest> {
+export async function buildValid(
+  env: Env,
+  op: ContractOperation,
+  variant: VariantModel | undefined,
+  destructive: boolean,
+): Promise<BuiltRequest> {
   if (movesMoney(op)) env.ctx.requireCharges();
   const names = pathParams(op);
   let params: Record<string, string> = {};
-  const freshName = destructive ? freshRecipe(op, variant?.name) : variant?.name === 'upload-part' || variant?.name === 'complete' ? 'upload' : null;
+  const freshName = destructive
+    ? freshRecipe(op, variant?.name)
+    : variant?.name === 'upload-part' || variant?.name === 'complete'
+      ? 'upload'
+      : null;
   if (freshName) params = { ...(await fresh(env, freshName)) };
   for (const name of names) {
     if (params[name] !== undefined) continue;
@@ -128,7 +141,18 @@ export async function buildValid(env: Env, op: ContractOperation, variant: Varia
     case 'POST /projects':
     case 'POST /vps':
     case 'POST /storage/buckets':
-      built.json = await validBody(env, op, {}, op.key === 'POST /vps' ? 'vps' : op.key === 'POST /projects' ? 'proj' : op.key === 'POST /storage/buckets' ? 'bkt' : 'vol');
+      built.json = await validBody(
+        env,
+        op,
+        {},
+        op.key === 'POST /vps'
+          ? 'vps'
+          : op.key === 'POST /projects'
+            ? 'proj'
+            : op.key === 'POST /storage/buckets'
+              ? 'bkt'
+              : 'vol',
+      );
       return built;
     case 'POST /sms/send-template': {
       const { template_id } = await resource(env, 'template');
@@ -142,7 +166,9 @@ export async function buildValid(env: Env, op: ContractOperation, variant: Varia
     }
     case 'POST /storage/buckets/{bucket_name}/cdn/purge': {
       // A purge presupposes a CDN in front of the bucket (the reference server refuses it otherwise).
-      const cdn = await env.api.post(`/storage/buckets/${encodeURIComponent(params.bucket_name!)}/cdn`, { cache_ttl: 3600 });
+      const cdn = await env.api.post(`/storage/buckets/${encodeURIComponent(params.bucket_name!)}/cdn`, {
+        cache_ttl: 3600,
+      });
       expectOk(cdn, 'POST /storage/buckets/{bucket_name}/cdn (before a purge)');
       built.json = await validBody(env, op, { ...params });
       return built;
@@ -179,8 +205,12 @@ export async function buildValid(env: Env, op: ContractOperation, variant: Varia
           headers: { 'content-type': 'application/octet-stream' },
           body: 'cloudcheck final part\n',
         });
-        const etag = part.headers.etag ?? String((part.body as { part?: { etag?: string } } | undefined)?.part?.etag ?? '');
-        if (part.status < 200 || part.status >= 300) throw new Error(`multipart part upload (prerequisite of completion) answered ${part.status}: ${part.text.slice(0, 200)}`);
+        const etag =
+          part.headers.etag ?? String((part.body as { part?: { etag?: string } } | undefined)?.part?.etag ?? '');
+        if (part.status < 200 || part.status >= 300)
+          throw new Error(
+            `multipart part upload (prerequisite of completion) answered ${part.status}: ${part.text.slice(0, 200)}`,
+          );
         built.query = { uploadId: params.uploadId };
         built.headers['content-type'] = 'application/xml';
         built.body = `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${etag.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</ETag></Part></CompleteMultipartUpload>`;

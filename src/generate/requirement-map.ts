@@ -200,7 +200,18 @@ export const AFTER_DELETE_MUST: Record<string, string> = {
 };
 export const AFTER_DELETE_SHOULD = 'ERR-MAP-003';
 
-export type ViolationKind = 'missing' | 'type' | 'enum' | 'minimum' | 'maximum' | 'maxLength' | 'minLength' | 'minItems' | 'pattern' | 'format' | 'custom';
+export type ViolationKind =
+  | 'missing'
+  | 'type'
+  | 'enum'
+  | 'minimum'
+  | 'maximum'
+  | 'maxLength'
+  | 'minLength'
+  | 'minItems'
+  | 'pattern'
+  | 'format'
+  | 'custom';
 
 export interface NegativeTarget {
   /** MUST requirement and the error code it names (absent: the constraint is a convention, SHOULD only). */
@@ -355,7 +366,12 @@ function lookup<T>(table: Record<string, T>, op: string, field: string, kind: Vi
  * in the document (a convention), so there is no MUST; `query`: query-parameter types and limits
  * are conventions unless the table names a requirement.
  */
-export function negativeTarget(op: string, field: string, kind: ViolationKind, options: { assumed?: boolean; query?: boolean } = {}): NegativeTarget {
+export function negativeTarget(
+  op: string,
+  field: string,
+  kind: ViolationKind,
+  options: { assumed?: boolean; query?: boolean } = {},
+): NegativeTarget {
   const should = lookup(NEGATIVE_SHOULD, op, field, kind) ?? NEGATIVE_SHOULD_DEFAULT;
   const explicit = lookup(NEGATIVE_MUST, op, field, kind);
   if (explicit === null || options.assumed) return { should };
@@ -376,17 +392,25 @@ export function statusRequirement(opKey: string): string | undefined {
 export function tableEntries(): Array<{ where: string; id: string; level: Level }> {
   const out: Array<{ where: string; id: string; level: Level }> = [];
   for (const [k, id] of Object.entries(POSITIVE_MUST)) out.push({ where: `POSITIVE_MUST ${k}`, id, level: 'MUST' });
-  for (const [k, id] of Object.entries(POSITIVE_BODY_SHOULD)) out.push({ where: `POSITIVE_BODY_SHOULD ${k}`, id, level: 'SHOULD' });
+  for (const [k, id] of Object.entries(POSITIVE_BODY_SHOULD))
+    out.push({ where: `POSITIVE_BODY_SHOULD ${k}`, id, level: 'SHOULD' });
   for (const id of STATUS_SHOULD_IDS) out.push({ where: 'STATUS_SHOULD_IDS', id, level: 'SHOULD' });
-  out.push({ where: 'AUTH.noKey', id: AUTH.noKey, level: 'MUST' }, { where: 'AUTH.badKey', id: AUTH.badKey, level: 'MUST' }, { where: 'AUTH.status', id: AUTH.status, level: 'SHOULD' });
+  out.push(
+    { where: 'AUTH.noKey', id: AUTH.noKey, level: 'MUST' },
+    { where: 'AUTH.badKey', id: AUTH.badKey, level: 'MUST' },
+    { where: 'AUTH.status', id: AUTH.status, level: 'SHOULD' },
+  );
   for (const [k, id] of Object.entries(UNKNOWN_ID_MUST)) out.push({ where: `UNKNOWN_ID_MUST ${k}`, id, level: 'MUST' });
   out.push({ where: 'UNKNOWN_ID_MUST_DEFAULT', id: UNKNOWN_ID_MUST_DEFAULT, level: 'MUST' });
   out.push({ where: 'UNKNOWN_ID_MUST_STORAGE', id: UNKNOWN_ID_MUST_STORAGE, level: 'MUST' });
   out.push({ where: 'UNKNOWN_ID_SHOULD', id: UNKNOWN_ID_SHOULD, level: 'SHOULD' });
-  for (const [k, id] of Object.entries(AFTER_DELETE_MUST)) out.push({ where: `AFTER_DELETE_MUST ${k}`, id, level: 'MUST' });
+  for (const [k, id] of Object.entries(AFTER_DELETE_MUST))
+    out.push({ where: `AFTER_DELETE_MUST ${k}`, id, level: 'MUST' });
   out.push({ where: 'AFTER_DELETE_SHOULD', id: AFTER_DELETE_SHOULD, level: 'SHOULD' });
-  for (const [k, v] of Object.entries(NEGATIVE_MUST)) if (v) out.push({ where: `NEGATIVE_MUST ${k}`, id: v.id, level: 'MUST' });
-  for (const [k, v] of Object.entries(NEGATIVE_SHOULD)) out.push({ where: `NEGATIVE_SHOULD ${k}`, id: v.id, level: 'SHOULD' });
+  for (const [k, v] of Object.entries(NEGATIVE_MUST))
+    if (v) out.push({ where: `NEGATIVE_MUST ${k}`, id: v.id, level: 'MUST' });
+  for (const [k, v] of Object.entries(NEGATIVE_SHOULD))
+    out.push({ where: `NEGATIVE_SHOULD ${k}`, id: v.id, level: 'SHOULD' });
   out.push({ where: 'NEGATIVE_MUST_DEFAULT', id: NEGATIVE_MUST_DEFAULT.id, level: 'MUST' });
   out.push({ where: 'NEGATIVE_SHOULD_DEFAULT', id: NEGATIVE_SHOULD_DEFAULT.id, level: 'SHOULD' });
   return out;

@@ -63,7 +63,15 @@ import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
 import { redactString } from './redact.ts';
-import { type Candidate, type Repetition, inRepetition, isSelected, planFlow, repetitionsOf, selectionOf } from './selection.ts';
+import {
+  type Candidate,
+  type Repetition,
+  inRepetition,
+  isSelected,
+  planFlow,
+  repetitionsOf,
+  selectionOf,
+} from './selection.ts';
 import { recordCandidate } from './suite-index.ts';
 import { settingsFromEnv } from './settings.ts';
 
@@ -130,7 +138,8 @@ export function declarationSite(): CallSite {
     const i = file.lastIndexOf('/suites/');
     return i >= 0 ? file.slice(i + '/suites/'.length) : null;
   };
-  const chosen = files.find((f) => f.file.includes('/suites/')) ?? files.find((f) => !f.file.endsWith('/src/harness/check.ts'));
+  const chosen =
+    files.find((f) => f.file.includes('/suites/')) ?? files.find((f) => !f.file.endsWith('/src/harness/check.ts'));
   if (!chosen) return { location: 'unknown', specFile: 'unknown' };
   const i = chosen.file.lastIndexOf('/suites/');
   const file = i >= 0 ? chosen.file.slice(i + 1) : relative(ROOT, chosen.file);
@@ -158,7 +167,8 @@ function callerLocation(): string {
 
 /** Registers a check id; throws when another place already uses it. Exported for tests and tools. */
 export function registerCheckId(id: string, location: string = callerLocation()): void {
-  if (!/^[a-z0-9][a-z0-9._:-]*$/i.test(id)) throw new Error(`check id "${id}" must be letters, digits, '.', '_', ':' or '-'`);
+  if (!/^[a-z0-9][a-z0-9._:-]*$/i.test(id))
+    throw new Error(`check id "${id}" must be letters, digits, '.', '_', ':' or '-'`);
   const existing = registry.get(id);
   if (existing !== undefined && existing !== location) {
     throw new Error(`duplicate check id "${id}": defined at ${existing} and at ${location}`);
@@ -172,7 +182,8 @@ export function registeredCheckIds(): string[] {
 
 function validateMeta(meta: CheckMeta): void {
   if (!meta.requirement) throw new Error(`check ${meta.id}: requirement is required`);
-  if (meta.level !== 'MUST' && meta.level !== 'SHOULD') throw new Error(`check ${meta.id}: level must be MUST or SHOULD`);
+  if (meta.level !== 'MUST' && meta.level !== 'SHOULD')
+    throw new Error(`check ${meta.id}: level must be MUST or SHOULD`);
   if (!isConformanceClass(meta.class)) throw new Error(`check ${meta.id}: unknown class "${meta.class}"`);
   if (meta.operation && !/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(meta.operation)) {
     throw new Error(`check ${meta.id}: operation must be "METHOD /path", got "${meta.operation}"`);
@@ -190,7 +201,11 @@ function detailsOf(meta: CheckMeta, location: string, flowId?: string, setup = f
     ...(flowId ? [{ type: ANNOTATION.flow, description: flowId }] : []),
     ...(setup ? [{ type: ANNOTATION.setup, description: 'runs for the state of the selected steps after it' }] : []),
   ];
-  const tag = [`@class:${meta.class}`, meta.level === 'MUST' ? '@must' : '@should', ...(meta.tags ?? []).map((t) => `@${t}`)];
+  const tag = [
+    `@class:${meta.class}`,
+    meta.level === 'MUST' ? '@must' : '@should',
+    ...(meta.tags ?? []).map((t) => `@${t}`),
+  ];
   return { tag, annotation };
 }
 
@@ -199,7 +214,10 @@ function detailsOf(meta: CheckMeta, location: string, flowId?: string, setup = f
  * auth check, generated under any operation); the class a suite file names is the fallback for
  * requirements the catalogue does not hold (validateMeta's caller reports those elsewhere).
  */
-function withCatalogueClass<M extends { requirement: string; class?: ConformanceClass }>(meta: M, fallback: ConformanceClass): M & { class: ConformanceClass } {
+function withCatalogueClass<M extends { requirement: string; class?: ConformanceClass }>(
+  meta: M,
+  fallback: ConformanceClass,
+): M & { class: ConformanceClass } {
   const cls = requirementById(meta.requirement)?.class;
   return { ...meta, class: cls && isConformanceClass(cls) ? cls : (meta.class ?? fallback) };
 }
@@ -236,9 +254,15 @@ function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): bool
  * after a real failure, with the failed step named as the reason.
  */
 function recordFailure(error: unknown, testInfo: TestInfo): void {
-  const named = error instanceof Error && error.name !== 'Error' ? `${error.name}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  const named =
+    error instanceof Error && error.name !== 'Error'
+      ? `${error.name}: ${error.message}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
   testInfo.annotations.push({ type: ANNOTATION.failure, description: redactString(named) });
-  if (isSuiteError(error) && error instanceof Error && error.stack) testInfo.annotations.push({ type: ANNOTATION.stack, description: redactString(error.stack) });
+  if (isSuiteError(error) && error instanceof Error && error.stack)
+    testInfo.annotations.push({ type: ANNOTATION.stack, description: redactString(error.stack) });
 }
 
 /** The failed step of each running flow, by the flow's state object (one per flow and worker, dropped with it). */
@@ -246,7 +270,15 @@ const failedStepOf = new WeakMap<object, string>();
 
 /** `flowStep`: the id of the step when the check is a step of a flow. */
 function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
-  return async ({ api, ledger, ctx, flowState }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> }, testInfo: TestInfo): Promise<void> => {
+  return async (
+    {
+      api,
+      ledger,
+      ctx,
+      flowState,
+    }: { api: ApiClient; ledger: Ledger; ctx: CheckContext; flowState: Record<string, unknown> },
+    testInfo: TestInfo,
+  ): Promise<void> => {
     const failedBefore = flowStep === undefined ? undefined : failedStepOf.get(flowState);
     // Only when it skips: every call of testInfo.skip captures a source-mapped stack for its location.
     if (failedBefore !== undefined) testInfo.skip(true, `not run: the flow's step ${failedBefore} failed before it`);
@@ -256,8 +288,10 @@ function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
     } catch (error) {
       // test.skip() and ctx.require*() skip by throwing: that is not a failure.
       if (testInfo.expectedStatus === 'skipped') throw error;
-      if (isEnvironmentError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
-      else if (isSuiteError(error)) testInfo.annotations.push({ type: ANNOTATION.classification, description: 'cloudcheck-error' });
+      if (isEnvironmentError(error))
+        testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
+      else if (isSuiteError(error))
+        testInfo.annotations.push({ type: ANNOTATION.classification, description: 'cloudcheck-error' });
       if (recordDeviation(level, error, testInfo)) return;
       recordFailure(error, testInfo);
       if (flowStep !== undefined) failedStepOf.set(flowState, flowStep);
@@ -281,11 +315,22 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
   registerCheckId(full.id, location);
   const title = `[${full.requirement}] ${full.title}`;
   const details = detailsOf(full, location);
-  const candidate: Candidate = { file: specFile, describe: null, title, tags: details.tag, class: full.class, id: full.id };
+  const candidate: Candidate = {
+    file: specFile,
+    describe: null,
+    title,
+    tags: details.tag,
+    class: full.class,
+    id: full.id,
+  };
   if (!considered(candidate)) return;
   for (const repetition of repetitions) {
     if (!inRepetition(repetition, candidate)) continue;
-    test(titleOf(title, repetition), repetition.suffix ? detailsOf({ ...full, id: full.id + repetition.suffix }, location) : details, wrap(body, full.level));
+    test(
+      titleOf(title, repetition),
+      repetition.suffix ? detailsOf({ ...full, id: full.id + repetition.suffix }, location) : details,
+      wrap(body, full.level),
+    );
   }
 }
 
@@ -294,12 +339,21 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
  * skips the rest. Under a selection, the flow is defined up to its last selected step, the
  * earlier steps running as setup (selection.ts), or not at all when no step is selected.
  */
-export function defineFlow<S extends object = Record<string, unknown>>(meta: FlowMeta, build: (step: StepFn<S>) => void): void {
+export function defineFlow<S extends object = Record<string, unknown>>(
+  meta: FlowMeta,
+  build: (step: StepFn<S>) => void,
+): void {
   if (!isConformanceClass(meta.class)) throw new Error(`flow ${meta.id}: unknown class "${meta.class}"`);
   registerCheckId(meta.id);
   const describe = `[flow] ${meta.title}`;
   const flowTags = [`@class:${meta.class}`, ...(meta.tags ?? []).map((t) => `@${t}`)];
-  const steps: Array<{ meta: CheckMeta; body: CheckBody<S>; location: string; candidate: Candidate; selected: boolean }> = [];
+  const steps: Array<{
+    meta: CheckMeta;
+    body: CheckBody<S>;
+    location: string;
+    candidate: Candidate;
+    selected: boolean;
+  }> = [];
   build((stepMeta, body) => {
     const full = withCatalogueClass(stepMeta, meta.class);
     validateMeta(full);
@@ -322,7 +376,11 @@ export function defineFlow<S extends object = Record<string, unknown>>(meta: Flo
         const details = detailsOf({ ...step.meta, id: stepId }, step.location, flowId, setup);
         // The flow's class tag (on the describe) selects the project for every step when Playwright
         // runs the suite directly (one project per class), so the flow stays in one worker.
-        test(`[${step.meta.requirement}] ${step.meta.title}`, { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) }, wrap(step.body, step.meta.level, stepId));
+        test(
+          `[${step.meta.requirement}] ${step.meta.title}`,
+          { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) },
+          wrap(step.body, step.meta.level, stepId),
+        );
       }
       test.afterAll(async ({ harness }) => {
         await harness.endFlow(flowId);
@@ -342,7 +400,11 @@ let runningLevel: Level | undefined;
  * business (ERR-OK-*, ERR-MAP-*, AUTH-KEY-004), where expectStatus stays exact.
  */
 function acceptedAtMust(status: number, allowed: readonly number[]): boolean {
-  const inClass = (low: number) => allowed.every((s) => s >= low && s < low + 100 && s !== 429) && status >= low && status < low + 100 && status !== 429;
+  const inClass = (low: number) =>
+    allowed.every((s) => s >= low && s < low + 100 && s !== 429) &&
+    status >= low &&
+    status < low + 100 &&
+    status !== 429;
   return inClass(200) || inClass(400);
 }
 
@@ -363,7 +425,9 @@ export function expectStatus(res: ApiResponse, expected: number | number[], hint
     }
   })();
   const body = res.text.length > 300 ? `${res.text.slice(0, 300)}…` : res.text;
-  throw new Error(`${req.method} ${path}: expected status ${allowed.join(' or ')}, got ${res.status}${hint ? ` (${hint})` : ''}${body ? `: ${redactString(body)}` : ''}`);
+  throw new Error(
+    `${req.method} ${path}: expected status ${allowed.join(' or ')}, got ${res.status}${hint ? ` (${hint})` : ''}${body ? `: ${redactString(body)}` : ''}`,
+  );
 }
 
 /** The eight error codes the specification lists (Errors); every other code is a convention. */
@@ -382,12 +446,16 @@ export const SPEC_ERROR_CODES: ReadonlySet<string> = new Set([
  * The standard error envelope `{"error": {"code", "message"}}`, optionally with a given code. In a
  * MUST check only a code the specification lists is compared; others are SHOULD checks' business.
  */
-export function expectErrorEnvelope(res: ApiResponse, code?: string): { code: string; message: string; details?: unknown; resource?: unknown } {
+export function expectErrorEnvelope(
+  res: ApiResponse,
+  code?: string,
+): { code: string; message: string; details?: unknown; resource?: unknown } {
   const body = res.body as { error?: { code?: unknown; message?: unknown } } | undefined;
   expect(body, `${res.status} body should be a JSON error envelope`).toBeTruthy();
   expect(typeof body?.error?.code, 'error.code should be a string').toBe('string');
   expect(typeof body?.error?.message, 'error.message should be a string').toBe('string');
-  if (code !== undefined && (runningLevel !== 'MUST' || SPEC_ERROR_CODES.has(code))) expect(body?.error?.code, 'error.code').toBe(code);
+  if (code !== undefined && (runningLevel !== 'MUST' || SPEC_ERROR_CODES.has(code)))
+    expect(body?.error?.code, 'error.code').toBe(code);
   return body!.error as { code: string; message: string };
 }
 
@@ -395,7 +463,11 @@ export function expectErrorEnvelope(res: ApiResponse, code?: string): { code: st
  * Validates a value with a compiled schema validator (ajv's ValidateFunction shape, as
  * spec/model.ts provides), failing with the validator's errors.
  */
-export function expectSchema(value: unknown, validate: ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null }, what = 'response body'): void {
+export function expectSchema(
+  value: unknown,
+  validate: ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null },
+  what = 'response body',
+): void {
   if (validate(value)) return;
   const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`.trim());
   throw new Error(`${what} does not match the schema: ${errors.join('; ')}`);

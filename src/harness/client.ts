@@ -45,7 +45,10 @@ export function defaultRequestTimeoutMs(settings: { requestTimeoutMs?: number | 
 }
 
 /** Reads at most `limit` bytes of a body, then destroys the stream (the rest is never downloaded). */
-async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+async function readLimited(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -173,12 +176,17 @@ const PAYMENT_METHOD = /^\/account\/payment-methods\/[^/]+\/?$/;
 
 /** Requests that move money or change how the account pays (README, Safety against a shared target). */
 function movesMoney(method: string, relPath: string): boolean {
-  return (method === 'POST' && CHARGING.some((re) => re.test(relPath))) || (method === 'DELETE' && PAYMENT_METHOD.test(relPath));
+  return (
+    (method === 'POST' && CHARGING.some((re) => re.test(relPath))) ||
+    (method === 'DELETE' && PAYMENT_METHOD.test(relPath))
+  );
 }
 
 export function isTextContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  return /^(text\/|application\/(json|xml|problem\+json|x-www-form-urlencoded|javascript|yaml))|\+json|\+xml/i.test(contentType);
+  return /^(text\/|application\/(json|xml|problem\+json|x-www-form-urlencoded|javascript|yaml))|\+json|\+xml/i.test(
+    contentType,
+  );
 }
 
 /** Bytes decoded to record a body: BODY_LIMIT characters take at most four bytes each. */
@@ -199,7 +207,8 @@ export function bodyForRecord(bytes: Uint8Array | undefined, contentType: string
     if (!decoded.includes('\uFFFD') && !/[\x00-\x08\x0E-\x1F]/.test(decoded)) text = decoded;
   }
   if (text === undefined) return `<binary body, ${bytes.byteLength} bytes${contentType ? `, ${contentType}` : ''}>`;
-  if (cut || text.length > BODY_LIMIT) return `${text.slice(0, BODY_LIMIT)}… <truncated, ${bytes.byteLength} bytes in all>`;
+  if (cut || text.length > BODY_LIMIT)
+    return `${text.slice(0, BODY_LIMIT)}… <truncated, ${bytes.byteLength} bytes in all>`;
   return text;
 }
 
@@ -217,9 +226,19 @@ function isPlaceholder(recorded: string): boolean {
  * recording could not keep whole is read from `bodyFile` (relative to the report directory), or
  * from a `@FILE` placeholder when it was not saved.
  */
-export function curlLine(method: string, url: string, headers: Record<string, string>, body: string | undefined, keyVar: string | null, bodyFile: string | null = null): string {
+export function curlLine(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  keyVar: string | null,
+  bodyFile: string | null = null,
+): string {
   // HEAD as `-I`: with `-X HEAD` curl waits for a body that never comes.
-  const parts = method.toUpperCase() === 'HEAD' ? ['curl', '-sS', '-I', shellQuote(url)] : ['curl', '-sS', '-i', '-X', method, shellQuote(url)];
+  const parts =
+    method.toUpperCase() === 'HEAD'
+      ? ['curl', '-sS', '-I', shellQuote(url)]
+      : ['curl', '-sS', '-i', '-X', method, shellQuote(url)];
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() === 'authorization') {
       if (keyVar) parts.push('-H', `"Authorization: Bearer $${keyVar}"`);
@@ -246,7 +265,9 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 }
 
 export function buildUrl(base: string, path: string, query?: Record<string, QueryValue>): URL {
-  const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  const url = /^https?:\/\//.test(path)
+    ? new URL(path)
+    : new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
   if (query) {
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined || value === null || value === false) continue;
@@ -302,7 +323,14 @@ export class ApiClient {
 
   /** The same client for one check: its requests name it and are recorded into its sink. */
   forCheck(check: string, record: (exchange: Exchange) => void): ApiClient {
-    return new ApiClient({ settings: this.settings, budgets: this.budgets, dispatcher: this.dispatcher, record, maxRateLimitRetries: this.maxRetries, check });
+    return new ApiClient({
+      settings: this.settings,
+      budgets: this.budgets,
+      dispatcher: this.dispatcher,
+      record,
+      maxRateLimitRetries: this.maxRetries,
+      check,
+    });
   }
 
   /**
@@ -317,10 +345,18 @@ export class ApiClient {
   get(path: string, options: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<ApiResponse> {
     return this.request({ ...options, method: 'GET', path });
   }
-  post(path: string, json?: unknown, options: Omit<RequestOptions, 'method' | 'path' | 'json'> = {}): Promise<ApiResponse> {
+  post(
+    path: string,
+    json?: unknown,
+    options: Omit<RequestOptions, 'method' | 'path' | 'json'> = {},
+  ): Promise<ApiResponse> {
     return this.request({ ...options, method: 'POST', path, json });
   }
-  put(path: string, json?: unknown, options: Omit<RequestOptions, 'method' | 'path' | 'json'> = {}): Promise<ApiResponse> {
+  put(
+    path: string,
+    json?: unknown,
+    options: Omit<RequestOptions, 'method' | 'path' | 'json'> = {},
+  ): Promise<ApiResponse> {
     return this.request({ ...options, method: 'PUT', path, json });
   }
   delete(path: string, options: Omit<RequestOptions, 'method' | 'path'> = {}): Promise<ApiResponse> {
@@ -335,7 +371,9 @@ export class ApiClient {
     if (unset) {
       // The suite built this path from a value it does not have (an earlier step did not run or
       // did not set it): sending it would blame the target for cloudcheck's own error.
-      throw new CloudcheckError(`cloudcheck built ${method} ${relPath} from a missing value ("${unset[1]}"): a step that should have produced it did not run or did not set it`);
+      throw new CloudcheckError(
+        `cloudcheck built ${method} ${relPath} from a missing value ("${unset[1]}"): a step that should have produced it did not run or did not set it`,
+      );
     }
     if (!absolute && movesMoney(method, relPath) && !this.settings.allowCharges) {
       throw new PrerequisiteMissingError(`${method} ${relPath} moves money and the run does not have --allow-charges`);
@@ -343,7 +381,8 @@ export class ApiClient {
     const explicitKey = options.key !== undefined || options.authorization !== undefined || absolute;
     const area = areaOfPath(relPath);
     const budget = options.account === 'alt' ? this.budgets.alt : this.budgets.main;
-    if (options.account === 'alt' && !budget) throw new PrerequisiteMissingError('this check needs a second account: pass --alt-api-key');
+    if (options.account === 'alt' && !budget)
+      throw new PrerequisiteMissingError('this check needs a second account: pass --alt-api-key');
 
     let attempts = 0;
     for (;;) {
@@ -358,7 +397,9 @@ export class ApiClient {
       if (response.status !== 429 || explicitKey || options.expectRateLimit) return response;
       attempts++;
       if (attempts > this.maxRetries) {
-        throw new EnvironmentError(`the target answered 429 to ${method} ${relPath} on ${attempts} keys of the run's own budget; the run exceeded its request budget (not a defect of the target)`);
+        throw new EnvironmentError(
+          `the target answered 429 to ${method} ${relPath} on ${attempts} keys of the run's own budget; the run exceeded its request budget (not a defect of the target)`,
+        );
       }
     }
   }
@@ -372,13 +413,19 @@ export class ApiClient {
    * check's result counts them. Hand-written rather than undici's RetryAgent: the decision needs
    * the method and the error together, and each attempt must reach the recorder.
    */
-  private async sendRetrying(options: RequestOptions, method: string, key: string | null, countAgain: () => void): Promise<ApiResponse> {
+  private async sendRetrying(
+    options: RequestOptions,
+    method: string,
+    key: string | null,
+    countAgain: () => void,
+  ): Promise<ApiResponse> {
     const retries = this.settings.retries ?? 0;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.send(options, method, key, attempt);
       } catch (error) {
-        if (!(error instanceof NetworkError) || attempt > retries || targetSilent() || !mayResend(method, error)) throw error;
+        if (!(error instanceof NetworkError) || attempt > retries || targetSilent() || !mayResend(method, error))
+          throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 250 * 2 ** (attempt - 1))));
         countAgain();
       }
@@ -411,7 +458,9 @@ export class ApiClient {
     // JSON first, anything else after it: object and PDF downloads must not be refused (406) by a
     // target that honours Accept.
     // Never Authorization: the key sent (or left out on purpose) is the check's to decide.
-    const extra = Object.fromEntries(Object.entries(this.settings.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'authorization'));
+    const extra = Object.fromEntries(
+      Object.entries(this.settings.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'authorization'),
+    );
     const headers: Record<string, string> = {
       accept: 'application/json, */*;q=0.5',
       'user-agent': 'cloudcheck',
@@ -434,16 +483,29 @@ export class ApiClient {
     }
     const startedAt = new Date();
     const t0 = performance.now();
-    const keyVar = key === null ? null : key === this.settings.keys.alt ? 'CLOUDCHECK_ALT_API_KEY' : 'CLOUDCHECK_API_KEY';
+    const keyVar =
+      key === null ? null : key === this.settings.keys.alt ? 'CLOUDCHECK_ALT_API_KEY' : 'CLOUDCHECK_API_KEY';
     const requestBodyText = bodyForRecord(payload, headers['content-type']);
     // --header values are secrets whatever their length (redact.ts only knows values of 8+ characters).
     const recorded = { ...headers };
     for (const [name, value] of Object.entries(extra)) if (recorded[name] === value) recorded[name] = REDACTED;
     const exchangeBase = {
-      request: { method, url: url.toString(), headers: recorded, ...(requestBodyText !== undefined ? { body: requestBodyText } : {}) },
+      request: {
+        method,
+        url: url.toString(),
+        headers: recorded,
+        ...(requestBodyText !== undefined ? { body: requestBodyText } : {}),
+      },
       started_at: startedAt.toISOString(),
       ...(attempt > 1 ? { attempt } : {}),
-      curl: curlLine(method, url.toString(), recorded, requestBodyText, options.authorization !== undefined ? null : keyVar, this.bodyFile(payload, requestBodyText)),
+      curl: curlLine(
+        method,
+        url.toString(),
+        recorded,
+        requestBodyText,
+        options.authorization !== undefined ? null : keyVar,
+        this.bodyFile(payload, requestBodyText),
+      ),
     };
     const timeoutMs = options.timeoutMs ?? defaultRequestTimeoutMs(this.settings);
     if (targetSilent()) {
@@ -467,10 +529,16 @@ export class ApiClient {
       ({ bytes } = await readLimited(res.body, MAX_RESPONSE_BYTES));
     } catch (error) {
       const message = error instanceof Error ? `${error.name}: ${error.message}${causeText(error)}` : String(error);
-      const exchange = redact<Exchange>({ ...exchangeBase, error: message, duration_ms: Math.round(performance.now() - t0) });
+      const exchange = redact<Exchange>({
+        ...exchangeBase,
+        error: message,
+        duration_ms: Math.round(performance.now() - t0),
+      });
       this.record?.(exchange);
       transport.consecutiveFailures++;
-      throw new NetworkError(`${method} ${url.pathname} failed without a response: ${redactString(message)}`, { cause: error });
+      throw new NetworkError(`${method} ${url.pathname} failed without a response: ${redactString(message)}`, {
+        cause: error,
+      });
     }
     transport.answered++;
     transport.consecutiveFailures = 0;
@@ -499,7 +567,11 @@ export class ApiClient {
     });
     const exchange = redact<Exchange>({
       ...exchangeBase,
-      response: { status, headers: resHeaders, ...(bytes.byteLength ? { body: bodyForRecord(bytes, resHeaders['content-type']) } : {}) },
+      response: {
+        status,
+        headers: resHeaders,
+        ...(bytes.byteLength ? { body: bodyForRecord(bytes, resHeaders['content-type']) } : {}),
+      },
       duration_ms: durationMs,
     });
     this.record?.(exchange);
@@ -510,7 +582,10 @@ export class ApiClient {
       bytes,
       body,
       json<T>(): T {
-        if (body === undefined) throw new Error(`expected a JSON body from ${method} ${url.pathname}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`);
+        if (body === undefined)
+          throw new Error(
+            `expected a JSON body from ${method} ${url.pathname}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
+          );
         return body as T;
       },
       exchange,
@@ -524,7 +599,11 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
 /** The first `code` along an error's cause chain (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...). */
 function errorCode(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;
   }
@@ -554,7 +633,12 @@ function learnSecrets(path: string, body: unknown): void {
   const visit = (value: unknown, depth: number): void => {
     if (depth > 6 || !value || typeof value !== 'object') return;
     for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
-      if (typeof inner === 'string' && /secret|^key$|token|password/i.test(name) && /api-keys|access-keys|webhooks/.test(path)) addSecret(inner);
+      if (
+        typeof inner === 'string' &&
+        /secret|^key$|token|password/i.test(name) &&
+        /api-keys|access-keys|webhooks/.test(path)
+      )
+        addSecret(inner);
       else if (typeof inner === 'object') visit(inner, depth + 1);
     }
   };

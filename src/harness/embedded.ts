@@ -54,8 +54,11 @@ export function faultScopesFromEnv(env: NodeJS.ProcessEnv = process.env): Record
     typeof parsed === 'object' &&
     parsed !== null &&
     !Array.isArray(parsed) &&
-    Object.values(parsed).every((units) => Array.isArray(units) && units.every((unit) => typeof unit === 'string' && unit !== ''));
-  if (!valid) throw new Error('CLOUDCHECK_EMBEDDED_FAULT_SCOPES must be a JSON object of fault name → non-empty check ids');
+    Object.values(parsed).every(
+      (units) => Array.isArray(units) && units.every((unit) => typeof unit === 'string' && unit !== ''),
+    );
+  if (!valid)
+    throw new Error('CLOUDCHECK_EMBEDDED_FAULT_SCOPES must be a JSON object of fault name → non-empty check ids');
   return parsed as Record<string, string[]>;
 }
 
@@ -68,7 +71,14 @@ export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] 
   return namesFromEnv(env.CLOUDCHECK_EMBEDDED_VARIANTS);
 }
 
-export async function startEmbedded(options: { seed?: number; faults?: string[]; testNumbers?: { succeed?: string; fail?: string; random?: string }; apiKey?: string } = {}): Promise<EmbeddedTarget> {
+export async function startEmbedded(
+  options: {
+    seed?: number;
+    faults?: string[];
+    testNumbers?: { succeed?: string; fail?: string; random?: string };
+    apiKey?: string;
+  } = {},
+): Promise<EmbeddedTarget> {
   // Imported lazily: a run against a real target never loads the server (and its dependencies).
   const { startReferenceServer } = await import('../../reference/server.ts');
   const running = await startReferenceServer({
@@ -83,5 +93,11 @@ export async function startEmbedded(options: { seed?: number; faults?: string[];
     variants: variantsFromEnv(),
     testNumbers: options.testNumbers,
   });
-  return { target: running.baseUrl, s3Url: running.s3Url, apiKey: running.apiKey, altApiKey: running.altApiKey, close: () => running.close() };
+  return {
+    target: running.baseUrl,
+    s3Url: running.s3Url,
+    apiKey: running.apiKey,
+    altApiKey: running.altApiKey,
+    close: () => running.close(),
+  };
 }

@@ -36,7 +36,12 @@ export function isEnvironmentError(error: unknown): boolean {
 }
 
 /** Names the reporter recognises in an error message coming from a worker. */
-export const ENVIRONMENT_ERROR_NAMES = ['EnvironmentError', 'NetworkError', 'BudgetExhaustedError', 'PrerequisiteMissingError'];
+export const ENVIRONMENT_ERROR_NAMES = [
+  'EnvironmentError',
+  'NetworkError',
+  'BudgetExhaustedError',
+  'PrerequisiteMissingError',
+];
 
 /**
  * cloudcheck's own failure, detected by the suite: a request path built from a value an earlier

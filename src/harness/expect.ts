@@ -33,8 +33,11 @@ const PASSES: Record<string, Predicate> = {
   toBeGreaterThanOrEqual: (a, e) => isNumber(a) && isNumber(e) && a >= e,
   toBeLessThan: (a, e) => isNumber(a) && isNumber(e) && a < e,
   toBeLessThanOrEqual: (a, e) => isNumber(a) && isNumber(e) && a <= e,
-  toContain: (a, e) => (typeof a === 'string' && typeof e === 'string' ? a.includes(e) : Array.isArray(a) && a.indexOf(e) !== -1),
-  toMatch: (a, e) => typeof a === 'string' && (typeof e === 'string' ? a.includes(e) : e instanceof RegExp && !e.global && !e.sticky && e.test(a)),
+  toContain: (a, e) =>
+    typeof a === 'string' && typeof e === 'string' ? a.includes(e) : Array.isArray(a) && a.indexOf(e) !== -1,
+  toMatch: (a, e) =>
+    typeof a === 'string' &&
+    (typeof e === 'string' ? a.includes(e) : e instanceof RegExp && !e.global && !e.sticky && e.test(a)),
   toHaveLength: (a, e) => (Array.isArray(a) || typeof a === 'string' ? a.length === e : false),
 };
 
@@ -45,7 +48,8 @@ const NOT_PASSES: Record<string, Predicate> = {
   toBeUndefined: (a) => a !== undefined,
   toBeDefined: (a) => a === undefined,
   toBeTruthy: (a) => !a,
-  toContain: (a, e) => (typeof a === 'string' && typeof e === 'string' ? !a.includes(e) : Array.isArray(a) && !a.includes(e)),
+  toContain: (a, e) =>
+    typeof a === 'string' && typeof e === 'string' ? !a.includes(e) : Array.isArray(a) && !a.includes(e),
 };
 
 type Message = Parameters<typeof playwrightExpect>[1];

@@ -131,7 +131,8 @@ export class WorkerHarness {
     this.client = new ApiClient({ settings, budgets: this.budgets });
   }
 
-  clientFor = (account: 'main' | 'alt'): ApiClient | null => (account === 'alt' && !this.budgets.alt ? null : this.client);
+  clientFor = (account: 'main' | 'alt'): ApiClient | null =>
+    account === 'alt' && !this.budgets.alt ? null : this.client;
 
   flow(flowId: string): FlowScope {
     let scope = this.flows.get(flowId);
@@ -169,7 +170,10 @@ export function mainAndAltBudgets(settings: RunSettings, parallelIndex: number):
   const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker);
   for (const key of own) addSecret(key);
   return {
-    main: new Budget([...own, settings.keys.main], { maxWaitMs, keptOut: own.length > 0 ? { billing: [settings.keys.main] } : undefined }),
+    main: new Budget([...own, settings.keys.main], {
+      maxWaitMs,
+      keptOut: own.length > 0 ? { billing: [settings.keys.main] } : undefined,
+    }),
     alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs }) : null,
   };
 }
@@ -241,12 +245,16 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
       let interval = options.intervalMs ?? FIRST_POLL_INTERVAL_MS;
       try {
         // Nothing can change before this moment (an expiry): waiting for it is part of the wait.
-        if (options.notBefore !== undefined) await new Promise((resolve) => setTimeout(resolve, Math.max(0, options.notBefore! - Date.now())));
+        if (options.notBefore !== undefined)
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, options.notBefore! - Date.now())));
         for (;;) {
           const value = await probe();
           if (value !== undefined && value !== false) return value;
           const waited = Date.now() - started;
-          if (waited >= limit) throw new Error(`waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`);
+          if (waited >= limit)
+            throw new Error(
+              `waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`,
+            );
           await new Promise((resolve) => setTimeout(resolve, Math.min(interval, limit - waited)));
           // Back off: a real cloud takes minutes, and every poll counts against the rate budget.
           interval = Math.min(MAX_POLL_INTERVAL_MS, interval * 2);
@@ -315,13 +323,22 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (exchanges.length === 0) return;
       const retried = exchanges.filter((e) => (e.attempt ?? 1) > 1).length;
       if (retried > 0) testInfo.annotations.push({ type: RETRIED_ANNOTATION, description: String(retried) });
-      const reportedAsPassed = testInfo.status === 'passed' && !testInfo.annotations.some((a) => a.type === ANNOTATION.deviation || a.type === ANNOTATION.failure);
+      const reportedAsPassed =
+        testInfo.status === 'passed' &&
+        !testInfo.annotations.some((a) => a.type === ANNOTATION.deviation || a.type === ANNOTATION.failure);
       // `--har all` keeps every check's exchanges; otherwise a pass keeps method, URL and status.
       if (reportedAsPassed && !harness.settings.harAll) {
-        const seen: SeenExchange[] = exchanges.map((e) => [e.request.method, e.request.url, e.response?.status ?? null]);
+        const seen: SeenExchange[] = exchanges.map((e) => [
+          e.request.method,
+          e.request.url,
+          e.response?.status ?? null,
+        ]);
         testInfo.annotations.push({ type: SEEN_ANNOTATION, description: JSON.stringify(seen) });
       } else {
-        await testInfo.attach(EXCHANGES_ATTACHMENT, { body: JSON.stringify(exchanges), contentType: 'application/json' });
+        await testInfo.attach(EXCHANGES_ATTACHMENT, {
+          body: JSON.stringify(exchanges),
+          contentType: 'application/json',
+        });
       }
     },
     BOXED,
@@ -333,12 +350,17 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         await use(harness.flow(flowId).ledger);
         return;
       }
-      const ledger = new Ledger(`check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`, harness.settings.runTmp, { keep: harness.settings.keep });
+      const ledger = new Ledger(
+        `check:${annotationValue(testInfo, ANNOTATION.id) ?? testInfo.testId}`,
+        harness.settings.runTmp,
+        { keep: harness.settings.keep },
+      );
       try {
         await use(ledger);
       } finally {
         const leaks = await ledger.teardown(harness.clientFor);
-        for (const leak of leaks) testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
+        for (const leak of leaks)
+          testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
       }
     },
     BOXED,

@@ -30,13 +30,25 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   if (!settings.target && settings.handoffFile) {
     // `cloudcheck run` is starting the embedded server meanwhile (target-handoff.ts).
     const started = await awaitHandoff(settings.handoffFile);
-    settings = publish({ ...settings, target: started.target, s3Url: started.s3Url, keys: { main: started.apiKey, alt: started.altApiKey } });
+    settings = publish({
+      ...settings,
+      target: started.target,
+      s3Url: started.s3Url,
+      keys: { main: started.apiKey, alt: started.altApiKey },
+    });
   }
   if (!settings.target) {
     const embedded = await startEmbedded({ seed: settings.seed });
     (globalThis as Holder)[HANDLE] = embedded;
     // The embedded server moves no real money.
-    settings = publish({ ...settings, target: embedded.target, s3Url: embedded.s3Url, keys: { main: embedded.apiKey, alt: embedded.altApiKey }, embedded: true, allowCharges: true });
+    settings = publish({
+      ...settings,
+      target: embedded.target,
+      s3Url: embedded.s3Url,
+      keys: { main: embedded.apiKey, alt: embedded.altApiKey },
+      embedded: true,
+      allowCharges: true,
+    });
   }
   await createKeysForWorkers(config.workers, settings);
   return async () => {
@@ -59,7 +71,9 @@ async function createKeysForWorkers(workers: number, settings: RunSettings): Pro
   (globalThis as Holder)[KEYS] = runKeys;
   publish({ ...settings, budgetKeys: runKeys.keys });
   if (runKeys.shortfall) {
-    process.stderr.write(`cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); the run's own key takes the rest of the work\n`);
+    process.stderr.write(
+      `cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); the run's own key takes the rest of the work\n`,
+    );
   }
 }
 
@@ -70,7 +84,10 @@ export async function closeEmbedded(): Promise<void> {
   delete holder[KEYS];
   if (runKeys) {
     const failed = await runKeys.revoke().catch(() => runKeys.keys.length);
-    if (failed > 0) process.stderr.write(`cloudcheck: ${failed} of the run's API keys could not be revoked (they expire on their own within 3 h)\n`);
+    if (failed > 0)
+      process.stderr.write(
+        `cloudcheck: ${failed} of the run's API keys could not be revoked (they expire on their own within 3 h)\n`,
+      );
   }
   await closeProcessAgent();
   const embedded = holder[HANDLE];

@@ -12,7 +12,8 @@ export function parseHeaderLine(line: string): [string, string] {
   // eslint-disable-next-line no-control-regex -- control characters cannot be sent in a header
   if (/[\x00-\x08\x0A-\x1F\x7F]/.test(value)) throw new Error(`the value of header ${name} holds a control character`);
   const lower = name.toLowerCase();
-  if (lower === 'authorization') throw new Error("Authorization cannot be set with --header: cloudcheck sends the run's keys itself (--api-key)");
+  if (lower === 'authorization')
+    throw new Error("Authorization cannot be set with --header: cloudcheck sends the run's keys itself (--api-key)");
   return [lower, value];
 }
 

@@ -38,14 +38,38 @@ function objectPath(id: string): string {
 
 /** Every kind of resource the suite creates. Kinds without a delete operation are tracked but never leak. */
 export const KINDS: Record<string, KindInfo> = {
-  object: { rank: 100, deletePath: objectPath, deleteOperation: 'DELETE /storage/buckets/{bucket_name}/objects/{object_key}' },
-  snapshot: { rank: 90, deletePath: (id) => `/snapshots/${enc(id)}`, deleteOperation: 'DELETE /snapshots/{snapshot_id}' },
-  volume: { rank: 80, deletePath: (id) => `/storage/volumes/${enc(id)}`, deleteOperation: 'DELETE /storage/volumes/{volume_id}' },
+  object: {
+    rank: 100,
+    deletePath: objectPath,
+    deleteOperation: 'DELETE /storage/buckets/{bucket_name}/objects/{object_key}',
+  },
+  snapshot: {
+    rank: 90,
+    deletePath: (id) => `/snapshots/${enc(id)}`,
+    deleteOperation: 'DELETE /snapshots/{snapshot_id}',
+  },
+  volume: {
+    rank: 80,
+    deletePath: (id) => `/storage/volumes/${enc(id)}`,
+    deleteOperation: 'DELETE /storage/volumes/{volume_id}',
+  },
   vps: { rank: 70, deletePath: (id) => `/vps/${enc(id)}`, deleteOperation: 'DELETE /vps/{vps_id}' },
-  bucket: { rank: 60, deletePath: (id) => `/storage/buckets/${enc(id)}`, deleteOperation: 'DELETE /storage/buckets/{bucket_name}' },
-  'payment-method': { rank: 50, deletePath: (id) => `/account/payment-methods/${enc(id)}`, deleteOperation: 'DELETE /account/payment-methods/{payment_method_id}' },
+  bucket: {
+    rank: 60,
+    deletePath: (id) => `/storage/buckets/${enc(id)}`,
+    deleteOperation: 'DELETE /storage/buckets/{bucket_name}',
+  },
+  'payment-method': {
+    rank: 50,
+    deletePath: (id) => `/account/payment-methods/${enc(id)}`,
+    deleteOperation: 'DELETE /account/payment-methods/{payment_method_id}',
+  },
   project: { rank: 40, deletePath: (id) => `/projects/${enc(id)}`, deleteOperation: 'DELETE /projects/{project_id}' },
-  'api-key': { rank: 10, deletePath: (id) => `/account/api-keys/${enc(id)}`, deleteOperation: 'DELETE /account/api-keys/{key_id}' },
+  'api-key': {
+    rank: 10,
+    deletePath: (id) => `/account/api-keys/${enc(id)}`,
+    deleteOperation: 'DELETE /account/api-keys/{key_id}',
+  },
   // The specification has no delete operation for these; they are named with the run prefix so
   // people can recognise them.
   'ssh-key': { rank: 30, deletePath: null, deleteOperation: null },
@@ -139,7 +163,16 @@ export class Ledger {
       seq: ++globalSeq,
     };
     this.entries.push(entry);
-    this.write({ event: 'created', scope: this.scope, kind, id, account: entry.account, deletePath: entry.deletePath, deleteOperation: entry.deleteOperation, rank: entry.rank });
+    this.write({
+      event: 'created',
+      scope: this.scope,
+      kind,
+      id,
+      account: entry.account,
+      deletePath: entry.deletePath,
+      deleteOperation: entry.deleteOperation,
+      rank: entry.rank,
+    });
     return id;
   }
 
@@ -214,7 +247,12 @@ export class Ledger {
       }
       if (this.options.keep) {
         entry.gone = true;
-        const kept = { kind: entry.kind, id: entry.id, delete_operation: entry.deleteOperation, reason: 'kept (--keep)' };
+        const kept = {
+          kind: entry.kind,
+          id: entry.id,
+          delete_operation: entry.deleteOperation,
+          reason: 'kept (--keep)',
+        };
         this.kept.push(kept);
         this.write({ event: 'kept', scope: this.scope, ...kept });
         continue;
@@ -249,7 +287,11 @@ export class Ledger {
     return leaks;
   }
 
-  private async runRestore(entry: LedgerEntry, clientFor: (account: 'main' | 'alt') => ApiClient | null, leaks: Leak[]): Promise<void> {
+  private async runRestore(
+    entry: LedgerEntry,
+    clientFor: (account: 'main' | 'alt') => ApiClient | null,
+    leaks: Leak[],
+  ): Promise<void> {
     const client = clientFor(entry.account);
     const request = entry.restore!;
     if (!client) {
@@ -257,7 +299,12 @@ export class Ledger {
       return;
     }
     try {
-      const res = await client.request({ method: request.method, path: request.path, account: entry.account, ...(request.json !== undefined ? { json: request.json } : {}) });
+      const res = await client.request({
+        method: request.method,
+        path: request.path,
+        account: entry.account,
+        ...(request.json !== undefined ? { json: request.json } : {}),
+      });
       if (res.status >= 200 && res.status < 300) {
         entry.gone = true;
         this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });
@@ -337,13 +384,27 @@ export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Lea
       leaks.delete(k);
     } else if (rec.event === 'kept') {
       alive.delete(k);
-      kept.set(k, { kind: rec.kind, id: rec.id, delete_operation: rec.delete_operation ?? null, reason: rec.reason ?? 'kept (--keep)' });
+      kept.set(k, {
+        kind: rec.kind,
+        id: rec.id,
+        delete_operation: rec.delete_operation ?? null,
+        reason: rec.reason ?? 'kept (--keep)',
+      });
     } else if (rec.event === 'leaked') {
       alive.delete(k);
-      leaks.set(k, { kind: rec.kind, id: rec.id, delete_operation: rec.delete_operation ?? null, reason: rec.reason ?? 'not deleted' });
+      leaks.set(k, {
+        kind: rec.kind,
+        id: rec.id,
+        delete_operation: rec.delete_operation ?? null,
+        reason: rec.reason ?? 'not deleted',
+      });
     }
   }
-  return { alive: teardownOrder([...alive.values()].filter((e) => e.deletePath || e.restore)), leaks: [...leaks.values()], kept: [...kept.values()] };
+  return {
+    alive: teardownOrder([...alive.values()].filter((e) => e.deletePath || e.restore)),
+    leaks: [...leaks.values()],
+    kept: [...kept.values()],
+  };
 }
 
 /** Labels of `originalOnce` values shared by several checks (the contract checks and the flows). */

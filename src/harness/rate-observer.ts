@@ -40,7 +40,15 @@ export interface RateObservation {
 }
 
 /** The headers the invariants read; everything else is left out. */
-export const OBSERVED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-sms-limit', 'x-sms-remaining', 'retry-after', 'date'] as const;
+export const OBSERVED_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-sms-limit',
+  'x-sms-remaining',
+  'retry-after',
+  'date',
+] as const;
 
 export const OBSERVATION_FILE = /^rate-\d+\.ndjson$/;
 

@@ -15,7 +15,8 @@ export function readJournalLines(dir: string): string[] {
   if (!existsSync(dir)) return [];
   const lines: string[] = [];
   for (const name of readdirSync(dir)) {
-    if (name.startsWith('ledger-') && name.endsWith('.jsonl')) lines.push(...readFileSync(join(dir, name), 'utf8').split('\n'));
+    if (name.startsWith('ledger-') && name.endsWith('.jsonl'))
+      lines.push(...readFileSync(join(dir, name), 'utf8').split('\n'));
   }
   return lines;
 }
@@ -27,14 +28,26 @@ export interface RecoverResult {
 
 export async function recoverFromJournals(
   dir: string,
-  settings: { target: string; keys: { main: string; alt: string | null }; timeoutScale?: number; headers?: Record<string, string> },
+  settings: {
+    target: string;
+    keys: { main: string; alt: string | null };
+    timeoutScale?: number;
+    headers?: Record<string, string>;
+  },
 ): Promise<RecoverResult> {
   const { alive, leaks } = foldJournal(readJournalLines(dir));
   if (alive.length === 0) return { deleted: 0, leaks };
   const client = new ApiClient({
     // Deleting what the run itself created (a payment method journalled by a run with
     // --allow-charges) is cleanup, not a charge; recovery sends nothing else.
-    settings: { target: settings.target, keys: settings.keys, liveSms: false, allowCharges: true, timeoutScale: settings.timeoutScale ?? 1, headers: settings.headers ?? {} },
+    settings: {
+      target: settings.target,
+      keys: settings.keys,
+      liveSms: false,
+      allowCharges: true,
+      timeoutScale: settings.timeoutScale ?? 1,
+      headers: settings.headers ?? {},
+    },
     budgets: {
       main: new Budget([settings.keys.main], { maxWaitMs: 10_000 }),
       alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs: 10_000 }) : null,
@@ -45,7 +58,13 @@ export async function recoverFromJournals(
   for (const entry of alive) {
     // Changes to the user's things (the account) are put back as well as deletes are done.
     if (entry.restore) ledger.restore(entry.id, entry.restore, { account: entry.account });
-    else ledger.track(entry.kind, entry.id, { account: entry.account, deletePath: entry.deletePath, deleteOperation: entry.deleteOperation, rank: entry.rank });
+    else
+      ledger.track(entry.kind, entry.id, {
+        account: entry.account,
+        deletePath: entry.deletePath,
+        deleteOperation: entry.deleteOperation,
+        rank: entry.rank,
+      });
   }
   const newLeaks = await ledger.teardown((account) => (account === 'alt' && !settings.keys.alt ? null : client));
   return { deleted: alive.length - newLeaks.length, leaks: [...leaks, ...newLeaks] };

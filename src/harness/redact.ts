@@ -38,7 +38,18 @@ const SENSITIVE_NAMES = new Set([
 ]);
 
 /** Query parameters that carry a secret (presigned URLs, S3 query auth, keys in URLs). */
-const SENSITIVE_QUERY = ['signature', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'api_key', 'apikey', 'key', 'secret', 'token', 'access_token'];
+const SENSITIVE_QUERY = [
+  'signature',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'api_key',
+  'apikey',
+  'key',
+  'secret',
+  'token',
+  'access_token',
+];
 
 /**
  * The labels cloudcheck gives the keys of a load profile in its results (`main`, `alt`,
@@ -80,7 +91,8 @@ const JSON_FIELD_RE = /"([A-Za-z0-9_-]+)"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 const QUERY_RE = new RegExp(`([?&](?:${SENSITIVE_QUERY.map(escapeRegExp).join('|')})=)[^&#\\s"'<>]*`, 'gi');
 const BEARER_RE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 // YAML/`key=value` style lines, as they appear in logs and `serve` output captured by tests.
-const ASSIGN_RE = /\b(api_key|alt_api_key|secret|secret_access_key|signature|token|password)(\s*[=:]\s*)(?!\[REDACTED\])([^\s"',&]+)/gi;
+const ASSIGN_RE =
+  /\b(api_key|alt_api_key|secret|secret_access_key|signature|token|password)(\s*[=:]\s*)(?!\[REDACTED\])([^\s"',&]+)/gi;
 
 /** Redacts secrets in a piece of text (a body, a URL, a curl line, a message). */
 export function redactString(text: string): string {
@@ -91,7 +103,8 @@ export function redactString(text: string): string {
   out = out.replace(JSON_FIELD_RE, (match, name: string, sep: string, value: string) => {
     const lower = name.toLowerCase();
     if (value === REDACTED) return match;
-    if (SENSITIVE_NAMES.has(lower) || (lower === 'key' && keyValueIsSecret(value))) return `"${name}"${sep}"${REDACTED}"`;
+    if (SENSITIVE_NAMES.has(lower) || (lower === 'key' && keyValueIsSecret(value)))
+      return `"${name}"${sep}"${REDACTED}"`;
     return match;
   });
   out = out.replace(QUERY_RE, `$1${REDACTED}`);

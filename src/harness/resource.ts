@@ -24,22 +24,34 @@ export { listOf, resourceOf } from './body-shape.ts';
 export function expectResource<T = Json>(res: ApiResponse, name: string, key = 'id'): T {
   expectSuccess(res);
   const resource = resourceOf<T>(res.body, name, key);
-  expect(resource !== undefined && isObject(resource) && key in resource, `${line(res)} answered ${res.status} without a ${name} carrying "${key}": ${short(res.text)}`).toBe(true);
+  expect(
+    resource !== undefined && isObject(resource) && key in resource,
+    `${line(res)} answered ${res.status} without a ${name} carrying "${key}": ${short(res.text)}`,
+  ).toBe(true);
   return resource!;
 }
 
 /** Asserts a success answer: any 2xx status (the exact one is a SHOULD, docs/conventions.md). */
 export function expectSuccess(res: ApiResponse, hint?: string): void {
-  expect(res.status >= 200 && res.status < 300, `${line(res)} should succeed (2xx)${hint ? ` (${hint})` : ''}, got ${res.status}: ${short(res.text)}`).toBe(true);
+  expect(
+    res.status >= 200 && res.status < 300,
+    `${line(res)} should succeed (2xx)${hint ? ` (${hint})` : ''}, got ${res.status}: ${short(res.text)}`,
+  ).toBe(true);
 }
 
 /**
  * Asserts a refusal: a 4xx status (the specification lists 400, 401, 403, 404, 409 and 422 but
  * maps none to a condition, so which one is a SHOULD check's business).
  */
-export function expectRefused(res: { status: number; text: string; exchange?: ApiResponse['exchange'] }, what: string): void {
+export function expectRefused(
+  res: { status: number; text: string; exchange?: ApiResponse['exchange'] },
+  what: string,
+): void {
   const request = res.exchange ? ` (${line({ exchange: res.exchange })})` : '';
-  expect(res.status >= 400 && res.status < 500, `${what}${request} should be refused with a 4xx status, got ${res.status}: ${short(res.text)}`).toBe(true);
+  expect(
+    res.status >= 400 && res.status < 500,
+    `${what}${request} should be refused with a 4xx status, got ${res.status}: ${short(res.text)}`,
+  ).toBe(true);
 }
 
 function line(res: Pick<ApiResponse, 'exchange'>): string {

@@ -56,7 +56,10 @@ export async function createRunKeys(options: CreateRunKeysOptions): Promise<RunK
   const { settings } = options;
   const now = options.now ?? Date.now;
   // Only the run's key, with a generous wait: key management is the one use of its billing window.
-  const client = new ApiClient({ settings, budgets: { main: new Budget([settings.keys.main], { maxWaitMs: 30_000 * settings.timeoutScale }) } });
+  const client = new ApiClient({
+    settings,
+    budgets: { main: new Budget([settings.keys.main], { maxWaitMs: 30_000 * settings.timeoutScale }) },
+  });
   const ledger = new Ledger('run-keys', options.journalDir);
   const keys: string[] = [];
   let shortfall: string | null = null;
@@ -66,7 +69,11 @@ export async function createRunKeys(options: CreateRunKeysOptions): Promise<RunK
         method: 'POST',
         path: '/account/api-keys',
         key: settings.keys.main,
-        json: { name: `${options.namePrefix}budget-${n}`, permissions: ['read', 'write'], expires_at: new Date(now() + RUN_KEY_LIFETIME_MS).toISOString() },
+        json: {
+          name: `${options.namePrefix}budget-${n}`,
+          permissions: ['read', 'write'],
+          expires_at: new Date(now() + RUN_KEY_LIFETIME_MS).toISOString(),
+        },
       });
       if (res.status < 200 || res.status >= 300) {
         shortfall = `POST /account/api-keys answered ${res.status}`;

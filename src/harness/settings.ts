@@ -262,11 +262,16 @@ const listOrNull = (value: string | undefined): string[] | null => (value ? valu
  * The settings of the run this process belongs to. `requireTarget: false` for the runner and the
  * reporter, which also run before a target is known (or when none could be started).
  */
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, options: { requireTarget?: boolean } = {}): RunSettings {
+export function settingsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { requireTarget?: boolean } = {},
+): RunSettings {
   // Normalised here too: a bare `npx playwright test` takes the variable as the user wrote it.
   const target = normaliseBaseUrl(env[V.target] ?? '');
   if (!target && options.requireTarget !== false) {
-    throw new Error('CLOUDCHECK_TARGET is not set: run the suite through `cloudcheck run` or `npx playwright test` (whose global setup starts the reference server)');
+    throw new Error(
+      'CLOUDCHECK_TARGET is not set: run the suite through `cloudcheck run` or `npx playwright test` (whose global setup starts the reference server)',
+    );
   }
   const runId = env[V.runId] || 'adhoc';
   const s3Url = orNull(env[V.s3Url]);
@@ -308,7 +313,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env, options: {
     shard: orNull(env[V.shard]),
     workers: numberFrom(env[V.workers], 0, (n) => Number.isInteger(n) && n > 0) || null,
     maxFailures: numberFrom(env[V.maxFailures], 0, (n) => Number.isInteger(n) && n >= 0),
-    selection: { grep: orNull(env[V.grep]), grepInvert: orNull(env[V.grepInvert]), onlyIds: listOrNull(env[V.onlyIds]) },
+    selection: {
+      grep: orNull(env[V.grep]),
+      grepInvert: orNull(env[V.grepInvert]),
+      onlyIds: listOrNull(env[V.onlyIds]),
+    },
     handoffFile: orNull(env[V.handoffFile]),
     suiteIndexOut: orNull(env[V.suiteIndexOut]),
   };

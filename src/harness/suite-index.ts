@@ -5,7 +5,7 @@
  * a fifth of the run's wall time (bench: "fixed cost").
  *
  * The index is written by a run that loaded every file (the definitions record themselves here,
- * selected or not, see check.ts) and kept in the content-keyed cache of spec/cache.ts. Its key
+ * selected or not, see check.ts) and kept in the content-keyed cache of src/util/disk-cache.ts. Its key
  * covers every file a definition can depend on (suites, harness, generators, specification,
  * Playwright config and lock file) and the variables that change which checks exist, so an
  * edit means a full load again, never a stale file list.
@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cachedValue, contentKey, packageVersion, storeValue } from '../../spec/cache.ts';
+import { cachedValue, contentKey, packageVersion, storeValue } from '../util/disk-cache.ts';
 import { type Candidate, type Selection, isSelected } from './selection.ts';
 import { settingsFromEnv } from './settings.ts';
 
@@ -24,8 +24,12 @@ const CACHE_NAME = 'suite-index';
 const DEFINING_ENV = ['CLOUDCHECK_SELFTEST'] as const;
 
 export function suiteIndexKey(env: NodeJS.ProcessEnv = process.env): string {
-  const inputs = ['suites', 'src', 'spec', 'playwright.config.ts', 'package-lock.json'].map((p) => join(ROOT, p)).filter(existsSync);
-  const salt = [packageVersion('@playwright/test'), ...DEFINING_ENV.map((name) => `${name}=${env[name] ?? ''}`)].join(' ');
+  const inputs = ['suites', 'src', 'spec', 'playwright.config.ts', 'package-lock.json']
+    .map((p) => join(ROOT, p))
+    .filter(existsSync);
+  const salt = [packageVersion('@playwright/test'), ...DEFINING_ENV.map((name) => `${name}=${env[name] ?? ''}`)].join(
+    ' ',
+  );
   return contentKey(inputs, salt);
 }
 

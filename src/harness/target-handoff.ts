@@ -6,7 +6,9 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
-export type Handoff = { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null } | { error: string };
+export type Handoff =
+  | { target: string; s3Url: string | null; apiKey: string; altApiKey: string | null }
+  | { error: string };
 
 export function writeHandoff(file: string, handoff: Handoff): void {
   const partial = `${file}.${process.pid}.tmp`;
@@ -18,7 +20,8 @@ export function writeHandoff(file: string, handoff: Handoff): void {
 export async function awaitHandoff(file: string, timeoutMs = 120_000): Promise<Exclude<Handoff, { error: string }>> {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(file)) {
-    if (Date.now() > deadline) throw new Error(`the embedded server's address did not arrive within ${timeoutMs / 1000} s (${file})`);
+    if (Date.now() > deadline)
+      throw new Error(`the embedded server's address did not arrive within ${timeoutMs / 1000} s (${file})`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   const handoff = JSON.parse(readFileSync(file, 'utf8')) as Handoff;

@@ -48,9 +48,12 @@ export function readCaCert(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+    throw new Error(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
+      cause: error,
+    });
   }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   return text;
 }
 
@@ -58,7 +61,9 @@ export function readCaCert(file: string): string {
  * A dispatcher for the options: an Agent, or an EnvHttpProxyAgent when a proxy variable is set.
  * `ca` replaces Node's trust store for a connection, so the extra CA comes with the bundled roots.
  */
-export function createDispatcher(options: TransportOptions & { agent?: Agent.Options; env?: NodeJS.ProcessEnv } = {}): Dispatcher {
+export function createDispatcher(
+  options: TransportOptions & { agent?: Agent.Options; env?: NodeJS.ProcessEnv } = {},
+): Dispatcher {
   const env = options.env ?? process.env;
   const ca = options.caCertFile ? [...rootCertificates, readCaCert(options.caCertFile)] : undefined;
   const agentConnect = (options.agent?.connect ?? {}) as Record<string, unknown>;
@@ -83,7 +88,9 @@ export function configureTransport(options: TransportOptions): void {
 }
 
 /** What the run's settings say: the CA to trust, and a direct connection to the embedded server. */
-export function transportOptions(settings: Pick<RunSettings, 'caCertFile' | 'embedded'> = settingsFromEnv(process.env, { requireTarget: false })): TransportOptions {
+export function transportOptions(
+  settings: Pick<RunSettings, 'caCertFile' | 'embedded'> = settingsFromEnv(process.env, { requireTarget: false }),
+): TransportOptions {
   if (configured) return configured;
   return { caCertFile: settings.caCertFile, direct: settings.embedded };
 }

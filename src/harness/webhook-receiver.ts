@@ -56,7 +56,11 @@ export class WebhookReceiver {
   ) {}
 
   /** Starts a receiver on `listen`; `publicUrl` is what the target calls when it is not the listen address itself. */
-  static async start(options: { listen: string; publicUrl?: string | null; timeoutScale?: number }): Promise<WebhookReceiver> {
+  static async start(options: {
+    listen: string;
+    publicUrl?: string | null;
+    timeoutScale?: number;
+  }): Promise<WebhookReceiver> {
     const { host, port } = parseListen(options.listen);
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
@@ -71,7 +75,11 @@ export class WebhookReceiver {
     const bound = server.address() as AddressInfo;
     const callHost = bound.address === '0.0.0.0' || bound.address === '::' ? '127.0.0.1' : bound.address;
     const derived = `http://${callHost.includes(':') ? `[${callHost}]` : callHost}:${bound.port}/`;
-    const base = options.publicUrl ? (options.publicUrl.endsWith('/') ? options.publicUrl : `${options.publicUrl}/`) : derived;
+    const base = options.publicUrl
+      ? options.publicUrl.endsWith('/')
+        ? options.publicUrl
+        : `${options.publicUrl}/`
+      : derived;
     const receiver = new WebhookReceiver(server, base, options.timeoutScale ?? 1);
     // Attached once the URL is known: nothing can call it before it is handed out.
     server.on('request', (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));
@@ -96,7 +104,11 @@ export class WebhookReceiver {
    * Waits until at least `count` (default 1) deliveries match, for at most `timeoutMs` (scaled by
    * the run's timeout scale). Returns the matching ones; throws naming `what` on timeout.
    */
-  async waitFor(what: string, filter: string | ((d: WebhookDelivery) => boolean), options: { timeoutMs?: number; count?: number } = {}): Promise<WebhookDelivery[]> {
+  async waitFor(
+    what: string,
+    filter: string | ((d: WebhookDelivery) => boolean),
+    options: { timeoutMs?: number; count?: number } = {},
+  ): Promise<WebhookDelivery[]> {
     const predicate = toPredicate(filter);
     const count = options.count ?? 1;
     const timeoutMs = Math.round((options.timeoutMs ?? 15_000) * this.timeoutScale);
@@ -106,7 +118,9 @@ export class WebhookReceiver {
       if (matching.length >= count) return matching;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} at the webhook receiver (${matching.length} of ${count} matching, ${this.received.length} deliveries in all)`);
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what} at the webhook receiver (${matching.length} of ${count} matching, ${this.received.length} deliveries in all)`,
+        );
       }
       await new Promise<void>((resolve) => {
         const wake = (): void => {
@@ -142,8 +156,17 @@ export class WebhookReceiver {
         json = undefined;
       }
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      this.received.push({ seq: ++this.seq, receivedAt: new Date(), method: req.method ?? 'GET', path: req.url ?? '/', headers, rawBody, json });
+      for (const [name, value] of Object.entries(req.headers))
+        if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      this.received.push({
+        seq: ++this.seq,
+        receivedAt: new Date(),
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers,
+        rawBody,
+        json,
+      });
       for (const wake of [...this.waiters]) wake();
       res.writeHead(size > MAX_BODY ? 413 : 200, { 'content-type': 'application/json' });
       res.end(size > MAX_BODY ? '{"ok":false}' : '{"ok":true}');
@@ -165,7 +188,9 @@ let shared: Promise<WebhookReceiver> | null = null;
  * This worker's receiver, started on first use. Null when the run has no way for the target to
  * reach it (a remote target and neither --webhook-listen nor --webhook-url): checks skip then.
  */
-export function webhookReceiver(settings: Pick<RunSettings, 'webhook' | 'timeoutScale'>): Promise<WebhookReceiver> | null {
+export function webhookReceiver(
+  settings: Pick<RunSettings, 'webhook' | 'timeoutScale'>,
+): Promise<WebhookReceiver> | null {
   const { listen, url } = settings.webhook;
   if (!listen && !url) return null;
   // Only a URL given: listen on every interface at the URL's port (a port forward in front of us).

@@ -75,7 +75,13 @@ export interface ConformanceReport {
    * `not_checkable`): listed so a reader never takes them for passed; `checked_by` names the
    * load profile that checks them, if one does.
    */
-  not_checkable?: Array<{ requirement: string; level: 'MUST' | 'SHOULD'; class: ConformanceClass; reason: string; checked_by: string | null }>;
+  not_checkable?: Array<{
+    requirement: string;
+    level: 'MUST' | 'SHOULD';
+    class: ConformanceClass;
+    reason: string;
+    checked_by: string | null;
+  }>;
   /** What `--keep` left in place on purpose (`cloudcheck sweep` removes it later). */
   kept?: Leak[];
   /**

@@ -51,7 +51,11 @@ function relativePathAndQuery(url: string, basePath: string): string | null {
   }
 }
 
-export function computeCoverage(checks: readonly CoverageInput[], inventory: string[], target: string): OperationCoverage[] {
+export function computeCoverage(
+  checks: readonly CoverageInput[],
+  inventory: string[],
+  target: string,
+): OperationCoverage[] {
   let basePath: string;
   try {
     basePath = new URL(target).pathname.replace(/\/+$/, '');
@@ -62,7 +66,8 @@ export function computeCoverage(checks: readonly CoverageInput[], inventory: str
   for (const c of checks) if (c.operation) operations.add(c.operation);
   const matchers = [...operations].map(matcherOf).filter((m): m is Matcher => m !== null);
   const rows = new Map<string, OperationCoverage & { statuses: Set<number> }>();
-  for (const op of operations) rows.set(op, { operation: op, checks: 0, statuses_seen: [], passed: 0, failed: 0, statuses: new Set() });
+  for (const op of operations)
+    rows.set(op, { operation: op, checks: 0, statuses_seen: [], passed: 0, failed: 0, statuses: new Set() });
   for (const c of checks) {
     if (c.operation) {
       const row = rows.get(c.operation)!;
@@ -84,7 +89,10 @@ export function computeCoverage(checks: readonly CoverageInput[], inventory: str
   }
   return [...rows.values()]
     .map(({ statuses, ...row }) => ({ ...row, statuses_seen: [...statuses].sort((a, b) => a - b) }))
-    .sort((a, b) => a.operation.split(' ')[1]!.localeCompare(b.operation.split(' ')[1]!) || a.operation.localeCompare(b.operation));
+    .sort(
+      (a, b) =>
+        a.operation.split(' ')[1]!.localeCompare(b.operation.split(' ')[1]!) || a.operation.localeCompare(b.operation),
+    );
 }
 
 /**

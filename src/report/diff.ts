@@ -71,7 +71,10 @@ function loadLatency(report: ConformanceReport): Map<string, LatencyFigures> {
     if (typeof p.profile !== 'string' || !p.latency_ms || typeof p.latency_ms !== 'object') continue;
     for (const [cls, summary] of Object.entries(p.latency_ms as Record<string, Record<string, unknown>>)) {
       if (!FIGURES.every((f) => typeof summary?.[f] === 'number')) continue;
-      out.set(`${p.profile}\u0000${cls}`, Object.fromEntries(FIGURES.map((f) => [f, summary[f] as number])) as unknown as LatencyFigures);
+      out.set(
+        `${p.profile}\u0000${cls}`,
+        Object.fromEntries(FIGURES.map((f) => [f, summary[f] as number])) as unknown as LatencyFigures,
+      );
     }
   }
   return out;
@@ -90,7 +93,14 @@ function latencyChanges(a: ConformanceReport, b: ConformanceReport): LatencyChan
 }
 
 function ref(c: CheckResult, before: CheckResult | undefined, after: CheckResult | undefined): CheckRef {
-  const r: CheckRef = { id: c.id, requirement: c.requirement, level: c.level, class: c.class, title: c.title, operation: c.operation };
+  const r: CheckRef = {
+    id: c.id,
+    requirement: c.requirement,
+    level: c.level,
+    class: c.class,
+    title: c.title,
+    operation: c.operation,
+  };
   if (before) r.before = before.status;
   if (after) r.after = after.status;
   const failed = after?.status === 'failed' ? after : before?.status === 'failed' ? before : undefined;
@@ -99,15 +109,34 @@ function ref(c: CheckResult, before: CheckResult | undefined, after: CheckResult
 }
 
 function side(r: ConformanceReport): ReportDiff['a'] {
-  return { id: r.run.id, target: r.run.target, started_at: r.run.started_at, verdict: r.summary.verdict, headline: r.summary.headline ?? r.summary.verdict };
+  return {
+    id: r.run.id,
+    target: r.run.target,
+    started_at: r.run.started_at,
+    verdict: r.summary.verdict,
+    headline: r.summary.headline ?? r.summary.verdict,
+  };
 }
 
-const bySeverity = (x: CheckRef, y: CheckRef): number => (x.level === y.level ? 0 : x.level === 'MUST' ? -1 : 1) || x.requirement.localeCompare(y.requirement) || x.id.localeCompare(y.id);
+const bySeverity = (x: CheckRef, y: CheckRef): number =>
+  (x.level === y.level ? 0 : x.level === 'MUST' ? -1 : 1) ||
+  x.requirement.localeCompare(y.requirement) ||
+  x.id.localeCompare(y.id);
 
 export function diffReports(a: ConformanceReport, b: ConformanceReport): ReportDiff {
   const before = new Map(a.checks.map((c) => [c.id, c]));
   const after = new Map(b.checks.map((c) => [c.id, c]));
-  const diff: ReportDiff = { a: side(a), b: side(b), fixed: [], broken: [], still_failing: [], new_checks: [], removed_checks: [], other_changes: [], load_latency: latencyChanges(a, b) };
+  const diff: ReportDiff = {
+    a: side(a),
+    b: side(b),
+    fixed: [],
+    broken: [],
+    still_failing: [],
+    new_checks: [],
+    removed_checks: [],
+    other_changes: [],
+    load_latency: latencyChanges(a, b),
+  };
   for (const [id, nb] of after) {
     const na = before.get(id);
     if (!na) {
@@ -121,13 +150,27 @@ export function diffReports(a: ConformanceReport, b: ConformanceReport): ReportD
     else if (na.status !== nb.status) diff.other_changes.push(r);
   }
   for (const [id, na] of before) if (!after.has(id)) diff.removed_checks.push(ref(na, na, undefined));
-  for (const list of [diff.fixed, diff.broken, diff.still_failing, diff.new_checks, diff.removed_checks, diff.other_changes]) list.sort(bySeverity);
+  for (const list of [
+    diff.fixed,
+    diff.broken,
+    diff.still_failing,
+    diff.new_checks,
+    diff.removed_checks,
+    diff.other_changes,
+  ])
+    list.sort(bySeverity);
   return diff;
 }
 
 function line(mark: string, r: CheckRef, showTransition: boolean): string {
   const cls = r.classification && r.classification !== 'defect' ? ` [${r.classification}]` : '';
-  const transition = showTransition ? ` (${r.before ?? '-'} → ${r.after ?? '-'})` : r.after && r.before === undefined ? ` (${r.after})` : r.before && r.after === undefined ? ` (was ${r.before})` : '';
+  const transition = showTransition
+    ? ` (${r.before ?? '-'} → ${r.after ?? '-'})`
+    : r.after && r.before === undefined
+      ? ` (${r.after})`
+      : r.before && r.after === undefined
+        ? ` (was ${r.before})`
+        : '';
   return `  ${mark} ${r.level.padEnd(6)} ${r.requirement.padEnd(16)} ${r.id}${transition}${cls}\n      ${r.title}${r.operation ? `  [${r.operation}]` : ''}`;
 }
 
@@ -153,7 +196,8 @@ export function formatDiff(diff: ReportDiff): string {
   group('other changes', '~', diff.other_changes, true);
   if (diff.load_latency.length) {
     out.push('', `load latency, A → B (ms; ${diff.load_latency.length} profile and status pairs in both):`);
-    const change = (x: number, y: number): string => `${fmtMs(x)} → ${fmtMs(y)}${x > 0 ? ` (${y >= x ? '+' : ''}${Math.round(((y - x) / x) * 100)}%)` : ''}`;
+    const change = (x: number, y: number): string =>
+      `${fmtMs(x)} → ${fmtMs(y)}${x > 0 ? ` (${y >= x ? '+' : ''}${Math.round(((y - x) / x) * 100)}%)` : ''}`;
     for (const l of diff.load_latency) {
       out.push(
         `  ${l.profile} ${l.status_class}: p50 ${change(l.before.p50, l.after.p50)}, p95 ${change(l.before.p95, l.after.p95)}, p99 ${change(l.before.p99, l.after.p99)}, max ${change(l.before.max, l.after.max)}; ${l.before.count} → ${l.after.count} responses`,

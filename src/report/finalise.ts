@@ -31,12 +31,17 @@ export interface FinaliseOptions {
   writers?: ReportWriter[];
 }
 
-export function finaliseReport(draft: DraftReport, dir: string, options: FinaliseOptions = {}): { report: ConformanceReport; outcome: WriteOutcome } {
+export function finaliseReport(
+  draft: DraftReport,
+  dir: string,
+  options: FinaliseOptions = {},
+): { report: ConformanceReport; outcome: WriteOutcome } {
   const summary = options.gate ? summarize(draft.checks, options.gate) : draft.summary;
   if (!summary) throw new Error('finaliseReport: a draft without a summary needs the gate options to compute one');
   const stopped = draft.run.stopped_after_failures;
   if (stopped) markStopped(summary, stopped);
-  else if (options.interrupted && !/\(interrupted\)$/.test(summary.headline ?? '')) summary.headline = `${summary.headline ?? summary.verdict} (interrupted)`;
+  else if (options.interrupted && !/\(interrupted\)$/.test(summary.headline ?? ''))
+    summary.headline = `${summary.headline ?? summary.verdict} (interrupted)`;
   const report = redact({ ...draft, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
   return { report, outcome: writeReportFiles(report, dir, options.writers ?? WRITERS) };
 }

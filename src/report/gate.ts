@@ -65,7 +65,8 @@ export function countsAgainstGate(check: CheckResult, options: GateOptions = {})
 export function markStopped(summary: ConformanceReport['summary'], failures: number): void {
   const note = `stopped after ${failures} failure${failures === 1 ? '' : 's'} (--max-failures)`;
   summary.headline = `${(summary.headline ?? summary.verdict).replace(/ \(interrupted\)$/, '')} (${note})`;
-  if (summary.gate) summary.gate = { ...summary.gate, passed: false, reason: `${summary.gate.reason}; ${note}: the rest did not run` };
+  if (summary.gate)
+    summary.gate = { ...summary.gate, passed: false, reason: `${summary.gate.reason}; ${note}: the rest did not run` };
 }
 
 export function decideGate(checks: CheckResult[], options: GateOptions = {}): GateDecision {
@@ -77,7 +78,10 @@ export function decideGate(checks: CheckResult[], options: GateOptions = {}): Ga
   const shouldFresh = fresh.length - mustFresh;
   let reason: string;
   if (fresh.length === 0) {
-    reason = relevant.length === 0 ? 'no MUST failures' + (strict ? ' and no SHOULD deviations (strict)' : '') : `all ${known.length} failures are in the baseline`;
+    reason =
+      relevant.length === 0
+        ? 'no MUST failures' + (strict ? ' and no SHOULD deviations (strict)' : '')
+        : `all ${known.length} failures are in the baseline`;
   } else {
     const parts = [];
     if (mustFresh) parts.push(`${mustFresh} MUST failure${mustFresh === 1 ? '' : 's'}`);
@@ -109,14 +113,20 @@ export function summarize(checks: CheckResult[], options: GateOptions = {}): Con
   const failedAs = (c: CheckResult): Classification | null => (c.status === 'failed' ? classificationOf(c) : null);
   const environment = checks.filter((c) => failedAs(c) === 'environment').length;
   const suiteErrors = cloudcheckErrors(checks).length;
-  const mustDefects = checks.filter((c) => c.level === 'MUST' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap')).length;
-  const deviations = checks.filter((c) => c.level === 'SHOULD' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap')).length;
+  const mustDefects = checks.filter(
+    (c) => c.level === 'MUST' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap'),
+  ).length;
+  const deviations = checks.filter(
+    (c) => c.level === 'SHOULD' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap'),
+  ).length;
   const verdict = mustDefects === 0 ? 'conformant' : 'non-conformant';
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  let headline = verdict === 'conformant' ? 'conformant (MUST)' : `non-conformant: ${plural(mustDefects, 'MUST failure')}`;
+  let headline =
+    verdict === 'conformant' ? 'conformant (MUST)' : `non-conformant: ${plural(mustDefects, 'MUST failure')}`;
   headline += `, ${plural(deviations, 'SHOULD deviation')}`;
   if (environment) headline += `, ${plural(environment, 'environment problem')}`;
-  if (suiteErrors) headline += `; cloudcheck could not check ${plural(new Set(cloudcheckErrors(checks).map((c) => c.requirement)).size, 'requirement')} (${plural(suiteErrors, 'cloudcheck error')})`;
+  if (suiteErrors)
+    headline += `; cloudcheck could not check ${plural(new Set(cloudcheckErrors(checks).map((c) => c.requirement)).size, 'requirement')} (${plural(suiteErrors, 'cloudcheck error')})`;
   const gate = decideGate(checks, options);
   return {
     verdict,
@@ -175,7 +185,9 @@ export function parseBaseline(text: string, source = 'baseline'): Set<string> {
     // Loaded here, for the one kind of baseline that needs it: every run and reporter imports this module.
     data = (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(trimmed);
   } catch (error) {
-    throw new Error(`${source}: neither a report.json, a list of ids nor valid YAML (${(error as Error).message})`, { cause: error });
+    throw new Error(`${source}: neither a report.json, a list of ids nor valid YAML (${(error as Error).message})`, {
+      cause: error,
+    });
   }
   return idsFromValue(data, source);
 }

@@ -14,7 +14,8 @@ interface HarHeader {
   value: string;
 }
 
-const headersOf = (headers: Record<string, string>): HarHeader[] => Object.entries(headers).map(([name, value]) => ({ name, value }));
+const headersOf = (headers: Record<string, string>): HarHeader[] =>
+  Object.entries(headers).map(([name, value]) => ({ name, value }));
 
 function mimeOf(headers: Record<string, string>): string {
   const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type');

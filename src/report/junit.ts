@@ -46,7 +46,9 @@ function describe(check: CheckResult): string {
  * mode and put environment problems under errors): the same numbers every other output shows.
  */
 function suiteProperties(n: StatusCounts): string {
-  const props = (['passed', 'failed', 'skipped'] as const).map((k) => `      <property name="cloudcheck.${k}" value="${n[k]}"/>`).join('\n');
+  const props = (['passed', 'failed', 'skipped'] as const)
+    .map((k) => `      <property name="cloudcheck.${k}" value="${n[k]}"/>`)
+    .join('\n');
   return `    <properties>\n${props}\n    </properties>`;
 }
 
@@ -91,12 +93,16 @@ export function writeJunit(report: ConformanceReport): string {
         const message = xmlEscape((check.message ?? 'failed').split('\n')[0]!.slice(0, 500));
         if (c === 'environment' || c === 'cloudcheck-error') {
           errors++;
-          inner.push(`      <error message="${message}" type="${c}">${cdata(c === 'cloudcheck-error' && check.stack ? `${describe(check)}\n${check.stack}` : describe(check))}</error>`);
+          inner.push(
+            `      <error message="${message}" type="${c}">${cdata(c === 'cloudcheck-error' && check.stack ? `${describe(check)}\n${check.stack}` : describe(check))}</error>`,
+          );
         } else if (check.level === 'MUST' || strict) {
           failures++;
           inner.push(`      <failure message="${message}" type="${c}">${cdata(describe(check))}</failure>`);
         } else {
-          inner.push(`      <system-out>${cdata(`SHOULD deviation (not a failure without --strict)\n${describe(check)}`)}</system-out>`);
+          inner.push(
+            `      <system-out>${cdata(`SHOULD deviation (not a failure without --strict)\n${describe(check)}`)}</system-out>`,
+          );
         }
       }
       cases.push(`    <testcase ${attrs}>\n${inner.join('\n')}\n    </testcase>`);
@@ -112,15 +118,21 @@ export function writeJunit(report: ConformanceReport): string {
   const load = loadOutcome(report.load);
   let loadTests = 0;
   for (const profile of load?.profiles ?? []) {
-    const lines = profile.error ? [{ name: 'profile ran', expected: 'ran', actual: profile.error, passed: false }] : profile.lines;
+    const lines = profile.error
+      ? [{ name: 'profile ran', expected: 'ran', actual: profile.error, passed: false }]
+      : profile.lines;
     const cases = lines.map((line) => {
-      const failure = line.passed ? '' : `\n      <failure message="${xmlEscape(`${line.name}: expected ${line.expected}, got ${line.actual}`.slice(0, 500))}" type="load"/>`;
+      const failure = line.passed
+        ? ''
+        : `\n      <failure message="${xmlEscape(`${line.name}: expected ${line.expected}, got ${line.actual}`.slice(0, 500))}" type="load"/>`;
       return `    <testcase classname="load.${xmlEscape(profile.profile)}" name="${xmlEscape(line.name)}">${failure}${failure ? '\n    ' : ''}</testcase>`;
     });
     const failed = lines.filter((l) => !l.passed).length;
     loadTests += lines.length;
     totalFailures += failed;
-    suites.push(`  <testsuite name="load.${xmlEscape(profile.profile)}" tests="${lines.length}" failures="${failed}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="load.${xmlEscape(profile.profile)}" tests="${lines.length}" failures="${failed}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`,
+    );
   }
   const total = report.checks.length + loadTests;
   return (

@@ -27,7 +27,13 @@ export function loadOutcome(load: unknown): LoadOutcome | null {
     .map((p) => {
       const profile = text(p.profile) || 'unnamed';
       const thresholds = Array.isArray(p.thresholds) ? (p.thresholds as Array<Record<string, unknown>>) : [];
-      const lines = thresholds.map((t) => ({ profile, name: text(t.name), expected: text(t.expected), actual: text(t.actual), passed: t.passed === true }));
+      const lines = thresholds.map((t) => ({
+        profile,
+        name: text(t.name),
+        expected: text(t.expected),
+        actual: text(t.actual),
+        passed: t.passed === true,
+      }));
       return { profile, passed: p.passed === true, ...(typeof p.error === 'string' ? { error: p.error } : {}), lines };
     });
   return { passed: (load as { passed?: unknown }).passed === true && profiles.every((p) => p.passed), profiles };

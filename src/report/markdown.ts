@@ -18,8 +18,13 @@ export function writeMarkdown(report: ConformanceReport): string {
   const out: string[] = [];
   out.push(`# cloudcheck: ${s.headline ?? s.verdict}`, '');
   out.push(`- target: \`${report.run.target}\`${report.run.embedded ? ' (embedded reference server)' : ''}`);
-  out.push(`- run: \`${report.run.id}\`, seed ${report.run.seed}, ${report.run.started_at} → ${report.run.finished_at}`);
-  if (s.gate) out.push(`- gate: **${s.gate.passed ? 'passed' : 'failed'}** (${s.gate.reason})${report.run.strict ? ', strict' : ''}`);
+  out.push(
+    `- run: \`${report.run.id}\`, seed ${report.run.seed}, ${report.run.started_at} → ${report.run.finished_at}`,
+  );
+  if (s.gate)
+    out.push(
+      `- gate: **${s.gate.passed ? 'passed' : 'failed'}** (${s.gate.reason})${report.run.strict ? ', strict' : ''}`,
+    );
   out.push(
     `- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`,
   );
@@ -28,17 +33,31 @@ export function writeMarkdown(report: ConformanceReport): string {
   const counts = classCounts(report.checks);
   for (const cls of [...counts.keys()].sort()) {
     const n = counts.get(cls)!;
-    out.push(`| ${cls} | ${n.passed} | ${n.failed} | ${n.skipped} | ${((report.waits?.[cls as ConformanceClass] ?? 0) / 1000).toFixed(1)} |`);
+    out.push(
+      `| ${cls} | ${n.passed} | ${n.failed} | ${n.skipped} | ${((report.waits?.[cls as ConformanceClass] ?? 0) / 1000).toFixed(1)} |`,
+    );
   }
   const thirdParty = report.third_party_output ?? [];
   if (thirdParty.length) {
-    out.push('', `## Third-party output (${thirdParty.length})`, '', 'Printed by libraries or Node in the workers during the run (kept out of the console):', '');
-    for (const line of thirdParty.slice(0, 20)) out.push(`- \`${line.text.replace(/`/g, "'")}\`${line.count > 1 ? ` (${line.count}×)` : ''}${line.check ? ` first in ${line.check}` : ''}`);
+    out.push(
+      '',
+      `## Third-party output (${thirdParty.length})`,
+      '',
+      'Printed by libraries or Node in the workers during the run (kept out of the console):',
+      '',
+    );
+    for (const line of thirdParty.slice(0, 20))
+      out.push(
+        `- \`${line.text.replace(/`/g, "'")}\`${line.count > 1 ? ` (${line.count}×)` : ''}${line.check ? ` first in ${line.check}` : ''}`,
+      );
     if (thirdParty.length > 20) out.push(`- … and ${thirdParty.length - 20} more in report.json`);
   }
   const retried = report.checks.reduce((total, c) => total + (c.retried_requests ?? 0), 0);
   if (retried > 0)
-    out.push('', `${retried} request${retried === 1 ? ' was' : 's were'} sent again after getting no answer (\`--retries\`); each check's count is in report.json (\`retried_requests\`).`);
+    out.push(
+      '',
+      `${retried} request${retried === 1 ? ' was' : 's were'} sent again after getting no answer (\`--retries\`); each check's count is in report.json (\`retried_requests\`).`,
+    );
   const section = (title: string, checks: CheckResult[]): void => {
     if (checks.length === 0) return;
     out.push('', `## ${title} (${checks.length})`, '');
@@ -71,8 +90,15 @@ export function writeMarkdown(report: ConformanceReport): string {
     failed.filter((c) => classificationOf(c) === 'environment'),
   );
   if (report.not_checkable?.length) {
-    out.push('', `## Not checkable by \`cloudcheck run\` (${report.not_checkable.length}): neither passed nor failed`, '');
-    for (const n of report.not_checkable) out.push(`- **${n.requirement}** (${n.level}, ${n.class}): ${cell(n.reason)}${n.checked_by ? ` Checked by \`${n.checked_by}\`.` : ''}`);
+    out.push(
+      '',
+      `## Not checkable by \`cloudcheck run\` (${report.not_checkable.length}): neither passed nor failed`,
+      '',
+    );
+    for (const n of report.not_checkable)
+      out.push(
+        `- **${n.requirement}** (${n.level}, ${n.class}): ${cell(n.reason)}${n.checked_by ? ` Checked by \`${n.checked_by}\`.` : ''}`,
+      );
   }
   if (report.leaks.length) {
     out.push('', `## Leaked resources (${report.leaks.length})`, '', '| kind | id | reason |', '|---|---|---|');
@@ -86,12 +112,14 @@ export function writeMarkdown(report: ConformanceReport): string {
       if (p.error) out.push(`- could not run: ${cell(p.error)}`, '');
       if (p.lines.length) {
         out.push('| | expectation | expected | actual |', '|---|---|---|---|');
-        for (const l of p.lines) out.push(`| ${l.passed ? 'ok' : '**failed**'} | ${cell(l.name)} | ${cell(l.expected)} | ${cell(l.actual)} |`);
+        for (const l of p.lines)
+          out.push(`| ${l.passed ? 'ok' : '**failed**'} | ${cell(l.name)} | ${cell(l.expected)} | ${cell(l.actual)} |`);
         out.push('');
       }
     }
   }
   const uncovered = report.coverage.operations.filter((o) => o.checks === 0);
-  if (uncovered.length) out.push('', `Operations without checks: ${uncovered.map((o) => `\`${o.operation}\``).join(', ')}`);
+  if (uncovered.length)
+    out.push('', `Operations without checks: ${uncovered.map((o) => `\`${o.operation}\``).join(', ')}`);
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
 }

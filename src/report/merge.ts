@@ -51,13 +51,19 @@ function mergeChecks(reports: readonly ConformanceReport[], notes: string[]): Ch
       }
       const keep = severity(c) > severity(seen.check) ? { check: c, from: r.run.id } : seen;
       if (severity(c) === severity(seen.check)) sameOutcome.push(c.id);
-      else notes.push(`check ${c.id} appears in runs ${seen.from} (${seen.check.status}) and ${r.run.id} (${c.status}); kept the worse: ${keep.check.status} from ${keep.from}`);
+      else
+        notes.push(
+          `check ${c.id} appears in runs ${seen.from} (${seen.check.status}) and ${r.run.id} (${c.status}); kept the worse: ${keep.check.status} from ${keep.from}`,
+        );
       byId.set(c.id, keep);
     }
   }
   if (sameOutcome.length) {
-    const shown = sameOutcome.slice(0, 5).join(', ') + (sameOutcome.length > 5 ? `, and ${sameOutcome.length - 5} more` : '');
-    notes.push(`${sameOutcome.length} check id${sameOutcome.length === 1 ? '' : 's'} appear in more than one report with the same outcome (shards should not overlap): ${shown}`);
+    const shown =
+      sameOutcome.slice(0, 5).join(', ') + (sameOutcome.length > 5 ? `, and ${sameOutcome.length - 5} more` : '');
+    notes.push(
+      `${sameOutcome.length} check id${sameOutcome.length === 1 ? '' : 's'} appear in more than one report with the same outcome (shards should not overlap): ${shown}`,
+    );
   }
   return order.map((id) => byId.get(id)!.check);
 }
@@ -70,10 +76,27 @@ function statusCovers(pattern: string, status: number): boolean {
 }
 
 export function mergeCoverage(lists: ReadonlyArray<readonly OperationCoverage[]>): OperationCoverage[] {
-  const rows = new Map<string, { checks: number; passed: number; failed: number; hasCounts: boolean; seen: Set<number>; unexercised: Set<string> | null }>();
+  const rows = new Map<
+    string,
+    {
+      checks: number;
+      passed: number;
+      failed: number;
+      hasCounts: boolean;
+      seen: Set<number>;
+      unexercised: Set<string> | null;
+    }
+  >();
   for (const list of lists) {
     for (const op of list) {
-      const row = rows.get(op.operation) ?? { checks: 0, passed: 0, failed: 0, hasCounts: false, seen: new Set<number>(), unexercised: null };
+      const row = rows.get(op.operation) ?? {
+        checks: 0,
+        passed: 0,
+        failed: 0,
+        hasCounts: false,
+        seen: new Set<number>(),
+        unexercised: null,
+      };
       row.checks += op.checks;
       if (op.passed !== undefined || op.failed !== undefined) row.hasCounts = true;
       row.passed += op.passed ?? 0;
@@ -91,7 +114,8 @@ export function mergeCoverage(lists: ReadonlyArray<readonly OperationCoverage[]>
     const seen = [...row.seen].sort((a, b) => a - b);
     const entry: OperationCoverage = { operation, checks: row.checks, statuses_seen: seen };
     // A status one shard did not exercise may have been seen by another.
-    if (row.unexercised) entry.statuses_unexercised = [...row.unexercised].filter((p) => !seen.some((s) => statusCovers(p, s)));
+    if (row.unexercised)
+      entry.statuses_unexercised = [...row.unexercised].filter((p) => !seen.some((s) => statusCovers(p, s)));
     if (row.hasCounts) {
       entry.passed = row.passed;
       entry.failed = row.failed;
@@ -99,7 +123,9 @@ export function mergeCoverage(lists: ReadonlyArray<readonly OperationCoverage[]>
     out.push(entry);
   }
   const pathOf = (op: string): string => op.split(' ')[1] ?? op;
-  return out.sort((a, b) => pathOf(a.operation).localeCompare(pathOf(b.operation)) || a.operation.localeCompare(b.operation));
+  return out.sort(
+    (a, b) => pathOf(a.operation).localeCompare(pathOf(b.operation)) || a.operation.localeCompare(b.operation),
+  );
 }
 
 function mergeLeaks(reports: readonly ConformanceReport[]): Leak[] {
@@ -120,7 +146,11 @@ function looksLikeLoadReport(v: unknown): boolean {
   return v !== null && typeof v === 'object' && Array.isArray((v as { profiles?: unknown }).profiles);
 }
 
-function mergeLoad(reports: readonly ConformanceReport[], notes: string[], mergeSections: MergeOptions['mergeLoad']): unknown {
+function mergeLoad(
+  reports: readonly ConformanceReport[],
+  notes: string[],
+  mergeSections: MergeOptions['mergeLoad'],
+): unknown {
   const loads = reports.map((r) => r.load).filter((l) => l !== undefined && l !== null);
   if (loads.length === 0) return undefined;
   if (loads.length === 1) return loads[0];
@@ -132,7 +162,11 @@ function mergeLoad(reports: readonly ConformanceReport[], notes: string[], merge
       return loads;
     }
   }
-  notes.push(mergeSections ? 'load sections of an unknown shape; kept side by side in an array' : 'several load sections and no merge for them; kept side by side in an array');
+  notes.push(
+    mergeSections
+      ? 'load sections of an unknown shape; kept side by side in an array'
+      : 'several load sections and no merge for them; kept side by side in an array',
+  );
   return loads.flatMap((l) => (Array.isArray(l) ? (l as unknown[]) : [l]));
 }
 
@@ -155,7 +189,9 @@ const shardText = (r: ConformanceReport): string => {
  */
 export function mergeProblems(reports: readonly ConformanceReport[]): string[] {
   const problems: string[] = [];
-  const distinct = (values: Array<string | null | undefined>): string[] => [...new Set(values.map((v) => v ?? 'unknown'))];
+  const distinct = (values: Array<string | null | undefined>): string[] => [
+    ...new Set(values.map((v) => v ?? 'unknown')),
+  ];
   const targets = distinct(reports.map((r) => r.run.target));
   if (targets.length > 1) problems.push(`the reports ran against different targets: ${targets.join(', ')}`);
   const versions = distinct(reports.map((r) => r.run.cloudcheck_version).filter((v) => v !== undefined));
@@ -173,7 +209,10 @@ export function mergeProblems(reports: readonly ConformanceReport[]): string[] {
   const counts = new Map<number, number>();
   for (const s of shards) if (s) counts.set(s[0], (counts.get(s[0]) ?? 0) + 1);
   const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !counts.has(i));
-  if (missing.length) problems.push(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${total}`).join(', ')} missing: the merged report covers only part of the suite`);
+  if (missing.length)
+    problems.push(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${total}`).join(', ')} missing: the merged report covers only part of the suite`,
+    );
   const twice = [...counts].filter(([, n]) => n > 1).map(([i]) => `${i}/${total}`);
   if (twice.length) problems.push(`shard${twice.length > 1 ? 's' : ''} ${twice.join(', ')} given more than once`);
   return problems;

@@ -10,13 +10,27 @@
  */
 import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestError,
+  TestResult,
+} from '@playwright/test/reporter';
 import { isConformanceClass } from '../../spec/classes.ts';
 import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak, ThirdPartyLine } from '../model/report.ts';
 import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
-import { ANNOTATION, EXCHANGES_ATTACHMENT, RETRIED_ANNOTATION, SEEN_ANNOTATION, type SeenExchange } from '../harness/fixtures.ts';
+import {
+  ANNOTATION,
+  EXCHANGES_ATTACHMENT,
+  RETRIED_ANNOTATION,
+  SEEN_ANNOTATION,
+  type SeenExchange,
+} from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redactString } from '../harness/redact.ts';
 import { settingsFromEnv } from '../harness/settings.ts';
@@ -49,7 +63,11 @@ function exchangesOf(result: TestResult | undefined): Exchange[] {
   const attachment = result?.attachments.find((a) => a.name === EXCHANGES_ATTACHMENT);
   if (!attachment) return [];
   try {
-    const text = attachment.body ? attachment.body.toString('utf8') : attachment.path ? readFileSync(attachment.path, 'utf8') : '[]';
+    const text = attachment.body
+      ? attachment.body.toString('utf8')
+      : attachment.path
+        ? readFileSync(attachment.path, 'utf8')
+        : '[]';
     const parsed = JSON.parse(text) as Exchange[];
     return Array.isArray(parsed) ? parsed : [];
   } catch {
@@ -64,14 +82,20 @@ function expectedActual(message: string): { expected?: string; actual?: string }
   return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
 }
 
-const startsWithName = (message: string, names: readonly string[]): boolean => names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
+const startsWithName = (message: string, names: readonly string[]): boolean =>
+  names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
 
 /**
  * Whose fault a failed test is. The check wrapper's annotation says it when the error was thrown in
  * the worker's check code; the error's name says it otherwise (fixtures, hooks). A timeout is the
  * environment's; anything else is the target's: a defect at MUST, a deviation at SHOULD.
  */
-function failureClassification(annotated: string | undefined, status: TestResult['status'], message: string, level: Level): Classification {
+function failureClassification(
+  annotated: string | undefined,
+  status: TestResult['status'],
+  message: string,
+  level: Level,
+): Classification {
   if (annotated === 'environment' || annotated === 'cloudcheck-error') return annotated;
   if (status === 'timedOut' || status === 'interrupted') return 'environment';
   if (startsWithName(message, ENVIRONMENT_ERROR_NAMES)) return 'environment';
@@ -79,7 +103,12 @@ function failureClassification(annotated: string | undefined, status: TestResult
   return level === 'MUST' ? 'defect' : 'spec-gap';
 }
 
-export function checkFromTest(test: TestCase, result: TestResult | undefined, projectName: string | undefined, harAll = false): CheckResult {
+export function checkFromTest(
+  test: TestCase,
+  result: TestResult | undefined,
+  projectName: string | undefined,
+  harAll = false,
+): CheckResult {
   const ann = annotationsOf(test, result);
   const rawClass = ann.get(ANNOTATION.class) ?? projectName ?? '';
   const cls: ConformanceClass = isConformanceClass(rawClass) ? rawClass : 'errors';
@@ -135,14 +164,18 @@ export function checkFromTest(test: TestCase, result: TestResult | undefined, pr
     ...(result ? { duration_ms: result.duration } : {}),
     ...(waitedMs(result) > 0 ? { waited_ms: waitedMs(result) } : {}),
     ...(Number(ann.get(RETRIED_ANNOTATION)) > 0 ? { retried_requests: Number(ann.get(RETRIED_ANNOTATION)) } : {}),
-    location: ann.get(ANNOTATION.location) ?? `${test.location.file.replace(/^.*?\/suites\//, 'suites/')}:${test.location.line}`,
+    location:
+      ann.get(ANNOTATION.location) ??
+      `${test.location.file.replace(/^.*?\/suites\//, 'suites/')}:${test.location.line}`,
   };
   return check;
 }
 
 /** The sum of the check's waits for asynchronous changes (ctx.poll annotations). */
 function waitedMs(result: TestResult | undefined): number {
-  return (result?.annotations ?? []).filter((a) => a.type === ANNOTATION.waited).reduce((sum, a) => sum + (Number(a.description) || 0), 0);
+  return (result?.annotations ?? [])
+    .filter((a) => a.type === ANNOTATION.waited)
+    .reduce((sum, a) => sum + (Number(a.description) || 0), 0);
 }
 
 /** Waiting time per class, for report.json `waits`. */
@@ -173,12 +206,21 @@ export function readJournals(dir: string | undefined | null): { leaks: Leak[]; k
   if (!dir || !existsSync(dir)) return { leaks: [], kept: [] };
   const lines: string[] = [];
   for (const name of readdirSync(dir)) {
-    if (name.startsWith('ledger-') && name.endsWith('.jsonl')) lines.push(...readFileSync(join(dir, name), 'utf8').split('\n'));
+    if (name.startsWith('ledger-') && name.endsWith('.jsonl'))
+      lines.push(...readFileSync(join(dir, name), 'utf8').split('\n'));
   }
   const { alive, leaks, kept } = foldJournal(lines);
   return {
     kept,
-    leaks: [...leaks, ...alive.map((e) => ({ kind: e.kind, id: e.id, delete_operation: e.deleteOperation, reason: 'not deleted: its worker ended before teardown' }))],
+    leaks: [
+      ...leaks,
+      ...alive.map((e) => ({
+        kind: e.kind,
+        id: e.id,
+        delete_operation: e.deleteOperation,
+        reason: 'not deleted: its worker ended before teardown',
+      })),
+    ],
   };
 }
 
@@ -242,8 +284,11 @@ export default class CloudcheckReporter implements Reporter {
       if (!this.counts.has(name)) this.counts.set(name, { passed: 0, failed: 0, skipped: 0 });
       this.totalTests++;
     }
-    const runWide = this.counts.has('rate-limits') ? ` (and ${Object.keys(RUN_CHECKS).length} run-wide rate-limit invariants at the end)` : '';
-    if (this.progress) process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
+    const runWide = this.counts.has('rate-limits')
+      ? ` (and ${Object.keys(RUN_CHECKS).length} run-wide rate-limit invariants at the end)`
+      : '';
+    if (this.progress)
+      process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
   }
 
   /**
@@ -315,7 +360,8 @@ export default class CloudcheckReporter implements Reporter {
       process.stderr.write(
         `  ${mark} ${cls.padEnd(16)} ${String(c.passed).padStart(4)} passed ${String(c.failed).padStart(4)} failed ${String(c.skipped).padStart(4)} skipped   [${this.finishedTests}/${this.totalTests}]\n`,
       );
-      for (const [reason, count] of this.skipReasons.get(cls) ?? []) process.stderr.write(`      skipped ${count}: ${reason}\n`);
+      for (const [reason, count] of this.skipReasons.get(cls) ?? [])
+        process.stderr.write(`      skipped ${count}: ${reason}\n`);
     }
     this.printProgress();
   }
@@ -333,7 +379,9 @@ export default class CloudcheckReporter implements Reporter {
     if (this.gateFailures < this.maxFailures) return;
     this.stoppedAfter = this.gateFailures;
     if (this.tty && this.progress) process.stderr.write('\r\x1b[K');
-    process.stderr.write(`cloudcheck run: ${this.gateFailures} failure${this.gateFailures === 1 ? '' : 's'} (--max-failures ${this.maxFailures}): stopping the suite\n`);
+    process.stderr.write(
+      `cloudcheck run: ${this.gateFailures} failure${this.gateFailures === 1 ? '' : 's'} (--max-failures ${this.maxFailures}): stopping the suite\n`,
+    );
     process.kill(process.pid, 'SIGINT');
   }
 
@@ -346,7 +394,8 @@ export default class CloudcheckReporter implements Reporter {
     const elapsed = (now - this.startedAt) / 1000;
     const rate = this.finishedTests / Math.max(elapsed, 0.001);
     // An estimate from the first few checks says nothing: wait for a sample.
-    const left = rate > 0 && this.finishedTests >= 20 && elapsed >= 3 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
+    const left =
+      rate > 0 && this.finishedTests >= 20 && elapsed >= 3 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
     const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${Number.isFinite(left) && !done ? ` · about ${Math.ceil(left)} s left` : ''}`;
     process.stderr.write(this.tty ? `\r\x1b[K${line}${done ? '\n' : ''}` : `${line}\n`);
   }
@@ -388,7 +437,9 @@ export default class CloudcheckReporter implements Reporter {
     const inventory = await loadInventory(new URL('../../spec/endpoint-inventory.ts', import.meta.url));
     const operations = computeCoverage(forCoverage, inventory, target);
     // Driven, the run claims the classes it selected; run directly, the projects Playwright ran.
-    const classes = settings.driven ? settings.classes : (this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? settings.classes);
+    const classes = settings.driven
+      ? settings.classes
+      : (this.config?.projects.map((p) => p.name).filter(isConformanceClass) ?? settings.classes);
     this.addRunWideChecks(checks, classes, settings);
     const { leaks, kept } = readJournals(settings.runTmp);
     const notCheckable = notCheckableIn(classes);
@@ -426,7 +477,11 @@ export default class CloudcheckReporter implements Reporter {
    */
   private addRunWideChecks(checks: CheckResult[], classes: readonly string[], settings: RunSettings): void {
     if (!classes.includes('rate-limits') || !checks.some((c) => c.class === 'rate-limits')) return;
-    const runWide = rateInvariantChecks(readObservations(settings.runTmp ?? undefined), { target: settings.target, mainKey: settings.keys.main, altKey: settings.keys.alt });
+    const runWide = rateInvariantChecks(readObservations(settings.runTmp ?? undefined), {
+      target: settings.target,
+      mainKey: settings.keys.main,
+      altKey: settings.keys.alt,
+    });
     checks.push(...runWide);
     if (!this.progress) return;
     // The class line again, with the run-wide checks counted in: its last line is the class's total.
@@ -459,12 +514,19 @@ function readBaseline(file: string | null, say = false): Set<string> | null {
 function notCheckableIn(classes: readonly string[]): NonNullable<ConformanceReport['not_checkable']> {
   return loadRequirements()
     .filter((r) => r.not_checkable && classes.includes(r.class))
-    .map((r) => ({ requirement: r.id, level: r.level, class: r.class, reason: r.not_checkable!.reason, checked_by: r.not_checkable!.checked_by ?? null }));
+    .map((r) => ({
+      requirement: r.id,
+      level: r.level,
+      class: r.class,
+      reason: r.not_checkable!.reason,
+      checked_by: r.not_checkable!.checked_by ?? null,
+    }));
 }
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown';
   }

@@ -33,7 +33,14 @@ export function readObservations(dir: string | null | undefined): RateObservatio
       if (!line.trim()) continue;
       try {
         const o = JSON.parse(line) as RateObservation;
-        if (typeof o.keyId === 'string' && typeof o.status === 'number' && typeof o.path === 'string' && o.headers && typeof o.headers === 'object') out.push(o);
+        if (
+          typeof o.keyId === 'string' &&
+          typeof o.status === 'number' &&
+          typeof o.path === 'string' &&
+          o.headers &&
+          typeof o.headers === 'object'
+        )
+          out.push(o);
       } catch {
         // A worker killed mid-write leaves a torn last line.
       }
@@ -63,7 +70,8 @@ export const RUN_CHECKS = {
     id: 'rate-limits.run.headers-present',
     requirement: 'RATE-HEADERS-001',
     level: 'MUST',
-    title: 'every successful messaging and compute response of the run carries X-RateLimit-Limit, -Remaining and -Reset',
+    title:
+      'every successful messaging and compute response of the run carries X-RateLimit-Limit, -Remaining and -Reset',
     invariant: 'headers-present',
   },
   smsHeaders: {
@@ -84,14 +92,16 @@ export const RUN_CHECKS = {
     id: 'rate-limits.run.remaining-decrements',
     requirement: 'RATE-HEADERS-002',
     level: 'MUST',
-    title: 'X-RateLimit-Remaining of every key falls as the key is used and never rises within a window, across the whole run',
+    title:
+      'X-RateLimit-Remaining of every key falls as the key is used and never rises within a window, across the whole run',
     invariant: 'remaining-decrements',
   },
   reset: {
     id: 'rate-limits.run.reset-epoch',
     requirement: 'RATE-HEADERS-003',
     level: 'MUST',
-    title: 'X-RateLimit-Reset is epoch seconds, within the window after the response Date, on every response of the run',
+    title:
+      'X-RateLimit-Reset is epoch seconds, within the window after the response Date, on every response of the run',
     invariant: 'reset-epoch',
   },
   limit: {
@@ -121,7 +131,15 @@ export const RUN_CHECKS = {
 const SHOWN = 5;
 
 function toObserved(o: RateObservation, index: number): ObservedResponse {
-  return { index, sentAt: o.sentAt, receivedAt: o.receivedAt, status: o.status, headers: o.headers, errorCode: o.errorCode, operation: `${o.method} ${o.path}` };
+  return {
+    index,
+    sentAt: o.sentAt,
+    receivedAt: o.receivedAt,
+    status: o.status,
+    headers: o.headers,
+    errorCode: o.errorCode,
+    operation: `${o.method} ${o.path}`,
+  };
 }
 
 /**
@@ -163,7 +181,10 @@ export interface RateInvariantOptions {
 }
 
 /** Judges every observation of the run; returns one CheckResult per run-wide check. */
-export function rateInvariantChecks(observations: readonly RateObservation[], options: RateInvariantOptions = {}): CheckResult[] {
+export function rateInvariantChecks(
+  observations: readonly RateObservation[],
+  options: RateInvariantOptions = {},
+): CheckResult[] {
   // 403 is left out: the key was authenticated but refused (permissions, IP list) before any limit
   // was counted, and the conventions' "authenticated" means admitted; the reference server, like
   // most, answers it from the auth layer without rate-limit headers. 401 the tracker skips itself.
@@ -210,13 +231,29 @@ export function rateInvariantChecks(observations: readonly RateObservation[], op
   const keys = [...byKey.values()].filter((list) => list.some((o) => o.status !== 401)).length;
   const responses = usable.length;
   return Object.values(RUN_CHECKS).map((def): CheckResult => {
-    const base = { id: def.id, requirement: def.requirement, level: def.level, class: 'rate-limits' as const, operation: null, title: def.title, location: 'src/report/rate-invariants.ts' };
+    const base = {
+      id: def.id,
+      requirement: def.requirement,
+      level: def.level,
+      class: 'rate-limits' as const,
+      operation: null,
+      title: def.title,
+      location: 'src/report/rate-invariants.ts',
+    };
     if (responses === 0) {
-      return { ...base, status: 'skipped', message: 'no messaging or compute responses were observed in this run (nothing to judge)' };
+      return {
+        ...base,
+        status: 'skipped',
+        message: 'no messaging or compute responses were observed in this run (nothing to judge)',
+      };
     }
     const mine = found.filter((f) => f.def === def);
     if (mine.length === 0) {
-      return { ...base, status: 'passed', message: `invariant ${def.invariant}: held for ${responses} messaging/compute responses of ${keys} keys` };
+      return {
+        ...base,
+        status: 'passed',
+        message: `invariant ${def.invariant}: held for ${responses} messaging/compute responses of ${keys} keys`,
+      };
     }
     const lines = mine.slice(0, SHOWN).map((f) => `key ${f.obs.keyId}: ${f.violation.message} [${describe(f.obs)}]`);
     const more = mine.length > SHOWN ? `; and ${mine.length - SHOWN} more keys` : '';
@@ -233,7 +270,13 @@ export function rateInvariantChecks(observations: readonly RateObservation[], op
 function describe(o: RateObservation): string {
   const h = o.headers;
   const parts = [`${o.method} ${o.path} → ${o.status}`];
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'date'] as const) {
+  for (const name of [
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'retry-after',
+    'date',
+  ] as const) {
     if (h[name] !== undefined) parts.push(`${name}: ${h[name]}`);
   }
   return parts.join(', ');
@@ -242,7 +285,12 @@ function describe(o: RateObservation): string {
 /** A minimal exchange (no bodies: only headers were observed) so the report shows the response. */
 function exchangeOf(o: RateObservation, options: RateInvariantOptions): Exchange {
   const url = `${options.target ?? ''}${o.path}`;
-  const keyVar = options.mainKey && keyIdOf(options.mainKey) === o.keyId ? 'CLOUDCHECK_API_KEY' : options.altKey && keyIdOf(options.altKey) === o.keyId ? 'CLOUDCHECK_ALT_API_KEY' : `KEY_${o.keyId}`;
+  const keyVar =
+    options.mainKey && keyIdOf(options.mainKey) === o.keyId
+      ? 'CLOUDCHECK_API_KEY'
+      : options.altKey && keyIdOf(options.altKey) === o.keyId
+        ? 'CLOUDCHECK_ALT_API_KEY'
+        : `KEY_${o.keyId}`;
   return {
     request: { method: o.method, url, headers: { authorization: `Bearer $${keyVar}` } },
     response: { status: o.status, headers: { ...o.headers } },

@@ -36,7 +36,11 @@ export interface WriteOutcome {
  * Writes every writer's file into `dir`, then mirrors the directory to `<parent>/latest` when the
  * directory sits in a `reports` folder (the default layout `reports/<run-id>/`).
  */
-export function writeReportFiles(report: ConformanceReport, dir: string, writers: ReportWriter[] = WRITERS): WriteOutcome {
+export function writeReportFiles(
+  report: ConformanceReport,
+  dir: string,
+  writers: ReportWriter[] = WRITERS,
+): WriteOutcome {
   mkdirSync(dir, { recursive: true });
   const outcome: WriteOutcome = { written: [], failed: [], latest: null };
   for (const writer of writers) {

@@ -164,7 +164,12 @@ function windowEnd(r: ObservedResponse, windowSeconds: number): number {
   const { seconds } = serverSeconds(r);
   const reset = intHeader(r, H_RESET);
   // Trust Reset only when it is a plausible end of a window of the expected length.
-  if (reset !== undefined && reset % windowSeconds === 0 && reset - seconds >= 0 && reset - seconds <= windowSeconds + 1) {
+  if (
+    reset !== undefined &&
+    reset % windowSeconds === 0 &&
+    reset - seconds >= 0 &&
+    reset - seconds <= windowSeconds + 1
+  ) {
     return reset;
   }
   return (Math.floor(seconds / windowSeconds) + 1) * windowSeconds;
@@ -221,7 +226,11 @@ interface SequenceCheck {
 }
 
 /** Checks one key's planned sequence. Returns violations sorted by index, then invariant. */
-export function checkRateLimitSequence(responses: readonly ObservedResponse[], expectation: RateLimitExpectation, options: SequenceOptions = {}): Violation[] {
+export function checkRateLimitSequence(
+  responses: readonly ObservedResponse[],
+  expectation: RateLimitExpectation,
+  options: SequenceOptions = {},
+): Violation[] {
   const out: Violation[] = [];
   const want = (n: InvariantName) => !options.only || options.only.includes(n);
   const check: SequenceCheck = {
@@ -270,25 +279,36 @@ function checkHeadersPresent(r: ObservedResponse, { expectation, add }: Sequence
   if (missing.length > 0) add('headers-present', r.index, `status ${r.status} response lacks ${missing.join(', ')}`);
   for (const h of [H_LIMIT, H_REMAINING]) {
     const v = header(r, h);
-    if (v !== undefined && !/^\s*\d+\s*$/.test(v)) add('headers-present', r.index, `${h} "${v}" is not a non-negative integer`);
+    if (v !== undefined && !/^\s*\d+\s*$/.test(v))
+      add('headers-present', r.index, `${h} "${v}" is not a non-negative integer`);
   }
 }
 
 /** `reset-epoch`: a Reset, wherever present, is an epoch-seconds end of a window. */
-function checkResetEpoch(r: ObservedResponse, date: { seconds: number; fromDate: boolean }, { add }: SequenceCheck): void {
+function checkResetEpoch(
+  r: ObservedResponse,
+  date: { seconds: number; fromDate: boolean },
+  { add }: SequenceCheck,
+): void {
   // The longest window the X-RateLimit-* headers may describe (nearest exhaustion may be the hour).
   const headerWindow = 3600;
   const rawReset = header(r, H_RESET);
   if (rawReset === undefined) return;
   const problem = resetProblem(rawReset, date.seconds, headerWindow);
-  if (problem) add('reset-epoch', r.index, problem + (date.fromDate ? '' : ' (no Date header; judged by the client clock)'));
+  if (problem)
+    add('reset-epoch', r.index, problem + (date.fromDate ? '' : ' (no Date header; judged by the client clock)'));
 }
 
 /** `429-code`, `429-shape` and `no-side-effect`: what a rejection must look like and must not do. */
 function check429(r: ObservedResponse, date: { seconds: number; fromDate: boolean }, check: SequenceCheck): void {
   const { expectation, counter, add } = check;
   // The code is an invariant of its own: it is ERR-CODE-005's, the shape RATE-HEADERS-006's.
-  if (r.errorCode !== 'rate_limit_exceeded') add('429-code', r.index, `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
+  if (r.errorCode !== 'rate_limit_exceeded')
+    add(
+      '429-code',
+      r.index,
+      `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`,
+    );
   const problems: string[] = [];
   const retryProblem = retryAfterProblem(r, date.seconds, check);
   if (retryProblem) problems.push(retryProblem);
@@ -300,11 +320,16 @@ function check429(r: ObservedResponse, date: { seconds: number; fromDate: boolea
     }
   }
   if (problems.length > 0) add('429-shape', r.index, `429 ${problems.join('; ')}`);
-  if (r.sideEffect === true) add('no-side-effect', r.index, `request ${r.index} was rejected with 429 but its side effect happened`);
+  if (r.sideEffect === true)
+    add('no-side-effect', r.index, `request ${r.index} was rejected with 429 but its side effect happened`);
 }
 
 /** The Retry-After part of `429-shape`: present, whole seconds, and pointing at the exhausted window's end. */
-function retryAfterProblem(r: ObservedResponse, dateSeconds: number, { counter, W, tol }: SequenceCheck): string | undefined {
+function retryAfterProblem(
+  r: ObservedResponse,
+  dateSeconds: number,
+  { counter, W, tol }: SequenceCheck,
+): string | undefined {
   const retryRaw = header(r, 'retry-after');
   const retry = intHeader(r, 'retry-after');
   if (retryRaw === undefined) return 'no Retry-After';
@@ -313,7 +338,10 @@ function retryAfterProblem(r: ObservedResponse, dateSeconds: number, { counter, 
   // counter that is the window Reset describes; for SMS it is the end of the SMS hour,
   // which no header carries, so it is computed from Date.
   const reset = intHeader(r, H_RESET);
-  const target = counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN ? reset : (Math.floor(dateSeconds / W) + 1) * W;
+  const target =
+    counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN
+      ? reset
+      : (Math.floor(dateSeconds / W) + 1) * W;
   const expected = Math.max(1, target - dateSeconds);
   if (Math.abs(retry - expected) > tol) {
     return `Retry-After ${retry}s disagrees with the window end (${expected}s after Date) by more than ${tol}s`;
@@ -339,24 +367,42 @@ function checkWindow(end: number, list: ObservedResponse[], knownStart: boolean,
 
   if (counter === 'requests') checkRemaining(ordered, ordering, knownStart ? L : undefined, windowLabel, add);
 
-  if (knownStart && check.expectation.smsHeaders && ordering === 'sequential' && counter === 'sms' && check.W === 3600) {
+  if (
+    knownStart &&
+    check.expectation.smsHeaders &&
+    ordering === 'sequential' &&
+    counter === 'sms' &&
+    check.W === 3600
+  ) {
     checkSmsRemaining(ordered, check);
   }
 }
 
 /** `onset` when send order is server order: replays the counter request by request. */
-function checkOnsetSequential(ordered: ObservedResponse[], windowLabel: string, { counter, L, add }: SequenceCheck): void {
+function checkOnsetSequential(
+  ordered: ObservedResponse[],
+  windowLabel: string,
+  { counter, L, add }: SequenceCheck,
+): void {
   let used = 0;
   for (const r of ordered) {
     if (!isAuthenticated(r)) continue;
     const u = unitsOf(r, counter);
     const should429 = used + u > L;
     if (r.status === 429 && !should429) {
-      add('onset', r.index, `early 429: request ${r.index} rejected after ${used} of ${L} ${counter} in the ${windowLabel}`);
+      add(
+        'onset',
+        r.index,
+        `early 429: request ${r.index} rejected after ${used} of ${L} ${counter} in the ${windowLabel}`,
+      );
       return;
     }
     if (r.status !== 429 && should429) {
-      add('onset', r.index, `missing 429: request ${r.index} accepted (status ${r.status}) after ${used} of ${L} ${counter} in the ${windowLabel}`);
+      add(
+        'onset',
+        r.index,
+        `missing 429: request ${r.index} accepted (status ${r.status}) after ${used} of ${L} ${counter} in the ${windowLabel}`,
+      );
       return;
     }
     if (r.status !== 429) used += u;
@@ -364,7 +410,11 @@ function checkOnsetSequential(ordered: ObservedResponse[], windowLabel: string, 
 }
 
 /** `onset` when the server's order is unknown: judges the accepted and rejected totals only. */
-function checkOnsetConcurrent(ordered: ObservedResponse[], windowLabel: string, { counter, L, add }: SequenceCheck): void {
+function checkOnsetConcurrent(
+  ordered: ObservedResponse[],
+  windowLabel: string,
+  { counter, L, add }: SequenceCheck,
+): void {
   const accepted = ordered.filter(isCounted);
   const rejected = ordered.filter((r) => r.status === 429);
   const acceptedUnits = accepted.reduce((s, r) => s + unitsOf(r, counter), 0);
@@ -378,13 +428,21 @@ function checkOnsetConcurrent(ordered: ObservedResponse[], windowLabel: string, 
     // Any rejection is early unless the remaining room could not fit the smallest rejected request.
     const minRejected = Math.min(...rejected.map((r) => unitsOf(r, counter)));
     if (acceptedUnits + minRejected <= L) {
-      add('onset', rejected[0]?.index ?? -1, `early 429: only ${acceptedUnits} of ${L} ${counter} accepted in the ${windowLabel} before ${rejected.length} rejections`);
+      add(
+        'onset',
+        rejected[0]?.index ?? -1,
+        `early 429: only ${acceptedUnits} of ${L} ${counter} accepted in the ${windowLabel} before ${rejected.length} rejections`,
+      );
     }
   }
 }
 
 /** `limit-constant`: X-RateLimit-Limit constant inside the window (and equal to L where it must be). */
-function checkLimitConstant(ordered: ObservedResponse[], windowLabel: string, { expectation, counter, L, add }: SequenceCheck): void {
+function checkLimitConstant(
+  ordered: ObservedResponse[],
+  windowLabel: string,
+  { expectation, counter, L, add }: SequenceCheck,
+): void {
   const limits = new Map<string, number>();
   for (const r of ordered) {
     const v = header(r, H_LIMIT);
@@ -392,12 +450,21 @@ function checkLimitConstant(ordered: ObservedResponse[], windowLabel: string, { 
   }
   if (limits.size > 1) {
     const [, idx] = [...limits.entries()][1] ?? ['', -1];
-    add('limit-constant', idx, `X-RateLimit-Limit took ${limits.size} values (${[...limits.keys()].join(', ')}) in the ${windowLabel}`);
+    add(
+      'limit-constant',
+      idx,
+      `X-RateLimit-Limit took ${limits.size} values (${[...limits.keys()].join(', ')}) in the ${windowLabel}`,
+    );
   }
   if (counter === 'requests' && expectation.headers) {
     const wrong = ordered.find((r) => intHeader(r, H_LIMIT) !== undefined && intHeader(r, H_LIMIT) !== L);
     // A fresh key's nearest-exhaustion window is the one under test, so Limit must be L.
-    if (wrong && limits.size <= 1) add('limit-constant', wrong.index, `X-RateLimit-Limit is ${header(wrong, H_LIMIT)}, expected ${L} for the ${expectation.window} window`);
+    if (wrong && limits.size <= 1)
+      add(
+        'limit-constant',
+        wrong.index,
+        `X-RateLimit-Limit is ${header(wrong, H_LIMIT)}, expected ${L} for the ${expectation.window} window`,
+      );
   }
 }
 
@@ -414,7 +481,11 @@ function checkSmsRemaining(ordered: ObservedResponse[], { smsLimit, add }: Seque
       return;
     }
     if (rem !== undefined && rem !== Math.max(0, smsLimit - used)) {
-      add('sms-remaining', r.index, `X-SMS-Remaining is ${rem} after ${used} recipients, expected ${Math.max(0, smsLimit - used)} (one per recipient)`);
+      add(
+        'sms-remaining',
+        r.index,
+        `X-SMS-Remaining is ${rem} after ${used} recipients, expected ${Math.max(0, smsLimit - used)} (one per recipient)`,
+      );
       return;
     }
   }
@@ -433,12 +504,21 @@ function checkRecovery(sorted: ObservedResponse[], { counter, add }: SequenceChe
     const now = serverSeconds(r).seconds;
     if (r.status === 429) {
       if (pendingResume !== undefined && now >= pendingResume + 1) {
-        add('recovery', r.index, `still 429 at ${now}, after the Reset ${pendingResume} announced by request ${announcedBy}`);
+        add(
+          'recovery',
+          r.index,
+          `still 429 at ${now}, after the Reset ${pendingResume} announced by request ${announcedBy}`,
+        );
         return;
       }
       const reset = intHeader(r, H_RESET);
       const retryAfter = intHeader(r, 'retry-after');
-      const resume = counter === 'requests' && reset !== undefined && reset >= EPOCH_SECONDS_MIN && reset < EPOCH_SECONDS_MAX ? reset : retryAfter !== undefined ? now + retryAfter : undefined;
+      const resume =
+        counter === 'requests' && reset !== undefined && reset >= EPOCH_SECONDS_MIN && reset < EPOCH_SECONDS_MAX
+          ? reset
+          : retryAfter !== undefined
+            ? now + retryAfter
+            : undefined;
       if (resume !== undefined && (pendingResume === undefined || resume < pendingResume)) {
         pendingResume = resume;
         announcedBy = r.index;
@@ -453,7 +533,13 @@ function checkRecovery(sorted: ObservedResponse[], { counter, add }: SequenceChe
  * `L` known (complete history): Remaining must be exactly L-1, L-2, ... Unknown (an already used
  * key): it must drop by exactly one per counted request from the first value seen.
  */
-function checkRemaining(ordered: ObservedResponse[], ordering: 'sequential' | 'concurrent', L: number | undefined, windowLabel: string, add: Report): void {
+function checkRemaining(
+  ordered: ObservedResponse[],
+  ordering: 'sequential' | 'concurrent',
+  L: number | undefined,
+  windowLabel: string,
+  add: Report,
+): void {
   const counted = ordered.filter((r) => isCounted(r) && intHeader(r, H_REMAINING) !== undefined);
   for (const r of ordered) {
     const v = header(r, H_REMAINING);
@@ -470,7 +556,11 @@ function checkRemaining(ordered: ObservedResponse[], ordering: 'sequential' | 'c
       const rem = intHeader(r, H_REMAINING) ?? 0;
       if (rem !== Math.max(0, expected)) {
         const how = rem > expected ? (rem > expected + 1 ? 'rose' : 'did not move') : 'dropped by more than one';
-        add('remaining-decrements', r.index, `X-RateLimit-Remaining ${rem} ${how}; expected ${Math.max(0, expected)} after ${n + 1} counted requests in the ${windowLabel}`);
+        add(
+          'remaining-decrements',
+          r.index,
+          `X-RateLimit-Remaining ${rem} ${how}; expected ${Math.max(0, expected)} after ${n + 1} counted requests in the ${windowLabel}`,
+        );
         return;
       }
       expected -= 1;
@@ -484,7 +574,11 @@ function checkRemaining(ordered: ObservedResponse[], ordering: 'sequential' | 'c
       const rem = intHeader(r, H_REMAINING) ?? 0;
       const prior = seen.get(rem);
       if (prior) {
-        add('remaining-decrements', r.index, `X-RateLimit-Remaining ${rem} given to requests ${prior.index} and ${r.index}: two counted requests did not each decrement it (non-atomic counting)`);
+        add(
+          'remaining-decrements',
+          r.index,
+          `X-RateLimit-Remaining ${rem} given to requests ${prior.index} and ${r.index}: two counted requests did not each decrement it (non-atomic counting)`,
+        );
         return;
       }
       seen.set(rem, r);
@@ -492,7 +586,11 @@ function checkRemaining(ordered: ObservedResponse[], ordering: 'sequential' | 'c
     for (let i = 0; i < values.length; i++) {
       if (values[i] !== top - i) {
         const r = counted.find((x) => intHeader(x, H_REMAINING) === values[i]);
-        add('remaining-decrements', r?.index ?? -1, `X-RateLimit-Remaining values are not ${top} down to ${top - values.length + 1} (found ${values[i]} at rank ${i + 1})`);
+        add(
+          'remaining-decrements',
+          r?.index ?? -1,
+          `X-RateLimit-Remaining values are not ${top} down to ${top - values.length + 1} (found ${values[i]} at rank ${i + 1})`,
+        );
         return;
       }
     }
@@ -503,17 +601,29 @@ function checkRemaining(ordered: ObservedResponse[], ordering: 'sequential' | 'c
  * `isolation`: a key that nobody used in the window is untouched by another key's exhaustion:
  * none of its requests is rejected and its first Remaining is Limit - 1.
  */
-export function checkUntouchedKey(responses: readonly ObservedResponse[], expectation: RateLimitExpectation): Violation[] {
+export function checkUntouchedKey(
+  responses: readonly ObservedResponse[],
+  expectation: RateLimitExpectation,
+): Violation[] {
   const out: Violation[] = [];
   const sorted = [...responses].sort((a, b) => a.index - b.index);
   const rejected = sorted.find((r) => r.status === 429);
-  if (rejected) out.push({ invariant: 'isolation', index: rejected.index, message: `an unused key was rejected with 429 at its request ${rejected.index}: limits are not per key` });
+  if (rejected)
+    out.push({
+      invariant: 'isolation',
+      index: rejected.index,
+      message: `an unused key was rejected with 429 at its request ${rejected.index}: limits are not per key`,
+    });
   const first = sorted.find(isCounted);
   if (first && expectation.headers) {
     const rem = intHeader(first, H_REMAINING);
     const lim = intHeader(first, H_LIMIT);
     if (rem !== undefined && lim !== undefined && rem !== lim - 1) {
-      out.push({ invariant: 'isolation', index: first.index, message: `the unused key's first X-RateLimit-Remaining is ${rem}, expected ${lim - 1}: another key's usage was counted against it` });
+      out.push({
+        invariant: 'isolation',
+        index: first.index,
+        message: `the unused key's first X-RateLimit-Remaining is ${rem}, expected ${lim - 1}: another key's usage was counted against it`,
+      });
     }
   }
   return out;
@@ -534,7 +644,10 @@ export interface TrackerOptions {
 
 interface KeyState {
   /** Per Reset value: first Limit seen, lowest Remaining seen, count and distinct Remaining. */
-  byReset: Map<string, { limit: string | undefined; minRemaining: number; counted: number; values: Set<number>; frozenReported: boolean }>;
+  byReset: Map<
+    string,
+    { limit: string | undefined; minRemaining: number; counted: number; values: Set<number>; frozenReported: boolean }
+  >;
   reported: Set<string>;
 }
 
@@ -569,7 +682,8 @@ export class HeaderTracker {
 
     const missing = [H_LIMIT, H_REMAINING, H_RESET].filter((h) => header(r, h) === undefined);
     if (area === 'messaging') missing.push(...[H_SMS_LIMIT, H_SMS_REMAINING].filter((h) => header(r, h) === undefined));
-    if (missing.length > 0) report('headers-present', `${r.operation ?? path} answered ${r.status} without ${missing.join(', ')}`);
+    if (missing.length > 0)
+      report('headers-present', `${r.operation ?? path} answered ${r.status} without ${missing.join(', ')}`);
 
     const rawReset = header(r, H_RESET);
     if (rawReset !== undefined) {
@@ -577,7 +691,11 @@ export class HeaderTracker {
       if (problem) report('reset-epoch', `${r.operation ?? path}: ${problem}`);
     }
     if (r.status === 429) {
-      if (r.errorCode !== 'rate_limit_exceeded') report('429-code', `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`);
+      if (r.errorCode !== 'rate_limit_exceeded')
+        report(
+          '429-code',
+          `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`,
+        );
       if (header(r, 'retry-after') === undefined) report('429-shape', '429 without Retry-After');
     }
 
@@ -592,7 +710,10 @@ export class HeaderTracker {
       st.byReset.set(group, (w = { limit, minRemaining: rem, counted: 0, values: new Set(), frozenReported: false }));
     }
     if (limit !== undefined && w.limit !== undefined && limit !== w.limit) {
-      report('limit-constant', `X-RateLimit-Limit changed from ${w.limit} to ${limit} within the window resetting at ${rawReset}`);
+      report(
+        'limit-constant',
+        `X-RateLimit-Limit changed from ${w.limit} to ${limit} within the window resetting at ${rawReset}`,
+      );
     }
     if (rem > w.minRemaining + this.maxInFlight) {
       report(
@@ -606,7 +727,10 @@ export class HeaderTracker {
       if (w.values.size < 2) w.values.add(rem);
       if (!w.frozenReported && w.counted >= this.frozenAfter && w.values.size === 1 && rem > 0) {
         w.frozenReported = true;
-        report('remaining-decrements', `X-RateLimit-Remaining stayed ${rem} across ${w.counted} counted responses in the window resetting at ${rawReset}`);
+        report(
+          'remaining-decrements',
+          `X-RateLimit-Remaining stayed ${rem} across ${w.counted} counted responses in the window resetting at ${rawReset}`,
+        );
       }
     }
     // Windows whose Reset lies well in the past are finished; drop them to bound memory.

@@ -20,7 +20,12 @@ defineCheck(
     const expiresAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
     // TEST-NET-1 (RFC 5737) and loopback: nothing outside this machine could ever use the key.
     const ipWhitelist = ['192.0.2.0/24', '127.0.0.1'];
-    const res = await api.post('/account/api-keys', { name: ctx.name('options-key'), permissions: ['read'], expires_at: expiresAt, ip_whitelist: ipWhitelist });
+    const res = await api.post('/account/api-keys', {
+      name: ctx.name('options-key'),
+      permissions: ['read'],
+      expires_at: expiresAt,
+      ip_whitelist: ipWhitelist,
+    });
     const key = expectResource<{ id: string; key?: unknown }>(res, 'api_key');
     if (typeof key.key === 'string') addSecret(key.key);
     ledger.track('api-key', String(key.id));

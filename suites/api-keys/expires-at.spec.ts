@@ -34,7 +34,10 @@ defineCheck(
     const expiresAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
     const expiring = await create({ name: ctx.name('expiring-key'), permissions: ['read'], expires_at: expiresAt });
     expect(typeof expiring.expires_at, `expires_at of a key created with expires_at ${expiresAt}`).toBe('string');
-    expect(Date.parse(expiring.expires_at!), `expires_at ${expiring.expires_at} is the instant sent, ${expiresAt}`).toBe(Date.parse(expiresAt));
+    expect(
+      Date.parse(expiring.expires_at!),
+      `expires_at ${expiring.expires_at} is the instant sent, ${expiresAt}`,
+    ).toBe(Date.parse(expiresAt));
     const lasting = await create({ name: ctx.name('lasting-key'), permissions: ['read'] });
     expect(lasting.expires_at, 'expires_at of a key created without one').toBeNull();
   },

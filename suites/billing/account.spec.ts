@@ -51,7 +51,20 @@ defineCheck(
     ctx.testInfo.skip(transactions.length === 0, 'the billing history is empty');
     for (const txn of transactions) {
       const what = `transaction ${String(txn.id)}`;
-      expectFields(txn, { id: 'string', currency: 'string', description: 'string', status: 'string', service: 'string', resource_id: 'string', amount: 'number', created_at: 'timestamp' }, what);
+      expectFields(
+        txn,
+        {
+          id: 'string',
+          currency: 'string',
+          description: 'string',
+          status: 'string',
+          service: 'string',
+          resource_id: 'string',
+          amount: 'number',
+          created_at: 'timestamp',
+        },
+        what,
+      );
       expect(['charge', 'payment', 'refund'], `type of ${what}`).toContain(txn.type);
     }
   },
@@ -69,11 +82,16 @@ defineCheck(
   async ({ api, ctx }) => {
     const { transactions } = await readHistory(api);
     ctx.testInfo.skip(transactions.length === 0, 'the billing history is empty');
-    const notString = transactions.filter((t) => typeof t.status !== 'string').map((t) => `${String(t.id)}: ${JSON.stringify(t.status)}`);
+    const notString = transactions
+      .filter((t) => typeof t.status !== 'string')
+      .map((t) => `${String(t.id)}: ${JSON.stringify(t.status)}`);
     expect(notString, 'transactions whose status is not a plain string').toEqual([]);
     // Other states are the target's own words; one that reads "completed" must be spelled so.
     const misspelt = transactions
-      .filter((t) => typeof t.status === 'string' && t.status.trim().toLowerCase() === 'completed' && t.status !== 'completed')
+      .filter(
+        (t) =>
+          typeof t.status === 'string' && t.status.trim().toLowerCase() === 'completed' && t.status !== 'completed',
+      )
       .map((t) => `${String(t.id)}: ${JSON.stringify(t.status)}`);
     expect(misspelt, 'transactions in the completed state not spelled exactly `completed`').toEqual([]);
   },
@@ -86,23 +104,33 @@ defineCheck(
     level: 'MUST',
     class: 'billing',
     operation: 'GET /account/usage',
-    title: 'usage.services: compute and storage carry cost and resources entries, messaging cost, messages_sent and cost_per_message',
+    title:
+      'usage.services: compute and storage carry cost and resources entries, messaging cost, messages_sent and cost_per_message',
   },
   async ({ api }) => {
     const res = await api.get('/account/usage');
     expectSuccess(res);
     const usage = resourceOf<{ services?: unknown }>(res.body, 'usage', 'services');
-    expect(isRecord(usage?.services), `GET /account/usage answers usage.services: ${res.text.slice(0, 300)}`).toBe(true);
+    expect(isRecord(usage?.services), `GET /account/usage answers usage.services: ${res.text.slice(0, 300)}`).toBe(
+      true,
+    );
     const services = usage!.services as Record<string, unknown>;
     // The specification names these fields without giving their types: presence is what it states.
-    const entryFields = { compute: ['type', 'id', 'name', 'cost', 'hours'], storage: ['type', 'bucket', 'cost', 'storage_gb', 'bandwidth_gb'] } as const;
+    const entryFields = {
+      compute: ['type', 'id', 'name', 'cost', 'hours'],
+      storage: ['type', 'bucket', 'cost', 'storage_gb', 'bandwidth_gb'],
+    } as const;
     for (const service of ['compute', 'storage'] as const) {
       const entry = services[service];
       expectPresent(entry, ['cost', 'resources'], `usage.services.${service}`);
       const resources = (entry as Record<string, unknown>).resources;
-      expect(Array.isArray(resources), `usage.services.${service}.resources is an array, is ${JSON.stringify(resources)}`).toBe(true);
+      expect(
+        Array.isArray(resources),
+        `usage.services.${service}.resources is an array, is ${JSON.stringify(resources)}`,
+      ).toBe(true);
       // A fresh account may have no resources: the entries' fields are checked where there are some.
-      for (const [i, resource] of (resources as unknown[]).entries()) expectPresent(resource, entryFields[service], `usage.services.${service}.resources[${i}]`);
+      for (const [i, resource] of (resources as unknown[]).entries())
+        expectPresent(resource, entryFields[service], `usage.services.${service}.resources[${i}]`);
     }
     expectPresent(services.messaging, ['cost', 'messages_sent', 'cost_per_message'], 'usage.services.messaging');
   },

@@ -42,9 +42,14 @@ defineCheck(
 async function cloudcheckSshKey(api: ApiClient, ctx: CheckContext): Promise<string> {
   const listed = await api.get('/ssh-keys');
   expectSuccess(listed);
-  const earlier = (listOf<{ id?: unknown; name?: unknown }>(listed.body, 'ssh_keys') ?? []).find((k) => typeof k.id === 'string' && String(k.name).startsWith(RUN_PREFIX));
+  const earlier = (listOf<{ id?: unknown; name?: unknown }>(listed.body, 'ssh_keys') ?? []).find(
+    (k) => typeof k.id === 'string' && String(k.name).startsWith(RUN_PREFIX),
+  );
   if (earlier) return earlier.id as string;
-  const res = await api.post('/ssh-keys', { name: ctx.name('ssh-key'), public_key: sshEd25519PublicKey(ctx.faker, 'cloudcheck', ctx.runPrefix) });
+  const res = await api.post('/ssh-keys', {
+    name: ctx.name('ssh-key'),
+    public_key: sshEd25519PublicKey(ctx.faker, 'cloudcheck', ctx.runPrefix),
+  });
   return String(expectResource<{ id: string }>(res, 'ssh_key').id);
 }
 
@@ -60,7 +65,13 @@ defineCheck(
   async ({ api, ledger, ctx }) => {
     const keyId = await cloudcheckSshKey(api, ctx);
     const { region, image, size } = await computeCatalogue(api);
-    const res = await api.post('/vps', { name: ctx.name('vps-ssh'), region, image, size: size.slug, ssh_keys: [keyId] });
+    const res = await api.post('/vps', {
+      name: ctx.name('vps-ssh'),
+      region,
+      image,
+      size: size.slug,
+      ssh_keys: [keyId],
+    });
     const created = res.status < 300 ? resourceOf<{ id?: string }>(res.body, 'vps') : undefined;
     if (created?.id) ledger.track('vps', created.id);
     expectSuccess(res, `ssh_keys: [${keyId}], the id POST /ssh-keys gave`);

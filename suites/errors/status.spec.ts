@@ -12,7 +12,11 @@ import { expectRefused, expectResource } from '../../src/harness/resource.ts';
 const SUCCESS = [200, 201, 204];
 
 /** A project of the run (cheap, deletable): created, tracked, its id. */
-async function createProject(api: ApiClient, ledger: Ledger, ctx: CheckContext): Promise<{ res: ApiResponse; id: string }> {
+async function createProject(
+  api: ApiClient,
+  ledger: Ledger,
+  ctx: CheckContext,
+): Promise<{ res: ApiResponse; id: string }> {
   const res = await api.post('/projects', { name: ctx.name('errs') });
   const id = String(expectResource<{ id: unknown }>(res, 'project').id);
   ledger.track('project', id);
@@ -40,7 +44,10 @@ defineCheck(
     expectSuccessStatus(deleted, 'DELETE /projects/{project_id}');
     ledger.deleted('project', id);
     const missing = await api.get('/vps/cloudcheck-no-such-vps');
-    expect(missing.status >= 400 && missing.status < 600, `GET of an unknown VPS answered ${missing.status}; an error uses 4xx or 5xx`).toBe(true);
+    expect(
+      missing.status >= 400 && missing.status < 600,
+      `GET of an unknown VPS answered ${missing.status}; an error uses 4xx or 5xx`,
+    ).toBe(true);
     expectErrorEnvelope(missing);
   },
 );
@@ -82,14 +89,22 @@ defineCheck(
   async ({ api }) => {
     const refused = [
       await api.post('/sms/send', { to: 'not-a-phone-number', message: 'cloudcheck details' }),
-      await api.post('/account/alerts', { type: 'cloudcheck-no-such-type', threshold: 1, condition: 'greater_than', notification_methods: ['email'] }),
+      await api.post('/account/alerts', {
+        type: 'cloudcheck-no-such-type',
+        threshold: 1,
+        condition: 'greater_than',
+        notification_methods: ['email'],
+      }),
     ];
     for (const res of refused) {
       const line = `${res.exchange.request.method} ${new URL(res.exchange.request.url).pathname}`;
       expect(res.status >= 400 && res.status < 500, `${line} should be refused, got ${res.status}`).toBe(true);
       const { details } = expectErrorEnvelope(res);
       if (details !== undefined) {
-        expect(typeof details === 'object' && details !== null && !Array.isArray(details), `${line}: error.details ${JSON.stringify(details)} is a JSON object`).toBe(true);
+        expect(
+          typeof details === 'object' && details !== null && !Array.isArray(details),
+          `${line}: error.details ${JSON.stringify(details)} is a JSON object`,
+        ).toBe(true);
       }
     }
   },
@@ -111,9 +126,13 @@ defineCheck(
     if (created) ledger.track('vps', created);
     expectRefused(res, 'POST /vps without name, image and size');
     const details = (res.body as { error?: { details?: unknown } } | undefined)?.error?.details;
-    expect(Array.isArray(details), `error.details of a compute validation error is an array: ${JSON.stringify(details)}`).toBe(true);
+    expect(
+      Array.isArray(details),
+      `error.details of a compute validation error is an array: ${JSON.stringify(details)}`,
+    ).toBe(true);
     const entries = details as Array<{ field?: unknown; message?: unknown }>;
     expect(entries.length, 'error.details names what is wrong').toBeGreaterThan(0);
-    for (const entry of entries) expect([typeof entry.field, typeof entry.message], JSON.stringify(entry)).toEqual(['string', 'string']);
+    for (const entry of entries)
+      expect([typeof entry.field, typeof entry.message], JSON.stringify(entry)).toEqual(['string', 'string']);
   },
 );

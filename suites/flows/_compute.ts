@@ -71,8 +71,14 @@ function listOf<T>(res: ApiResponse, name: string): T[] {
 
 /** Reads the target's regions, images and sizes and picks what a flow needs. */
 export async function computeCatalogue(api: ApiClient): Promise<ComputeCatalogue> {
-  const [regionsRes, imagesRes, sizesRes] = await Promise.all([api.get('/regions'), api.get('/images', { query: { type: 'linux' } }), api.get('/sizes')]);
-  const regions = listOf<Region>(regionsRes, 'regions').filter((r) => r.available && (!r.features || r.features.includes('vps')));
+  const [regionsRes, imagesRes, sizesRes] = await Promise.all([
+    api.get('/regions'),
+    api.get('/images', { query: { type: 'linux' } }),
+    api.get('/sizes'),
+  ]);
+  const regions = listOf<Region>(regionsRes, 'regions').filter(
+    (r) => r.available && (!r.features || r.features.includes('vps')),
+  );
   const images = listOf<Image>(imagesRes, 'images');
   const sizes = listOf<Size>(sizesRes, 'sizes')
     .filter((s) => s.available)
@@ -81,9 +87,14 @@ export async function computeCatalogue(api: ApiClient): Promise<ComputeCatalogue
   expect(images.length, 'GET /images?type=linux should list at least one image').toBeGreaterThan(0);
   expect(sizes.length, 'GET /sizes should list at least one available size').toBeGreaterThan(0);
   const fits = (image: Image, size: Size): boolean => (image.min_disk_size ?? 0) <= size.disk;
-  const size = sizes.find((s) => images.filter((i) => fits(i, s)).length >= 2) ?? sizes.find((s) => images.some((i) => fits(i, s))) ?? sizes[0]!;
+  const size =
+    sizes.find((s) => images.filter((i) => fits(i, s)).length >= 2) ??
+    sizes.find((s) => images.some((i) => fits(i, s))) ??
+    sizes[0]!;
   const fitting = images.filter((i) => fits(i, size));
-  const largerSize = sizes.find((s) => s.slug !== size.slug && s.disk > size.disk && s.vcpus >= size.vcpus && s.memory >= size.memory) ?? null;
+  const largerSize =
+    sizes.find((s) => s.slug !== size.slug && s.disk > size.disk && s.vcpus >= size.vcpus && s.memory >= size.memory) ??
+    null;
   return {
     region: regions[0]!.slug,
     otherRegion: regions[1]?.slug ?? null,
@@ -98,7 +109,13 @@ export async function computeCatalogue(api: ApiClient): Promise<ComputeCatalogue
  * Polls GET /vps/{id} until `accept` says yes (staging boots take minutes and every request
  * counts against the hourly budget; the reference server boots in a fraction of a second).
  */
-export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, what: string, accept: (vps: Vps) => boolean): Promise<Vps> {
+export async function waitForVps(
+  api: ApiClient,
+  ctx: CheckContext,
+  id: string,
+  what: string,
+  accept: (vps: Vps) => boolean,
+): Promise<Vps> {
   let last: Vps | undefined;
   try {
     // ctx.poll backs off from 100 ms to 5 s until the run's --async-timeout deadline.
@@ -111,13 +128,20 @@ export async function waitForVps(api: ApiClient, ctx: CheckContext, id: string, 
     });
   } catch (error) {
     if (last) {
-      throw new Error(`${(error as Error).message}; last seen: status ${JSON.stringify(last.status)}, ip_address ${JSON.stringify(last.ip_address)}, private_ip ${JSON.stringify(last.private_ip)}`, {
-        cause: error,
-      });
+      throw new Error(
+        `${(error as Error).message}; last seen: status ${JSON.stringify(last.status)}, ip_address ${JSON.stringify(last.ip_address)}, private_ip ${JSON.stringify(last.private_ip)}`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }
 }
 
 export const isRunningWithIps = (vps: Vps): boolean =>
-  vps.status === 'running' && typeof vps.ip_address === 'string' && vps.ip_address !== '' && typeof vps.private_ip === 'string' && vps.private_ip !== '';
+  vps.status === 'running' &&
+  typeof vps.ip_address === 'string' &&
+  vps.ip_address !== '' &&
+  typeof vps.private_ip === 'string' &&
+  vps.private_ip !== '';

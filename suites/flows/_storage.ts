@@ -19,7 +19,13 @@ export async function storageRegion(api: ApiClient): Promise<string> {
 }
 
 /** Creates a bucket named with the run prefix and records it in the ledger. */
-export async function createBucket(api: ApiClient, ledger: Ledger, ctx: CheckContext, label = 'bkt', region?: string): Promise<string> {
+export async function createBucket(
+  api: ApiClient,
+  ledger: Ledger,
+  ctx: CheckContext,
+  label = 'bkt',
+  region?: string,
+): Promise<string> {
   const name = ctx.name(label);
   const res = await api.post('/storage/buckets', { name, region: region ?? (await storageRegion(api)) });
   expectStatus(res, [200, 201], 'create the flow bucket');
@@ -95,7 +101,11 @@ export interface Listing {
   common_prefixes?: string[];
 }
 
-export async function listObjects(api: ApiClient, bucket: string, query: Record<string, string | number> = {}): Promise<Listing> {
+export async function listObjects(
+  api: ApiClient,
+  bucket: string,
+  query: Record<string, string | number> = {},
+): Promise<Listing> {
   const res = await api.get(`/storage/buckets/${encodeURIComponent(bucket)}/objects`, { query });
   expectStatus(res, 200);
   const listing = res.json<Listing>();

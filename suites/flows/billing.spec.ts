@@ -80,13 +80,17 @@ async function paymentMethods(api: ApiClient): Promise<PaymentMethod[]> {
   return res.json<{ payment_methods: PaymentMethod[] }>().payment_methods;
 }
 
-async function history(api: ApiClient, query: Record<string, string | number>): Promise<{ transactions: Transaction[]; meta: { total: number; page: number; per_page: number; pages: number } }> {
+async function history(
+  api: ApiClient,
+  query: Record<string, string | number>,
+): Promise<{ transactions: Transaction[]; meta: { total: number; page: number; per_page: number; pages: number } }> {
   const res = await api.get('/account/billing/history', { query });
   expectStatus(res, 200);
   return res.json();
 }
 
-const balanceOf = (list: Wallet[], currency: string): number => list.find((w) => w.currency === currency)?.available_balance ?? 0;
+const balanceOf = (list: Wallet[], currency: string): number =>
+  list.find((w) => w.currency === currency)?.available_balance ?? 0;
 
 defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, (step) => {
   step(
@@ -111,10 +115,18 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
         const res = await api.put('/account', change);
         expectStatus(res, 200);
         const answered = (resourceOf<Account>(res.body, 'account') ?? {}) as Account;
-        expect({ name: answered.name, company: answered.company, timezone: answered.timezone }, 'the PUT response').toEqual(change);
+        expect(
+          { name: answered.name, company: answered.company, timezone: answered.timezone },
+          'the PUT response',
+        ).toEqual(change);
         const after = await getAccount(api);
-        expect({ name: after.name, company: after.company, timezone: after.timezone }, 'a later GET /account').toEqual(change);
-        expect({ id: after.id, email: after.email, currency: after.currency, created_at: after.created_at }, 'fields not sent stay unchanged').toEqual({
+        expect({ name: after.name, company: after.company, timezone: after.timezone }, 'a later GET /account').toEqual(
+          change,
+        );
+        expect(
+          { id: after.id, email: after.email, currency: after.currency, created_at: after.created_at },
+          'fields not sent stay unchanged',
+        ).toEqual({
           id: original.id,
           email: original.email,
           currency: original.currency,
@@ -122,10 +134,17 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
         });
       } finally {
         // Hands off: the account belongs to the user, so its values go back whatever happened.
-        const restore = await api.put('/account', { name: original.name, company: original.company, timezone: original.timezone });
+        const restore = await api.put('/account', {
+          name: original.name,
+          company: original.company,
+          timezone: original.timezone,
+        });
         expectStatus(restore, 200, 'restoring the original account values');
         const restored = await getAccount(api);
-        expect({ name: restored.name, company: restored.company, timezone: restored.timezone }, 'the account after restoring it').toEqual({
+        expect(
+          { name: restored.name, company: restored.company, timezone: restored.timezone },
+          'the account after restoring it',
+        ).toEqual({
           name: original.name,
           company: original.company,
           timezone: original.timezone,
@@ -168,7 +187,11 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       // Making it the default changes the user's other methods, which cannot be set back: only
       // where that harms nobody (the embedded server, or an account without methods).
       const setDefault = ctx.embedded || before.length === 0;
-      const res = await api.post('/account/payment-methods', { type: 'card', token: 'tok_visa', ...(setDefault ? { set_default: true } : {}) });
+      const res = await api.post('/account/payment-methods', {
+        type: 'card',
+        token: 'tok_visa',
+        ...(setDefault ? { set_default: true } : {}),
+      });
       expectStatus(res, [200, 201]);
       const created = (resourceOf<PaymentMethod>(res.body, 'payment_method') ?? {}) as PaymentMethod;
       state.paymentMethodId = ledger.track('payment-method', created.id);
@@ -176,7 +199,10 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       expect(listed, `payment method ${created.id} in GET /account/payment-methods`).toBeTruthy();
       expect(listed!.type).toBe('card');
       expect(typeof listed!.last4, 'last4').toBe('string');
-      expect(Number.isInteger(listed!.exp_month) && Number.isInteger(listed!.exp_year), 'a card has integer exp_month and exp_year').toBe(true);
+      expect(
+        Number.isInteger(listed!.exp_month) && Number.isInteger(listed!.exp_year),
+        'a card has integer exp_month and exp_year',
+      ).toBe(true);
       expect(typeof listed!.is_default, 'is_default').toBe('boolean');
       state.setDefault = setDefault;
     },
@@ -192,7 +218,10 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
     },
     async ({ api, ctx, state }) => {
       ctx.requireCharges();
-      ctx.testInfo.skip(!state.setDefault, 'the method was added without set_default (making it the default would change the other methods of the account)');
+      ctx.testInfo.skip(
+        !state.setDefault,
+        'the method was added without set_default (making it the default would change the other methods of the account)',
+      );
       const listed = (await paymentMethods(api)).find((pm) => pm.id === state.paymentMethodId);
       expect(listed, `payment method ${state.paymentMethodId} in GET /account/payment-methods`).toBeTruthy();
       expect(listed!.is_default, 'is_default of the method added with set_default: true').toBe(true);
@@ -212,7 +241,10 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const before = balanceOf(await wallets(api), state.currency);
       const res = await api.post('/account/wallets/topup', { amount: 1, currency: state.currency });
       expectRefused(res, 'a top-up without payment_method');
-      expect(balanceOf(await wallets(api), state.currency), 'available_balance after the refused top-up').toBeCloseTo(before, 2);
+      expect(balanceOf(await wallets(api), state.currency), 'available_balance after the refused top-up').toBeCloseTo(
+        before,
+        2,
+      );
     },
   );
 
@@ -227,11 +259,18 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
     async ({ api, ctx, state }) => {
       ctx.requireCharges();
       const before = balanceOf(await wallets(api), state.currency);
-      const res = await api.post('/account/wallets/topup', { amount: 1.25, currency: state.currency, payment_method: state.paymentMethodId });
+      const res = await api.post('/account/wallets/topup', {
+        amount: 1.25,
+        currency: state.currency,
+        payment_method: state.paymentMethodId,
+      });
       expectStatus(res, 200);
       const body = res.json<{ transaction?: Transaction }>();
       expect(body.transaction, 'the result carries the transaction').toBeTruthy();
-      expect(balanceOf(await wallets(api), state.currency), 'available_balance after a top-up of 1.25').toBeCloseTo(before + 1.25, 2);
+      expect(balanceOf(await wallets(api), state.currency), 'available_balance after a top-up of 1.25').toBeCloseTo(
+        before + 1.25,
+        2,
+      );
       const payments = await history(api, { type: 'payment', per_page: 100 });
       const txn = payments.transactions.find((t) => t.id === body.transaction!.id);
       expect(txn, `transaction ${body.transaction!.id} in the billing history`).toBeTruthy();
@@ -251,7 +290,8 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
     async ({ api }) => {
       const first = await history(api, { per_page: 2, page: 1 });
       expect(first.meta, 'meta').toBeTruthy();
-      for (const field of ['total', 'page', 'per_page', 'pages'] as const) expect(Number.isInteger(first.meta[field]), `meta.${field} is an integer`).toBe(true);
+      for (const field of ['total', 'page', 'per_page', 'pages'] as const)
+        expect(Number.isInteger(first.meta[field]), `meta.${field} is an integer`).toBe(true);
       expect(first.meta.per_page).toBe(2);
       expect(first.meta.page).toBe(1);
       expect(first.transactions.length).toBeLessThanOrEqual(2);
@@ -260,7 +300,8 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
         const second = await history(api, { per_page: 2, page: 2 });
         expect(second.meta.page).toBe(2);
         const firstIds = new Set(first.transactions.map((t) => t.id));
-        for (const t of second.transactions) expect(firstIds.has(t.id), `transaction ${t.id} on pages 1 and 2`).toBe(false);
+        for (const t of second.transactions)
+          expect(firstIds.has(t.id), `transaction ${t.id} on pages 1 and 2`).toBe(false);
       }
     },
   );
@@ -296,13 +337,18 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const all = await history(api, { per_page: 100 });
       ctx.testInfo.skip(all.transactions.length === 0, 'the billing history is empty');
       // A month long past, and the days around now: each listed transaction lies inside its range.
-      const day = (offsetDays: number): string => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+      const day = (offsetDays: number): string =>
+        new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
       for (const [from, to] of [
         ['2000-01-01', '2000-01-31'],
         [day(-1), day(1)],
       ] as const) {
         const listed = await history(api, { from_date: from, to_date: to, per_page: 100 });
-        const outside = listed.transactions.filter((t) => Date.parse(t.created_at) < Date.parse(`${from}T00:00:00Z`) || Date.parse(t.created_at) > Date.parse(`${to}T23:59:59.999Z`));
+        const outside = listed.transactions.filter(
+          (t) =>
+            Date.parse(t.created_at) < Date.parse(`${from}T00:00:00Z`) ||
+            Date.parse(t.created_at) > Date.parse(`${to}T23:59:59.999Z`),
+        );
         expect(
           outside.map((t) => `${t.id} ${t.created_at}`),
           `from_date=${from}&to_date=${to} listed transactions outside the range`,
@@ -347,11 +393,15 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const invoice = invoices[0]!;
       const details = await api.get(`/account/invoices/${encodeURIComponent(invoice.id)}`);
       expectStatus(details, 200);
-      const pdf = await api.get(`/account/invoices/${encodeURIComponent(invoice.id)}/pdf`, { headers: { accept: 'application/pdf' } });
+      const pdf = await api.get(`/account/invoices/${encodeURIComponent(invoice.id)}/pdf`, {
+        headers: { accept: 'application/pdf' },
+      });
       expectStatus(pdf, 200);
       expect(pdf.headers['content-type']?.split(';')[0]?.trim(), 'Content-Type').toBe('application/pdf');
       expect(pdf.bytes.subarray(0, 5).toString('latin1'), 'the body starts with %PDF-').toBe('%PDF-');
-      expect(pdf.bytes.subarray(-32).toString('latin1').trimEnd().endsWith('%%EOF'), 'the body ends with %%EOF').toBe(true);
+      expect(pdf.bytes.subarray(-32).toString('latin1').trimEnd().endsWith('%%EOF'), 'the body ends with %%EOF').toBe(
+        true,
+      );
     },
   );
 
@@ -366,12 +416,25 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
     async ({ api }) => {
       const res = await api.get('/account/usage');
       expectStatus(res, 200);
-      const usage = res.json<{ usage: { period: { start: string; end: string }; total_cost: number; currency: string; services: Record<string, { cost: number }> } }>().usage;
-      expect(Number.isNaN(Date.parse(usage.period.start)) || Number.isNaN(Date.parse(usage.period.end)), 'period start and end are dates').toBe(false);
-      expect(Date.parse(usage.period.start), 'period.start ≤ period.end').toBeLessThanOrEqual(Date.parse(usage.period.end));
+      const usage = res.json<{
+        usage: {
+          period: { start: string; end: string };
+          total_cost: number;
+          currency: string;
+          services: Record<string, { cost: number }>;
+        };
+      }>().usage;
+      expect(
+        Number.isNaN(Date.parse(usage.period.start)) || Number.isNaN(Date.parse(usage.period.end)),
+        'period start and end are dates',
+      ).toBe(false);
+      expect(Date.parse(usage.period.start), 'period.start ≤ period.end').toBeLessThanOrEqual(
+        Date.parse(usage.period.end),
+      );
       expect(typeof usage.total_cost).toBe('number');
       expect(typeof usage.currency).toBe('string');
-      for (const service of ['compute', 'storage', 'messaging']) expect(typeof usage.services[service]?.cost, `services.${service}.cost`).toBe('number');
+      for (const service of ['compute', 'storage', 'messaging'])
+        expect(typeof usage.services[service]?.cost, `services.${service}.cost`).toBe('number');
     },
   );
 
@@ -412,7 +475,10 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       expectStatus(res, 200);
       const body = res.json<{ cost_breakdown: Array<{ cost: number; percentage: number }>; total_cost: number }>();
       const costs = body.cost_breakdown.reduce((sum, e) => sum + e.cost, 0);
-      expect(Math.abs(costs - body.total_cost), `sum of costs ${costs} vs total_cost ${body.total_cost}`).toBeLessThanOrEqual(TOLERANCE * Math.max(1, body.cost_breakdown.length));
+      expect(
+        Math.abs(costs - body.total_cost),
+        `sum of costs ${costs} vs total_cost ${body.total_cost}`,
+      ).toBeLessThanOrEqual(TOLERANCE * Math.max(1, body.cost_breakdown.length));
       if (body.total_cost !== 0) {
         const percent = body.cost_breakdown.reduce((sum, e) => sum + e.percentage, 0);
         expect(Math.abs(percent - 100), `percentages add up to ${percent}`).toBeLessThanOrEqual(0.1);
@@ -429,7 +495,12 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       title: 'a created billing alert is listed',
     },
     async ({ api, ledger }) => {
-      const res = await api.post('/account/alerts', { type: 'balance', threshold: 0.01, condition: 'less_than', notification_methods: ['email'] });
+      const res = await api.post('/account/alerts', {
+        type: 'balance',
+        threshold: 0.01,
+        condition: 'less_than',
+        notification_methods: ['email'],
+      });
       expectStatus(res, [200, 201]);
       const created = expectResource<{ id: string }>(res, 'alert');
       ledger.track('alert', created.id);
@@ -452,7 +523,12 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       title: 'POST /account/alerts accepts email and sms as notification methods',
     },
     async ({ api, ledger }) => {
-      const res = await api.post('/account/alerts', { type: 'balance', threshold: 0.01, condition: 'less_than', notification_methods: ['email', 'sms'] });
+      const res = await api.post('/account/alerts', {
+        type: 'balance',
+        threshold: 0.01,
+        condition: 'less_than',
+        notification_methods: ['email', 'sms'],
+      });
       const created = expectResource<{ id: string }>(res, 'alert');
       ledger.track('alert', created.id);
     },

@@ -25,9 +25,15 @@ const bucketPath = (name: string): string => `/storage/buckets/${encodeURICompon
 function expectBucketFields(bucket: Json, where: string): void {
   expect(typeof bucket.name, `${where}: name`).toBe('string');
   expect(typeof bucket.region, `${where}: region`).toBe('string');
-  expect(typeof bucket.created_at === 'string' && !Number.isNaN(Date.parse(bucket.created_at)), `${where}: created_at ${String(bucket.created_at)} is a timestamp`).toBe(true);
+  expect(
+    typeof bucket.created_at === 'string' && !Number.isNaN(Date.parse(bucket.created_at)),
+    `${where}: created_at ${String(bucket.created_at)} is a timestamp`,
+  ).toBe(true);
   expect(Number.isInteger(bucket.size), `${where}: size ${JSON.stringify(bucket.size)} is an integer`).toBe(true);
-  expect(Number.isInteger(bucket.object_count), `${where}: object_count ${JSON.stringify(bucket.object_count)} is an integer`).toBe(true);
+  expect(
+    Number.isInteger(bucket.object_count),
+    `${where}: object_count ${JSON.stringify(bucket.object_count)} is an integer`,
+  ).toBe(true);
   expect(typeof bucket.public, `${where}: public`).toBe('boolean');
   expect(typeof bucket.versioning, `${where}: versioning`).toBe('boolean');
   expect(['AES256', 'KMS'], `${where}: encryption`).toContain(bucket.encryption);
@@ -40,7 +46,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
       requirement: 'BKT-CRT-004',
       level: 'MUST',
       operation: 'POST /storage/buckets',
-      title: 'a bucket created with public, versioning and encryption reports them, its name and region, and object_count 0',
+      title:
+        'a bucket created with public, versioning and encryption reports them, its name and region, and object_count 0',
     },
     async ({ api, ledger, ctx, state }) => {
       state.region = await storageRegion(api);
@@ -52,7 +59,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
       // The create response is not shown; when it carries the bucket, it must say the same.
       const created = resourceOf<Json>(res.body, 'bucket', 'name');
       if (created && 'name' in created) expect(created, 'the bucket in the create response').toMatchObject(expected);
-      expect(expectResource<Json>(await api.get(bucketPath(state.bucket)), 'bucket', 'name'), 'GET of the created bucket').toMatchObject(expected);
+      expect(
+        expectResource<Json>(await api.get(bucketPath(state.bucket)), 'bucket', 'name'),
+        'GET of the created bucket',
+      ).toMatchObject(expected);
     },
   );
 
@@ -62,10 +72,14 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
       requirement: 'BKT-FLD-001',
       level: 'MUST',
       operation: 'GET /storage/buckets/{bucket_name}',
-      title: 'the bucket record carries name, region, created_at, size, object_count, public, versioning and encryption in their types',
+      title:
+        'the bucket record carries name, region, created_at, size, object_count, public, versioning and encryption in their types',
     },
     async ({ api, state }) => {
-      expectBucketFields(expectResource<Json>(await api.get(bucketPath(state.bucket)), 'bucket', 'name'), 'GET /storage/buckets/{bucket_name}');
+      expectBucketFields(
+        expectResource<Json>(await api.get(bucketPath(state.bucket)), 'bucket', 'name'),
+        'GET /storage/buckets/{bucket_name}',
+      );
       const list = await api.get('/storage/buckets');
       expectSuccess(list);
       const entry = listOf<Json>(list.body, 'buckets')?.find((b) => b.name === state.bucket);
@@ -85,7 +99,15 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
     async ({ api, state }) => {
       const policy = {
         Version: '2012-10-17',
-        Statement: [{ Sid: 'cloudcheck-read', Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::${state.bucket}/*`] }],
+        Statement: [
+          {
+            Sid: 'cloudcheck-read',
+            Effect: 'Allow',
+            Principal: '*',
+            Action: ['s3:GetObject'],
+            Resource: [`arn:aws:s3:::${state.bucket}/*`],
+          },
+        ],
       };
       expectSuccess(await api.put(`${bucketPath(state.bucket)}/policy`, policy), 'set the policy');
       const res = await api.get(`${bucketPath(state.bucket)}/policy`);
@@ -110,7 +132,12 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
       const first = deterministicBytes(1500, ctx.seed + 21);
       const second = deterministicBytes(900, ctx.seed + 22);
       for (const [i, bytes] of [first, second].entries()) {
-        const res = await api.request({ method: 'PUT', path, headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+        const res = await api.request({
+          method: 'PUT',
+          path,
+          headers: { 'content-type': 'application/octet-stream' },
+          body: bytes,
+        });
         expectSuccess(res, `upload ${i + 1} to the same key`);
         if (i === 0) ledger.track('object', `${state.bucket}/replaced.bin`);
       }
@@ -132,7 +159,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
       const res = await api.get('/storage/usage');
       expectSuccess(res);
       const summary = (res.body as { summary?: unknown } | undefined)?.summary;
-      expect(typeof summary === 'object' && summary !== null && !Array.isArray(summary), `an object summary: ${res.text.slice(0, 300)}`).toBe(true);
+      expect(
+        typeof summary === 'object' && summary !== null && !Array.isArray(summary),
+        `an object summary: ${res.text.slice(0, 300)}`,
+      ).toBe(true);
       for (const member of ['total_storage', 'total_bandwidth', 'total_requests', 'total_cost']) {
         expect((summary as Json)[member], `summary.${member}`).toBeDefined();
       }
@@ -150,7 +180,11 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'bucket records, 
     async ({ api, state }) => {
       const to = new Date();
       const from = new Date(to.getTime() - 7 * 86_400_000);
-      const query = { from_date: from.toISOString().slice(0, 10), to_date: to.toISOString().slice(0, 10), bucket: state.bucket };
+      const query = {
+        from_date: from.toISOString().slice(0, 10),
+        to_date: to.toISOString().slice(0, 10),
+        bucket: state.bucket,
+      };
       expectSuccess(await api.get('/storage/usage', { query }), 'usage with from_date, to_date and bucket');
     },
   );

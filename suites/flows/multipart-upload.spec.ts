@@ -42,10 +42,16 @@ function complete(api: ApiClient, state: State, parts: Array<{ number: number; e
   });
 }
 
-const joined = (state: State): Buffer => Buffer.concat([...state.parts].sort((a, b) => a.number - b.number).map((p) => p.bytes));
+const joined = (state: State): Buffer =>
+  Buffer.concat([...state.parts].sort((a, b) => a.number - b.number).map((p) => p.bytes));
 
 /** A refused completion: a client error with the envelope, and still no object under the key. */
-async function expectRefusedCompletion(api: ApiClient, state: State, parts: Array<{ number: number; etag: string }>, what: string): Promise<void> {
+async function expectRefusedCompletion(
+  api: ApiClient,
+  state: State,
+  parts: Array<{ number: number; etag: string }>,
+  what: string,
+): Promise<void> {
   const res = await complete(api, state, parts);
   expectRefused(res, `completion with ${what}`);
   expectStatus(res, 422, `completion with ${what}`);
@@ -67,7 +73,12 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
       state.bucket = await createBucket(api, ledger, ctx, 'mpu');
       state.key = `flows/multipart/${ctx.name('obj')}.bin`;
       const path = objectPath(state.bucket, state.key);
-      const res = await api.request({ method: 'POST', path, query: { uploads: true }, headers: { 'content-type': CONTENT_TYPE } });
+      const res = await api.request({
+        method: 'POST',
+        path,
+        query: { uploads: true },
+        headers: { 'content-type': CONTENT_TYPE },
+      });
       expectStatus(res, [200, 201]);
       const body = res.json<{ upload_id?: unknown; bucket?: unknown; key?: unknown }>();
       expect(typeof body.upload_id, 'upload_id').toBe('string');
@@ -105,7 +116,9 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
           body: part.bytes,
         });
         expectStatus(res, 200, `part ${part.number}`);
-        const fromBody = (res.body as { part?: { etag?: unknown }; etag?: unknown } | undefined)?.part?.etag ?? (res.body as { etag?: unknown } | undefined)?.etag;
+        const fromBody =
+          (res.body as { part?: { etag?: unknown }; etag?: unknown } | undefined)?.part?.etag ??
+          (res.body as { etag?: unknown } | undefined)?.etag;
         const etag = res.headers.etag ?? (typeof fromBody === 'string' ? fromBody : undefined);
         expect(etag, `part ${part.number}: an ETag (header or body)`).toBeTruthy();
         part.etag = etag!;
@@ -168,7 +181,9 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
       title: 'POST ?uploadId= with the CompleteMultipartUpload XML body completes the upload',
     },
     async ({ api, ledger, state }) => {
-      const parts = [...state.parts].sort((a, b) => a.number - b.number).map((p) => ({ number: p.number, etag: p.etag! }));
+      const parts = [...state.parts]
+        .sort((a, b) => a.number - b.number)
+        .map((p) => ({ number: p.number, etag: p.etag! }));
       const res = await complete(api, state, parts);
       expectStatus(res, 200);
       ledger.track('object', `${state.bucket}/${state.key}`);
@@ -223,7 +238,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
       expect(res.bytes.length, 'HEAD body').toBe(0);
       expect(res.headers['content-length'], 'Content-Length').toBe(String(joined(state).length));
       expect(res.headers.etag, 'ETag header').toBeTruthy();
-      if (state.objectEtag) expect(bareEtag(res.headers.etag), 'ETag of HEAD vs the completion').toBe(bareEtag(state.objectEtag));
+      if (state.objectEtag)
+        expect(bareEtag(res.headers.etag), 'ETag of HEAD vs the completion').toBe(bareEtag(state.objectEtag));
     },
   );
 

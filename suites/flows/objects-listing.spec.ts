@@ -23,7 +23,15 @@ const MAIN_TYPE = 'text/csv';
 /** Keys of the listing: nested "folders", a key sorting before and after them. */
 const OTHER_KEYS = ['docs/a.txt', 'docs/b.txt', 'docs/sub/c.txt', 'docs/sub/d.txt', 'img/e.bin', 'z-last.txt'];
 
-async function put(api: ApiClient, ledger: Ledger, bucket: string, key: string, body: Buffer, contentType: string, acl?: string) {
+async function put(
+  api: ApiClient,
+  ledger: Ledger,
+  bucket: string,
+  key: string,
+  body: Buffer,
+  contentType: string,
+  acl?: string,
+) {
   const res = await api.request({
     method: 'PUT',
     path: objectPath(bucket, key),
@@ -47,7 +55,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       state.region = await storageRegion(api);
       state.bucket = await createBucket(api, ledger, ctx, 'objs', state.region);
       state.mainKey = 'data/report.csv';
-      state.mainBytes = Buffer.concat([Buffer.from('id,value\n'), Buffer.from(deterministicBytes(3000, ctx.seed + 3).toString('hex'))]);
+      state.mainBytes = Buffer.concat([
+        Buffer.from('id,value\n'),
+        Buffer.from(deterministicBytes(3000, ctx.seed + 3).toString('hex')),
+      ]);
       const res = await put(api, ledger, state.bucket, state.mainKey, state.mainBytes, MAIN_TYPE, 'private');
       expectStatus(res, [200, 201]);
     },
@@ -96,7 +107,14 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
     },
     async ({ api, ledger, state }) => {
       for (const [i, key] of OTHER_KEYS.entries()) {
-        const res = await put(api, ledger, state.bucket, key, Buffer.from(`cloudcheck object ${i} ${key}\n`), 'text/plain');
+        const res = await put(
+          api,
+          ledger,
+          state.bucket,
+          key,
+          Buffer.from(`cloudcheck object ${i} ${key}\n`),
+          'text/plain',
+        );
         expectStatus(res, [200, 201], `upload ${key}`);
       }
       state.keys = [state.mainKey, ...OTHER_KEYS].sort();
@@ -134,7 +152,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       const listing = await listObjects(api, state.bucket, { prefix: 'docs/', delimiter: '/' });
       // Keys below a further delimiter roll up (S3 semantics); the ones directly under it stay.
       expect(listing.objects.map((o) => o.key).sort()).toEqual(['docs/a.txt', 'docs/b.txt']);
-      if (listing.common_prefixes !== undefined) expect(listing.common_prefixes, 'common_prefixes (extension)').toEqual(['docs/sub/']);
+      if (listing.common_prefixes !== undefined)
+        expect(listing.common_prefixes, 'common_prefixes (extension)').toEqual(['docs/sub/']);
     },
   );
 
@@ -166,7 +185,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       const seen: string[] = [];
       let marker: string | undefined;
       for (let page = 0; page <= state.keys.length; page++) {
-        const listing = await listObjects(api, state.bucket, { max_keys: 2, ...(marker !== undefined ? { marker } : {}) });
+        const listing = await listObjects(api, state.bucket, {
+          max_keys: 2,
+          ...(marker !== undefined ? { marker } : {}),
+        });
         for (const o of listing.objects) {
           if (marker !== undefined) expect(o.key > marker, `key ${o.key} listed after marker ${marker}`).toBe(true);
           expect(seen, `key ${o.key} listed twice`).not.toContain(o.key);
@@ -227,7 +249,11 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       const res = await api.post('/storage/buckets', { name: state.bucket, region: state.region });
       expectRefused(res, 'a second POST /storage/buckets with the same name');
       if (ctx.keys.alt) {
-        const alt = await api.post('/storage/buckets', { name: state.bucket, region: state.region }, { account: 'alt' });
+        const alt = await api.post(
+          '/storage/buckets',
+          { name: state.bucket, region: state.region },
+          { account: 'alt' },
+        );
         if (alt.status >= 200 && alt.status < 300) ledger.track('bucket', state.bucket, { account: 'alt' });
         expectRefused(alt, 'the other account creating a taken name');
       }

@@ -26,7 +26,12 @@ interface State {
 
 const FLOW = 'flow.presigned-urls';
 
-async function presign(api: ApiClient, bucket: string, key: string, body: Record<string, unknown>): Promise<{ presigned: Presigned; date: number }> {
+async function presign(
+  api: ApiClient,
+  bucket: string,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<{ presigned: Presigned; date: number }> {
   const res = await api.post(`${objectPath(bucket, key)}/presigned-url`, body);
   expectStatus(res, [200, 201], `presign ${String(body.method)}`);
   const presigned = res.json<Presigned>();
@@ -36,7 +41,12 @@ async function presign(api: ApiClient, bucket: string, key: string, body: Record
 }
 
 /** A plain request, no Authorization header, no recording client; it still names its check (`api`'s). */
-async function plain(api: ApiClient, method: string, url: string, body?: Buffer): Promise<{ status: number; bytes: Buffer; text: string }> {
+async function plain(
+  api: ApiClient,
+  method: string,
+  url: string,
+  body?: Buffer,
+): Promise<{ status: number; bytes: Buffer; text: string }> {
   const headers = { ...api.checkHeaders, ...(body ? { 'content-type': 'application/octet-stream' } : {}) };
   const res = await fetch(url, { method, headers, ...(body ? { body } : {}) });
   const bytes = Buffer.from(await res.arrayBuffer());
@@ -86,14 +96,21 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
         [state.key, state.bytes],
         [state.otherKey, Buffer.from('the other object\n')],
       ] as const) {
-        const res = await api.request({ method: 'PUT', path: objectPath(state.bucket, key), headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+        const res = await api.request({
+          method: 'PUT',
+          path: objectPath(state.bucket, key),
+          headers: { 'content-type': 'application/octet-stream' },
+          body: bytes,
+        });
         expectStatus(res, [200, 201], `upload ${key}`);
         ledger.track('object', `${state.bucket}/${key}`);
       }
       const { presigned } = await presign(api, state.bucket, state.key, { method: 'GET', expires_in: 600 });
       state.get = presigned;
       expect(presigned.method, 'method').toBe('GET');
-      expect(Number.isNaN(Date.parse(presigned.expires_at)), `expires_at ${presigned.expires_at} is a timestamp`).toBe(false);
+      expect(Number.isNaN(Date.parse(presigned.expires_at)), `expires_at ${presigned.expires_at} is a timestamp`).toBe(
+        false,
+      );
       expect(() => new URL(presigned.url), 'url is an absolute URL').not.toThrow();
     },
   );
@@ -127,7 +144,10 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
         const { presigned, date } = await presign(api, state.bucket, state.key, body);
         const delta = (Date.parse(presigned.expires_at) - date) / 1000;
         // Date has a one-second resolution; allow a few seconds for the request itself.
-        expect(Math.abs(delta - seconds), `expires_at ${presigned.expires_at} vs Date + ${seconds} s (${new Date(date).toISOString()})`).toBeLessThanOrEqual(5);
+        expect(
+          Math.abs(delta - seconds),
+          `expires_at ${presigned.expires_at} vs Date + ${seconds} s (${new Date(date).toISOString()})`,
+        ).toBeLessThanOrEqual(5);
       }
     },
   );
@@ -157,9 +177,15 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
     },
     async ({ api, state }) => {
       expectRefused(await plain(api, 'GET', tampered(state.get.url)), 'a GET with a tampered signature');
-      expectRefused(await plain(api, 'GET', onOtherObject(state.get.url, state.bucket, state.key, state.otherKey)), "the GET URL's signature on another object");
+      expectRefused(
+        await plain(api, 'GET', onOtherObject(state.get.url, state.bucket, state.key, state.otherKey)),
+        "the GET URL's signature on another object",
+      );
       expectRefused(await plain(api, 'DELETE', state.get.url), 'a DELETE with a URL presigned for GET');
-      expectRefused(await plain(api, 'PUT', state.get.url, Buffer.from('overwritten')), 'a PUT with a URL presigned for GET');
+      expectRefused(
+        await plain(api, 'PUT', state.get.url, Buffer.from('overwritten')),
+        'a PUT with a URL presigned for GET',
+      );
       const after = await api.get(objectPath(state.bucket, state.key), { headers: { accept: '*/*' } });
       expectStatus(after, 200, 'the object must still exist');
       expect(sha256(after.bytes), 'the object must be unchanged').toBe(sha256(state.bytes));
@@ -236,9 +262,14 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       // Wait on the server's clock (its Date header), not ours: until a second past expires_at.
       const offset = date - Date.now();
       const waitMs = Date.parse(presigned.expires_at) + 1_000 - (Date.now() + offset);
-      expect(waitMs, `expires_at ${presigned.expires_at} should be about a second after Date`).toBeLessThanOrEqual(10_000);
+      expect(waitMs, `expires_at ${presigned.expires_at} should be about a second after Date`).toBeLessThanOrEqual(
+        10_000,
+      );
       if (waitMs > 0) await sleep(waitMs + 100);
-      expectRefused(await plain(api, 'GET', presigned.url), `a GET ${Math.round((Date.now() + offset - Date.parse(presigned.expires_at)) / 1000)} s after expires_at`);
+      expectRefused(
+        await plain(api, 'GET', presigned.url),
+        `a GET ${Math.round((Date.now() + offset - Date.parse(presigned.expires_at)) / 1000)} s after expires_at`,
+      );
     },
   );
 });

@@ -75,13 +75,28 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
     },
     async ({ api, ledger, ctx, state }) => {
       state.region = (await computeCatalogue(api)).region;
-      const request = { name: ctx.name('proj'), description: 'cloudcheck flow project', region: state.region, budget_limit: 25 };
+      const request = {
+        name: ctx.name('proj'),
+        description: 'cloudcheck flow project',
+        region: state.region,
+        budget_limit: 25,
+      };
       const res = await api.post('/projects', request);
       expectStatus(res, [200, 201]);
       state.created = projectOf(res.body);
       state.projectId = ledger.track('project', state.created.id);
-      expect(state.created).toMatchObject({ name: request.name, description: request.description, region: request.region, status: 'active' });
-      expect(await getProject(api, state.projectId)).toMatchObject({ name: request.name, description: request.description, region: request.region, status: 'active' });
+      expect(state.created).toMatchObject({
+        name: request.name,
+        description: request.description,
+        region: request.region,
+        status: 'active',
+      });
+      expect(await getProject(api, state.projectId)).toMatchObject({
+        name: request.name,
+        description: request.description,
+        region: request.region,
+        status: 'active',
+      });
     },
   );
 
@@ -120,12 +135,15 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       requirement: 'PROJ-FLD-001',
       level: 'MUST',
       operation: 'GET /projects',
-      title: 'the listed project carries id, name, description, status, region, currency, created_at, resource_count and monthly_cost with their types',
+      title:
+        'the listed project carries id, name, description, status, region, currency, created_at, resource_count and monthly_cost with their types',
     },
     async ({ api, state }) => {
       const res = await api.get('/projects');
       expectSuccess(res);
-      const project = (listOf<Record<string, unknown>>(res.body, 'projects') ?? []).find((p) => p.id === state.projectId);
+      const project = (listOf<Record<string, unknown>>(res.body, 'projects') ?? []).find(
+        (p) => p.id === state.projectId,
+      );
       expect(project, `GET /projects lists ${state.projectId}`).toBeTruthy();
       const types = {
         id: 'string',
@@ -170,16 +188,27 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
     async ({ api, ledger, ctx, state }) => {
       const catalogue = await computeCatalogue(api);
       state.vpsName = ctx.name('proj-vps');
-      const res = await api.post('/vps', { name: state.vpsName, region: state.region, image: catalogue.image, size: catalogue.size.slug, project_id: state.projectId });
+      const res = await api.post('/vps', {
+        name: state.vpsName,
+        region: state.region,
+        image: catalogue.image,
+        size: catalogue.size.slug,
+        project_id: state.projectId,
+      });
       expectStatus(res, [200, 201], 'create a VPS in the project');
       state.vpsId = ledger.track('vps', res.json<{ vps: { id: string } }>().vps.id);
       const list = await resources(api, state.projectId);
       const entry = list.find((r) => r.name === state.vpsName);
       state.vpsInProject = entry !== undefined;
       // project_id on POST /vps is cloudcheck's extension; a target without it is not wrong.
-      if (!entry && !ctx.embedded) ctx.testInfo.skip(true, 'the target does not put a VPS created with project_id into the project (an extension)');
+      if (!entry && !ctx.embedded)
+        ctx.testInfo.skip(
+          true,
+          'the target does not put a VPS created with project_id into the project (an extension)',
+        );
       expect(entry, `the VPS ${state.vpsName} among the project's resources`).toBeTruthy();
-      for (const field of ['id', 'type', 'name', 'status', 'service', 'region'] as const) expect(typeof entry![field], `resource.${field}`).toBe('string');
+      for (const field of ['id', 'type', 'name', 'status', 'service', 'region'] as const)
+        expect(typeof entry![field], `resource.${field}`).toBe('string');
       expect(typeof entry!.monthly_cost, 'resource.monthly_cost').toBe('number');
       expect(Number.isNaN(Date.parse(entry!.created_at)), 'resource.created_at').toBe(false);
       expect(entry!.service, 'a VPS is a compute resource').toBe('compute');
@@ -219,7 +248,9 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       expectStatus(await api.get(`${projectPath(state.projectId)}/usage`), 200);
       const to = new Date();
       const from = new Date(to.getTime() - 7 * 86_400_000);
-      const res = await api.get(`${projectPath(state.projectId)}/usage`, { query: { from_date: from.toISOString().slice(0, 10), to_date: to.toISOString().slice(0, 10) } });
+      const res = await api.get(`${projectPath(state.projectId)}/usage`, {
+        query: { from_date: from.toISOString().slice(0, 10), to_date: to.toISOString().slice(0, 10) },
+      });
       expectStatus(res, 200);
       expect(res.body, 'a JSON body with usage statistics').toBeTruthy();
     },

@@ -23,120 +23,137 @@ interface State {
 
 const FLOW = 'flow.template-send';
 
-defineFlow<State>({ id: FLOW, class: 'messaging', title: 'template send: placeholders substituted, unknown template and missing variables refused' }, (step) => {
-  step(
-    {
-      id: `${FLOW}.create`,
-      requirement: 'MSG-TPL-002',
-      level: 'MUST',
-      operation: 'POST /messaging/templates',
-      title: 'a template whose content holds {{placeholders}} is accepted',
-    },
-    async ({ api, ledger, ctx, state }) => {
-      state.templateName = ctx.name('tpl');
-      // Two placeholders, one of them twice, one written with inner spaces would be an
-      // implementation choice; the specification only says "double-brace variable names".
-      const content = 'Hi {{first_name}}, your cloudcheck code is {{code}}. Bye {{first_name}}!';
-      const res = await api.post('/messaging/templates', { name: state.templateName, content, category: 'cloudcheck' });
-      expectStatus(res, [200, 201]);
-      const template = recordOf<Template>(res.body, 'template');
-      expect(typeof template.id, 'the created template has a string `id` to use as template_id').toBe('string');
-      state.templateId = ledger.track('template', template.id);
-      expect(template.content, 'the template keeps its content as given').toBe(content);
-      const firstName = ctx.faker.person.firstName().replace(/[^A-Za-z]/g, '') || 'Ada';
-      state.variables = { first_name: firstName, code: String(ctx.faker.number.int({ min: 100000, max: 999999 })) };
-      state.expected = `Hi ${firstName}, your cloudcheck code is ${state.variables.code}. Bye ${firstName}!`;
-    },
-  );
+defineFlow<State>(
+  {
+    id: FLOW,
+    class: 'messaging',
+    title: 'template send: placeholders substituted, unknown template and missing variables refused',
+  },
+  (step) => {
+    step(
+      {
+        id: `${FLOW}.create`,
+        requirement: 'MSG-TPL-002',
+        level: 'MUST',
+        operation: 'POST /messaging/templates',
+        title: 'a template whose content holds {{placeholders}} is accepted',
+      },
+      async ({ api, ledger, ctx, state }) => {
+        state.templateName = ctx.name('tpl');
+        // Two placeholders, one of them twice, one written with inner spaces would be an
+        // implementation choice; the specification only says "double-brace variable names".
+        const content = 'Hi {{first_name}}, your cloudcheck code is {{code}}. Bye {{first_name}}!';
+        const res = await api.post('/messaging/templates', {
+          name: state.templateName,
+          content,
+          category: 'cloudcheck',
+        });
+        expectStatus(res, [200, 201]);
+        const template = recordOf<Template>(res.body, 'template');
+        expect(typeof template.id, 'the created template has a string `id` to use as template_id').toBe('string');
+        state.templateId = ledger.track('template', template.id);
+        expect(template.content, 'the template keeps its content as given').toBe(content);
+        const firstName = ctx.faker.person.firstName().replace(/[^A-Za-z]/g, '') || 'Ada';
+        state.variables = { first_name: firstName, code: String(ctx.faker.number.int({ min: 100000, max: 999999 })) };
+        state.expected = `Hi ${firstName}, your cloudcheck code is ${state.variables.code}. Bye ${firstName}!`;
+      },
+    );
 
-  step(
-    {
-      id: `${FLOW}.listed`,
-      requirement: 'MSG-TPL-003',
-      level: 'MUST',
-      operation: 'GET /messaging/templates',
-      title: 'the new template is listed by GET /messaging/templates',
-    },
-    async ({ api, state }) => {
-      const res = await api.get('/messaging/templates');
-      expectStatus(res, 200);
-      const found = listOf<Template>(res.body, 'templates').find((t) => t.id === state.templateId);
-      expect(found, `template ${state.templateId} in the listing`).toBeTruthy();
-      expect(found?.name).toBe(state.templateName);
-    },
-  );
+    step(
+      {
+        id: `${FLOW}.listed`,
+        requirement: 'MSG-TPL-003',
+        level: 'MUST',
+        operation: 'GET /messaging/templates',
+        title: 'the new template is listed by GET /messaging/templates',
+      },
+      async ({ api, state }) => {
+        const res = await api.get('/messaging/templates');
+        expectStatus(res, 200);
+        const found = listOf<Template>(res.body, 'templates').find((t) => t.id === state.templateId);
+        expect(found, `template ${state.templateId} in the listing`).toBeTruthy();
+        expect(found?.name).toBe(state.templateName);
+      },
+    );
 
-  step(
-    {
-      id: `${FLOW}.send`,
-      requirement: 'MSG-TPL-005',
-      level: 'MUST',
-      operation: 'POST /sms/send-template',
-      title: 'POST /sms/send-template sends the content with every placeholder replaced',
-    },
-    async ({ api, ledger, ctx, state }) => {
-      const res = await api.post('/sms/send-template', { to: ctx.testNumbers.succeed, template_id: state.templateId, variables: state.variables });
-      expectStatus(res, [200, 201]);
-      // "sent message": the body is not shown; flat like POST /sms/send (the convention) or wrapped.
-      const message = recordOf<{ message_id: string; message: string; to: string }>(res.body, 'message');
-      expect(typeof message.message_id, 'the send answers a message_id').toBe('string');
-      state.messageId = ledger.track('message', message.message_id);
-      expect(message.message, 'the sent text is the template content with the variables substituted').toBe(state.expected);
-      expect(message.message).not.toContain('{{');
-    },
-  );
+    step(
+      {
+        id: `${FLOW}.send`,
+        requirement: 'MSG-TPL-005',
+        level: 'MUST',
+        operation: 'POST /sms/send-template',
+        title: 'POST /sms/send-template sends the content with every placeholder replaced',
+      },
+      async ({ api, ledger, ctx, state }) => {
+        const res = await api.post('/sms/send-template', {
+          to: ctx.testNumbers.succeed,
+          template_id: state.templateId,
+          variables: state.variables,
+        });
+        expectStatus(res, [200, 201]);
+        // "sent message": the body is not shown; flat like POST /sms/send (the convention) or wrapped.
+        const message = recordOf<{ message_id: string; message: string; to: string }>(res.body, 'message');
+        expect(typeof message.message_id, 'the send answers a message_id').toBe('string');
+        state.messageId = ledger.track('message', message.message_id);
+        expect(message.message, 'the sent text is the template content with the variables substituted').toBe(
+          state.expected,
+        );
+        expect(message.message).not.toContain('{{');
+      },
+    );
 
-  step(
-    {
-      id: `${FLOW}.status`,
-      requirement: 'MSG-TPL-005',
-      level: 'MUST',
-      operation: 'GET /sms/status/{message_id}',
-      title: 'GET /sms/status reports the substituted text as the message',
-    },
-    async ({ api, ctx, state }) => {
-      const message = await messageStatus(api, state.messageId);
-      expect(message.message_id).toBe(state.messageId);
-      expect(message.to).toBe(ctx.testNumbers.succeed);
-      expect(message.message, 'the stored message is the substituted text').toBe(state.expected);
-    },
-  );
+    step(
+      {
+        id: `${FLOW}.status`,
+        requirement: 'MSG-TPL-005',
+        level: 'MUST',
+        operation: 'GET /sms/status/{message_id}',
+        title: 'GET /sms/status reports the substituted text as the message',
+      },
+      async ({ api, ctx, state }) => {
+        const message = await messageStatus(api, state.messageId);
+        expect(message.message_id).toBe(state.messageId);
+        expect(message.to).toBe(ctx.testNumbers.succeed);
+        expect(message.message, 'the stored message is the substituted text').toBe(state.expected);
+      },
+    );
 
-  step(
-    {
-      id: `${FLOW}.unknown-template`,
-      requirement: 'ERR-CODE-006',
-      level: 'MUST',
-      operation: 'POST /sms/send-template',
-      title: 'a template_id that names no template is refused with invalid_template',
-    },
-    async ({ api, ctx, state }) => {
-      const res = await api.post('/sms/send-template', {
-        to: ctx.testNumbers.succeed,
-        template_id: `${state.templateId}-cloudcheck-missing`,
-        variables: state.variables,
-      });
-      expectRefused(res, 'the send');
-      expectErrorEnvelope(res, 'invalid_template');
-    },
-  );
+    step(
+      {
+        id: `${FLOW}.unknown-template`,
+        requirement: 'ERR-CODE-006',
+        level: 'MUST',
+        operation: 'POST /sms/send-template',
+        title: 'a template_id that names no template is refused with invalid_template',
+      },
+      async ({ api, ctx, state }) => {
+        const res = await api.post('/sms/send-template', {
+          to: ctx.testNumbers.succeed,
+          template_id: `${state.templateId}-cloudcheck-missing`,
+          variables: state.variables,
+        });
+        expectRefused(res, 'the send');
+        expectErrorEnvelope(res, 'invalid_template');
+      },
+    );
 
-  step(
-    {
-      id: `${FLOW}.missing-variable`,
-      requirement: 'MSG-TPL-009',
-      level: 'SHOULD',
-      operation: 'POST /sms/send-template',
-      title: 'a placeholder without a value in `variables` is refused with 422 invalid_template',
-    },
-    async ({ api, ctx, state }) => {
-      const res = await api.post('/sms/send-template', {
-        to: ctx.testNumbers.succeed,
-        template_id: state.templateId,
-        variables: { first_name: state.variables.first_name },
-      });
-      expectStatus(res, 422);
-      expectErrorEnvelope(res, 'invalid_template');
-    },
-  );
-});
+    step(
+      {
+        id: `${FLOW}.missing-variable`,
+        requirement: 'MSG-TPL-009',
+        level: 'SHOULD',
+        operation: 'POST /sms/send-template',
+        title: 'a placeholder without a value in `variables` is refused with 422 invalid_template',
+      },
+      async ({ api, ctx, state }) => {
+        const res = await api.post('/sms/send-template', {
+          to: ctx.testNumbers.succeed,
+          template_id: state.templateId,
+          variables: { first_name: state.variables.first_name },
+        });
+        expectStatus(res, 422);
+        expectErrorEnvelope(res, 'invalid_template');
+      },
+    );
+  },
+);

@@ -4,7 +4,14 @@
  * cannot be restored smaller than itself; a restore makes a new volume; delete removes it.
  */
 import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { expectFields, expectRefused, expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
+import {
+  expectFields,
+  expectRefused,
+  expectResource,
+  expectSuccess,
+  listOf,
+  resourceOf,
+} from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import type { Ledger } from '../../src/harness/ledger.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
@@ -99,13 +106,29 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       title: 'a created volume reports the requested name, size, region and tags',
     },
     async ({ api, ledger, ctx, state }) => {
-      const request = { name: ctx.name('vol'), size: 10, region: state.region, filesystem: 'ext4', tags: ['cloudcheck', 'flow'] };
+      const request = {
+        name: ctx.name('vol'),
+        size: 10,
+        region: state.region,
+        filesystem: 'ext4',
+        tags: ['cloudcheck', 'flow'],
+      };
       const res = await api.post('/storage/volumes', request);
       expectStatus(res, [200, 201]);
       state.volumeId = trackCreated(ledger, res.status, res.body)!;
       expect(state.volumeId, 'the created volume has an id').toBeTruthy();
-      expect(volumeOf(res.body)).toMatchObject({ name: request.name, size: 10, region: state.region, tags: request.tags });
-      expect(await getVolume(api, state.volumeId)).toMatchObject({ name: request.name, size: 10, region: state.region, tags: request.tags });
+      expect(volumeOf(res.body)).toMatchObject({
+        name: request.name,
+        size: 10,
+        region: state.region,
+        tags: request.tags,
+      });
+      expect(await getVolume(api, state.volumeId)).toMatchObject({
+        name: request.name,
+        size: 10,
+        region: state.region,
+        tags: request.tags,
+      });
       state.size = 10;
     },
   );
@@ -116,11 +139,24 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       requirement: 'VOL-FLD-001',
       level: 'MUST',
       operation: 'GET /storage/volumes',
-      title: 'the listed volume carries id, name, region, status, size, filesystem, created_at and tags with their types',
+      title:
+        'the listed volume carries id, name, region, status, size, filesystem, created_at and tags with their types',
     },
     async ({ api, state }) => {
       const volume = await listedVolume(api, state.volumeId);
-      expectFields(volume, { id: 'string', name: 'string', region: 'string', status: 'string', size: 'integer', created_at: 'timestamp', tags: 'string[]' }, 'GET /storage/volumes');
+      expectFields(
+        volume,
+        {
+          id: 'string',
+          name: 'string',
+          region: 'string',
+          status: 'string',
+          size: 'integer',
+          created_at: 'timestamp',
+          tags: 'string[]',
+        },
+        'GET /storage/volumes',
+      );
       expect(['ext4', 'xfs'], 'filesystem').toContain(volume.filesystem);
     },
   );
@@ -131,7 +167,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       requirement: 'VOL-STATE-001',
       level: 'MUST',
       operation: 'GET /storage/volumes/{volume_id}',
-      title: 'the new volume becomes `available`, spelled so, in GET /storage/volumes/{volume_id} and GET /storage/volumes',
+      title:
+        'the new volume becomes `available`, spelled so, in GET /storage/volumes/{volume_id} and GET /storage/volumes',
     },
     async ({ api, ctx, state }) => {
       // States before the ready one are not shown; a spelling of `available` other than the
@@ -141,7 +178,9 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
         return String(current).toLowerCase() === 'available' ? current : undefined;
       });
       expect(status, `GET /storage/volumes/${state.volumeId}: status`).toBe('available');
-      expect((await listedVolume(api, state.volumeId)).status, 'GET /storage/volumes: status of the volume').toBe('available');
+      expect((await listedVolume(api, state.volumeId)).status, 'GET /storage/volumes: status of the volume').toBe(
+        'available',
+      );
     },
   );
 
@@ -176,7 +215,9 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       for (const size of [state.size, state.size - 5]) {
         const res = await api.post(`${volumePath(state.volumeId)}/resize`, { size });
         expectRefused(res, `a resize from ${state.size} to ${size} GB`);
-        expect((await getVolume(api, state.volumeId)).size, `size after the refused resize to ${size}`).toBe(state.size);
+        expect((await getVolume(api, state.volumeId)).size, `size after the refused resize to ${size}`).toBe(
+          state.size,
+        );
       }
     },
   );
@@ -207,7 +248,12 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
     },
     async ({ api, ledger, ctx, state }) => {
       const catalogue = await computeCatalogue(api);
-      const res = await api.post('/vps', { name: ctx.name('vol-vps'), region: state.region, image: catalogue.image, size: catalogue.size.slug });
+      const res = await api.post('/vps', {
+        name: ctx.name('vol-vps'),
+        region: state.region,
+        image: catalogue.image,
+        size: catalogue.size.slug,
+      });
       expectStatus(res, [200, 201], 'create the VPS to attach to');
       state.vpsId = ledger.track('vps', res.json<{ vps: { id: string } }>().vps.id);
       await waitForVps(api, ctx, state.vpsId, 'the VPS to be running', isRunningWithIps);
@@ -282,7 +328,11 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       title: 'a volume snapshot is created and listed for its volume',
     },
     async ({ api, ledger, ctx, state }) => {
-      const res = await api.post('/storage/snapshots', { volume_id: state.volumeId, name: ctx.name('vsnap'), description: 'cloudcheck flow' });
+      const res = await api.post('/storage/snapshots', {
+        volume_id: state.volumeId,
+        name: ctx.name('vsnap'),
+        description: 'cloudcheck flow',
+      });
       expectStatus(res, [200, 201]);
       const snapshot = expectResource<{ id: string; size?: number }>(res, 'snapshot');
       state.snapshotId = ledger.track('volume-snapshot', snapshot.id);
@@ -294,7 +344,9 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
         snapshots.map((s) => s.id),
         'GET /storage/snapshots?volume_id=',
       ).toContain(state.snapshotId);
-      for (const s of snapshots) if (s.volume_id !== undefined) expect(s.volume_id, `snapshot ${s.id} listed for volume_id`).toBe(state.volumeId);
+      for (const s of snapshots)
+        if (s.volume_id !== undefined)
+          expect(s.volume_id, `snapshot ${s.id} listed for volume_id`).toBe(state.volumeId);
     },
   );
 
@@ -307,7 +359,11 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       title: 'a restore smaller than the snapshot is refused',
     },
     async ({ api, ledger, ctx, state }) => {
-      const res = await api.post('/storage/volumes/restore', { snapshot_id: state.snapshotId, name: ctx.name('vol-small'), size: state.snapshotSize - 1 });
+      const res = await api.post('/storage/volumes/restore', {
+        snapshot_id: state.snapshotId,
+        name: ctx.name('vol-small'),
+        size: state.snapshotSize - 1,
+      });
       trackCreated(ledger, res.status, res.body);
       expectRefused(res, `a restore of ${state.snapshotSize - 1} GB from a ${state.snapshotSize} GB snapshot`);
     },
@@ -323,7 +379,11 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
     },
     async ({ api, ledger, ctx, state }) => {
       const name = ctx.name('vol-restored');
-      const res = await api.post('/storage/volumes/restore', { snapshot_id: state.snapshotId, name, size: state.snapshotSize });
+      const res = await api.post('/storage/volumes/restore', {
+        snapshot_id: state.snapshotId,
+        name,
+        size: state.snapshotSize,
+      });
       expectStatus(res, [200, 201]);
       state.restoredId = trackCreated(ledger, res.status, res.body)!;
       expect(state.restoredId, 'the restored volume has an id').toBeTruthy();

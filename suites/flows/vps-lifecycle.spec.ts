@@ -6,7 +6,14 @@
  */
 import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
-import { expectFields, expectRefused, expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
+import {
+  expectFields,
+  expectRefused,
+  expectResource,
+  expectSuccess,
+  listOf,
+  resourceOf,
+} from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
 import type { ComputeCatalogue, Vps } from './_compute.ts';
@@ -64,7 +71,11 @@ async function listAll(api: ApiClient, query: { status?: string; region?: string
 
 /** Filtering by the VPS's own status and region lists it, and only matching items; other values leave it out. */
 async function checkFilters(api: ApiClient, vps: Vps, otherStatus: string, otherRegion: string | null): Promise<void> {
-  const queries: Array<{ status?: string; region?: string }> = [{ status: vps.status }, { region: vps.region }, { status: vps.status, region: vps.region }];
+  const queries: Array<{ status?: string; region?: string }> = [
+    { status: vps.status },
+    { region: vps.region },
+    { status: vps.status, region: vps.region },
+  ];
   for (const query of queries) {
     const items = await listAll(api, query);
     const q = JSON.stringify(query);
@@ -103,7 +114,11 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       state.name = ctx.name('vps');
       state.tags = ['cloudcheck', 'flow'];
       const res = await api.post('/vps', { name: state.name, region, image, size: size.slug, tags: state.tags });
-      expectStatus(res, [200, 201], `POST /vps with region ${region}, image ${image} and size ${size.slug}, as the catalogue lists them`);
+      expectStatus(
+        res,
+        [200, 201],
+        `POST /vps with region ${region}, image ${image} and size ${size.slug}, as the catalogue lists them`,
+      );
       const vps = res.json<{ vps?: Vps }>().vps;
       expect(vps, 'POST /vps should answer an object `vps`').toBeTruthy();
       expect(typeof vps!.id, 'vps.id').toBe('string');
@@ -147,7 +162,8 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       requirement: 'VPS-FLD-001',
       level: 'MUST',
       operation: 'GET /vps/{vps_id}',
-      title: 'the VPS record carries id, name, status, region, image, size, vcpus, memory, disk, created_at and tags with their types',
+      title:
+        'the VPS record carries id, name, status, region, image, size, vcpus, memory, disk, created_at and tags with their types',
     },
     async ({ api, state }) => {
       const vps = expectResource(await api.get(`/vps/${encodeURIComponent(state.vpsId)}`), 'vps');
@@ -247,7 +263,10 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const after = await getVps(api, state.vpsId);
       expect(after.name, 'name in a later GET').toBe(name);
       expect(after.tags, 'tags in a later GET').toEqual(tags);
-      expect({ region: after.region, image: after.image, size: after.size, created_at: after.created_at }, 'fields not sent stay unchanged').toEqual({
+      expect(
+        { region: after.region, image: after.image, size: after.size, created_at: after.created_at },
+        'fields not sent stay unchanged',
+      ).toEqual({
         region: before.region,
         image: before.image,
         size: before.size,
@@ -343,8 +362,17 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const target = state.catalogue.largerSize;
       ctx.testInfo.skip(!target, 'the target offers no larger available size to resize to');
       const acted = await act(api, state.vpsId, { type: 'resize', size: target!.slug });
-      const vps = await waitForVps(api, ctx, state.vpsId, `the VPS to have size ${target!.slug}`, (v) => v.size === target!.slug);
-      expect({ vcpus: vps.vcpus, memory: vps.memory, disk: vps.disk }, `vcpus, memory and disk of size ${target!.slug}`).toEqual({
+      const vps = await waitForVps(
+        api,
+        ctx,
+        state.vpsId,
+        `the VPS to have size ${target!.slug}`,
+        (v) => v.size === target!.slug,
+      );
+      expect(
+        { vcpus: vps.vcpus, memory: vps.memory, disk: vps.disk },
+        `vcpus, memory and disk of size ${target!.slug}`,
+      ).toEqual({
         vcpus: target!.vcpus,
         memory: target!.memory,
         disk: target!.disk,
@@ -371,7 +399,9 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
           const res = await api.get('/snapshots');
           expectStatus(res, 200);
           // GET /snapshots's body is not shown: a `snapshots` list (the convention) or another shape.
-          return listOf<{ id: string; name: string }>(res.body, 'snapshots')?.find((s) => s.name === state.snapshotName);
+          return listOf<{ id: string; name: string }>(res.body, 'snapshots')?.find(
+            (s) => s.name === state.snapshotName,
+          );
         },
         { intervalMs: 500 },
       );
@@ -412,7 +442,13 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const image = state.catalogue.otherImage;
       ctx.testInfo.skip(!image, 'the target offers only one image that fits the size');
       const acted = await act(api, state.vpsId, { type: 'rebuild', image: image! });
-      await waitForVps(api, ctx, state.vpsId, `the VPS to run image ${image!}`, (v) => v.image === image && v.status === 'running');
+      await waitForVps(
+        api,
+        ctx,
+        state.vpsId,
+        `the VPS to run image ${image!}`,
+        (v) => v.image === image && v.status === 'running',
+      );
       actionConvention(acted, 'rebuild');
     },
   );
@@ -428,7 +464,9 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     async ({ api, state }) => {
       const end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
       const start = new Date(end.getTime() - 3_600_000);
-      const res = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { start: start.toISOString(), end: end.toISOString(), interval: '5m' } });
+      const res = await api.get(`${vpsPath(state.vpsId)}/metrics`, {
+        query: { start: start.toISOString(), end: end.toISOString(), interval: '5m' },
+      });
       expectStatus(res, 200);
       const metrics = res.json<{ metrics?: Record<string, Array<{ timestamp: string; value: unknown }>> }>().metrics;
       expect(metrics, 'an object `metrics`').toBeTruthy();
@@ -438,8 +476,14 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
         for (const point of points!) {
           const t = Date.parse(point.timestamp);
           expect(Number.isNaN(t), `metrics.${series} timestamp ${point.timestamp}`).toBe(false);
-          expect(t, `metrics.${series} point ${point.timestamp} must not be before start ${start.toISOString()}`).toBeGreaterThanOrEqual(start.getTime());
-          expect(t, `metrics.${series} point ${point.timestamp} must not be after end ${end.toISOString()}`).toBeLessThanOrEqual(end.getTime());
+          expect(
+            t,
+            `metrics.${series} point ${point.timestamp} must not be before start ${start.toISOString()}`,
+          ).toBeGreaterThanOrEqual(start.getTime());
+          expect(
+            t,
+            `metrics.${series} point ${point.timestamp} must not be after end ${end.toISOString()}`,
+          ).toBeLessThanOrEqual(end.getTime());
           expect(typeof point.value, `metrics.${series} value`).toBe('number');
         }
       }
@@ -457,13 +501,18 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     async ({ api, state }) => {
       const end = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
       const start = new Date(end.getTime() - 6 * 3_600_000);
-      const res = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { start: start.toISOString(), end: end.toISOString(), interval: '1h' } });
+      const res = await api.get(`${vpsPath(state.vpsId)}/metrics`, {
+        query: { start: start.toISOString(), end: end.toISOString(), interval: '1h' },
+      });
       expectStatus(res, 200);
       const cpu = res.json<{ metrics: { cpu: Array<{ timestamp: string }> } }>().metrics.cpu;
       expect(cpu.length, 'a six-hour window at 1h has points').toBeGreaterThan(1);
       expect(cpu.length, 'a six-hour window at 1h has at most 7 points').toBeLessThanOrEqual(7);
       const times = cpu.map((p) => Date.parse(p.timestamp));
-      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!, `gap between ${cpu[i - 1]!.timestamp} and ${cpu[i]!.timestamp}`).toBe(3_600_000);
+      for (let i = 1; i < times.length; i++)
+        expect(times[i]! - times[i - 1]!, `gap between ${cpu[i - 1]!.timestamp} and ${cpu[i]!.timestamp}`).toBe(
+          3_600_000,
+        );
       const bad = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { interval: '7m' } });
       expectRefused(bad, 'interval=7m');
       expectErrorEnvelope(bad);

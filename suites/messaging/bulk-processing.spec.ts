@@ -16,7 +16,11 @@ defineCheck(
   },
   async ({ api, ledger, ctx }) => {
     const recipients = [ctx.testNumbers.succeed, ctx.testNumbers.fail];
-    const res = await api.post('/sms/bulk', { recipients, message: `cloudcheck ${ctx.runPrefix}bulk state`, campaign_name: ctx.name('campaign') });
+    const res = await api.post('/sms/bulk', {
+      recipients,
+      message: `cloudcheck ${ctx.runPrefix}bulk state`,
+      campaign_name: ctx.name('campaign'),
+    });
     expectSuccess(res);
     const campaign = res.json<{ campaign_id: string; status: string; messages?: Array<{ message_id: string }> }>();
     ledger.track('campaign', campaign.campaign_id);

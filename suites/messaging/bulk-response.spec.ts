@@ -24,15 +24,25 @@ interface BulkResult {
 }
 
 /** A test-mode bulk send whose campaign and messages the ledger cleans up. */
-async function bulkSend(api: ApiClient, ledger: Ledger, ctx: CheckContext, name: string | undefined): Promise<BulkResult> {
+async function bulkSend(
+  api: ApiClient,
+  ledger: Ledger,
+  ctx: CheckContext,
+  name: string | undefined,
+): Promise<BulkResult> {
   const recipients = [ctx.testNumbers.succeed, ctx.testNumbers.fail];
-  const body = { recipients, message: `cloudcheck ${ctx.runPrefix}bulk response`, ...(name === undefined ? {} : { campaign_name: name }) };
+  const body = {
+    recipients,
+    message: `cloudcheck ${ctx.runPrefix}bulk response`,
+    ...(name === undefined ? {} : { campaign_name: name }),
+  };
   const res = await api.post('/sms/bulk', body);
   expectSuccess(res, 'a test-mode bulk send to the succeed and fail test numbers');
   // The specification shows this body flat; a wrapped one is read too (not this check's concern).
   const campaign = recordOf<BulkResult>(res.body, 'campaign');
   if (typeof campaign.campaign_id === 'string') ledger.track('campaign', campaign.campaign_id);
-  for (const m of Array.isArray(campaign.messages) ? campaign.messages : []) if (typeof m?.message_id === 'string') ledger.track('message', m.message_id);
+  for (const m of Array.isArray(campaign.messages) ? campaign.messages : [])
+    if (typeof m?.message_id === 'string') ledger.track('message', m.message_id);
   return campaign;
 }
 
@@ -69,7 +79,9 @@ defineCheck(
   },
   async ({ api, ledger, ctx }) => {
     const campaign = await bulkSend(api, ledger, ctx, ctx.name('campaign'));
-    const wrong = entriesOf(campaign).filter((m) => typeof m?.message_id !== 'string' || typeof m.to !== 'string' || m.status !== 'sent');
+    const wrong = entriesOf(campaign).filter(
+      (m) => typeof m?.message_id !== 'string' || typeof m.to !== 'string' || m.status !== 'sent',
+    );
     expect(
       wrong.map((m) => JSON.stringify(m)),
       'entries lacking message_id or to, or not in status sent',

@@ -34,7 +34,10 @@ async function sendOne(api: ApiClient, ctx: CheckContext, text: string): Promise
 }
 
 /** GET /sms/messages from a few minutes ago on (one generous page). */
-async function recent(api: ApiClient, query: Record<string, string | number> = {}): Promise<{ body: { messages?: Listed[]; meta?: unknown } }> {
+async function recent(
+  api: ApiClient,
+  query: Record<string, string | number> = {},
+): Promise<{ body: { messages?: Listed[]; meta?: unknown } }> {
   const since = new Date(Date.now() - 5 * 60_000).toISOString();
   const res = await api.get('/sms/messages', { query: { from_date: since, per_page: 100, ...query } });
   expectSuccess(res);
@@ -90,7 +93,9 @@ defineCheck(
   },
   async ({ api, ctx }) => {
     const id = await sendOne(api, ctx, 'cloudcheck: dated');
-    const past = await api.get('/sms/messages', { query: { from_date: '2000-01-01', to_date: '2000-01-31', per_page: 100 } });
+    const past = await api.get('/sms/messages', {
+      query: { from_date: '2000-01-01', to_date: '2000-01-31', per_page: 100 },
+    });
     expectSuccess(past);
     const listed = ((past.body as { messages?: Listed[] } | undefined)?.messages ?? []).map((m) => m.message_id);
     expect(listed, 'a month of the year 2000 holds no message sent today').not.toContain(id);
@@ -130,8 +135,15 @@ defineCheck(
     await sendOne(api, ctx, 'cloudcheck: a recipient');
     const messages = (await recent(api)).body.messages ?? [];
     expect(messages.length, 'the message just sent is listed').toBeGreaterThan(0);
-    const wrong = messages.filter((m) => !/^\+[1-9]\d{1,14}$/.test(String(m.to)) || typeof m.message !== 'string' || [...m.message].length > 1600);
-    expect(wrong.map((m) => `${m.message_id}: to ${m.to}, ${typeof m.message === 'string' ? [...m.message].length : 'no'} characters`)).toEqual([]);
+    const wrong = messages.filter(
+      (m) => !/^\+[1-9]\d{1,14}$/.test(String(m.to)) || typeof m.message !== 'string' || [...m.message].length > 1600,
+    );
+    expect(
+      wrong.map(
+        (m) =>
+          `${m.message_id}: to ${m.to}, ${typeof m.message === 'string' ? [...m.message].length : 'no'} characters`,
+      ),
+    ).toEqual([]);
   },
 );
 
@@ -150,12 +162,15 @@ defineCheck(
     await finalStatus(api, ctx, id);
     const entry = (await recentEntries(api)).find((m) => m.message_id === id);
     expect(entry, `message ${id} in the list`).toBeTruthy();
-    for (const field of ['to', 'message', 'from', 'status', 'currency'] as const) expect(typeof entry![field], `${field} is a string`).toBe('string');
+    for (const field of ['to', 'message', 'from', 'status', 'currency'] as const)
+      expect(typeof entry![field], `${field} is a string`).toBe('string');
     expect(typeof entry!.cost, 'cost is a number').toBe('number');
     expect(entry!.sent_at, 'sent_at of a message that was sent').toEqual(expect.stringMatching(ISO_TIMESTAMP));
     // A message that did not end delivered has no delivery time to give (null when unset).
     expect(Object.keys(entry!), 'the entry carries delivered_at').toContain('delivered_at');
-    if (entry!.status === 'delivered') expect(entry!.delivered_at, 'delivered_at of a delivered message').toEqual(expect.stringMatching(ISO_TIMESTAMP));
-    else if (entry!.delivered_at !== null) expect(entry!.delivered_at, 'delivered_at').toEqual(expect.stringMatching(ISO_TIMESTAMP));
+    if (entry!.status === 'delivered')
+      expect(entry!.delivered_at, 'delivered_at of a delivered message').toEqual(expect.stringMatching(ISO_TIMESTAMP));
+    else if (entry!.delivered_at !== null)
+      expect(entry!.delivered_at, 'delivered_at').toEqual(expect.stringMatching(ISO_TIMESTAMP));
   },
 );

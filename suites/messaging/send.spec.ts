@@ -15,7 +15,11 @@ interface SentMessage {
   status?: string;
 }
 
-async function send(api: ApiClient, ctx: CheckContext, message: string): Promise<{ status: number; text: string; body: SentMessage }> {
+async function send(
+  api: ApiClient,
+  ctx: CheckContext,
+  message: string,
+): Promise<{ status: number; text: string; body: SentMessage }> {
   const res = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message });
   expectSuccess(res, 'a test-mode send to the succeed test number');
   return { status: res.status, text: res.text, body: res.body ?? {} };
@@ -70,7 +74,11 @@ defineCheck(
     expect(typeof body.message_id, 'message_id of the send').toBe('string');
     const res = await api.get(`/sms/status/${encodeURIComponent(body.message_id!)}`);
     expectSuccess(res);
-    expect(res.body, `GET /sms/status/${body.message_id}`).toMatchObject({ message_id: body.message_id, to: ctx.testNumbers.succeed, message: text });
+    expect(res.body, `GET /sms/status/${body.message_id}`).toMatchObject({
+      message_id: body.message_id,
+      to: ctx.testNumbers.succeed,
+      message: text,
+    });
   },
 );
 

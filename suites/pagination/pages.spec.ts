@@ -47,7 +47,9 @@ defineCheck(
       if (res.status >= 400 && res.status < 500) continue;
       const { items, meta } = pageOf(res, list.items);
       expect(items.length, `${list.path}?per_page=1000: items on the page`).toBeLessThanOrEqual(100);
-      expect(meta.per_page, `${list.path}?per_page=1000: meta.per_page, the size of its pages`).toBeLessThanOrEqual(100);
+      expect(meta.per_page, `${list.path}?per_page=1000: meta.per_page, the size of its pages`).toBeLessThanOrEqual(
+        100,
+      );
     }
   },
 );
@@ -70,7 +72,11 @@ defineCheck(
 );
 
 /** Walks every page of the window; undefined when meta.total moved underway (walk again). */
-async function walk(api: ApiClient, query: Record<string, string>, perPage: number): Promise<{ ids: string[]; total: number } | undefined> {
+async function walk(
+  api: ApiClient,
+  query: Record<string, string>,
+  perPage: number,
+): Promise<{ ids: string[]; total: number } | undefined> {
   const ids: string[] = [];
   const first = pageOf(await api.get('/sms/messages', { query: { ...query, per_page: perPage } }), 'messages');
   expect(first.meta.page, 'meta.page of page 1').toBe(1);
@@ -96,7 +102,10 @@ defineCheck(
   async ({ api, ctx }) => {
     const sent: Array<{ id: string; createdAt: string }> = [];
     for (let i = 0; i < 3; i++) {
-      const res = await api.post('/sms/send', { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}page-walk ${i}` });
+      const res = await api.post('/sms/send', {
+        to: ctx.testNumbers.succeed,
+        message: `cloudcheck ${ctx.runPrefix}page-walk ${i}`,
+      });
       expectStatus(res, [200, 201]);
       const message = res.json<{ message_id: string; created_at: string }>();
       sent.push({ id: message.message_id, createdAt: message.created_at });
@@ -106,7 +115,10 @@ defineCheck(
     let result: { ids: string[]; total: number } | undefined;
     for (let attempt = 0; attempt < 5 && result === undefined; attempt++) result = await walk(api, window, 1);
     expect(result, 'meta.total stayed the same over one of five walks').toBeTruthy();
-    expect(new Set(result!.ids).size, `message ids over all pages (${result!.ids.join(', ')}) are each listed once`).toBe(result!.ids.length);
+    expect(
+      new Set(result!.ids).size,
+      `message ids over all pages (${result!.ids.join(', ')}) are each listed once`,
+    ).toBe(result!.ids.length);
     expect(result!.ids.length, 'items over all pages vs meta.total').toBe(result!.total);
   },
 );

@@ -75,14 +75,27 @@ function failOn(violations: ReturnType<typeof checkRateLimitSequence>, invariant
   const mine = violations.filter((v) => v.invariant === invariant);
   if (mine.length === 0) return;
   const shown = mine.slice(0, 3).map((v) => `${v.message}${v.index >= 0 ? ` (request ${v.index + 1})` : ''}`);
-  throw new Error(`invariant ${invariant}: ${shown.join('; ')}${mine.length > 3 ? `; and ${mine.length - 3} more` : ''}`);
+  throw new Error(
+    `invariant ${invariant}: ${shown.join('; ')}${mine.length > 3 ? `; and ${mine.length - 3} more` : ''}`,
+  );
 }
 
 export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
   const plan = PLANS[area];
   const expectation: RateLimitExpectation = { limit: BURST_LIMIT, window: 'minute', headers: true, smsHeaders: false };
-  const judge = (state: OnsetState, invariant: InvariantName, responses: ObservedResponse[] = state.responses): void => {
-    failOn(checkRateLimitSequence(responses, expectation, { ordering: 'sequential', completeHistory: true, only: [invariant] }), invariant);
+  const judge = (
+    state: OnsetState,
+    invariant: InvariantName,
+    responses: ObservedResponse[] = state.responses,
+  ): void => {
+    failOn(
+      checkRateLimitSequence(responses, expectation, {
+        ordering: 'sequential',
+        completeHistory: true,
+        only: [invariant],
+      }),
+      invariant,
+    );
   };
   const id = `rate-limits.burst-${area}`;
 
@@ -98,15 +111,24 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
       async ({ api, ledger, ctx, state }) => {
         const created = await api.post(
           '/account/api-keys',
-          { name: ctx.name(`rl-${area}`), permissions: ['read', 'write'], expires_at: new Date(Date.now() + 3 * 3_600_000).toISOString() },
+          {
+            name: ctx.name(`rl-${area}`),
+            permissions: ['read', 'write'],
+            expires_at: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+          },
           { key: ctx.keys.main },
         );
         if (created.status < 200 || created.status >= 300) {
-          throw new EnvironmentError(`cannot create a fresh API key for the burst (POST /account/api-keys answered ${created.status}); the onset needs a key with no history`);
+          throw new EnvironmentError(
+            `cannot create a fresh API key for the burst (POST /account/api-keys answered ${created.status}); the onset needs a key with no history`,
+          );
         }
-        const body = created.body as { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown } | undefined;
+        const body = created.body as
+          | { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown }
+          | undefined;
         const record = body?.api_key ?? body;
-        if (typeof record?.id !== 'string' || typeof record.key !== 'string') throw new Error('POST /account/api-keys answered without api_key.id and api_key.key');
+        if (typeof record?.id !== 'string' || typeof record.key !== 'string')
+          throw new Error('POST /account/api-keys answered without api_key.id and api_key.key');
         ledger.track('api-key', record.id);
         const key = record.key;
 
@@ -115,7 +137,15 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
         const send = async (): Promise<ApiResponse> => {
           const sentAt = Date.now();
           const res = await api.get(plan.path, { key });
-          responses.push({ index: responses.length, sentAt, receivedAt: Date.now(), status: res.status, headers: res.headers, errorCode: errorCodeOf(res), operation: plan.operation });
+          responses.push({
+            index: responses.length,
+            sentAt,
+            receivedAt: Date.now(),
+            status: res.status,
+            headers: res.headers,
+            errorCode: errorCodeOf(res),
+            operation: plan.operation,
+          });
           return res;
         };
 
@@ -152,10 +182,16 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
         title: `the ${BURST_LIMIT + 1}st ${area} request of a minute is the first one refused with 429`,
       },
       async ({ state }) => {
-        const violations = checkRateLimitSequence(state.responses, expectation, { ordering: 'sequential', completeHistory: true, only: ['onset'] });
+        const violations = checkRateLimitSequence(state.responses, expectation, {
+          ordering: 'sequential',
+          completeHistory: true,
+          only: ['onset'],
+        });
         if (violations.length === 0 && !state.first429 && state.windows > 1) {
           // The minute ended during the burst despite starting with enough time: nothing to judge.
-          throw new EnvironmentError(`the minute window rolled over during the burst (${state.responses.length} requests over ${state.windows} minutes) and no 429 came; rerun`);
+          throw new EnvironmentError(
+            `the minute window rolled over during the burst (${state.responses.length} requests over ${state.windows} minutes) and no 429 came; rerun`,
+          );
         }
         failOn(violations, 'onset');
         expect(state.first429, `no 429 after ${state.responses.length} requests`).not.toBeNull();
@@ -195,7 +231,9 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
           const limit = intHeader(r, 'x-ratelimit-limit');
           const remaining = intHeader(r, 'x-ratelimit-remaining');
           if (limit !== undefined && remaining !== undefined && remaining > limit) {
-            throw new Error(`X-RateLimit-Remaining ${remaining} is above X-RateLimit-Limit ${limit} (request ${r.index + 1})`);
+            throw new Error(
+              `X-RateLimit-Remaining ${remaining} is above X-RateLimit-Limit ${limit} (request ${r.index + 1})`,
+            );
           }
         }
       },
@@ -208,17 +246,25 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
           requirement: 'RATE-HEADERS-004',
           level: 'MUST',
           operation: plan.operation,
-          title: 'every successful messaging response carries X-SMS-Limit and X-SMS-Remaining; reads leave X-SMS-Remaining at the limit',
+          title:
+            'every successful messaging response carries X-SMS-Limit and X-SMS-Remaining; reads leave X-SMS-Remaining at the limit',
         },
         async ({ state }) => {
           const ok = state.responses.filter((r) => r.status >= 200 && r.status < 300);
           for (const r of ok) {
             const missing = ['x-sms-limit', 'x-sms-remaining'].filter((h) => intHeader(r, h) === undefined);
-            if (missing.length) throw new Error(`${plan.operation} response ${r.index + 1} (status ${r.status}) lacks integer ${missing.join(', ')}`);
+            if (missing.length)
+              throw new Error(
+                `${plan.operation} response ${r.index + 1} (status ${r.status}) lacks integer ${missing.join(', ')}`,
+              );
           }
           // The fresh key sent no SMS (reads only): X-SMS-Remaining must equal the hourly 10000.
           failOn(
-            checkRateLimitSequence(ok, { limit: 10_000, window: 'hour', counter: 'sms', smsHeaders: true, smsLimit: 10_000 }, { completeHistory: true, only: ['sms-remaining'] }),
+            checkRateLimitSequence(
+              ok,
+              { limit: 10_000, window: 'hour', counter: 'sms', smsHeaders: true, smsLimit: 10_000 },
+              { completeHistory: true, only: ['sms-remaining'] },
+            ),
             'sms-remaining',
           );
         },
@@ -249,7 +295,8 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
         // Tighter than the run-wide check: the nearest window of a fresh key is the minute.
         for (const r of state.responses) {
           const problem = resetProblem(r.headers['x-ratelimit-reset'], serverSeconds(r).seconds, 60);
-          if (problem && r.headers['x-ratelimit-reset'] !== undefined) throw new Error(`invariant reset-epoch: request ${r.index + 1}: ${problem} (minute window)`);
+          if (problem && r.headers['x-ratelimit-reset'] !== undefined)
+            throw new Error(`invariant reset-epoch: request ${r.index + 1}: ${problem} (minute window)`);
         }
       },
     );
@@ -260,7 +307,8 @@ export function defineOnsetFlow(area: 'messaging' | 'compute'): void {
         requirement: 'RATE-HEADERS-006',
         level: 'SHOULD',
         operation: plan.operation,
-        title: 'the 429 carries the rate-limit headers with Remaining 0 and a Retry-After (>= 1 s) that agrees with Reset - Date',
+        title:
+          'the 429 carries the rate-limit headers with Remaining 0 and a Retry-After (>= 1 s) that agrees with Reset - Date',
       },
       async ({ state }) => {
         expect(state.first429, 'a 429 was observed').not.toBeNull();

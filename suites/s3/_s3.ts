@@ -20,8 +20,17 @@ export interface KeyPair {
 export const CHECKSUM_MODES = ['default', 'when-required'] as const;
 export type ChecksumMode = (typeof CHECKSUM_MODES)[number];
 
-export async function createAccessKey(api: ApiClient, ledger: Ledger, ctx: CheckContext, input: { permissions?: string[]; bucket_access?: string[] } = {}): Promise<KeyPair> {
-  const res = await api.post('/storage/access-keys', { name: ctx.name('s3key'), permissions: input.permissions ?? ['read', 'write'], ...input });
+export async function createAccessKey(
+  api: ApiClient,
+  ledger: Ledger,
+  ctx: CheckContext,
+  input: { permissions?: string[]; bucket_access?: string[] } = {},
+): Promise<KeyPair> {
+  const res = await api.post('/storage/access-keys', {
+    name: ctx.name('s3key'),
+    permissions: input.permissions ?? ['read', 'write'],
+    ...input,
+  });
   expectStatus(res, [200, 201], 'create a storage access key');
   // The creation body is not shown: `access_key` (the convention), flat or under `data`.
   const record = resourceOf<Record<string, unknown>>(res.body, 'access_key') ?? {};
@@ -33,7 +42,13 @@ export async function createAccessKey(api: ApiClient, ledger: Ledger, ctx: Check
   return { accessKeyId: accessKeyId as string, secretAccessKey: secretAccessKey as string };
 }
 
-export function s3Client(endpoint: string, region: string, credentials: KeyPair, mode: ChecksumMode = 'default', extra: Partial<S3ClientConfig> = {}): S3Client {
+export function s3Client(
+  endpoint: string,
+  region: string,
+  credentials: KeyPair,
+  mode: ChecksumMode = 'default',
+  extra: Partial<S3ClientConfig> = {},
+): S3Client {
   return new S3Client({
     endpoint,
     forcePathStyle: true,
@@ -41,7 +56,9 @@ export function s3Client(endpoint: string, region: string, credentials: KeyPair,
     credentials,
     // One attempt: a retry would hide the first answer, which is what is being checked.
     maxAttempts: 1,
-    ...(mode === 'when-required' ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+    ...(mode === 'when-required'
+      ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      : {}),
     ...extra,
   });
 }
@@ -54,7 +71,12 @@ export interface S3Setup {
 }
 
 /** A fresh key pair and a client for it. Skips the check when the run has no S3 endpoint. */
-export async function s3Setup(api: ApiClient, ledger: Ledger, ctx: CheckContext, mode: ChecksumMode = 'default'): Promise<S3Setup> {
+export async function s3Setup(
+  api: ApiClient,
+  ledger: Ledger,
+  ctx: CheckContext,
+  mode: ChecksumMode = 'default',
+): Promise<S3Setup> {
   const endpoint = ctx.requireS3();
   const region = await storageRegion(api);
   const pair = await createAccessKey(api, ledger, ctx);

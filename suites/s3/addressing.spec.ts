@@ -49,7 +49,10 @@ defineCheck(
     expect(sent.length, 'requests recorded').toBeGreaterThanOrEqual(4);
     for (const request of sent) {
       expect(request.hostname, 'the host of a path-style request is the endpoint host').toBe(base.hostname);
-      expect(request.path === prefix || request.path.startsWith(`${prefix}/`), `${request.path} starts with ${prefix}`).toBe(true);
+      expect(
+        request.path === prefix || request.path.startsWith(`${prefix}/`),
+        `${request.path} starts with ${prefix}`,
+      ).toBe(true);
     }
   },
 );

@@ -34,11 +34,16 @@ defineCheck(
       expect(result.code, `${what} signed with a wrong secret must be refused`).not.toBe('no error');
       expect(result.status, `${what} with a wrong secret: status`).toBe(403);
     }
-    const unknown = s3Client(endpoint, region, { accessKeyId: `${pair.accessKeyId.slice(0, -4)}ZZZZ`, secretAccessKey: pair.secretAccessKey });
+    const unknown = s3Client(endpoint, region, {
+      accessKeyId: `${pair.accessKeyId.slice(0, -4)}ZZZZ`,
+      secretAccessKey: pair.secretAccessKey,
+    });
     const unknownResult = await s3ErrorCode(unknown.send(new ListBucketsCommand({})));
     expect(unknownResult.status, `an unknown access key id must be refused (got ${unknownResult.code})`).toBe(403);
     // Unsigned, so only the check header says whose request it is.
-    const anonymous = await request(`${endpoint}/${encodeURIComponent(bucket)}/secret.txt`, { headers: api.checkHeaders });
+    const anonymous = await request(`${endpoint}/${encodeURIComponent(bucket)}/secret.txt`, {
+      headers: api.checkHeaders,
+    });
     const text = await anonymous.body.text();
     expect(anonymous.statusCode, 'an unsigned GET must be refused').toBe(403);
     expect(text, 'the object bytes must not leak').not.toContain('not for you');
@@ -57,17 +62,24 @@ defineCheck(
     const { s3 } = await s3Setup(api, ledger, ctx);
     const bucket = await s3Bucket(s3, ledger, ctx, 'pre');
     const bytes = deterministicBytes(50_000, ctx.seed + 3);
-    const putUrl = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'presigned.bin' }), { expiresIn: 300 });
+    const putUrl = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'presigned.bin' }), {
+      expiresIn: 300,
+    });
     trackObject(ledger, bucket, 'presigned.bin');
     const put = await request(putUrl, { method: 'PUT', body: bytes });
     const putText = await put.body.text();
     expect(put.statusCode, `presigned PUT: ${putText.slice(0, 300)}`).toBe(200);
-    const getUrl = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'presigned.bin' }), { expiresIn: 300 });
+    const getUrl = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'presigned.bin' }), {
+      expiresIn: 300,
+    });
     const got = await request(getUrl);
     const back = Buffer.from(await got.body.arrayBuffer());
     expect(got.statusCode, 'presigned GET').toBe(200);
     expect(sha256(back), 'presigned GET returns the bytes of the presigned PUT').toBe(sha256(bytes));
-    const tampered = getUrl.replace(/(X-Amz-Signature=[0-9a-f]*)([0-9a-f])/, (_m, head: string, last: string) => `${head}${last === '0' ? '1' : '0'}`);
+    const tampered = getUrl.replace(
+      /(X-Amz-Signature=[0-9a-f]*)([0-9a-f])/,
+      (_m, head: string, last: string) => `${head}${last === '0' ? '1' : '0'}`,
+    );
     const refused = await request(tampered);
     await refused.body.dump();
     expect(refused.statusCode, 'a tampered presigned URL is refused').toBe(403);
@@ -94,7 +106,9 @@ defineCheck(
     trackObject(ledger, allowed, 'ok.txt');
     const outside = await s3ErrorCode(limited.send(new GetObjectCommand({ Bucket: other, Key: 'o.txt' })));
     expect(outside.code, 'a bucket outside bucket_access').toBe('AccessDenied');
-    const outsidePut = await s3ErrorCode(limited.send(new PutObjectCommand({ Bucket: other, Key: 'x.txt', Body: 'x' })));
+    const outsidePut = await s3ErrorCode(
+      limited.send(new PutObjectCommand({ Bucket: other, Key: 'x.txt', Body: 'x' })),
+    );
     if (outsidePut.code === 'no error') trackObject(ledger, other, 'x.txt');
     expect(outsidePut.code, 'writing a bucket outside bucket_access').toBe('AccessDenied');
     const reader = s3Client(endpoint, region, await createAccessKey(api, ledger, ctx, { permissions: ['read'] }));
@@ -120,7 +134,10 @@ defineCheck(
     for (const offsetMs of [-3_600_000, 3_600_000]) {
       const skewed = s3Client(endpoint, region, pair, 'default', { systemClockOffset: offsetMs });
       const result = await s3ErrorCode(skewed.send(new ListBucketsCommand({})));
-      expect(result.status, `ListBuckets signed ${offsetMs < 0 ? 'an hour early' : 'an hour late'} (got ${result.code})`).toBe(403);
+      expect(
+        result.status,
+        `ListBuckets signed ${offsetMs < 0 ? 'an hour early' : 'an hour late'} (got ${result.code})`,
+      ).toBe(403);
     }
   },
 );

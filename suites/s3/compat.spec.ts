@@ -34,7 +34,9 @@ defineCheck(
     const { s3 } = await s3Setup(api, ledger, ctx);
     const bucket = await s3Bucket(s3, ledger, ctx, 'ect');
     // A presigned PUT leaves the headers to the HTTP client, as tools that copy headers through do.
-    const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'empty-type.txt' }), { expiresIn: 300 });
+    const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'empty-type.txt' }), {
+      expiresIn: 300,
+    });
     trackObject(ledger, bucket, 'empty-type.txt');
     const put = await request(url, { method: 'PUT', headers: { 'content-type': '' }, body: 'typed by nobody' });
     const text = await put.body.text();
@@ -61,7 +63,9 @@ defineCheck(
     const second = deterministicBytes(1234, ctx.seed + 42);
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
     const p1 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: first }));
-    const p2 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 2, Body: second }));
+    const p2 = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 2, Body: second }),
+    );
     await s3.send(
       new CompleteMultipartUploadCommand({
         Bucket: bucket,
@@ -81,7 +85,9 @@ defineCheck(
     expect(head.PartsCount, 'HeadObject partNumber=1: x-amz-mp-parts-count').toBe(2);
     const part = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, PartNumber: 2 }));
     expect(part.$metadata.httpStatusCode, 'GetObject partNumber=2').toBe(206);
-    expect(part.ContentRange, 'GetObject partNumber=2: Content-Range').toBe(`bytes ${first.length}-${first.length + second.length - 1}/${first.length + second.length}`);
+    expect(part.ContentRange, 'GetObject partNumber=2: Content-Range').toBe(
+      `bytes ${first.length}-${first.length + second.length - 1}/${first.length + second.length}`,
+    );
     expect(part.PartsCount, 'GetObject partNumber=2: x-amz-mp-parts-count').toBe(2);
     expect(sha256(await bytesOf(part.Body)), "GetObject partNumber=2: the second part's bytes").toBe(sha256(second));
   },
@@ -124,7 +130,9 @@ defineCheck(
     for (const headers of [{ origin: 'https://app.example', 'access-control-request-method': 'PUT' }, {}]) {
       const res = await request(url, { method: 'OPTIONS', headers });
       const text = await res.body.text();
-      const what = headers.origin ? 'a complete preflight (Origin, Access-Control-Request-Method)' : 'OPTIONS without Origin';
+      const what = headers.origin
+        ? 'a complete preflight (Origin, Access-Control-Request-Method)'
+        : 'OPTIONS without Origin';
       expect([200, 204, 400, 403], `${what}: ${text.slice(0, 200)}`).toContain(res.statusCode);
     }
   },
@@ -136,7 +144,8 @@ defineCheck(
     requirement: 'S3-BKT-002',
     level: 'SHOULD',
     class: 's3',
-    title: 'CreateBucket of a bucket one already owns succeeds or answers BucketAlreadyOwnedByYou, never BucketAlreadyExists',
+    title:
+      'CreateBucket of a bucket one already owns succeeds or answers BucketAlreadyOwnedByYou, never BucketAlreadyExists',
   },
   async ({ api, ledger, ctx }) => {
     const { s3 } = await s3Setup(api, ledger, ctx);

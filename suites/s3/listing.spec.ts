@@ -2,7 +2,13 @@
  * Listing semantics through the SDK: continuation tokens cover every key exactly once (MUST:
  * tools list big buckets page by page), delimiter roll-up and StartAfter (SHOULD: S3's rules).
  */
-import { GetBucketVersioningCommand, ListObjectVersionsCommand, ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import {
+  GetBucketVersioningCommand,
+  ListObjectVersionsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  paginateListObjectsV2,
+} from '@aws-sdk/client-s3';
 import { defineCheck, expect } from '../../src/harness/check.ts';
 import { s3Bucket, s3Setup, trackObject } from './_s3.ts';
 
@@ -47,7 +53,13 @@ defineCheck(
   async ({ api, ledger, ctx }) => {
     const { s3 } = await s3Setup(api, ledger, ctx);
     const bucket = await s3Bucket(s3, ledger, ctx, 'delim');
-    for (const key of ['photos/2024/a.jpg', 'photos/2024/b.jpg', 'photos/2025/c.jpg', 'photos/index.html', 'readme.txt']) {
+    for (const key of [
+      'photos/2024/a.jpg',
+      'photos/2024/b.jpg',
+      'photos/2025/c.jpg',
+      'photos/index.html',
+      'readme.txt',
+    ]) {
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
       trackObject(ledger, bucket, key);
     }
@@ -83,7 +95,8 @@ defineCheck(
     requirement: 'S3-VER-001',
     level: 'SHOULD',
     class: 's3',
-    title: 'ListObjectVersions of a never-versioned bucket lists each object once with VersionId null; GetBucketVersioning has no Status',
+    title:
+      'ListObjectVersions of a never-versioned bucket lists each object once with VersionId null; GetBucketVersioning has no Status',
   },
   async ({ api, ledger, ctx }) => {
     const { s3 } = await s3Setup(api, ledger, ctx);

@@ -4,7 +4,15 @@
  * given at completion, and a retried completion.
  */
 import { crc32 } from 'node:zlib';
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, UploadPartCommand, UploadPartCopyCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
 import { defineCheck, expect } from '../../src/harness/check.ts';
 import { deterministicBytes, sha256 } from '../flows/_storage.ts';
 import { bytesOf, s3Bucket, s3ErrorCode, s3Setup, trackObject } from './_s3.ts';
@@ -34,12 +42,26 @@ defineCheck(
     const parts = [];
     for (const [index, [first, last]] of ranges.entries()) {
       const part = await s3.send(
-        new UploadPartCopyCommand({ Bucket: bucket, Key: 'copy.bin', UploadId, PartNumber: index + 1, CopySource: `${bucket}/source.bin`, CopySourceRange: `bytes=${first}-${last}` }),
+        new UploadPartCopyCommand({
+          Bucket: bucket,
+          Key: 'copy.bin',
+          UploadId,
+          PartNumber: index + 1,
+          CopySource: `${bucket}/source.bin`,
+          CopySourceRange: `bytes=${first}-${last}`,
+        }),
       );
       expect(part.CopyPartResult?.ETag, `UploadPartCopy of part ${index + 1}: an ETag`).toBeTruthy();
       parts.push({ PartNumber: index + 1, ETag: part.CopyPartResult!.ETag });
     }
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'copy.bin', UploadId, MultipartUpload: { Parts: parts } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: 'copy.bin',
+        UploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
     trackObject(ledger, bucket, 'copy.bin');
     const copy = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'copy.bin' }));
     expect(sha256(await bytesOf(copy.Body)), 'the copy has the bytes of the source').toBe(sha256(bytes));
@@ -59,7 +81,8 @@ defineCheck(
     requirement: 'S3-MPU-003',
     level: 'SHOULD',
     class: 's3',
-    title: "CompleteMultipartUpload's x-amz-checksum-crc32 is checked against the object (BadDigest when wrong); a retried completion answers the same object",
+    title:
+      "CompleteMultipartUpload's x-amz-checksum-crc32 is checked against the object (BadDigest when wrong); a retried completion answers the same object",
   },
   async ({ api, ledger, ctx }) => {
     const { s3 } = await s3Setup(api, ledger, ctx, 'when-required');
@@ -68,21 +91,47 @@ defineCheck(
     const second = deterministicBytes(1000, ctx.seed + 42);
     const whole = Buffer.concat([first, second]);
     const start = async () => {
-      const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm.bin', ChecksumAlgorithm: 'CRC32', ChecksumType: 'FULL_OBJECT' }));
+      const { UploadId } = await s3.send(
+        new CreateMultipartUploadCommand({
+          Bucket: bucket,
+          Key: 'm.bin',
+          ChecksumAlgorithm: 'CRC32',
+          ChecksumType: 'FULL_OBJECT',
+        }),
+      );
       const parts = [];
       for (const [index, body] of [first, second].entries()) {
-        const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm.bin', UploadId, PartNumber: index + 1, Body: body, ChecksumCRC32: crc32Header(body) }));
+        const part = await s3.send(
+          new UploadPartCommand({
+            Bucket: bucket,
+            Key: 'm.bin',
+            UploadId,
+            PartNumber: index + 1,
+            Body: body,
+            ChecksumCRC32: crc32Header(body),
+          }),
+        );
         parts.push({ PartNumber: index + 1, ETag: part.ETag, ChecksumCRC32: part.ChecksumCRC32 ?? crc32Header(body) });
       }
       return { UploadId, parts };
     };
     const complete = (upload: Awaited<ReturnType<typeof start>>, checksum: string) =>
       s3.send(
-        new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm.bin', UploadId: upload.UploadId, ChecksumCRC32: checksum, ChecksumType: 'FULL_OBJECT', MultipartUpload: { Parts: upload.parts } }),
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: 'm.bin',
+          UploadId: upload.UploadId,
+          ChecksumCRC32: checksum,
+          ChecksumType: 'FULL_OBJECT',
+          MultipartUpload: { Parts: upload.parts },
+        }),
       );
 
     const wrong = await start();
-    expect(await s3ErrorCode(complete(wrong, crc32Header(Buffer.from('not the object')))), 'a completion with a wrong object CRC32').toEqual({ code: 'BadDigest', status: 400 });
+    expect(
+      await s3ErrorCode(complete(wrong, crc32Header(Buffer.from('not the object')))),
+      'a completion with a wrong object CRC32',
+    ).toEqual({ code: 'BadDigest', status: 400 });
 
     const right = await start();
     const done = await complete(right, crc32Header(whole));

@@ -2,7 +2,13 @@
  * Object behaviours the tools rely on beyond the round trip: ranged reads, the S3 error codes of
  * missing keys and buckets, multipart part-size rule, and one store behind REST and S3.
  */
-import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { defineCheck, expect, expectStatus } from '../../src/harness/check.ts';
 import { createBucket, deterministicBytes, objectPath, sha256 } from '../flows/_storage.ts';
 import { bytesOf, s3Bucket, s3ErrorCode, s3Setup, trackObject } from './_s3.ts';
@@ -29,9 +35,13 @@ defineCheck(
       const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'r.bin', Range: range }));
       expect(got.$metadata.httpStatusCode, `${range}: status`).toBe(206);
       expect(got.ContentRange, `${range}: Content-Range`).toBe(`bytes ${start}-${end}/10000`);
-      expect(sha256(await bytesOf(got.Body)), `${range}: the bytes of the range`).toBe(sha256(bytes.subarray(start, end + 1)));
+      expect(sha256(await bytesOf(got.Body)), `${range}: the bytes of the range`).toBe(
+        sha256(bytes.subarray(start, end + 1)),
+      );
     }
-    const past = await s3ErrorCode(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'r.bin', Range: 'bytes=20000-' })));
+    const past = await s3ErrorCode(
+      s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'r.bin', Range: 'bytes=20000-' })),
+    );
     expect(past.code, 'a range past the end').toBe('InvalidRange');
   },
 );
@@ -69,10 +79,27 @@ defineCheck(
     const init = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
     const parts = [];
     for (const n of [1, 2]) {
-      const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: init.UploadId, PartNumber: n, Body: deterministicBytes(1024, n) }));
+      const part = await s3.send(
+        new UploadPartCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: init.UploadId,
+          PartNumber: n,
+          Body: deterministicBytes(1024, n),
+        }),
+      );
       parts.push({ PartNumber: n, ETag: part.ETag });
     }
-    const result = await s3ErrorCode(s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: init.UploadId, MultipartUpload: { Parts: parts } })));
+    const result = await s3ErrorCode(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: init.UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      ),
+    );
     if (result.code === 'no error') trackObject(ledger, bucket, key);
     expect(result.code, 'completion with a 1 KiB first part').toBe('EntityTooSmall');
   },
@@ -91,7 +118,12 @@ defineCheck(
     const { s3 } = await s3Setup(api, ledger, ctx);
     const bucket = await createBucket(api, ledger, ctx, 'both');
     const viaRest = deterministicBytes(20_000, ctx.seed + 5);
-    const put = await api.request({ method: 'PUT', path: objectPath(bucket, 'via-rest.bin'), body: viaRest, headers: { 'content-type': 'application/octet-stream' } });
+    const put = await api.request({
+      method: 'PUT',
+      path: objectPath(bucket, 'via-rest.bin'),
+      body: viaRest,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     expectStatus(put, [200, 201], 'REST upload');
     trackObject(ledger, bucket, 'via-rest.bin');
     const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'via-rest.bin' }));

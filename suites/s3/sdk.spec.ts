@@ -5,7 +5,15 @@
  * `WHEN_REQUIRED` (the older behaviour). Many S3-compatible servers broke on the first; both
  * must work. Bytes are compared exactly: small, empty and a 12 MiB multipart upload.
  */
-import { DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { defineCheck, expect } from '../../src/harness/check.ts';
@@ -35,7 +43,15 @@ for (const mode of CHECKSUM_MODES) {
       ];
       for (const [key, bytes, kind] of cases) {
         const body = kind === 'stream' ? Readable.from([bytes.subarray(0, 65536), bytes.subarray(65536)]) : bytes;
-        await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: bytes.length, ContentType: 'application/x-cloudcheck' }));
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: body,
+            ContentLength: bytes.length,
+            ContentType: 'application/x-cloudcheck',
+          }),
+        );
         trackObject(ledger, bucket, key);
         const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         const back = await bytesOf(got.Body);
@@ -63,7 +79,13 @@ for (const mode of CHECKSUM_MODES) {
       const bytes = deterministicBytes(12 * 1024 * 1024, ctx.seed + 2);
       const key = 'multipart/12mib.bin';
       trackObject(ledger, bucket, key);
-      const done = await new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: bytes }, partSize: 5 * 1024 * 1024, queueSize: 2, leavePartsOnError: false }).done();
+      const done = await new Upload({
+        client: s3,
+        params: { Bucket: bucket, Key: key, Body: bytes },
+        partSize: 5 * 1024 * 1024,
+        queueSize: 2,
+        leavePartsOnError: false,
+      }).done();
       expect(done.ETag, 'a multipart ETag').toBeTruthy();
       const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       const back = await bytesOf(got.Body);
@@ -100,7 +122,10 @@ for (const mode of CHECKSUM_MODES) {
         (after.Contents ?? []).map((c) => c.Key),
         'keys after deleting docs/a.txt',
       ).toEqual(['docs/b.txt', 'other/c.txt']);
-      expect((await s3ErrorCode(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'docs/a.txt' })))).status, 'HeadObject of the deleted key').toBe(404);
+      expect(
+        (await s3ErrorCode(s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'docs/a.txt' })))).status,
+        'HeadObject of the deleted key',
+      ).toBe(404);
     },
   );
 }

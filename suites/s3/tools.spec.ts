@@ -25,7 +25,11 @@ interface Run {
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Run> {
   return new Promise((resolve) => {
     execFile(command, args, { env, timeout: timeoutMs, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 127) : 0;
+      const code = error
+        ? typeof (error as { code?: unknown }).code === 'number'
+          ? (error as { code: number }).code
+          : 127
+        : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
   });
@@ -65,7 +69,10 @@ const TOOLS: Tool[] = [
     command: 'aws',
     versionArgs: ['--version'],
     async setup(dir, endpoint, region, pair) {
-      await writeFile(join(dir, 'config'), `[default]\nregion = ${region}\ns3 =\n  addressing_style = path\n  multipart_threshold = 5MB\n  multipart_chunksize = 5MB\n`);
+      await writeFile(
+        join(dir, 'config'),
+        `[default]\nregion = ${region}\ns3 =\n  addressing_style = path\n  multipart_threshold = 5MB\n  multipart_chunksize = 5MB\n`,
+      );
       await writeFile(join(dir, 'credentials'), '');
       return {
         ...base(),
@@ -170,9 +177,21 @@ for (const tool of TOOLS) {
       // The version is asked only when a step fails, to tell "not installed here" (skipped) from
       // a failure: a tool's start-up costs more than its requests (a Python interpreter for two).
       const unavailable = async (): Promise<void> => {
-        testInfo.skip((await available(tool.command, tool.versionArgs)) === undefined, `${tool.name} is not installed or does not run here (\`${tool.command} ${tool.versionArgs.join(' ')}\` failed)`);
+        testInfo.skip(
+          (await available(tool.command, tool.versionArgs)) === undefined,
+          `${tool.name} is not installed or does not run here (\`${tool.command} ${tool.versionArgs.join(' ')}\` failed)`,
+        );
       };
-      await exercise(tool, endpoint, await storageRegion(api), await createAccessKey(api, ledger, ctx), await createBucket(api, ledger, ctx, 'tool'), ctx, ledger, unavailable);
+      await exercise(
+        tool,
+        endpoint,
+        await storageRegion(api),
+        await createAccessKey(api, ledger, ctx),
+        await createBucket(api, ledger, ctx, 'tool'),
+        ctx,
+        ledger,
+        unavailable,
+      );
     },
   );
 }
@@ -193,7 +212,10 @@ async function exercise(
     const step = async (what: string, list: string[]) => {
       const result = await run(tool.command, args(list), env);
       if (result.code !== 0) await skipIfUnavailable();
-      expect(result.code, `${tool.name} ${what} (exit ${result.code}): ${(result.stderr || result.stdout).slice(-800)}`).toBe(0);
+      expect(
+        result.code,
+        `${tool.name} ${what} (exit ${result.code}): ${(result.stderr || result.stdout).slice(-800)}`,
+      ).toBe(0);
       return result;
     };
     const files = [
@@ -210,7 +232,10 @@ async function exercise(
       trackObject(ledger, bucket, key);
     }
     await mkdir(down);
-    await step(`upload of ${files.map(([key, bytes]) => `${key} (${bytes.length} bytes)`).join(' and ')}`, tool.putAll(up, bucket));
+    await step(
+      `upload of ${files.map(([key, bytes]) => `${key} (${bytes.length} bytes)`).join(' and ')}`,
+      tool.putAll(up, bucket),
+    );
     const listing = await step('listing', tool.list(bucket));
     for (const [key] of files) expect(listing.stdout, `${tool.name} listing names ${key}`).toContain(key);
     await step('download of the bucket', tool.getAll(bucket, down));
@@ -225,6 +250,7 @@ async function exercise(
     // interpreter for two of them) would show nothing the suite's S3 client does not.
     const after = await s3Client(endpoint, region, pair).send(new ListObjectsV2Command({ Bucket: bucket }));
     const left = (after.Contents ?? []).map((object) => object.Key);
-    for (const [key] of files) expect(left, `objects left in the bucket after the ${tool.name} delete`).not.toContain(key);
+    for (const [key] of files)
+      expect(left, `objects left in the bucket after the ${tool.name} delete`).not.toContain(key);
   });
 }

@@ -21,7 +21,10 @@ defineCheck(
   async ({ api, ledger, ctx }) => {
     const ids: string[] = [];
     for (let i = 0; i < SENDS; i++) {
-      const res = await api.post('/sms/send', { to: ctx.testNumbers.random, message: `cloudcheck ${ctx.runPrefix}random ${i}` });
+      const res = await api.post('/sms/send', {
+        to: ctx.testNumbers.random,
+        message: `cloudcheck ${ctx.runPrefix}random ${i}`,
+      });
       expectStatus(res, [200, 201]);
       ids.push(ledger.track('message', res.json<{ message_id: string }>().message_id));
     }
@@ -30,8 +33,12 @@ defineCheck(
     const finals = [];
     for (const id of ids) finals.push(await finalStatus(api, ctx, id));
     const outcomes = finals.map((m) => m.status);
-    for (const status of outcomes) expect(['delivered', 'failed'], 'every send to the random number ends delivered or failed').toContain(status);
+    for (const status of outcomes)
+      expect(['delivered', 'failed'], 'every send to the random number ends delivered or failed').toContain(status);
     const count = (s: string): number => outcomes.filter((o) => o === s).length;
-    expect(new Set(outcomes).size, `both outcomes over ${SENDS} sends (delivered ${count('delivered')}, failed ${count('failed')})`).toBe(2);
+    expect(
+      new Set(outcomes).size,
+      `both outcomes over ${SENDS} sends (delivered ${count('delivered')}, failed ${count('failed')})`,
+    ).toBe(2);
   },
 );

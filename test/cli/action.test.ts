@@ -32,7 +32,8 @@ const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as Action;
 
 test('a composite action with the inputs of a gate; keys only through the environment; the report uploaded always', () => {
   expect(action.runs.using).toBe('composite');
-  for (const input of ['target', 'api-key', 'alt-api-key', 's3-url', 'classes', 'args', 'report-dir']) expect(Object.keys(action.inputs)).toContain(input);
+  for (const input of ['target', 'api-key', 'alt-api-key', 's3-url', 'classes', 'args', 'report-dir'])
+    expect(Object.keys(action.inputs)).toContain(input);
   const run = action.runs.steps.find((s) => s.run?.includes('cloudcheck.mjs'));
   expect(run?.env?.CLOUDCHECK_API_KEY).toBe('${{ inputs.api-key }}');
   expect(run?.run).not.toContain('inputs.api-key');
@@ -46,7 +47,9 @@ test('the run step works as written: empty inputs unset, args passed, report wri
   const script = action.runs.steps.find((s) => s.run?.includes('cloudcheck.mjs'))!.run!;
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-action-'));
   try {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)),
+    );
     // Inputs as the runner gives them: empty strings for the ones not set.
     const env = {
       ...clean,
@@ -68,7 +71,9 @@ test('the run step works as written: empty inputs unset, args passed, report wri
     });
     expect(code, output).toBe(0);
     expect(existsSync(join(dir, 'report', 'report.json'))).toBe(true);
-    const report = JSON.parse(readFileSync(join(dir, 'report', 'report.json'), 'utf8')) as { run: { classes: string[]; selection: { grep_invert: string | null } } };
+    const report = JSON.parse(readFileSync(join(dir, 'report', 'report.json'), 'utf8')) as {
+      run: { classes: string[]; selection: { grep_invert: string | null } };
+    };
     expect(report.run.classes).toEqual(['pagination']);
     expect(report.run.selection.grep_invert).toBe('nomatch');
   } finally {

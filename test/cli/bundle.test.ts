@@ -5,7 +5,17 @@
  * another process holds the build lock; checkouts that share node_modules keep bundles of their own.
  */
 import { expect, test } from '../base.ts';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,9 +33,14 @@ test.beforeEach(() => {
   write('src/cli/later.ts', 'export const later = import.meta.url;\n');
   write(
     'src/cli/main.ts',
-    ["import { answer } from './answer.ts';", 'export async function main() {', "  const { later } = await import('./later.ts');", '  return { answer, here: import.meta.url, later };', '}', ''].join(
-      '\n',
-    ),
+    [
+      "import { answer } from './answer.ts';",
+      'export async function main() {',
+      "  const { later } = await import('./later.ts');",
+      '  return { answer, here: import.meta.url, later };',
+      '}',
+      '',
+    ].join('\n'),
   );
 });
 test.afterEach(() => rmSync(root, { recursive: true, force: true }));

@@ -11,7 +11,11 @@ import type { TinyServer } from '../harness/helpers.ts';
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
 /** Runs the CLI asynchronously (a tiny server in this process must keep answering meanwhile). */
-function cli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, cwd: cwd ?? tmpdir() });
@@ -30,7 +34,12 @@ test.afterEach(async () => {
 });
 
 test('usage errors exit 2 with one line and no stack trace', async () => {
-  for (const args of [['run', '--stirct'], ['nope'], ['run', '--shard', 'x'], ['run', '--target', 'http://127.0.0.1:1/v1']]) {
+  for (const args of [
+    ['run', '--stirct'],
+    ['nope'],
+    ['run', '--shard', 'x'],
+    ['run', '--target', 'http://127.0.0.1:1/v1'],
+  ]) {
     const r = await cli(args);
     expect(r.code, args.join(' ')).toBe(2);
     expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
@@ -89,7 +98,9 @@ test('a base URL that is not the API exits 2 within seconds, with a hint for a m
 
 test('cloudcheck load probes with the key: a wrong key exits 2 before any load', async () => {
   server = await tinyServer((_req, _body, res) => json(res, 401, { error: { code: 'unauthorized', message: 'no' } }));
-  const r = await cli(['load', 'smoke', '--target', `${server.url}/v1`], { CLOUDCHECK_API_KEY: 'cck_wrong_key_123456' });
+  const r = await cli(['load', 'smoke', '--target', `${server.url}/v1`], {
+    CLOUDCHECK_API_KEY: 'cck_wrong_key_123456',
+  });
   expect(r.code, r.stderr).toBe(2);
   expect(r.stderr).toContain('the API key was rejected');
   expect(server.requests).toHaveLength(1);
@@ -123,13 +134,17 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
   try {
     const reportDir = join(dir, 'out');
     const jobSummary = join(dir, 'step-summary.md');
-    const r = await cli(['run', '--grep', '_smoke\\.spec', '--report-dir', reportDir, '--seed', '7'], { GITHUB_STEP_SUMMARY: jobSummary });
+    const r = await cli(['run', '--grep', '_smoke\\.spec', '--report-dir', reportDir, '--seed', '7'], {
+      GITHUB_STEP_SUMMARY: jobSummary,
+    });
     expect([0, 1], r.stderr + r.stdout).toContain(r.code);
     const reportPath = join(reportDir, 'report.json');
     expect(existsSync(reportPath)).toBe(true);
     for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(existsSync(join(reportDir, file))).toBe(true);
     // On GitHub Actions the Markdown summary lands on the job page too.
-    expect(readFileSync(jobSummary, 'utf8')).toContain(readFileSync(join(reportDir, 'summary.md'), 'utf8').split('\n')[0]!);
+    expect(readFileSync(jobSummary, 'utf8')).toContain(
+      readFileSync(join(reportDir, 'summary.md'), 'utf8').split('\n')[0]!,
+    );
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceReport;
     expect(report.schema_version).toBe(1);
     expect(report.run.seed).toBe(7);
@@ -141,7 +156,8 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
     expect(r.stdout).toContain('report: ');
     expect(r.stdout).toContain(report.summary.headline!);
     // Keys of the embedded server are fresh per run and must not appear anywhere.
-    const all = readFileSync(reportPath, 'utf8') + readFileSync(join(reportDir, 'junit.xml'), 'utf8') + r.stdout + r.stderr;
+    const all =
+      readFileSync(reportPath, 'utf8') + readFileSync(join(reportDir, 'junit.xml'), 'utf8') + r.stdout + r.stderr;
     expect(all).not.toMatch(/cc_(main|alt)_[A-Za-z0-9_-]{20,}/);
     expect(report.leaks).toEqual([]);
   } finally {
@@ -156,7 +172,9 @@ test('a selection that selects no check exits 2 instead of passing the gate, and
     // hand-off of the embedded server's keys may outlive it.
     const temp = join(dir, 'tmp');
     mkdirSync(temp);
-    const r = await cli(['run', '--grep', 'cloudcheck-no-such-check-zz', '--report-dir', join(dir, 'report')], { TMPDIR: temp });
+    const r = await cli(['run', '--grep', 'cloudcheck-no-such-check-zz', '--report-dir', join(dir, 'report')], {
+      TMPDIR: temp,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('selects no check');
     // The run's own files are named after its id (cloudcheck-<date>-<time>-<tag>...); the
@@ -171,7 +189,11 @@ test("a run stopped with SIGINT before its runner read the embedded server's key
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-sigint-'));
   try {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-    const child = spawn(process.execPath, [BIN, 'run', '--grep', '\\[ACCT-GET-001\\]', '--report-dir', join(dir, 'report')], { env: { ...clean, TMPDIR: dir }, cwd: dir });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--grep', '\\[ACCT-GET-001\\]', '--report-dir', join(dir, 'report')],
+      { env: { ...clean, TMPDIR: dir }, cwd: dir },
+    );
     let stderr = '';
     let stopped = false;
     // Stopped the moment the server is up: the hand-off with its keys is written next, and the

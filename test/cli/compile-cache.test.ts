@@ -7,7 +7,16 @@
  */
 import { expect, test } from '../base.ts';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +38,9 @@ const cacheDir = (): string => join(root, 'node_modules', '.cache', 'cloudcheck'
 /** A process with the cache preloaded: loads the bundle and the dynamic module, prints what it got. */
 function load(): { code: number | null; output: string } {
   const script = `Promise.resolve(require(${JSON.stringify(join(root, 'dynamic.cjs'))})).then((join) => console.log(typeof require(${JSON.stringify(BUNDLE)}).debug, join))`;
-  const child = spawnSync(process.execPath, ['--require', join(root, 'bin', 'compile-cache.cjs'), '-e', script], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--require', join(root, 'bin', 'compile-cache.cjs'), '-e', script], {
+    encoding: 'utf8',
+  });
   return { code: child.status, output: `${child.stdout}${child.stderr}` };
 }
 
@@ -37,7 +48,10 @@ function cached(): string[] {
   return readdirSync(cacheDir()).filter((f) => f.endsWith('.bin'));
 }
 
-test.skip(typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function', 'this Node has a compile cache of its own, which the preload uses instead');
+test.skip(
+  typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function',
+  'this Node has a compile cache of its own, which the preload uses instead',
+);
 
 test('written by the first process, used by the next, replaced when damaged', () => {
   const first = load();

@@ -41,14 +41,45 @@ test('the schema is valid against its meta-schema (the CLI compiles it without t
 
 test("a value checked against its key's part of the schema gets the whole schema's verdict", () => {
   const values: unknown[] = [
-    ...[null, true, false, 0, 1, -1, 2.5, 65_536, 1e9, '', 'x', 'true', '7', 'messaging', 'all', 'comptue', '1/2', '0/2', '3/2'],
-    ...['http://127.0.0.1:1/v1', 'https://api.example.test', 'ftp://x', '+15550100', '15550100', 'X-A: 1', 'nope', './reports', '1,2'],
+    ...[
+      null,
+      true,
+      false,
+      0,
+      1,
+      -1,
+      2.5,
+      65_536,
+      1e9,
+      '',
+      'x',
+      'true',
+      '7',
+      'messaging',
+      'all',
+      'comptue',
+      '1/2',
+      '0/2',
+      '3/2',
+    ],
+    ...[
+      'http://127.0.0.1:1/v1',
+      'https://api.example.test',
+      'ftp://x',
+      '+15550100',
+      '15550100',
+      'X-A: 1',
+      'nope',
+      './reports',
+      '1,2',
+    ],
     ...[[], ['messaging'], ['x'], ['X-A: 1'], [1], {}, { a: 1 }],
   ];
   const whole = validatorFor(null);
   for (const key of Object.keys(CONFIG_SCHEMA.properties)) {
     const part = validatorFor(key);
-    for (const value of values) expect(part({ [key]: value }), `${key}: ${JSON.stringify(value)}`).toBe(whole({ [key]: value }));
+    for (const value of values)
+      expect(part({ [key]: value }), `${key}: ${JSON.stringify(value)}`).toBe(whole({ [key]: value }));
   }
   expect(whole({ stirct: true }), 'the whole schema still refuses unknown keys').toBe(false);
 });
@@ -105,14 +136,26 @@ test('precedence: flag > env > file > default', () => {
 
 test('serve: the carrier numbers default, come from flags, env or the file, and must be E.164', () => {
   const defaults = resolveOptions('serve', [], {}, dir);
-  expect([defaults.values['carrier-number-reject'], defaults.values['carrier-number-expire']]).toEqual(['+15005550002', '+15005550003']);
+  expect([defaults.values['carrier-number-reject'], defaults.values['carrier-number-expire']]).toEqual([
+    '+15005550002',
+    '+15005550003',
+  ]);
   withConfig('carrier_number_expire: "+447700900556"\n');
   const r = resolveOptions('serve', ['--carrier-number-reject', '+447700900555'], {}, dir);
-  expect([r.values['carrier-number-reject'], r.values['carrier-number-expire']]).toEqual(['+447700900555', '+447700900556']);
-  expect(usageError(() => resolveOptions('serve', ['--carrier-number-reject', '555'], {}, dir))).toMatch(/--carrier-number-reject.*E\.164/);
-  expect(usageError(() => resolveOptions('serve', [], { CLOUDCHECK_CARRIER_NUMBER_EXPIRE: 'x' }, dir))).toContain('CLOUDCHECK_CARRIER_NUMBER_EXPIRE');
+  expect([r.values['carrier-number-reject'], r.values['carrier-number-expire']]).toEqual([
+    '+447700900555',
+    '+447700900556',
+  ]);
+  expect(usageError(() => resolveOptions('serve', ['--carrier-number-reject', '555'], {}, dir))).toMatch(
+    /--carrier-number-reject.*E\.164/,
+  );
+  expect(usageError(() => resolveOptions('serve', [], { CLOUDCHECK_CARRIER_NUMBER_EXPIRE: 'x' }, dir))).toContain(
+    'CLOUDCHECK_CARRIER_NUMBER_EXPIRE',
+  );
   // Reference-server behaviour only: `run` does not take them.
-  expect(usageError(() => resolveOptions('run', ['--carrier-number-reject', '+447700900555'], {}, dir))).toContain('unknown option');
+  expect(usageError(() => resolveOptions('run', ['--carrier-number-reject', '+447700900555'], {}, dir))).toContain(
+    'unknown option',
+  );
 });
 
 test('--config names another file; --fault is repeatable', () => {

@@ -15,7 +15,9 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 function sh(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|npm_)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|npm_)/.test(k)),
+    );
     const child = spawn(command, args, { cwd, env: clean });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
@@ -30,7 +32,10 @@ test('the packed package installs cleanly and runs cloudcheck run from a directo
   try {
     const packed = await sh(NPM, ['pack', '--json', '--pack-destination', dir], ROOT);
     expect(packed.code, packed.output).toBe(0);
-    const tarball = join(dir, (JSON.parse(packed.output.slice(packed.output.indexOf('['))) as Array<{ filename: string }>)[0]!.filename);
+    const tarball = join(
+      dir,
+      (JSON.parse(packed.output.slice(packed.output.indexOf('['))) as Array<{ filename: string }>)[0]!.filename,
+    );
 
     const app = join(dir, 'app');
     mkdirSync(app);
@@ -47,14 +52,19 @@ test('the packed package installs cleanly and runs cloudcheck run from a directo
     expect(help.code, help.output).toBe(0);
     const run = await sh(bin, ['run', '--classes', 'pagination', '--report-dir', 'out'], app);
     expect(run.code, run.output.slice(-3000)).toBe(0);
-    const report = JSON.parse(readFileSync(join(app, 'out', 'report.json'), 'utf8')) as { checks: unknown[]; summary: { verdict: string } };
+    const report = JSON.parse(readFileSync(join(app, 'out', 'report.json'), 'utf8')) as {
+      checks: unknown[];
+      summary: { verdict: string };
+    };
     expect(report.checks.length).toBeGreaterThan(10);
     expect(report.summary.verdict).toBe('conformant');
     // The installed CLI ran from its bundle (bin/bundle.mjs), built inside the installed package.
     const cli = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'cli');
     const manifests = readdirSync(cli).filter((f) => /^manifest-[0-9a-f]+\.json$/.test(f));
     expect(manifests, 'one manifest, of the installed package').toHaveLength(1);
-    expect((JSON.parse(readFileSync(join(cli, manifests[0]!), 'utf8')) as { inputs: string[] }).inputs).toContain('src/cli/main.ts');
+    expect((JSON.parse(readFileSync(join(cli, manifests[0]!), 'utf8')) as { inputs: string[] }).inputs).toContain(
+      'src/cli/main.ts',
+    );
     // Its Playwright runner kept the code cache of Playwright's bundles there too (bin/compile-cache.cjs).
     const codeCache = join(app, 'node_modules', 'cloudcheck', 'node_modules', '.cache', 'cloudcheck', 'v8');
     expect(readdirSync(codeCache).filter((f) => f.endsWith('.bin')).length, 'code cache files').toBeGreaterThan(0);

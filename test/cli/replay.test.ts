@@ -18,7 +18,10 @@ const KEY = 'cc_replay_main_key_0123456789abcdef';
 function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, CLOUDCHECK_API_KEY: KEY }, cwd: tmpdir() });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...clean, CLOUDCHECK_API_KEY: KEY },
+      cwd: tmpdir(),
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -28,16 +31,36 @@ function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
 
 function replay(curl: string, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', curl], { cwd, env: { ...process.env, CLOUDCHECK_API_KEY: KEY }, timeout: 20_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    execFile(
+      'bash',
+      ['-c', curl],
+      { cwd, env: { ...process.env, CLOUDCHECK_API_KEY: KEY }, timeout: 20_000 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
   });
 }
 
 test('every curl line of a failing run replays to the same status with --keep, HEAD included', async () => {
   test.setTimeout(120_000);
-  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, s3Port: 0, apiKey: KEY, faults: ['object-head-no-length', 'vps-action-type-unchecked'] });
+  const server = await startReferenceServer({
+    host: '127.0.0.1',
+    port: 0,
+    s3Port: 0,
+    apiKey: KEY,
+    faults: ['object-head-no-length', 'vps-action-type-unchecked'],
+  });
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-replay-'));
   try {
-    const run = await runCli(['run', '--target', server.baseUrl, '--keep', '--grep', '\\[(OBJ-HEAD-001|VPS-ACT-001)\\]', '--report-dir', dir]);
+    const run = await runCli([
+      'run',
+      '--target',
+      server.baseUrl,
+      '--keep',
+      '--grep',
+      '\\[(OBJ-HEAD-001|VPS-ACT-001)\\]',
+      '--report-dir',
+      dir,
+    ]);
     expect(run.code, run.out).toBe(1);
     expect(run.out).toContain('kept (--keep)');
     expect(run.out).toContain('cloudcheck sweep --target');

@@ -30,9 +30,17 @@ const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const CA = join(FIXTURES, 'test-ca.pem');
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k]) =>
+          !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY)/.test(k),
+      ),
+    );
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, cwd: tmpdir() });
     let stdout = '';
     let stderr = '';
@@ -110,13 +118,20 @@ async function closedPort(): Promise<number> {
 }
 
 /** An HTTPS API stub with a certificate signed by the test CA: an account, empty lists, every request recorded. */
-async function httpsApi(): Promise<{ url: string; requests: IncomingMessage['headers'][]; close: () => Promise<void> }> {
+async function httpsApi(): Promise<{
+  url: string;
+  requests: IncomingMessage['headers'][];
+  close: () => Promise<void>;
+}> {
   const requests: IncomingMessage['headers'][] = [];
-  const server = createHttpsServer({ key: readFileSync(join(FIXTURES, 'server.key')), cert: readFileSync(join(FIXTURES, 'server.pem')) }, (req: IncomingMessage, res: ServerResponse) => {
-    requests.push(req.headers);
-    if (req.url === '/v1/account') return json(res, 200, { account: { id: 'acc_1', email: 'a@example.net' } });
-    return json(res, 200, { items: [], meta: { page: 1, per_page: 100, total: 0 } });
-  });
+  const server = createHttpsServer(
+    { key: readFileSync(join(FIXTURES, 'server.key')), cert: readFileSync(join(FIXTURES, 'server.pem')) },
+    (req: IncomingMessage, res: ServerResponse) => {
+      requests.push(req.headers);
+      if (req.url === '/v1/account') return json(res, 200, { account: { id: 'acc_1', email: 'a@example.net' } });
+      return json(res, 200, { items: [], meta: { page: 1, per_page: 100, total: 0 } });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
@@ -129,9 +144,24 @@ async function httpsApi(): Promise<{ url: string; requests: IncomingMessage['hea
   };
 }
 
-function client(target: string, options: { headers?: Record<string, string>; record?: (e: Exchange) => void; env?: NodeJS.ProcessEnv; caCertFile?: string } = {}): ApiClient {
+function client(
+  target: string,
+  options: {
+    headers?: Record<string, string>;
+    record?: (e: Exchange) => void;
+    env?: NodeJS.ProcessEnv;
+    caCertFile?: string;
+  } = {},
+): ApiClient {
   return new ApiClient({
-    settings: { target, keys: { main: 'cck_main_key_0123456789', alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, headers: options.headers ?? {} },
+    settings: {
+      target,
+      keys: { main: 'cck_main_key_0123456789', alt: null },
+      liveSms: false,
+      allowCharges: false,
+      timeoutScale: 1,
+      headers: options.headers ?? {},
+    },
     budgets: { main: new Budget(['cck_main_key_0123456789'], { maxWaitMs: 1000 }) },
     dispatcher: createDispatcher({ env: options.env ?? {}, caCertFile: options.caCertFile ?? null }),
     record: options.record,
@@ -142,24 +172,59 @@ test('the new options resolve from flag, variable and config, and bad values are
   const dir = mkdtempSync(join(tmpdir(), 'cc-opts-'));
   try {
     expect(resolveOptions('run', ['-x'], {}, dir).values['max-failures']).toBe(1);
-    expect(resolveOptions('run', ['--max-failures', '3', '--workers', '4', '--list'], {}, dir).values).toMatchObject({ 'max-failures': 3, workers: 4, list: true });
-    expect(resolveOptions('run', [], { CLOUDCHECK_WORKERS: '3', CLOUDCHECK_MAX_FAILURES: '2' }, dir).values).toMatchObject({ workers: 3, 'max-failures': 2 });
+    expect(resolveOptions('run', ['--max-failures', '3', '--workers', '4', '--list'], {}, dir).values).toMatchObject({
+      'max-failures': 3,
+      workers: 4,
+      list: true,
+    });
+    expect(
+      resolveOptions('run', [], { CLOUDCHECK_WORKERS: '3', CLOUDCHECK_MAX_FAILURES: '2' }, dir).values,
+    ).toMatchObject({ workers: 3, 'max-failures': 2 });
     // A header value keeps its commas; the variable takes one header a line.
-    expect(resolveOptions('run', ['-H', 'X-Gateway-Key: a,b', '--header', 'X-Other: c'], {}, dir).values.header).toEqual(['X-Gateway-Key: a,b', 'X-Other: c']);
-    expect(resolveOptions('run', [], { CLOUDCHECK_HEADER: 'X-A: 1, 2\nX-B: 3' }, dir).values.header).toEqual(['X-A: 1, 2', 'X-B: 3']);
+    expect(
+      resolveOptions('run', ['-H', 'X-Gateway-Key: a,b', '--header', 'X-Other: c'], {}, dir).values.header,
+    ).toEqual(['X-Gateway-Key: a,b', 'X-Other: c']);
+    expect(resolveOptions('run', [], { CLOUDCHECK_HEADER: 'X-A: 1, 2\nX-B: 3' }, dir).values.header).toEqual([
+      'X-A: 1, 2',
+      'X-B: 3',
+    ]);
     expect(resolveOptions('run', ['--ca-cert', CA], {}, dir).values['ca-cert']).toBe(CA);
-    const values = resolveOptions('run', ['--workers', '3', '-x', '-H', 'X-A: 1', '-H', 'X-B: 2', '--ca-cert', CA], {}, dir).values;
-    const plan = planRun(values, { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false }, { runId: 'r', cwd: dir, configPath: 'c', env: {} });
-    expect(runnerEnv(plan, {})).toMatchObject({ CLOUDCHECK_WORKERS: '3', CLOUDCHECK_MAX_FAILURES: '1', CLOUDCHECK_HEADER: 'x-a: 1\nx-b: 2', CLOUDCHECK_CA_CERT: CA });
+    const values = resolveOptions(
+      'run',
+      ['--workers', '3', '-x', '-H', 'X-A: 1', '-H', 'X-B: 2', '--ca-cert', CA],
+      {},
+      dir,
+    ).values;
+    const plan = planRun(
+      values,
+      { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
+      { runId: 'r', cwd: dir, configPath: 'c', env: {} },
+    );
+    expect(runnerEnv(plan, {})).toMatchObject({
+      CLOUDCHECK_WORKERS: '3',
+      CLOUDCHECK_MAX_FAILURES: '1',
+      CLOUDCHECK_HEADER: 'x-a: 1\nx-b: 2',
+      CLOUDCHECK_CA_CERT: CA,
+    });
     // More keys per worker against the embedded server only (a target's billing window pays for each).
     expect(plan.settings.keysPerWorker).toBe(DEFAULT_KEYS_PER_WORKER);
-    const embedded = planRun(values, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId: 'r', cwd: dir, configPath: 'c', env: {} });
+    const embedded = planRun(
+      values,
+      { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
+      { runId: 'r', cwd: dir, configPath: 'c', env: {} },
+    );
     expect(embedded.settings.keysPerWorker).toBe(EMBEDDED_KEYS_PER_WORKER);
     expect(usageError(() => resolveOptions('run', ['--workers', '0'], {}, dir))).toContain('--workers');
-    expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_MAX_FAILURES: '0' }, dir))).toContain('CLOUDCHECK_MAX_FAILURES');
+    expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_MAX_FAILURES: '0' }, dir))).toContain(
+      'CLOUDCHECK_MAX_FAILURES',
+    );
     expect(usageError(() => resolveOptions('run', ['-H', 'no colon'], {}, dir))).toContain("expected 'Name: value'");
-    expect(usageError(() => resolveOptions('run', ['-H', 'Authorization: Bearer x'], {}, dir))).toContain('Authorization cannot be set with --header');
-    expect(usageError(() => resolveOptions('run', ['--ca-cert', join(dir, 'none.pem')], {}, dir))).toContain('cannot read');
+    expect(usageError(() => resolveOptions('run', ['-H', 'Authorization: Bearer x'], {}, dir))).toContain(
+      'Authorization cannot be set with --header',
+    );
+    expect(usageError(() => resolveOptions('run', ['--ca-cert', join(dir, 'none.pem')], {}, dir))).toContain(
+      'cannot read',
+    );
     expect(usageError(() => resolveOptions('run', ['--ca-cert', BIN], {}, dir))).toContain('holds no PEM certificate');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -170,13 +235,20 @@ test("--header goes on every request, under the check's own headers and never ov
   const server = await tinyServer((_req, _body, res) => json(res, 200, {}));
   try {
     const exchanges: Exchange[] = [];
-    const api = client(`${server.url}/v1`, { headers: { 'x-gateway-key': 'gw', 'x-trace': 'from-run' }, record: (e) => exchanges.push(e) });
+    const api = client(`${server.url}/v1`, {
+      headers: { 'x-gateway-key': 'gw', 'x-trace': 'from-run' },
+      record: (e) => exchanges.push(e),
+    });
     await api.get('/regions');
     await api.get('/regions', { headers: { 'X-Trace': 'from-check' } });
     await api.get('/account', { key: null });
     expect(server.requests.map((r) => r.headers['x-gateway-key'])).toEqual(['gw', 'gw', 'gw']);
     expect(server.requests.map((r) => r.headers['x-trace'])).toEqual(['from-run', 'from-check', 'from-run']);
-    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer cck_main_key_0123456789', 'Bearer cck_main_key_0123456789', undefined]);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer cck_main_key_0123456789',
+      'Bearer cck_main_key_0123456789',
+      undefined,
+    ]);
     // Even a value too short for redaction by value is never recorded (nor in the curl line).
     for (const e of exchanges) {
       expect(e.request.headers['x-gateway-key']).toBe('[REDACTED]');
@@ -196,10 +268,18 @@ test('proxy variables: requests go through HTTP_PROXY, and NO_PROXY hosts are re
     expect((await proxied.get('/regions')).status).toBe(200);
     expect(proxy.count()).toBeGreaterThan(0);
     // A proxy that is down breaks the request, so the proxy really is in the way...
-    await expect(client(`${server.url}/v1`, { env: { HTTP_PROXY: closed } }).get('/regions')).rejects.toThrow(/failed without a response/);
+    await expect(client(`${server.url}/v1`, { env: { HTTP_PROXY: closed } }).get('/regions')).rejects.toThrow(
+      /failed without a response/,
+    );
     // ...unless NO_PROXY names the host.
     const before = server.requests.length;
-    expect((await client(`${server.url}/v1`, { env: { HTTP_PROXY: closed, https_proxy: closed, NO_PROXY: '127.0.0.1' } }).get('/regions')).status).toBe(200);
+    expect(
+      (
+        await client(`${server.url}/v1`, {
+          env: { HTTP_PROXY: closed, https_proxy: closed, NO_PROXY: '127.0.0.1' },
+        }).get('/regions')
+      ).status,
+    ).toBe(200);
     expect(server.requests.length).toBe(before + 1);
   } finally {
     await proxy.close();
@@ -210,8 +290,14 @@ test('proxy variables: requests go through HTTP_PROXY, and NO_PROXY hosts are re
 test('--ca-cert: a target with a certificate of an internal CA is trusted with it, refused without it', async () => {
   const api = await httpsApi();
   try {
-    await expect(probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, { direct: true })).rejects.toThrow(/cannot reach .*(UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify)/i);
-    await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, { direct: true, caCertFile: CA, headers: { 'x-gateway-key': 'gw-probe' } });
+    await expect(
+      probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, { direct: true }),
+    ).rejects.toThrow(/cannot reach .*(UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify)/i);
+    await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, {
+      direct: true,
+      caCertFile: CA,
+      headers: { 'x-gateway-key': 'gw-probe' },
+    });
     expect(api.requests.at(-1)!['x-gateway-key']).toBe('gw-probe');
     expect((await client(api.url, { caCertFile: CA }).get('/regions')).status).toBe(200);
   } finally {
@@ -235,7 +321,10 @@ test('end to end: sweep with -H, --ca-cert and a proxy variable plus NO_PROXY fo
     expect(api.requests.every((h) => h['x-gateway-key'] === secret)).toBe(true);
     expect(r.stdout + r.stderr).not.toContain(secret);
     // Without NO_PROXY the dead proxy is used, and the message says a proxy variable is set.
-    const viaProxy = await cli(['sweep', '--target', api.url, '--ca-cert', CA], { CLOUDCHECK_API_KEY: 'cck_some_key_123456', HTTPS_PROXY: closed });
+    const viaProxy = await cli(['sweep', '--target', api.url, '--ca-cert', CA], {
+      CLOUDCHECK_API_KEY: 'cck_some_key_123456',
+      HTTPS_PROXY: closed,
+    });
     expect(viaProxy.code).toBe(2);
     expect(viaProxy.stderr).toContain('a proxy variable is set');
   } finally {
@@ -248,10 +337,13 @@ test('end to end: the embedded server is reached directly with a dead proxy set;
   try {
     const secret = 'gw-secret-value-9876543210';
     // A fault makes the check fail, so that the report keeps its exchanges.
-    const r = await cli(['run', '--grep', '\\[PAGE-NUM-001\\]', '--workers', '1', '-H', `X-Gateway-Key: ${secret}`, '--report-dir', dir], {
-      HTTP_PROXY: `http://127.0.0.1:${await closedPort()}`,
-      CLOUDCHECK_EMBEDDED_FAULTS: 'page-zero-based-default',
-    });
+    const r = await cli(
+      ['run', '--grep', '\\[PAGE-NUM-001\\]', '--workers', '1', '-H', `X-Gateway-Key: ${secret}`, '--report-dir', dir],
+      {
+        HTTP_PROXY: `http://127.0.0.1:${await closedPort()}`,
+        CLOUDCHECK_EMBEDDED_FAULTS: 'page-zero-based-default',
+      },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('[PAGE-NUM-001]');
     const text = readFileSync(join(dir, 'report.json'), 'utf8');
@@ -269,7 +361,9 @@ test('end to end: the embedded server is reached directly with a dead proxy set;
 test('end to end: -x stops the run at the first failure that fails the gate, says so, and exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-x-'));
   try {
-    const r = await cli(['run', '--classes', 'auth', '-x', '--report-dir', dir], { CLOUDCHECK_EMBEDDED_FAULTS: 'auth-missing-header-served' });
+    const r = await cli(['run', '--classes', 'auth', '-x', '--report-dir', dir], {
+      CLOUDCHECK_EMBEDDED_FAULTS: 'auth-missing-header-served',
+    });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stderr).toContain('stopped after 1 failure (--max-failures)');
     expect(r.stdout).toContain('gate: FAILED');
@@ -318,7 +412,15 @@ test("every command's --help exits 0 with usage, its own options, examples and e
     }
   }
   const run = (await cli(['run', '--help'])).stdout;
-  for (const flag of ['--list', '--workers N', '-x, --max-failures N', "-H, --header 'NAME: VALUE'", '--ca-cert FILE', 'CLOUDCHECK_MAX_FAILURES']) expect(run).toContain(flag);
+  for (const flag of [
+    '--list',
+    '--workers N',
+    '-x, --max-failures N',
+    "-H, --header 'NAME: VALUE'",
+    '--ca-cert FILE',
+    'CLOUDCHECK_MAX_FAILURES',
+  ])
+    expect(run).toContain(flag);
   // Only the command's own options: serve's listening options are not in run's help, nor run's in serve's.
   expect(run).not.toContain('--s3-port');
   expect((await cli(['serve', '--help'])).stdout).not.toContain('--baseline');

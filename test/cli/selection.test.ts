@@ -10,17 +10,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRequirements } from '../../spec/requirements.ts';
-import { REPETITIONS_VARIABLE, inRepetition, isSelected, lastFailedIds, parsePattern, planFlow, repeatedId, repetitionOfId, repetitionsOf } from '../../src/harness/selection.ts';
+import {
+  REPETITIONS_VARIABLE,
+  inRepetition,
+  isSelected,
+  lastFailedIds,
+  parsePattern,
+  planFlow,
+  repeatedId,
+  repetitionOfId,
+  repetitionsOf,
+} from '../../src/harness/selection.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { startReferenceServer } from '../../reference/server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; report: ConformanceReport | null }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; report: ConformanceReport | null }> {
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-selection-'));
   return new Promise((resolve) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-    const child = spawn(process.execPath, [BIN, 'run', '--report-dir', dir, ...args], { env: { ...clean, ...env }, cwd: tmpdir() });
+    const child = spawn(process.execPath, [BIN, 'run', '--report-dir', dir, ...args], {
+      env: { ...clean, ...env },
+      cwd: tmpdir(),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -49,18 +65,39 @@ test('planFlow keeps every step up to the last selected one, the others as setup
 
 test('repetitions (the fault matrix): each a pattern of its own, ids `<id>#k` after the first; a malformed value is refused', () => {
   expect(repetitionsOf({})).toEqual([{ suffix: '', pattern: null }]);
-  const reps = repetitionsOf({ [REPETITIONS_VARIABLE]: JSON.stringify(['VPS-LIST', '\\[flow\\] volumes', '/^flows/i']) });
+  const reps = repetitionsOf({
+    [REPETITIONS_VARIABLE]: JSON.stringify(['VPS-LIST', '\\[flow\\] volumes', '/^flows/i']),
+  });
   expect(reps.map((r) => r.suffix)).toEqual(['', '#1', '#2']);
-  const step = { file: 'flows/vps-lifecycle.spec.ts', describe: '[flow] VPS lifecycle', title: '[VPS-LIST-002] the list holds it', tags: ['@must'], class: 'compute' as const };
+  const step = {
+    file: 'flows/vps-lifecycle.spec.ts',
+    describe: '[flow] VPS lifecycle',
+    title: '[VPS-LIST-002] the list holds it',
+    tags: ['@must'],
+    class: 'compute' as const,
+  };
   expect(reps.map((r) => inRepetition(r, step))).toEqual([true, false, true]);
   expect(inRepetition(repetitionsOf({})[0]!, step)).toBe(true);
-  for (const bad of ['[', '{}', '[]', '[1]', '[""]']) expect(() => repetitionsOf({ [REPETITIONS_VARIABLE]: bad }), bad).toThrow(REPETITIONS_VARIABLE);
-  expect([repeatedId('flow.volumes.create#12'), repetitionOfId('flow.volumes.create#12')]).toEqual(['flow.volumes.create', '#12']);
-  expect([repeatedId('contract.getVps.positive'), repetitionOfId('contract.getVps.positive')]).toEqual(['contract.getVps.positive', '']);
+  for (const bad of ['[', '{}', '[]', '[1]', '[""]'])
+    expect(() => repetitionsOf({ [REPETITIONS_VARIABLE]: bad }), bad).toThrow(REPETITIONS_VARIABLE);
+  expect([repeatedId('flow.volumes.create#12'), repetitionOfId('flow.volumes.create#12')]).toEqual([
+    'flow.volumes.create',
+    '#12',
+  ]);
+  expect([repeatedId('contract.getVps.positive'), repetitionOfId('contract.getVps.positive')]).toEqual([
+    'contract.getVps.positive',
+    '',
+  ]);
 });
 
 test('a selection matches like Playwright --grep (case-insensitive, file, describe, tags) and by catalogue class', () => {
-  const candidate = { file: 'flows/vps-lifecycle.spec.ts', describe: '[flow] VPS lifecycle', title: '[VPS-LIST-002] the list holds it', tags: ['@class:compute', '@must'], class: 'compute' as const };
+  const candidate = {
+    file: 'flows/vps-lifecycle.spec.ts',
+    describe: '[flow] VPS lifecycle',
+    title: '[VPS-LIST-002] the list holds it',
+    tags: ['@class:compute', '@must'],
+    class: 'compute' as const,
+  };
   const sel = (grep: string | null, classes: string[] | null = null, invert: string | null = null) => ({
     grep: grep ? parsePattern(grep) : null,
     grepInvert: invert ? parsePattern(invert) : null,
@@ -82,7 +119,8 @@ test('a selection matches like Playwright --grep (case-insensitive, file, descri
 test('--classes auth runs the generated no-key and bad-key checks of every operation', async () => {
   const r = await run(['--classes', 'auth']);
   expect(r.code, r.stderr).toBe(0);
-  const ops = (kind: string) => new Set(r.report!.checks.filter((c) => c.id.endsWith(`.${kind}`)).map((c) => c.operation));
+  const ops = (kind: string) =>
+    new Set(r.report!.checks.filter((c) => c.id.endsWith(`.${kind}`)).map((c) => c.operation));
   expect(ops('auth-no-key').size).toBeGreaterThanOrEqual(80);
   expect(ops('auth-bad-key')).toEqual(ops('auth-no-key'));
   expect(new Set(r.report!.checks.map((c) => c.class))).toEqual(new Set(['auth']));
@@ -112,7 +150,10 @@ test('a failed flow step skips the steps after it, naming itself, and the worker
   expect(byId.get('selftest.failing-flow.first')?.status).toBe('passed');
   expect(byId.get('selftest.failing-flow.fails')).toMatchObject({ status: 'failed', classification: 'defect' });
   expect(byId.get('selftest.failing-flow.fails')?.message).toContain('expected status 404, got 200');
-  expect(byId.get('selftest.failing-flow.after')).toMatchObject({ status: 'skipped', message: "not run: the flow's step selftest.failing-flow.fails failed before it" });
+  expect(byId.get('selftest.failing-flow.after')).toMatchObject({
+    status: 'skipped',
+    message: "not run: the flow's step selftest.failing-flow.fails failed before it",
+  });
   // Playwright replaces a worker after every failed test (about a second of CPU): a failed step is recorded instead.
   expect(byId.get('selftest.same-worker')?.status, byId.get('selftest.same-worker')?.message).toBe('passed');
   expect(r.stderr).toContain("skipped 1: not run: the flow's step selftest.failing-flow.fails failed before it");
@@ -124,8 +165,17 @@ test('a sharded run never splits a flow (Playwright keeps a serial describe in o
   const listShard = (shard: string): Promise<string> =>
     new Promise((resolve) => {
       const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-      const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_CLASSES: 'compute,storage-volumes,storage-objects,billing', CLOUDCHECK_RUN_TMP: join(tmpdir(), 'cloudcheck-shard-list') };
-      const child = spawn(process.execPath, [cli, 'test', '-c', config, '--list', '--reporter=list', `--shard=${shard}`], { env });
+      const env = {
+        ...clean,
+        CLOUDCHECK_DRIVEN: '1',
+        CLOUDCHECK_CLASSES: 'compute,storage-volumes,storage-objects,billing',
+        CLOUDCHECK_RUN_TMP: join(tmpdir(), 'cloudcheck-shard-list'),
+      };
+      const child = spawn(
+        process.execPath,
+        [cli, 'test', '-c', config, '--list', '--reporter=list', `--shard=${shard}`],
+        { env },
+      );
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.on('exit', () => resolve(out));
@@ -143,7 +193,11 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
   try {
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-      const child = spawn(process.execPath, [BIN, 'run', '--classes', 'pagination,rate-limits,isolation,errors', '--report-dir', dir], { env: clean, cwd: tmpdir() });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', '--classes', 'pagination,rate-limits,isolation,errors', '--report-dir', dir],
+        { env: clean, cwd: tmpdir() },
+      );
       let err = '';
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       child.on('exit', (exit) => resolve({ code: exit, stderr: err }));
@@ -158,7 +212,8 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
     }
     // The console: the last line of each class.
     const fromConsole: Counts = {};
-    for (const m of stderr.matchAll(/^ {2}[✓✗–] (\S+)\s+(\d+) passed\s+(\d+) failed\s+(\d+) skipped/gm)) fromConsole[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
+    for (const m of stderr.matchAll(/^ {2}[✓✗–] (\S+)\s+(\d+) passed\s+(\d+) failed\s+(\d+) skipped/gm))
+      fromConsole[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     const fromJunit: Counts = {};
     for (const m of junit.matchAll(
@@ -167,9 +222,14 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
       fromJunit[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
     }
     const fromMarkdown: Counts = {};
-    for (const m of readFileSync(join(dir, 'summary.md'), 'utf8').matchAll(/^\| ([a-z-]+) \| (\d+) \| (\d+) \| (\d+) \|/gm)) fromMarkdown[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
+    for (const m of readFileSync(join(dir, 'summary.md'), 'utf8').matchAll(
+      /^\| ([a-z-]+) \| (\d+) \| (\d+) \| (\d+) \|/gm,
+    ))
+      fromMarkdown[m[1]!] = [Number(m[2]), Number(m[3]), Number(m[4])];
     const fromHtml: Counts = {};
-    for (const m of readFileSync(join(dir, 'report.html'), 'utf8').matchAll(/data-class="([^"]+)" data-passed="(\d+)" data-failed="(\d+)" data-skipped="(\d+)"/g)) {
+    for (const m of readFileSync(join(dir, 'report.html'), 'utf8').matchAll(
+      /data-class="([^"]+)" data-passed="(\d+)" data-failed="(\d+)" data-skipped="(\d+)"/g,
+    )) {
       const n = [Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number];
       if (n.some((x) => x > 0)) fromHtml[m[1]!] = n;
     }
@@ -180,10 +240,16 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
     expect(fromHtml).toEqual(fromJson);
     // Locations are the suite lines that declared the checks (the run-wide ones: their module),
     // relative to the project, never a path of this machine.
-    expect(report.checks.filter((c) => c.location && !/^(suites\/[\w/.-]+\.ts:\d+|src\/[\w/.-]+\.ts)$/.test(c.location)).map((c) => `${c.id}: ${c.location}`)).toEqual([]);
+    expect(
+      report.checks
+        .filter((c) => c.location && !/^(suites\/[\w/.-]+\.ts:\d+|src\/[\w/.-]+\.ts)$/.test(c.location))
+        .map((c) => `${c.id}: ${c.location}`),
+    ).toEqual([]);
     // Every check names a requirement of the catalogue (the gate counts MUSTs by it).
     const catalogue = new Set(loadRequirements().map((r) => r.id));
-    expect(report.checks.filter((c) => !catalogue.has(c.requirement)).map((c) => `${c.id}: ${c.requirement}`)).toEqual([]);
+    expect(report.checks.filter((c) => !catalogue.has(c.requirement)).map((c) => `${c.id}: ${c.requirement}`)).toEqual(
+      [],
+    );
     // "running N checks" counts what the report holds (the run-wide invariants announced apart).
     const announced = /running (\d+) checks in \d+ classes \(and (\d+) run-wide/.exec(stderr);
     expect(Number(announced![1]) + Number(announced![2])).toBe(report.checks.length);
@@ -196,7 +262,14 @@ test('a class whose checks were all skipped is shown as such on the console, wit
   const server = await startReferenceServer();
   try {
     // No --alt-api-key: the isolation checks need a second account and skip, saying so.
-    const { code, stderr } = await run(['--target', server.baseUrl, '--api-key', server.apiKey, '--classes', 'isolation,pagination']);
+    const { code, stderr } = await run([
+      '--target',
+      server.baseUrl,
+      '--api-key',
+      server.apiKey,
+      '--classes',
+      'isolation,pagination',
+    ]);
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/^ {2}– isolation\s+0 passed\s+0 failed\s+\d+ skipped/m);
     expect(stderr).toMatch(/^ {6}skipped \d+: .*--alt-api-key/m);
@@ -217,7 +290,8 @@ test('--last-failed runs again only what the last run of the directory failed, w
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.on('exit', (code) => resolve({ code, stderr }));
     });
-  const latest = (): ConformanceReport => JSON.parse(readFileSync(join(cwd, 'reports', 'latest', 'report.json'), 'utf8')) as ConformanceReport;
+  const latest = (): ConformanceReport =>
+    JSON.parse(readFileSync(join(cwd, 'reports', 'latest', 'report.json'), 'utf8')) as ConformanceReport;
   try {
     expect((await cli(['--last-failed'])).code, 'no earlier run: a usage error').toBe(2);
     const broken = await cli(['--classes', 'pagination'], { CLOUDCHECK_EMBEDDED_FAULTS: 'page-meta-per-page-default' });
@@ -247,7 +321,14 @@ test('lastFailedIds: failed checks, and the burst flows for a failed run-wide ra
   ]);
   expect(ids).toEqual(['a.b', 'rate-limits.burst-*']);
   const selection = { classes: null, grep: null, grepInvert: null, ids: new Set(ids) };
-  const candidate = (id: string) => ({ file: 'x.spec.ts', describe: null, title: '[X-Y-001] t', tags: [], class: 'rate-limits' as const, id });
+  const candidate = (id: string) => ({
+    file: 'x.spec.ts',
+    describe: null,
+    title: '[X-Y-001] t',
+    tags: [],
+    class: 'rate-limits' as const,
+    id,
+  });
   expect(isSelected(selection, candidate('rate-limits.burst-compute.onset'))).toBe(true);
   expect(isSelected(selection, candidate('a.b'))).toBe(true);
   expect(isSelected(selection, candidate('c.d'))).toBe(false);

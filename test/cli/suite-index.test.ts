@@ -35,11 +35,22 @@ async function listWithIndex(): Promise<{ listed: Array<{ file: string; title: s
   const out = join(dir, 'index.json');
   try {
     // Not CLOUDCHECK_* of this process, nor the variables of the Playwright worker this test runs in.
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
-    const env = { ...clean, CLOUDCHECK_DRIVEN: '1', CLOUDCHECK_RUN_TMP: join(dir, 'run'), CLOUDCHECK_SUITE_INDEX_OUT: out };
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)),
+    );
+    const env = {
+      ...clean,
+      CLOUDCHECK_DRIVEN: '1',
+      CLOUDCHECK_RUN_TMP: join(dir, 'run'),
+      CLOUDCHECK_SUITE_INDEX_OUT: out,
+    };
     const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
     const stdout = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'], { env, cwd: ROOT });
+      const child = spawn(
+        process.execPath,
+        [cli, 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'],
+        { env, cwd: ROOT },
+      );
       let text = '';
       child.stdout.on('data', (c: Buffer) => (text += c.toString()));
       child.on('exit', () => resolve(text));
@@ -78,7 +89,13 @@ test('the index names, for every listed test, the spec file Playwright loaded it
 });
 
 test('file filters are escaped and anchored: one file, not its look-alikes', () => {
-  const candidate = (file: string): Candidate => ({ file, describe: null, title: '[X-Y-001] t', tags: [], class: 'messaging' });
+  const candidate = (file: string): Candidate => ({
+    file,
+    describe: null,
+    title: '[X-Y-001] t',
+    tags: [],
+    class: 'messaging',
+  });
   const filters = fileFilters(NO_SELECTION, [candidate('messaging/send.spec.ts'), candidate('messaging/send.spec.ts')]);
   expect(filters).toEqual(['suites/messaging/send\\.spec\\.ts$']);
   const re = new RegExp(filters[0]!);

@@ -22,15 +22,26 @@ import type { ConformanceReport } from '../../src/model/report.ts';
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
 function cli(args: string[], env: Record<string, string> = {}): { status: number | null; output: string } {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)),
+  );
   // 60 s of exploration, plus a wait for the next minute when the compute burst (100 a minute a key) is spent.
-  const run = spawnSync(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, encoding: 'utf8', timeout: 170_000 });
+  const run = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...clean, ...env },
+    encoding: 'utf8',
+    timeout: 170_000,
+  });
   return { status: run.status, output: `${run.stdout}\n${run.stderr}` };
 }
 
-function runScript(file: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runScript(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('sh', [file], { env, timeout: 30_000 }, (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+    execFile('sh', [file], { env, timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -41,9 +52,16 @@ test('20 seeds per family against the conformant server: no sequence contradicts
     // Keys of the same account made on demand, as `cloudcheck run` makes them: the compute area's
     // burst (100 a minute a key) would otherwise stop the compute and volumes seeds, not the model.
     const owner = server.context.accounts.keyBySecret(server.apiKey)!.accountId;
-    const createKey = async (): Promise<string> => server.context.accounts.createKey(owner, { name: 'cc-explore-test', permissions: ['read', 'write'] }).key;
+    const createKey = async (): Promise<string> =>
+      server.context.accounts.createKey(owner, { name: 'cc-explore-test', permissions: ['read', 'write'] }).key;
     const api = new ApiClient({
-      settings: { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+      settings: {
+        target: server.baseUrl,
+        keys: { main: server.apiKey, alt: null },
+        liveSms: false,
+        allowCharges: false,
+        timeoutScale: 1,
+      },
       budgets: { main: new Budget([server.apiKey], { maxWaitMs: 1_000, createKey, maxCreatedKeys: 200 }) },
     });
     // Family by family: 40 requests a seed would hold a sequence or two of all families together.
@@ -75,7 +93,11 @@ class LaggingDeletes extends ExploreTarget {
   private readonly lastSeen = new Map<string, ApiResponse>();
   private readonly deletedAt = new Map<string, number>();
   stale = 0;
-  override async send(method: string, path: string, options?: Parameters<ExploreTarget['send']>[2]): Promise<ApiResponse> {
+  override async send(
+    method: string,
+    path: string,
+    options?: Parameters<ExploreTarget['send']>[2],
+  ): Promise<ApiResponse> {
     const lagging = /^\/(vps|storage\/volumes)\/[^/]+$/.test(path);
     const since = this.deletedAt.get(path);
     if (lagging && method === 'GET' && since !== undefined && Date.now() - since < 600 && this.lastSeen.has(path)) {
@@ -94,18 +116,31 @@ test('a deletion that takes a moment (the instance or volume still found for 600
   const server = await startReferenceServer({ apiKey: 'cck_explore_lag_key_0123456789ab' });
   try {
     const owner = server.context.accounts.keyBySecret(server.apiKey)!.accountId;
-    const createKey = async (): Promise<string> => server.context.accounts.createKey(owner, { name: 'cc-explore-lag', permissions: ['read', 'write'] }).key;
+    const createKey = async (): Promise<string> =>
+      server.context.accounts.createKey(owner, { name: 'cc-explore-lag', permissions: ['read', 'write'] }).key;
     const api = new ApiClient({
-      settings: { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 },
+      settings: {
+        target: server.baseUrl,
+        keys: { main: server.apiKey, alt: null },
+        liveSms: false,
+        allowCharges: false,
+        timeoutScale: 1,
+      },
       budgets: { main: new Budget([server.apiKey], { maxWaitMs: 1_000, createKey, maxCreatedKeys: 50 }) },
     });
     let stale = 0;
     for (const family of FAMILIES.filter((f) => f.name === 'compute' || f.name === 'volumes')) {
       for (let seed = 1; seed <= 6; seed++) {
-        const target = new LaggingDeletes(api, `cc-lag${seed}-bucket`, `cc-lag${seed}-`, { budget: 150, deadline: Date.now() + 30_000 });
+        const target = new LaggingDeletes(api, `cc-lag${seed}-bucket`, `cc-lag${seed}-`, {
+          budget: 150,
+          deadline: Date.now() + 30_000,
+        });
         const outcome = await explore(target, { seed, families: [family] });
         expect(outcome.error, `${family.name}, seed ${seed}`).toBeNull();
-        expect(outcome.finding, `${family.name}, seed ${seed}: ${outcome.finding?.message} (${JSON.stringify(outcome.finding?.steps)})`).toBeNull();
+        expect(
+          outcome.finding,
+          `${family.name}, seed ${seed}: ${outcome.finding?.message} (${JSON.stringify(outcome.finding?.steps)})`,
+        ).toBeNull();
         stale += target.stale;
       }
     }
@@ -118,8 +153,10 @@ test('a deletion that takes a moment (the instance or volume still found for 600
 
 test('every rule of the model cites a requirement of the catalogue, and every operation a rule of its family', () => {
   for (const family of FAMILIES) {
-    for (const requirement of Object.keys(family.rules)) expect(requirementById(requirement), `${family.name}: ${requirement}`).toBeDefined();
-    for (const [op, rules] of Object.entries(family.rulesOf)) for (const rule of rules) expect(Object.keys(family.rules), `${family.name}: ${op}`).toContain(rule);
+    for (const requirement of Object.keys(family.rules))
+      expect(requirementById(requirement), `${family.name}: ${requirement}`).toBeDefined();
+    for (const [op, rules] of Object.entries(family.rulesOf))
+      for (const rule of rules) expect(Object.keys(family.rules), `${family.name}: ${op}`).toContain(rule);
   }
 });
 
@@ -132,7 +169,9 @@ test('legal variants: the formats, codes and wrappers a conformant target may ch
   for (const set of variants) {
     const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-explore-variants-'));
     try {
-      const run = cli(['explore', '--seed', '3', '--budget', '600', '--report-dir', dir], { CLOUDCHECK_EMBEDDED_VARIANTS: set });
+      const run = cli(['explore', '--seed', '3', '--budget', '600', '--report-dir', dir], {
+        CLOUDCHECK_EMBEDDED_VARIANTS: set,
+      });
       expect(run.status, `${set}\n${run.output}`).toBe(0);
       expect(run.output).toContain('no sequence contradicted the model');
     } finally {
@@ -155,7 +194,11 @@ test('a finding is shrunk, confirmed, reported with its requirement and replayab
     expect(failed.map((c) => c.requirement)).toEqual(['PROJ-UPD-001']);
     expect(failed[0]!.exchanges?.length).toBeGreaterThan(0);
     const replayFile = join(dir, 'first', 'explore-replay.json');
-    const steps = (JSON.parse(readFileSync(replayFile, 'utf8')) as { steps: Array<{ op: string; args: Record<string, string | number> }> }).steps;
+    const steps = (
+      JSON.parse(readFileSync(replayFile, 'utf8')) as {
+        steps: Array<{ op: string; args: Record<string, string | number> }>;
+      }
+    ).steps;
     // Shrunk: create, update, update (read back); a handful at most.
     expect(steps.length).toBeLessThanOrEqual(5);
     expect(steps.filter((s) => s.op === 'update-project').length).toBe(2);
@@ -163,10 +206,17 @@ test('a finding is shrunk, confirmed, reported with its requirement and replayab
     // captured, and the last read shows the lost update.
     const script = join(dir, 'first', 'explore-repro.sh');
     expect(readFileSync(script, 'utf8')).toMatch(/ID1=\$\(curl .*\/projects'/);
-    const fresh = await startReferenceServer({ apiKey: 'cck_explore_repro_key_0123456789', faults: ['project-second-update-lost'] });
+    const fresh = await startReferenceServer({
+      apiKey: 'cck_explore_repro_key_0123456789',
+      faults: ['project-second-update-lost'],
+    });
     try {
       // Asynchronously: the server answering the script lives in this process.
-      const replayed = await runScript(script, { PATH: process.env.PATH ?? '', CLOUDCHECK_TARGET: fresh.baseUrl, CLOUDCHECK_API_KEY: fresh.apiKey });
+      const replayed = await runScript(script, {
+        PATH: process.env.PATH ?? '',
+        CLOUDCHECK_TARGET: fresh.baseUrl,
+        CLOUDCHECK_API_KEY: fresh.apiKey,
+      });
       expect(replayed.status, replayed.stderr).toBe(0);
       const bodies = replayed.stdout.split('\n').filter((l) => l.startsWith('{'));
       expect(bodies.at(-1)).toContain('"description":"');
@@ -198,7 +248,9 @@ test('a bad replay file or option is a one-line usage error (exit 2)', () => {
     expect(unknownOp.output).toContain('unknown operation "launch-rocket"');
     const family = cli(['explore', '--families', 'objects,rockets']);
     expect(family.status).toBe(2);
-    expect(family.output).toContain('unknown family "rockets" (families: objects, projects, compute, volumes, messaging, api-keys)');
+    expect(family.output).toContain(
+      'unknown family "rockets" (families: objects, projects, compute, volumes, messaging, api-keys)',
+    );
     // A budget too small to run one step proves nothing: exit 2, not a pass.
     const tiny = cli(['explore', '--budget', '1', '--report-dir', join(dir, 'tiny')]);
     expect(tiny.status, tiny.output).toBe(2);

@@ -23,15 +23,34 @@ export interface FlowRun {
   failed: CheckResult[];
 }
 
-export async function runFlow(options: { classes: string[]; grep?: string; faults?: string[]; env?: Record<string, string>; args?: string[] }): Promise<FlowRun> {
+export async function runFlow(options: {
+  classes: string[];
+  grep?: string;
+  faults?: string[];
+  env?: Record<string, string>;
+  args?: string[];
+}): Promise<FlowRun> {
   // A whole `cloudcheck run` (embedded server, Playwright, report) takes tens of seconds on a busy
   // machine: give the calling test room beyond the default two minutes.
   if (test.info().timeout < RUN_TIMEOUT_MS) test.setTimeout(RUN_TIMEOUT_MS);
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-flow-test-'));
   try {
-    const args = [BIN, 'run', '--classes', options.classes.join(','), ...(options.grep ? ['--grep', options.grep] : []), '--report-dir', join(dir, 'report'), ...(options.args ?? [])];
+    const args = [
+      BIN,
+      'run',
+      '--classes',
+      options.classes.join(','),
+      ...(options.grep ? ['--grep', options.grep] : []),
+      '--report-dir',
+      join(dir, 'report'),
+      ...(options.args ?? []),
+    ];
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
-    const env = { ...clean, ...(options.faults?.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}), ...options.env };
+    const env = {
+      ...clean,
+      ...(options.faults?.length ? { CLOUDCHECK_EMBEDDED_FAULTS: options.faults.join(',') } : {}),
+      ...options.env,
+    };
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, args, { env, cwd: dir });
       let err = '';
@@ -53,7 +72,9 @@ export async function runFlow(options: { classes: string[]; grep?: string; fault
 
 /** The flow ran (at least `minChecks` checks) and every check passed, with exit code 0. */
 export function expectAllPassed(run: FlowRun, minChecks: number): void {
-  const summary = run.report.checks.map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 300)}` : ''}`).join('\n');
+  const summary = run.report.checks
+    .map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 300)}` : ''}`)
+    .join('\n');
   expect(run.report.checks.length, summary).toBeGreaterThanOrEqual(minChecks);
   expect(run.failed, summary).toEqual([]);
   expect(
@@ -66,7 +87,9 @@ export function expectAllPassed(run: FlowRun, minChecks: number): void {
 
 /** The run failed the gate (exit 1) and a failed check names `requirement` (a defect). */
 export function expectFailedOn(run: FlowRun, requirement: string): void {
-  const summary = run.report.checks.map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 200)}` : ''}`).join('\n');
+  const summary = run.report.checks
+    .map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 200)}` : ''}`)
+    .join('\n');
   expect(run.code, `exit code (gate must fail)\n${summary}`).toBe(1);
   const hit = run.failed.filter((c) => c.requirement === requirement);
   expect(hit.length, `a failed check should name ${requirement}\n${summary}`).toBeGreaterThan(0);

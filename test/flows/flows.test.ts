@@ -48,7 +48,8 @@ test('every flow of suites/flows/ passes against the reference server, step for 
   expectAllPassed(run, steps.length);
 
   const flowOf = new Map(steps.map((c) => [c.id, c.flow!]));
-  const passed = (flow: string): number => run.report.checks.filter((c) => c.status === 'passed' && flowOf.get(c.id) === flow).length;
+  const passed = (flow: string): number =>
+    run.report.checks.filter((c) => c.status === 'passed' && flowOf.get(c.id) === flow).length;
   expect(Object.fromEntries(flows.map((f) => [f, passed(f)])), 'passed steps per flow').toEqual(EXPECTED_STEPS);
   // The grep selects the flows and nothing else.
   expect(run.report.checks.filter((c) => !flowOf.has(c.id)).map((c) => c.id)).toEqual([]);

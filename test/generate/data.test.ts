@@ -5,7 +5,16 @@
  */
 import { expect, test } from '../base.ts';
 import { Faker, base, en } from '@faker-js/faker';
-import { BUCKET_NAME, E164, LOOPBACK_HOOK_URL, generateValue, parseSshEd25519, senderId, spareNumber, sshEd25519PublicKey } from '../../src/generate/data.ts';
+import {
+  BUCKET_NAME,
+  E164,
+  LOOPBACK_HOOK_URL,
+  generateValue,
+  parseSshEd25519,
+  senderId,
+  spareNumber,
+  sshEd25519PublicKey,
+} from '../../src/generate/data.ts';
 import type { DataContext } from '../../src/generate/data.ts';
 import { loadContractModel, validateAgainst } from '../../src/generate/model.ts';
 import { bodyCases } from '../../src/generate/negative.ts';
@@ -30,7 +39,11 @@ function context(seed: number, unique?: string): DataContext {
 
 async function jsonBodies() {
   const model = await loadContractModel();
-  return model.operations.flatMap((op) => (op.requestBody?.content ?? []).filter((c) => /json/.test(c.contentType) && c.schema).map((c) => ({ key: op.key, schema: c.schema! })));
+  return model.operations.flatMap((op) =>
+    (op.requestBody?.content ?? [])
+      .filter((c) => /json/.test(c.contentType) && c.schema)
+      .map((c) => ({ key: op.key, schema: c.schema! })),
+  );
 }
 
 test('the same seed gives the same data; another seed other data', async () => {
@@ -62,7 +75,9 @@ test('recipients are the run succeed test number; stored numbers are spare test-
   const body = generateValue(send.requestBody!.content[0]!.schema!, ctx) as { to: string };
   expect(body.to).toBe(SUCCEED);
   const bulk = model.operations.find((o) => o.key === 'POST /sms/bulk')!;
-  expect((generateValue(bulk.requestBody!.content[0]!.schema!, ctx) as { recipients: string[] }).recipients).toEqual([SUCCEED]);
+  expect((generateValue(bulk.requestBody!.content[0]!.schema!, ctx) as { recipients: string[] }).recipients).toEqual([
+    SUCCEED,
+  ]);
   for (let i = 0; i < 50; i++) {
     const spare = spareNumber(ctx.faker);
     expect(spare).toMatch(E164);
@@ -74,7 +89,10 @@ test('bucket names are valid S3 names; URLs are loopback; expiries lie in the fu
   const model = await loadContractModel();
   const ctx = context(3);
   const bucket = model.operations.find((o) => o.key === 'POST /storage/buckets')!;
-  const { name, public: isPublic } = generateValue(bucket.requestBody!.content[0]!.schema!, ctx) as { name: string; public?: boolean };
+  const { name, public: isPublic } = generateValue(bucket.requestBody!.content[0]!.schema!, ctx) as {
+    name: string;
+    public?: boolean;
+  };
   expect(name).toMatch(BUCKET_NAME);
   expect(isPublic ?? false).toBe(false);
   const hook = model.operations.find((o) => o.key === 'POST /messaging/webhooks')!;
@@ -82,7 +100,10 @@ test('bucket names are valid S3 names; URLs are loopback; expiries lie in the fu
   expect(url).toBe(LOOPBACK_HOOK_URL);
   expect(['127.0.0.1', '[::1]', 'localhost']).toContain(new URL(url).hostname);
   const key = model.operations.find((o) => o.key === 'POST /account/api-keys')!;
-  const created = generateValue(key.requestBody!.content[0]!.schema!, ctx) as { expires_at?: string; ip_whitelist?: string[] };
+  const created = generateValue(key.requestBody!.content[0]!.schema!, ctx) as {
+    expires_at?: string;
+    ip_whitelist?: string[];
+  };
   if (created.expires_at) expect(Date.parse(created.expires_at)).toBeGreaterThan(NOW.getTime());
   for (const ip of created.ip_whitelist ?? []) expect(['127.0.0.1', '::1']).toContain(ip);
 });
@@ -102,7 +123,11 @@ test('public_key is a well-formed OpenSSH ed25519 key, deterministic per seed an
 
 test('values the target keeps unique and cannot delete differ per run; everything else depends on the seed alone', async () => {
   const model = await loadContractModel();
-  const bodyOf = (key: string, ctx: DataContext) => generateValue(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, ctx) as Record<string, unknown>;
+  const bodyOf = (key: string, ctx: DataContext) =>
+    generateValue(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, ctx) as Record<
+      string,
+      unknown
+    >;
   // A second run against the same account (same seed, another run id) must not repeat these:
   // "key already added", or re-registering the earlier run's sender id.
   for (const [key, field] of [
@@ -114,8 +139,14 @@ test('values the target keeps unique and cannot delete differ per run; everythin
     const second = bodyOf(key, context(9, 'run-2'));
     expect(again, `${key}: same seed and run, same body`).toEqual(first);
     expect(second[field], `${key}: ${field} of another run`).not.toEqual(first[field]);
-    expect({ ...second, [field]: null, name: null }, `${key}: the rest of the body is the seed's`).toEqual({ ...first, [field]: null, name: null });
-    expect(validateAgainst(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, second)).toEqual([]);
+    expect({ ...second, [field]: null, name: null }, `${key}: the rest of the body is the seed's`).toEqual({
+      ...first,
+      [field]: null,
+      name: null,
+    });
+    expect(
+      validateAgainst(model.operations.find((o) => o.key === key)!.requestBody!.content[0]!.schema!, second),
+    ).toEqual([]);
   }
   expect(senderId(context(9, 'run-1').faker, 'run-1')).toMatch(/^CC[A-Z0-9]{6}$/);
   // The run id changes nothing else: every other body is the same for both runs.
@@ -138,7 +169,10 @@ test('negative cases violate their schema (each one makes a valid body invalid)'
     for (const c of bodyCases(schema)) {
       if (c.kind === 'format') continue; // ajv checks formats, but a format may be lenient (uri)
       const { body } = c.apply(valid, {});
-      expect(validateAgainst(schema, body).length, `${key}: ${c.describe} still validates: ${JSON.stringify(body)}`).toBeGreaterThan(0);
+      expect(
+        validateAgainst(schema, body).length,
+        `${key}: ${c.describe} still validates: ${JSON.stringify(body)}`,
+      ).toBeGreaterThan(0);
     }
   }
 });

@@ -13,7 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { listFaults } from '../../reference/server.ts';
 import { UsageError, resolveOptions } from '../../src/config/resolve.ts';
 import { EnvironmentError } from '../../src/harness/errors.ts';
-import { EXAMPLE_FIELDS, LABEL_SUFFIX_MAX, boundaryInputs, planFields, runExamples, seedOf, textOf } from '../../src/generate/examples.ts';
+import {
+  EXAMPLE_FIELDS,
+  LABEL_SUFFIX_MAX,
+  boundaryInputs,
+  planFields,
+  runExamples,
+  seedOf,
+  textOf,
+} from '../../src/generate/examples.ts';
 import type { DrawnInput, DrawnText, FieldPlan } from '../../src/generate/examples.ts';
 import { loadContractModel } from '../../src/generate/model.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
@@ -21,9 +29,15 @@ import { EXAMPLES_FAULTS } from '../trust/matrix.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
-function cli(args: string[], env: Record<string, string> = {}, cwd = tmpdir()): Promise<{ code: number | null; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = tmpdir(),
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)));
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)),
+    );
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, FORCE_COLOR: '0', ...env }, cwd });
     let stderr = '';
     child.stdout.resume();
@@ -41,7 +55,13 @@ async function plansOf(key: string): Promise<FieldPlan[]> {
 
 /** The inputs `runExamples` sends when every one passes. */
 async function drawn(plans: FieldPlan[], count: number, seed: number): Promise<DrawnInput[]> {
-  const outcome = await runExamples({ plans, count, seed, isAbort: () => false, attempt: () => Promise.resolve({ ok: true }) });
+  const outcome = await runExamples({
+    plans,
+    count,
+    seed,
+    isAbort: () => false,
+    attempt: () => Promise.resolve({ ok: true }),
+  });
   expect(outcome.failure).toBeUndefined();
   return outcome.tried;
 }
@@ -123,7 +143,9 @@ test('per_page 100 and 1, names in several scripts with the run prefix left to t
   }
   expect(new Set(projects.map((i) => JSON.stringify(i))).size).toBe(19);
 
-  const keys = (await drawn(await plansOf('PUT /storage/buckets/{bucket_name}/objects/{object_key}'), 19, 5)).map((i) => (i.key as DrawnText[]).map(textOf));
+  const keys = (await drawn(await plansOf('PUT /storage/buckets/{bucket_name}/objects/{object_key}'), 19, 5)).map((i) =>
+    (i.key as DrawnText[]).map(textOf),
+  );
   expect(keys[0]).toHaveLength(5);
   expect(keys[1]!.join('/')).toMatch(/[^\x20-\x7e]/);
   for (const segments of keys) {
@@ -173,7 +195,12 @@ test('a failure is shrunk to a minimal failing input; an error not about the tar
     count: 19,
     seed: 7,
     isAbort: () => false,
-    attempt: (input) => Promise.resolve(Buffer.byteLength(text(input['body.message'])) > 1600 ? { ok: false, message: 'message_too_long' } : { ok: true }),
+    attempt: (input) =>
+      Promise.resolve(
+        Buffer.byteLength(text(input['body.message'])) > 1600
+          ? { ok: false, message: 'message_too_long' }
+          : { ok: true },
+      ),
   });
   const failure = outcome.failure!;
   expect(failure).toBeDefined();
@@ -215,7 +242,9 @@ test('msg-length-in-bytes: `run --examples 20` finds it with a shrunk input and 
     expect(drawnRun.code, drawnRun.stderr).toBe(1);
     const report = JSON.parse(readFileSync(join(dir, 'examples', 'report.json'), 'utf8')) as ConformanceReport;
     const failed = report.checks.filter((c) => c.status === 'failed');
-    expect(failed.map((c) => [c.id, c.requirement, c.classification ?? 'defect'])).toEqual([['contract.sendSms.positive', 'MSG-FLD-001', 'defect']]);
+    expect(failed.map((c) => [c.id, c.requirement, c.classification ?? 'defect'])).toEqual([
+      ['contract.sendSms.positive', 'MSG-FLD-001', 'defect'],
+    ]);
     const message = failed[0]!.message ?? '';
     expect(message).toContain('--examples 20');
     expect(message).toMatch(/seed -?\d+ of this check, from --seed 1/);

@@ -16,7 +16,8 @@ test('every id of the table exists, is in force and has the level of its check',
     const req = requirementById(entry.id);
     if (!req) problems.push(`${entry.where}: ${entry.id} is not in the catalogue`);
     else if (req.retired) problems.push(`${entry.where}: ${entry.id} is retired`);
-    else if (req.level !== entry.level) problems.push(`${entry.where}: ${entry.id} is ${req.level}, the check is ${entry.level}`);
+    else if (req.level !== entry.level)
+      problems.push(`${entry.where}: ${entry.id} is ${req.level}, the check is ${entry.level}`);
   }
   expect(problems).toEqual([]);
 });
@@ -24,7 +25,9 @@ test('every id of the table exists, is in force and has the level of its check',
 test('every operation (and variant) has a positive MUST and a status SHOULD requirement', async () => {
   const model = await loadContractModel();
   for (const op of model.operations) {
-    const keys = op.variants.length ? op.variants.map((v) => (v.name === 'upload' ? op.key : `${op.key} ${v.name}`)) : [op.key];
+    const keys = op.variants.length
+      ? op.variants.map((v) => (v.name === 'upload' ? op.key : `${op.key} ${v.name}`))
+      : [op.key];
     for (const key of keys) expect(POSITIVE_MUST[key], key).toBeDefined();
     expect(statusRequirement(op.key), op.key).toBeDefined();
   }
@@ -34,7 +37,10 @@ test('constraints marked x-assumed never get a MUST negative check', () => {
   expect(negativeTarget('POST /account/api-keys', 'permissions', 'enum', { assumed: true }).must).toBeUndefined();
   expect(negativeTarget('GET /vps', 'per_page', 'maximum', { query: true }).must).toBeUndefined();
   expect(negativeTarget('POST /storage/volumes', 'size', 'maximum').must).toBeUndefined();
-  expect(negativeTarget('POST /sms/send', 'message', 'maxLength').must).toEqual({ id: 'MSG-SEND-004', code: 'message_too_long' });
+  expect(negativeTarget('POST /sms/send', 'message', 'maxLength').must).toEqual({
+    id: 'MSG-SEND-004',
+    code: 'message_too_long',
+  });
   expect(negativeTarget('POST /vps', 'name', 'missing').must?.id).toBe('VPS-CRT-001');
   expect(negativeTarget('POST /ssh-keys', 'name', 'type').must?.id).toBe('ERR-CODE-007');
 });

@@ -10,7 +10,11 @@ function byDefinition(text: string, max: number): string {
 
 test('shortText cuts at max code points, never inside a surrogate pair, whatever the text', () => {
   // Texts mixing ASCII, astral characters (two UTF-16 units each) and lone surrogates.
-  const unit = fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('😀', '\ud83d', '\ude00', 'é'));
+  const unit = fc.oneof(
+    fc.string({ unit: 'grapheme-ascii', maxLength: 4 }),
+    fc.string({ unit: 'binary', maxLength: 4 }),
+    fc.constantFrom('😀', '\ud83d', '\ude00', 'é'),
+  );
   fc.assert(
     fc.property(
       fc.array(unit, { maxLength: 40 }).map((parts) => parts.join('')),

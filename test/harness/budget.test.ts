@@ -66,13 +66,24 @@ test('work spreads over keys round-robin', () => {
 test('Budget waits for a short reset, creates a key when all are busy, and gives up with an environment error', async () => {
   let now = T0;
   const slept: number[] = [];
-  const budget = new Budget(['a'], { now: () => now, sleep: async (ms) => void (slept.push(ms), (now += ms)), maxWaitMs: 5000, reserve: 0 });
+  const budget = new Budget(['a'], {
+    now: () => now,
+    sleep: async (ms) => void (slept.push(ms), (now += ms)),
+    maxWaitMs: 5000,
+    reserve: 0,
+  });
   budget.observe('a', 'compute', 429, { 'retry-after': '3' });
   expect(await budget.acquire('compute')).toBe('a');
   expect(slept).toEqual([3000]);
 
   let created = 0;
-  const growing = new Budget(['a'], { now: () => now, createKey: async () => `new${++created}`, maxCreatedKeys: 1, maxWaitMs: 1000, reserve: 0 });
+  const growing = new Budget(['a'], {
+    now: () => now,
+    createKey: async () => `new${++created}`,
+    maxCreatedKeys: 1,
+    maxWaitMs: 1000,
+    reserve: 0,
+  });
   growing.observe('a', 'compute', 429, { 'retry-after': '30' });
   expect(await growing.acquire('compute')).toBe('new1');
   growing.observe('new1', 'compute', 429, { 'retry-after': '30' });

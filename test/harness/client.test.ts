@@ -12,7 +12,13 @@ test.afterEach(async () => server?.close());
 function client(target: string, keys: string[] = ['cck_main_key_1234'], extra: { liveSms?: boolean } = {}) {
   const exchanges: Exchange[] = [];
   const api = new ApiClient({
-    settings: { target, keys: { main: keys[0]!, alt: null }, liveSms: extra.liveSms ?? false, allowCharges: false, timeoutScale: 1 },
+    settings: {
+      target,
+      keys: { main: keys[0]!, alt: null },
+      liveSms: extra.liveSms ?? false,
+      allowCharges: false,
+      timeoutScale: 1,
+    },
     budgets: { main: new Budget(keys, { maxWaitMs: 50, reserve: 0 }) },
     record: (e) => exchanges.push(e),
   });
@@ -20,7 +26,9 @@ function client(target: string, keys: string[] = ['cck_main_key_1234'], extra: {
 }
 
 test('records the exchange, redacted, with a curl line using $CLOUDCHECK_API_KEY', async () => {
-  server = await tinyServer((_req, _body, res) => json(res, 201, { api_key: { id: 'key_1', key: 'cck_new_secret_999' } }));
+  server = await tinyServer((_req, _body, res) =>
+    json(res, 201, { api_key: { id: 'key_1', key: 'cck_new_secret_999' } }),
+  );
   const { api, exchanges } = client(`${server.url}/v1`);
   const res = await api.post('/account/api-keys', { name: 'cc-x', permissions: ['read'] });
   expect(res.status).toBe(201);
@@ -79,7 +87,8 @@ test('money-moving operations are refused without --allow-charges', async () => 
 
 test('an unexpected 429 is retried with another key; an explicit key gets the 429 back', async () => {
   server = await tinyServer((req, _body, res) => {
-    if (req.headers.authorization === 'Bearer key_busy_0001') json(res, 429, { error: { code: 'rate_limit_exceeded' } }, { 'retry-after': '30' });
+    if (req.headers.authorization === 'Bearer key_busy_0001')
+      json(res, 429, { error: { code: 'rate_limit_exceeded' } }, { 'retry-after': '30' });
     else json(res, 200, {});
   });
   const { api } = client(`${server.url}/v1`, ['key_busy_0001', 'key_free_0002']);
@@ -94,7 +103,9 @@ test('an unexpected 429 is retried with another key; an explicit key gets the 42
 });
 
 test('429 on every key of the budget becomes an environment error, not a defect', async () => {
-  server = await tinyServer((_req, _body, res) => json(res, 429, { error: { code: 'rate_limit_exceeded' } }, { 'retry-after': '60' }));
+  server = await tinyServer((_req, _body, res) =>
+    json(res, 429, { error: { code: 'rate_limit_exceeded' } }, { 'retry-after': '60' }),
+  );
   const { api } = client(`${server.url}/v1`, ['key_a_00000001', 'key_b_00000002']);
   const error = await api.get('/vps').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(EnvironmentError);
@@ -118,12 +129,24 @@ test('a binary request body is saved under bodies/ of the report directory and r
     server = await tinyServer((_req, _body, res) => json(res, 200, {}));
     const exchanges: Exchange[] = [];
     const api = new ApiClient({
-      settings: { target: `${server.url}/v1`, keys: { main: 'cck_main_key_1234', alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, reportDir },
+      settings: {
+        target: `${server.url}/v1`,
+        keys: { main: 'cck_main_key_1234', alt: null },
+        liveSms: false,
+        allowCharges: false,
+        timeoutScale: 1,
+        reportDir,
+      },
       budgets: { main: new Budget(['cck_main_key_1234'], { maxWaitMs: 50, reserve: 0 }) },
       record: (e) => exchanges.push(e),
     });
     const bytes = Buffer.from([0, 1, 2, 255, 254, 0, 7]);
-    await api.request({ method: 'PUT', path: '/storage/buckets/cc-b/objects/blob.bin', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    await api.request({
+      method: 'PUT',
+      path: '/storage/buckets/cc-b/objects/blob.bin',
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     // A JSON body stays inline.
     await api.post('/sms/send', { to: '+15005550006', message: 'x' });
     const file = /--data-binary '@(bodies\/[0-9a-f]+\.bin)'/.exec(exchanges[0]!.curl)?.[1];
@@ -137,10 +160,14 @@ test('a binary request body is saved under bodies/ of the report directory and r
 
 test('a recorded body keeps BODY_LIMIT characters of text, whatever its size; binary stays a placeholder', () => {
   const big = Buffer.alloc(10 * 1024 * 1024, 'a');
-  expect(bodyForRecord(big, 'text/plain')).toBe(`${'a'.repeat(BODY_LIMIT)}… <truncated, ${big.byteLength} bytes in all>`);
+  expect(bodyForRecord(big, 'text/plain')).toBe(
+    `${'a'.repeat(BODY_LIMIT)}… <truncated, ${big.byteLength} bytes in all>`,
+  );
   // Undeclared, multi-byte text cut in the middle of a character is still text.
   const accents = Buffer.from(`x${'é'.repeat(40_000)}`);
-  expect(bodyForRecord(accents, undefined)).toBe(`x${'é'.repeat(BODY_LIMIT - 1)}… <truncated, ${accents.byteLength} bytes in all>`);
+  expect(bodyForRecord(accents, undefined)).toBe(
+    `x${'é'.repeat(BODY_LIMIT - 1)}… <truncated, ${accents.byteLength} bytes in all>`,
+  );
   const binary = Uint8Array.from({ length: 100_000 }, (_, i) => i % 256);
   expect(bodyForRecord(binary, undefined)).toBe('<binary body, 100000 bytes>');
   expect(bodyForRecord(binary.subarray(65, 91), undefined)).toBe('ABCDEFGHIJKLMNOPQRSTUVWXYZ');

@@ -26,9 +26,16 @@ function agree(call: Call): void {
   const fast = verdict(() => call(fastExpect));
   const real = verdict(() => call(playwrightExpect));
   // Not Playwright's expect here: this compares it with itself, and a failure must name the call.
-  if (fast.pass !== real.pass) throw new Error(`fast ${fast.pass ? 'passes' : 'fails'} where Playwright ${real.pass ? 'passes' : 'fails'}: ${call.toString()}`);
-  if (!fast.pass && !real.pass && fast.message !== real.message) throw new Error(`another message than Playwright's:\n${fast.message}\n---\n${real.message}`);
-  if (fast.pass && real.pass && !Object.is(fast.returned, real.returned)) throw new Error(`another state afterwards (${String(fast.returned)} against ${String(real.returned)}): ${call.toString()}`);
+  if (fast.pass !== real.pass)
+    throw new Error(
+      `fast ${fast.pass ? 'passes' : 'fails'} where Playwright ${real.pass ? 'passes' : 'fails'}: ${call.toString()}`,
+    );
+  if (!fast.pass && !real.pass && fast.message !== real.message)
+    throw new Error(`another message than Playwright's:\n${fast.message}\n---\n${real.message}`);
+  if (fast.pass && real.pass && !Object.is(fast.returned, real.returned))
+    throw new Error(
+      `another state afterwards (${String(fast.returned)} against ${String(real.returned)}): ${call.toString()}`,
+    );
 }
 
 class Point {
@@ -38,7 +45,28 @@ class Point {
   ) {}
 }
 
-const edges = fc.constantFrom<unknown>(NaN, 0, -0, 1, '', '0', 'a', null, undefined, [], [undefined], {}, { a: undefined }, { a: 1 }, new Point(1), new Date(0), /a/, 0n, false, true);
+const edges = fc.constantFrom<unknown>(
+  NaN,
+  0,
+  -0,
+  1,
+  '',
+  '0',
+  'a',
+  null,
+  undefined,
+  [],
+  [undefined],
+  {},
+  { a: undefined },
+  { a: 1 },
+  new Point(1),
+  new Date(0),
+  /a/,
+  0n,
+  false,
+  true,
+);
 const value: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: edges, weight: 3 },
   fc.anything({ withDate: true, withMap: true, withSet: true, withBigInt: true, withNullPrototype: true }),
@@ -76,7 +104,17 @@ test('toBe, toEqual and their negations agree with Playwright', () => {
       agree((x) => x({ k: a }).toEqual({ k: e }));
     }),
     // The pairs where equality tells its kinds apart, every time.
-    { ...RUNS, examples: [[[0, -0]], [[NaN, NaN]], [[{ a: undefined }, {}]], [[new Point(1), { x: 1 }]], [[[undefined], []]], [['1', 1]]] },
+    {
+      ...RUNS,
+      examples: [
+        [[0, -0]],
+        [[NaN, NaN]],
+        [[{ a: undefined }, {}]],
+        [[new Point(1), { x: 1 }]],
+        [[[undefined], []]],
+        [['1', 1]],
+      ],
+    },
   );
 });
 
@@ -96,7 +134,12 @@ test('the number comparisons agree with Playwright, numbers or not', () => {
   const operand = fc.oneof(fc.double(), fc.integer({ min: -3, max: 3 }), fc.bigInt({ min: -3n, max: 3n }), edges);
   fc.assert(
     fc.property(operand, operand, (a, e) => {
-      for (const name of ['toBeGreaterThan', 'toBeGreaterThanOrEqual', 'toBeLessThan', 'toBeLessThanOrEqual'] as const) {
+      for (const name of [
+        'toBeGreaterThan',
+        'toBeGreaterThanOrEqual',
+        'toBeLessThan',
+        'toBeLessThanOrEqual',
+      ] as const) {
         agree((x) => x(a)[name](e as number));
       }
     }),
@@ -105,32 +148,46 @@ test('the number comparisons agree with Playwright, numbers or not', () => {
 });
 
 test('toContain, toMatch and toHaveLength agree with Playwright on strings, arrays and others', () => {
-  const container = fc.oneof(fc.constantFrom<unknown>([NaN, 1], [0, 'a'], [undefined], 'abab'), fc.string({ maxLength: 6 }), fc.array(value, { maxLength: 4 }), value);
+  const container = fc.oneof(
+    fc.constantFrom<unknown>([NaN, 1], [0, 'a'], [undefined], 'abab'),
+    fc.string({ maxLength: 6 }),
+    fc.array(value, { maxLength: 4 }),
+    value,
+  );
   fc.assert(
-    fc.property(container, value, fc.integer({ min: 0, max: 3 }), fc.constantFrom('', 'g', 'y', 'i'), (a, other, how, flags) => {
-      // A part of the container (a substring, an element) half of the time.
-      const part = typeof a === 'string' ? a.slice(how, how + 2) : Array.isArray(a) && a.length > 0 ? a[how % a.length] : other;
-      const needle = how % 2 === 0 ? part : other;
-      agree((x) => x(a).toContain(needle));
-      agree((x) => x(a).not.toContain(needle));
-      const text = typeof needle === 'string' ? needle : typeof needle === 'number' ? String(needle) : 'a';
-      agree((x) => x(a).toMatch(text));
-      // A global or sticky expression keeps state (lastIndex): the assertion must leave it alone.
-      const source = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      agree((x) => {
-        const pattern = new RegExp(source, flags);
-        x(a).toMatch(pattern);
-        return pattern.lastIndex;
-      });
-      const length = typeof a === 'string' || Array.isArray(a) ? a.length + (how === 3 ? 1 : 0) : how;
-      agree((x) => x(a).toHaveLength(length));
-    }),
+    fc.property(
+      container,
+      value,
+      fc.integer({ min: 0, max: 3 }),
+      fc.constantFrom('', 'g', 'y', 'i'),
+      (a, other, how, flags) => {
+        // A part of the container (a substring, an element) half of the time.
+        const part =
+          typeof a === 'string' ? a.slice(how, how + 2) : Array.isArray(a) && a.length > 0 ? a[how % a.length] : other;
+        const needle = how % 2 === 0 ? part : other;
+        agree((x) => x(a).toContain(needle));
+        agree((x) => x(a).not.toContain(needle));
+        const text = typeof needle === 'string' ? needle : typeof needle === 'number' ? String(needle) : 'a';
+        agree((x) => x(a).toMatch(text));
+        // A global or sticky expression keeps state (lastIndex): the assertion must leave it alone.
+        const source = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        agree((x) => {
+          const pattern = new RegExp(source, flags);
+          x(a).toMatch(pattern);
+          return pattern.lastIndex;
+        });
+        const length = typeof a === 'string' || Array.isArray(a) ? a.length + (how === 3 ? 1 : 0) : how;
+        agree((x) => x(a).toHaveLength(length));
+      },
+    ),
     RUNS,
   );
 });
 
 test('a failing assertion is Playwright failure, message and all; matchers without a fast path are its own', () => {
-  playwrightExpect(verdict(() => fastExpect({ a: 1 }, 'the body').toEqual({ a: 2 }))).toEqual(verdict(() => playwrightExpect({ a: 1 }, 'the body').toEqual({ a: 2 })));
+  playwrightExpect(verdict(() => fastExpect({ a: 1 }, 'the body').toEqual({ a: 2 }))).toEqual(
+    verdict(() => playwrightExpect({ a: 1 }, 'the body').toEqual({ a: 2 })),
+  );
   playwrightExpect(verdict(() => fastExpect([1, 2]).toContain(3))).toMatchObject({ pass: false });
   // toMatchObject has no fast path: Playwright decides, both ways.
   playwrightExpect(verdict(() => fastExpect({ a: 1, b: 2 }).toMatchObject({ a: 1 }))).toEqual({ pass: true });

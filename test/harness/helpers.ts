@@ -6,14 +6,36 @@ import type { CheckResult, Exchange } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 
 export function check(partial: Partial<CheckResult> & { id: string }): CheckResult {
-  return { requirement: 'REQ-001', level: 'MUST', class: 'messaging', operation: 'POST /sms/send', title: partial.id, status: 'passed', ...partial };
+  return {
+    requirement: 'REQ-001',
+    level: 'MUST',
+    class: 'messaging',
+    operation: 'POST /sms/send',
+    title: partial.id,
+    status: 'passed',
+    ...partial,
+  };
 }
 
 export function report(checks: CheckResult[], extra: Partial<ConformanceReport> = {}): ConformanceReport {
   return {
     schema_version: 1,
-    run: { id: 'r1', target: 'http://127.0.0.1:1/v1', started_at: '2025-01-01T00:00:00.000Z', finished_at: '2025-01-01T00:01:00.000Z', seed: 1, classes: ['messaging'] },
-    summary: { verdict: 'conformant', passed: 0, failed: 0, skipped: 0, must: { passed: 0, failed: 0, skipped: 0 }, should: { passed: 0, failed: 0, skipped: 0 } },
+    run: {
+      id: 'r1',
+      target: 'http://127.0.0.1:1/v1',
+      started_at: '2025-01-01T00:00:00.000Z',
+      finished_at: '2025-01-01T00:01:00.000Z',
+      seed: 1,
+      classes: ['messaging'],
+    },
+    summary: {
+      verdict: 'conformant',
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      must: { passed: 0, failed: 0, skipped: 0 },
+      should: { passed: 0, failed: 0, skipped: 0 },
+    },
     checks,
     coverage: { operations: [] },
     leaks: [],
@@ -39,7 +61,9 @@ export interface TinyServer {
 }
 
 /** An HTTP server on a free loopback port that answers with `handler`. */
-export async function tinyServer(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<TinyServer> {
+export async function tinyServer(
+  handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<TinyServer> {
   const requests: TinyServer['requests'] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

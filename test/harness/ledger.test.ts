@@ -53,7 +53,14 @@ test('what the check deleted itself is not deleted again; 404 counts as gone; fa
   const leaks = await ledger.teardown(() => client);
   expect(calls).not.toContain('DELETE /vps/vps_gone');
   expect(calls).toContain('DELETE /projects/proj_ok');
-  expect(leaks).toEqual([{ kind: 'vps', id: 'vps_500', delete_operation: 'DELETE /vps/{vps_id}', reason: 'DELETE /vps/{vps_id} answered 500' }]);
+  expect(leaks).toEqual([
+    {
+      kind: 'vps',
+      id: 'vps_500',
+      delete_operation: 'DELETE /vps/{vps_id}',
+      reason: 'DELETE /vps/{vps_id} answered 500',
+    },
+  ]);
 });
 
 test('a volume in use is detached, then deleted', async () => {
@@ -62,7 +69,11 @@ test('a volume in use is detached, then deleted', async () => {
   let deletes = 0;
   const { client, calls } = fakeClient((o) => (o.method === 'DELETE' && deletes++ === 0 ? 409 : 204));
   expect(await ledger.teardown(() => client)).toEqual([]);
-  expect(calls).toEqual(['DELETE /storage/volumes/vol_1', 'POST /storage/volumes/vol_1/detach', 'DELETE /storage/volumes/vol_1']);
+  expect(calls).toEqual([
+    'DELETE /storage/volumes/vol_1',
+    'POST /storage/volumes/vol_1/detach',
+    'DELETE /storage/volumes/vol_1',
+  ]);
 });
 
 test('alt-account resources are deleted with the alt client; without one they leak', async () => {
@@ -115,7 +126,14 @@ test('a restore runs first at teardown, once per label with the first values; a 
   const failing = new Ledger('t');
   failing.restore('PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } });
   const leaks = await failing.teardown(() => fakeClient(() => 500).client);
-  expect(leaks).toEqual([{ kind: 'restore', id: 'PUT /account', delete_operation: 'PUT /account', reason: 'not restored: PUT /account answered 500' }]);
+  expect(leaks).toEqual([
+    {
+      kind: 'restore',
+      id: 'PUT /account',
+      delete_operation: 'PUT /account',
+      reason: 'not restored: PUT /account answered 500',
+    },
+  ]);
 });
 
 test('a restore not yet run is in the journal, for the cleanup after a Ctrl-C; the first original value is kept for the whole run', async () => {
@@ -124,7 +142,9 @@ test('a restore not yet run is in the journal, for the cleanup after a Ctrl-C; t
     const ledger = new Ledger('t', dir);
     ledger.restore('PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } });
     const { alive } = foldJournal(readFileSync(join(dir, `ledger-${process.pid}.jsonl`), 'utf8').split('\n'));
-    expect(alive.map((e) => [e.kind, e.id, e.restore])).toEqual([['restore', 'PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } }]]);
+    expect(alive.map((e) => [e.kind, e.id, e.restore])).toEqual([
+      ['restore', 'PUT /account', { method: 'PUT', path: '/account', json: { name: 'original' } }],
+    ]);
 
     expect(await originalOnce(dir, 'account', async () => ({ name: 'original' }))).toEqual({ name: 'original' });
     // A later reader (another check or worker, after a change) gets the value from before the change.
@@ -138,5 +158,7 @@ test('something created without an id it can be deleted by is a leak from the st
   const ledger = new Ledger('t');
   ledger.untrackable('vps', 'POST /vps answered 201 without an id at /vps/id');
   ledger.untrackable('ssh-key', 'no id'); // no delete operation anyway: never a leak
-  expect(ledger.leaks.map((l) => [l.kind, l.reason])).toEqual([['vps', 'POST /vps answered 201 without an id at /vps/id']]);
+  expect(ledger.leaks.map((l) => [l.kind, l.reason])).toEqual([
+    ['vps', 'POST /vps answered 201 without an id at /vps/id'],
+  ]);
 });

@@ -25,7 +25,10 @@ function client(target: string, retries: number, record: (e: Exchange) => void):
 }
 
 /** A raw TCP server: drops the first `drops` connections without a byte, then answers 500 (or 200). */
-async function droppingServer(drops: number, status = 500): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+async function droppingServer(
+  drops: number,
+  status = 500,
+): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
   let connections = 0;
   const server = createServer((socket) => {
     connections++;
@@ -35,12 +38,18 @@ async function droppingServer(drops: number, status = 500): Promise<{ url: strin
     }
     socket.once('data', () => {
       const body = JSON.stringify({ error: { code: 'internal', message: 'x' } });
-      socket.end(`HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, connections: () => connections, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    connections: () => connections,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 // The client stops sending to a target that never answered anything (client.ts, targetSilent):
@@ -88,14 +97,21 @@ test('a POST that may have reached the target is never sent again', async () => 
   const server = await droppingServer(1, 200);
   try {
     const exchanges: Exchange[] = [];
-    await expect(client(server.url, 3, (e) => exchanges.push(e)).post('/vps', { name: 'x' })).rejects.toBeInstanceOf(NetworkError);
+    await expect(client(server.url, 3, (e) => exchanges.push(e)).post('/vps', { name: 'x' })).rejects.toBeInstanceOf(
+      NetworkError,
+    );
     expect(server.connections()).toBe(1);
     expect(exchanges).toHaveLength(1);
   } finally {
     await server.close();
   }
   // A refused connection never reached anything: that one may be retried, whatever the method.
-  expect(mayResend('POST', Object.assign(new Error('refused'), { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }))).toBe(true);
+  expect(
+    mayResend(
+      'POST',
+      Object.assign(new Error('refused'), { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }),
+    ),
+  ).toBe(true);
   expect(mayResend('POST', Object.assign(new Error('reset'), { code: 'UND_ERR_SOCKET' }))).toBe(false);
   expect(mayResend('DELETE', new Error('reset'))).toBe(true);
 });
@@ -111,7 +127,11 @@ test('--retries resolves from flag, variable and config, is bounded, and reaches
   }
   expect(message).toContain('--retries');
   const values = resolveOptions('run', ['--retries', '2'], {}, process.cwd()).values;
-  const plan = planRun(values, { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false }, { runId: 'r', cwd: process.cwd(), configPath: 'c' });
+  const plan = planRun(
+    values,
+    { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
+    { runId: 'r', cwd: process.cwd(), configPath: 'c' },
+  );
   expect(plan.settings.retries).toBe(2);
   expect(runnerEnv(plan, {}).CLOUDCHECK_RETRIES).toBe('2');
 });

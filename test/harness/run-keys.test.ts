@@ -23,7 +23,12 @@ test('keys travel through the environment and split into one slice per parallel 
 });
 
 test('with run keys the run key is kept out of billing but still serves other areas', async () => {
-  const settings = settingsFromEnv({ CLOUDCHECK_TARGET: 'http://127.0.0.1:1/v1', CLOUDCHECK_API_KEY: 'main', CLOUDCHECK_KEYS_PER_WORKER: '2', CLOUDCHECK_BUDGET_KEYS: 'a,b,c,d' });
+  const settings = settingsFromEnv({
+    CLOUDCHECK_TARGET: 'http://127.0.0.1:1/v1',
+    CLOUDCHECK_API_KEY: 'main',
+    CLOUDCHECK_KEYS_PER_WORKER: '2',
+    CLOUDCHECK_BUDGET_KEYS: 'a,b,c,d',
+  });
   const { main } = mainAndAltBudgets(settings, 1);
   expect(main.pool.keys).toEqual(['c', 'd', 'main']);
   const billing = new Set<string>();
@@ -45,16 +50,32 @@ test('createRunKeys creates N keys with the run key, journals them, and revoke()
   const server = await startReferenceServer({ port: 0, s3Port: 0, recordRequests: true });
   const dir = mkdtempSync(join(tmpdir(), 'cc-run-keys-'));
   try {
-    const settings = { target: server.baseUrl, keys: { main: server.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 };
+    const settings = {
+      target: server.baseUrl,
+      keys: { main: server.apiKey, alt: null },
+      liveSms: false,
+      allowCharges: false,
+      timeoutScale: 1,
+    };
     const runKeys = await createRunKeys({ settings, count: 4, namePrefix: 'cc-test-', journalDir: dir });
     expect(runKeys.shortfall).toBeNull();
     expect(runKeys.keys).toHaveLength(4);
     const accounts = server.context.accounts;
     const records = runKeys.keys.map((key) => accounts.keyBySecret(key)!);
-    expect(records.map((r) => r.name)).toEqual(['cc-test-budget-1', 'cc-test-budget-2', 'cc-test-budget-3', 'cc-test-budget-4']);
+    expect(records.map((r) => r.name)).toEqual([
+      'cc-test-budget-1',
+      'cc-test-budget-2',
+      'cc-test-budget-3',
+      'cc-test-budget-4',
+    ]);
     expect(records.every((r) => r.expires_at !== null && !r.revoked)).toBe(true);
     // Journalled the moment they exist: `cloudcheck run` could revoke them after a killed runner.
-    expect(foldJournal(readJournalLines(dir)).alive.map((e) => e.kind)).toEqual(['api-key', 'api-key', 'api-key', 'api-key']);
+    expect(foldJournal(readJournalLines(dir)).alive.map((e) => e.kind)).toEqual([
+      'api-key',
+      'api-key',
+      'api-key',
+      'api-key',
+    ]);
 
     expect(await runKeys.revoke()).toBe(0);
     expect(await runKeys.revoke()).toBe(0); // idempotent: teardown and the returned function may both call it
@@ -72,7 +93,13 @@ test('createRunKeys creates N keys with the run key, journals them, and revoke()
 test('createRunKeys stops at the first refusal and reports it', async () => {
   const server = await startReferenceServer({ port: 0, s3Port: 0, recordRequests: true });
   try {
-    const settings = { target: server.baseUrl, keys: { main: 'not-a-key', alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1 };
+    const settings = {
+      target: server.baseUrl,
+      keys: { main: 'not-a-key', alt: null },
+      liveSms: false,
+      allowCharges: false,
+      timeoutScale: 1,
+    };
     const runKeys = await createRunKeys({ settings, count: 3, namePrefix: 'cc-test-', journalDir: null });
     expect(runKeys.keys).toEqual([]);
     expect(runKeys.shortfall).toContain('401');

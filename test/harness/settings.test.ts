@@ -8,14 +8,22 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
-import { RUN_PREFIX, RUN_VARIABLES, settingsFromEnv, settingsToEnv, withoutRunVariables } from '../../src/harness/settings.ts';
+import {
+  RUN_PREFIX,
+  RUN_VARIABLES,
+  settingsFromEnv,
+  settingsToEnv,
+  withoutRunVariables,
+} from '../../src/harness/settings.ts';
 import type { RunSettings } from '../../src/harness/settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const word = fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,15}$/);
 const maybe = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { nil: null });
-const url = fc.tuple(fc.integer({ min: 1, max: 65535 }), word).map(([port, path]) => `http://127.0.0.1:${port}/${path}`);
+const url = fc
+  .tuple(fc.integer({ min: 1, max: 65535 }), word)
+  .map(([port, path]) => `http://127.0.0.1:${port}/${path}`);
 const headerValue = fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,20}[\x21-\x7e])?$/);
 
 const settingsArb: fc.Arbitrary<RunSettings> = fc
@@ -52,7 +60,11 @@ const settingsArb: fc.Arbitrary<RunSettings> = fc
     shard: maybe(fc.constantFrom('1/2', '2/2', '3/5')),
     workers: maybe(fc.integer({ min: 1, max: 16 })),
     maxFailures: fc.integer({ min: 0, max: 10 }),
-    selection: fc.record({ grep: maybe(word), grepInvert: maybe(word), onlyIds: maybe(fc.array(word, { minLength: 1, maxLength: 4 })) }),
+    selection: fc.record({
+      grep: maybe(word),
+      grepInvert: maybe(word),
+      onlyIds: maybe(fc.array(word, { minLength: 1, maxLength: 4 })),
+    }),
     handoffFile: maybe(word),
     suiteIndexOut: maybe(word),
   })
@@ -72,7 +84,10 @@ test('a target is normalised once when read, and required unless the reader says
   expect(() => settingsFromEnv({})).toThrow(/CLOUDCHECK_TARGET is not set/);
   expect(settingsFromEnv({}, { requireTarget: false }).target).toBe('');
   const env = settingsToEnv(settingsFromEnv({ CLOUDCHECK_TARGET: 'http://127.0.0.1:1/v1', CLOUDCHECK_API_KEY: 'k' }));
-  expect(Object.keys(withoutRunVariables({ ...env, PATH: '/bin', CLOUDCHECK_EMBEDDED_FAULTS: 'x' }))).toEqual(['PATH', 'CLOUDCHECK_EMBEDDED_FAULTS']);
+  expect(Object.keys(withoutRunVariables({ ...env, PATH: '/bin', CLOUDCHECK_EMBEDDED_FAULTS: 'x' }))).toEqual([
+    'PATH',
+    'CLOUDCHECK_EMBEDDED_FAULTS',
+  ]);
 });
 
 function tsFiles(dir: string): string[] {
@@ -84,7 +99,10 @@ function tsFiles(dir: string): string[] {
 
 test('only the run contract reads or writes a run variable (src, load, suites, the Playwright config)', () => {
   const names = Object.values(RUN_VARIABLES);
-  const files = [...['src', 'load', 'suites'].flatMap((dir) => tsFiles(join(ROOT, dir))), join(ROOT, 'playwright.config.ts')].filter((f) => !f.endsWith(join('src', 'harness', 'settings.ts')));
+  const files = [
+    ...['src', 'load', 'suites'].flatMap((dir) => tsFiles(join(ROOT, dir))),
+    join(ROOT, 'playwright.config.ts'),
+  ].filter((f) => !f.endsWith(join('src', 'harness', 'settings.ts')));
   const offenders: string[] = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');

@@ -17,7 +17,10 @@ test('records raw body and headers per endpoint, and waitFor resolves on a match
     const a = receiver.endpoint('hook');
     const b = receiver.endpoint('hook');
     expect(a).not.toBe(b);
-    const waiting = receiver.waitFor('an sms.delivered at a', (d) => d.path === new URL(a).pathname && (d.json as { event?: string }).event === 'sms.delivered');
+    const waiting = receiver.waitFor(
+      'an sms.delivered at a',
+      (d) => d.path === new URL(a).pathname && (d.json as { event?: string }).event === 'sms.delivered',
+    );
     const raw = '{"event":"sms.delivered",  "data":{"message_id":"msg_1"}}';
     const signature = `t=1,v1=${createHmac('sha256', 's').update(`1.${raw}`).digest('hex')}`;
     expect(await post(b, '{"event":"sms.sent"}')).toBe(200);
@@ -39,7 +42,9 @@ test('waitFor times out with a message naming what it waited for (timeouts scale
   const receiver = await WebhookReceiver.start({ listen: '127.0.0.1:0', timeoutScale: 2 });
   try {
     const started = Date.now();
-    await expect(receiver.waitFor('nothing at all', () => false, { timeoutMs: 50 })).rejects.toThrow(/timed out after 100 ms waiting for nothing at all/);
+    await expect(receiver.waitFor('nothing at all', () => false, { timeoutMs: 50 })).rejects.toThrow(
+      /timed out after 100 ms waiting for nothing at all/,
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
   } finally {
     await receiver.close();
@@ -47,7 +52,10 @@ test('waitFor times out with a message naming what it waited for (timeouts scale
 });
 
 test('a public URL replaces the derived one (a tunnel in front of the listener)', async () => {
-  const receiver = await WebhookReceiver.start({ listen: '127.0.0.1:0', publicUrl: 'https://hooks.example.test/cloudcheck' });
+  const receiver = await WebhookReceiver.start({
+    listen: '127.0.0.1:0',
+    publicUrl: 'https://hooks.example.test/cloudcheck',
+  });
   try {
     expect(receiver.url).toBe('https://hooks.example.test/cloudcheck/');
     expect(receiver.endpoint('x')).toMatch(/^https:\/\/hooks\.example\.test\/cloudcheck\/cc\/x-[0-9a-f]{12}$/);
@@ -68,5 +76,8 @@ test('a loopback target gets a receiver on 127.0.0.1:0 by default; a remote one 
   expect(webhookSettings('http://localhost:4000/v1', null, null)).toEqual({ listen: '127.0.0.1:0', url: null });
   expect(webhookSettings('http://[::1]:4000/v1', null, null)).toEqual({ listen: '127.0.0.1:0', url: null });
   expect(webhookSettings('https://api.example.com/v1', null, null)).toEqual({ listen: null, url: null });
-  expect(webhookSettings('https://api.example.com/v1', '0.0.0.0:9000', 'https://me.example.net/')).toEqual({ listen: '0.0.0.0:9000', url: 'https://me.example.net/' });
+  expect(webhookSettings('https://api.example.com/v1', '0.0.0.0:9000', 'https://me.example.net/')).toEqual({
+    listen: '0.0.0.0:9000',
+    url: 'https://me.example.net/',
+  });
 });

@@ -43,8 +43,16 @@ test('arrival times: evenly spaced at a constant rate, closer together as a ramp
 
 test('a profile names its executor; an arrival-rate phase needs its rate or stages', () => {
   const base = { name: 'x', requests: [{ method: 'GET', path: '/regions' }], expectations: {} };
-  const constant = validateProfile({ ...base, model: { executor: 'constant-arrival-rate', rate: 50, duration: 3 } }, 'x.yaml');
-  expect(constant.phases[0]).toMatchObject({ executor: 'constant-arrival-rate', rate: 50, duration: 3, connections: 100 });
+  const constant = validateProfile(
+    { ...base, model: { executor: 'constant-arrival-rate', rate: 50, duration: 3 } },
+    'x.yaml',
+  );
+  expect(constant.phases[0]).toMatchObject({
+    executor: 'constant-arrival-rate',
+    rate: 50,
+    duration: 3,
+    connections: 100,
+  });
   const ramping = validateProfile(
     {
       ...base,
@@ -60,18 +68,33 @@ test('a profile names its executor; an arrival-rate phase needs its rate or stag
   );
   expect(ramping.phases[0]).toMatchObject({ executor: 'ramping-arrival-rate', duration: 5 });
   expect(validateProfile(base, 'x.yaml').phases[0]!.executor).toBe('closed');
-  expect(() => validateProfile({ ...base, model: { executor: 'constant-arrival-rate' } }, 'x.yaml')).toThrow('model.rate: constant-arrival-rate needs a rate');
-  expect(() => validateProfile({ ...base, model: { executor: 'ramping-arrival-rate', rate: 5 } }, 'x.yaml')).toThrow('model.stages: ramping-arrival-rate needs stages');
-  expect(() => validateProfile({ ...base, model: { stages: [{ duration: 1, target: 1 }] } }, 'x.yaml')).toThrow('stages belong to the ramping-arrival-rate executor');
+  expect(() => validateProfile({ ...base, model: { executor: 'constant-arrival-rate' } }, 'x.yaml')).toThrow(
+    'model.rate: constant-arrival-rate needs a rate',
+  );
+  expect(() => validateProfile({ ...base, model: { executor: 'ramping-arrival-rate', rate: 5 } }, 'x.yaml')).toThrow(
+    'model.stages: ramping-arrival-rate needs stages',
+  );
+  expect(() => validateProfile({ ...base, model: { stages: [{ duration: 1, target: 1 }] } }, 'x.yaml')).toThrow(
+    'stages belong to the ramping-arrival-rate executor',
+  );
 });
 
 test('against a slow target: arrivals keep their schedule, latency counts from the intended start, and busy connections drop arrivals', async () => {
-  const server = createServer((_req, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 100));
+  const server = createServer((_req, res) =>
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 100),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const phase = (connections: number) =>
-    validateProfile({ name: 'slow', requests: [{ method: 'GET', path: '/regions' }], expectations: {}, model: { executor: 'constant-arrival-rate', rate: 40, duration: 1, connections } }, 'x.yaml')
-      .phases[0]!;
+    validateProfile(
+      {
+        name: 'slow',
+        requests: [{ method: 'GET', path: '/regions' }],
+        expectations: {},
+        model: { executor: 'constant-arrival-rate', rate: 40, duration: 1, connections },
+      },
+      'x.yaml',
+    ).phases[0]!;
   const ctx = { baseUrl, runPrefix: 'cc-test', keyFor: () => 'k', freshCount: 0 };
   try {
     // Room for every arrival in flight at once: 40 in the second, none dropped, each >= 100 ms.
@@ -93,7 +116,9 @@ test('against a slow target: arrivals keep their schedule, latency counts from t
 });
 
 test('cloudcheck load runs a constant-arrival-rate profile against the embedded server', () => {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-arrival-'));
   try {
     const file = join(dir, 'arrival.yaml');
@@ -109,7 +134,11 @@ test('cloudcheck load runs a constant-arrival-rate profile against the embedded 
         '',
       ].join('\n'),
     );
-    const run = spawnSync(process.execPath, [BIN, 'load', file, '--report-dir', join(dir, 'out')], { env, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [BIN, 'load', file, '--report-dir', join(dir, 'out')], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const load = (JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { load: LoadReport }).load;
     const profile = load.profiles[0]!;

@@ -88,7 +88,14 @@ test('merged violations fail the merged profile; reports merge per profile name'
   const bad = result({ 200: [1, 2, 3] }, { violations: [{ invariant: 'onset', index: 100, message: 'missing 429' }] });
   const m = mergeProfileResults([ok, bad]);
   expect(m.thresholds.find((t) => t.invariant === 'onset')?.passed).toBe(false);
-  const rep = (p: ProfileResult[]) => ({ schema_version: 1 as const, target: 't', started_at: p[0]!.started_at, finished_at: p[0]!.finished_at, passed: true, profiles: p });
+  const rep = (p: ProfileResult[]) => ({
+    schema_version: 1 as const,
+    target: 't',
+    started_at: p[0]!.started_at,
+    finished_at: p[0]!.finished_at,
+    passed: true,
+    profiles: p,
+  });
   const merged = mergeLoadReports([rep([ok, { ...ok, profile: 'q' }]), rep([bad])]);
   expect(merged.profiles.map((p) => p.profile).sort()).toEqual(['p', 'q']);
   expect(merged.passed).toBe(false);
@@ -114,13 +121,16 @@ test('latency drift compares the last quarter with the first, with a 2 ms floor'
 
 test('no percentile is above the maximum, whatever the bucket edges (property)', () => {
   fc.assert(
-    fc.property(fc.array(fc.double({ min: 0.001, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 300 }), (latencies) => {
-      const h = new LatencyHistograms();
-      for (const ms of latencies) h.record(200, ms);
-      const s = h.summary()['2xx']!;
-      expect(s.p50).toBeLessThanOrEqual(s.p95);
-      expect(s.p95).toBeLessThanOrEqual(s.p99);
-      expect(s.p99).toBeLessThanOrEqual(s.max);
-    }),
+    fc.property(
+      fc.array(fc.double({ min: 0.001, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 300 }),
+      (latencies) => {
+        const h = new LatencyHistograms();
+        for (const ms of latencies) h.record(200, ms);
+        const s = h.summary()['2xx']!;
+        expect(s.p50).toBeLessThanOrEqual(s.p95);
+        expect(s.p95).toBeLessThanOrEqual(s.p99);
+        expect(s.p99).toBeLessThanOrEqual(s.max);
+      },
+    ),
   );
 });

@@ -1,5 +1,12 @@
 import { expect, test } from '../base.ts';
-import { HeaderTracker, checkRateLimitSequence, checkUntouchedKey, resetProblem, type ObservedResponse, type RateLimitExpectation } from '../../src/rules/rate-limits.ts';
+import {
+  HeaderTracker,
+  checkRateLimitSequence,
+  checkUntouchedKey,
+  resetProblem,
+  type ObservedResponse,
+  type RateLimitExpectation,
+} from '../../src/rules/rate-limits.ts';
 
 // A minute boundary: 1_700_000_040 is divisible by 60.
 const T0 = 1_700_000_040;
@@ -47,7 +54,8 @@ function simulate(o: SimOptions = {}): ObservedResponse[] {
       headers['x-sms-limit'] = String(smsLimit);
       headers['x-sms-remaining'] = String(smsLimit - sms);
     }
-    if (reject) headers['retry-after'] = String(o.counter === 'sms' ? (Math.floor(sec / 3600) + 1) * 3600 - sec : end - sec);
+    if (reject)
+      headers['retry-after'] = String(o.counter === 'sms' ? (Math.floor(sec / 3600) + 1) * 3600 - sec : end - sec);
     out.push({
       index: i,
       sentAt: sec * 1000,
@@ -95,14 +103,18 @@ test.describe('checkRateLimitSequence', () => {
 
   test('remaining-decrements: frozen, rising and negative Remaining', () => {
     const frozen = simulate().map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-remaining': '99' } }));
-    expect(names(checkRateLimitSequence(frozen, burst, { completeHistory: true, only: ['remaining-decrements'] }))).toEqual(['remaining-decrements']);
+    expect(
+      names(checkRateLimitSequence(frozen, burst, { completeHistory: true, only: ['remaining-decrements'] })),
+    ).toEqual(['remaining-decrements']);
     const rising = simulate();
     rising[10] = { ...rising[10]!, headers: { ...rising[10]!.headers, 'x-ratelimit-remaining': '95' } };
     const v = checkRateLimitSequence(rising, burst, { completeHistory: true, only: ['remaining-decrements'] });
     expect(v[0]).toMatchObject({ invariant: 'remaining-decrements', index: 10 });
     const negative = simulate();
     negative[3] = { ...negative[3]!, headers: { ...negative[3]!.headers, 'x-ratelimit-remaining': '-1' } };
-    expect(checkRateLimitSequence(negative, burst, { completeHistory: true, only: ['remaining-decrements'] })[0]?.message).toContain('negative');
+    expect(
+      checkRateLimitSequence(negative, burst, { completeHistory: true, only: ['remaining-decrements'] })[0]?.message,
+    ).toContain('negative');
   });
 
   test('limit-constant: Limit changing inside a window', () => {
@@ -114,12 +126,17 @@ test.describe('checkRateLimitSequence', () => {
   });
 
   test('reset-epoch: milliseconds, deltas, past and far-future values fail; judged against Date', () => {
-    const millis = simulate().map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-reset': String(Number(r.headers['x-ratelimit-reset']) * 1000) } }));
+    const millis = simulate().map((r) => ({
+      ...r,
+      headers: { ...r.headers, 'x-ratelimit-reset': String(Number(r.headers['x-ratelimit-reset']) * 1000) },
+    }));
     const vm = checkRateLimitSequence(millis, burst, { completeHistory: true, only: ['reset-epoch'] });
     expect(vm.length).toBeGreaterThan(0);
     expect(vm[0]?.message).toContain('milliseconds');
     const delta = simulate().map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-reset': '55' } }));
-    expect(checkRateLimitSequence(delta, burst, { completeHistory: true, only: ['reset-epoch'] })[0]?.message).toContain('delta');
+    expect(
+      checkRateLimitSequence(delta, burst, { completeHistory: true, only: ['reset-epoch'] })[0]?.message,
+    ).toContain('delta');
     // The client clock is an hour off; the server's Date is what counts, so no violation.
     const skewed = simulate().map((r) => ({ ...r, receivedAt: r.receivedAt + 3_600_000 }));
     expect(checkRateLimitSequence(skewed, burst, { completeHistory: true, only: ['reset-epoch'] })).toEqual([]);
@@ -135,10 +152,16 @@ test.describe('checkRateLimitSequence', () => {
     seq[7] = { ...seq[7]!, headers: rest };
     const v = checkRateLimitSequence(seq, burst, { completeHistory: true, only: ['headers-present'] });
     expect(v).toEqual([expect.objectContaining({ invariant: 'headers-present', index: 7 })]);
-    const noSms = checkRateLimitSequence(simulate(), { ...burst, smsHeaders: true }, { completeHistory: true, only: ['headers-present'] });
+    const noSms = checkRateLimitSequence(
+      simulate(),
+      { ...burst, smsHeaders: true },
+      { completeHistory: true, only: ['headers-present'] },
+    );
     expect(noSms.length).toBeGreaterThan(0);
     expect(noSms[0]?.message).toContain('x-sms-limit');
-    expect(checkRateLimitSequence(simulate({ smsHeaders: true }), { ...burst, smsHeaders: true }, { completeHistory: true })).toEqual([]);
+    expect(
+      checkRateLimitSequence(simulate({ smsHeaders: true }), { ...burst, smsHeaders: true }, { completeHistory: true }),
+    ).toEqual([]);
   });
 
   test('429-code and 429-shape: code, Retry-After consistency and headers', () => {
@@ -150,17 +173,25 @@ test.describe('checkRateLimitSequence', () => {
       return { ...r, headers: h };
     });
     expect(checkRateLimitSequence(noRetry, burst, { completeHistory: true })[0]?.message).toContain('no Retry-After');
-    const badRetry = simulate().map((r) => (r.status === 429 ? { ...r, headers: { ...r.headers, 'retry-after': '3600' } } : r));
+    const badRetry = simulate().map((r) =>
+      r.status === 429 ? { ...r, headers: { ...r.headers, 'retry-after': '3600' } } : r,
+    );
     expect(checkRateLimitSequence(badRetry, burst, { completeHistory: true })[0]?.message).toContain('disagrees');
     // Within the 2 s tolerance.
-    const closeRetry = simulate().map((r) => (r.status === 429 ? { ...r, headers: { ...r.headers, 'retry-after': String(Number(r.headers['retry-after']) + 2) } } : r));
+    const closeRetry = simulate().map((r) =>
+      r.status === 429
+        ? { ...r, headers: { ...r.headers, 'retry-after': String(Number(r.headers['retry-after']) + 2) } }
+        : r,
+    );
     expect(checkRateLimitSequence(closeRetry, burst, { completeHistory: true })).toEqual([]);
   });
 
   test('no-side-effect: a 429 that still created something', () => {
     const seq = simulate();
     seq[101] = { ...seq[101]!, sideEffect: true };
-    expect(checkRateLimitSequence(seq, burst, { completeHistory: true })).toEqual([expect.objectContaining({ invariant: 'no-side-effect', index: 101 })]);
+    expect(checkRateLimitSequence(seq, burst, { completeHistory: true })).toEqual([
+      expect.objectContaining({ invariant: 'no-side-effect', index: 101 }),
+    ]);
   });
 
   test('recovery: still 429 after Reset passed; fine when accepted again', () => {
@@ -172,7 +203,12 @@ test.describe('checkRateLimitSequence', () => {
       sentAt: after * 1000,
       receivedAt: after * 1000 + 2,
       status: 201,
-      headers: { date: new Date(after * 1000).toUTCString(), 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': String(T0 + 120) },
+      headers: {
+        date: new Date(after * 1000).toUTCString(),
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '99',
+        'x-ratelimit-reset': String(T0 + 120),
+      },
     };
     expect(checkRateLimitSequence([...seq, accepted], burst, { completeHistory: true })).toEqual([]);
     const stuck: ObservedResponse = {
@@ -182,17 +218,35 @@ test.describe('checkRateLimitSequence', () => {
       receivedAt: after * 1000,
       headers: { ...last.headers, date: new Date(after * 1000).toUTCString(), 'x-ratelimit-reset': String(T0 + 120) },
     };
-    expect(names(checkRateLimitSequence([...seq, stuck], burst, { completeHistory: true, only: ['recovery'] }))).toEqual(['recovery']);
+    expect(
+      names(checkRateLimitSequence([...seq, stuck], burst, { completeHistory: true, only: ['recovery'] })),
+    ).toEqual(['recovery']);
   });
 
   test('sms counter: X-SMS-Remaining counts recipients and the 429 comes when recipients exceed the limit', () => {
-    const sms: RateLimitExpectation = { limit: 10_000, window: 'hour', counter: 'sms', headers: true, smsHeaders: true };
+    const sms: RateLimitExpectation = {
+      limit: 10_000,
+      window: 'hour',
+      counter: 'sms',
+      headers: true,
+      smsHeaders: true,
+    };
     // 125 recipients per bulk send: 80 sends use all 10000, the 81st is rejected.
-    const seq = simulate({ count: 83, counter: 'sms', units: () => 125, smsHeaders: true, limit: 100, secondOf: () => T0 + 5 });
+    const seq = simulate({
+      count: 83,
+      counter: 'sms',
+      units: () => 125,
+      smsHeaders: true,
+      limit: 100,
+      secondOf: () => T0 + 5,
+    });
     expect(seq.findIndex((r) => r.status === 429)).toBe(80);
     expect(checkRateLimitSequence(seq, sms, { completeHistory: true })).toEqual([]);
     // A server that counts one SMS per request instead of per recipient.
-    const perRequest = seq.map((r, i) => ({ ...r, headers: { ...r.headers, 'x-sms-remaining': String(10_000 - Math.min(i + 1, 80)) } }));
+    const perRequest = seq.map((r, i) => ({
+      ...r,
+      headers: { ...r.headers, 'x-sms-remaining': String(10_000 - Math.min(i + 1, 80)) },
+    }));
     expect(names(checkRateLimitSequence(perRequest, sms, { completeHistory: true }))).toEqual(['sms-remaining']);
   });
 
@@ -202,8 +256,20 @@ test.describe('checkRateLimitSequence', () => {
     const shuffled = seq.map((r, i) => ({ ...r, index: (i * 37) % 200, receivedAt: r.receivedAt + ((i * 53) % 17) }));
     expect(checkRateLimitSequence(shuffled, burst, { completeHistory: true, ordering: 'concurrent' })).toEqual([]);
     // Non-atomic: 130 accepted, with duplicated Remaining values.
-    const racy = seq.map((r, i) => (i < 130 ? { ...r, status: 201, errorCode: null, headers: { ...r.headers, 'x-ratelimit-remaining': String(Math.max(0, 99 - Math.floor(i * 0.77))) } } : r));
-    expect(names(checkRateLimitSequence(racy, burst, { completeHistory: true, ordering: 'concurrent' }))).toEqual(['onset', 'remaining-decrements']);
+    const racy = seq.map((r, i) =>
+      i < 130
+        ? {
+            ...r,
+            status: 201,
+            errorCode: null,
+            headers: { ...r.headers, 'x-ratelimit-remaining': String(Math.max(0, 99 - Math.floor(i * 0.77))) },
+          }
+        : r,
+    );
+    expect(names(checkRateLimitSequence(racy, burst, { completeHistory: true, ordering: 'concurrent' }))).toEqual([
+      'onset',
+      'remaining-decrements',
+    ]);
   });
 
   test('storage hourly quota without headers: onset from status only, window from Date', () => {
@@ -223,13 +289,19 @@ test.describe('checkRateLimitSequence', () => {
 test.describe('checkUntouchedKey', () => {
   test('isolation: fresh key starts at Limit - 1 and is never rejected', () => {
     expect(checkUntouchedKey(simulate({ count: 5 }), burst)).toEqual([]);
-    const shared = simulate({ count: 5 }).map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-remaining': '0' }, status: 429, errorCode: 'rate_limit_exceeded' }));
+    const shared = simulate({ count: 5 }).map((r) => ({
+      ...r,
+      headers: { ...r.headers, 'x-ratelimit-remaining': '0' },
+      status: 429,
+      errorCode: 'rate_limit_exceeded',
+    }));
     expect(names(checkUntouchedKey(shared, burst))).toEqual(['isolation']);
   });
 });
 
 test.describe('HeaderTracker', () => {
-  const feedAll = (t: HeaderTracker, key: string, path: string, rs: ObservedResponse[]) => rs.forEach((r) => t.feed(key, path, r));
+  const feedAll = (t: HeaderTracker, key: string, path: string, rs: ObservedResponse[]) =>
+    rs.forEach((r) => t.feed(key, path, r));
 
   test('a clean run, interleaved keys and out-of-order arrival within tolerance', () => {
     const t = new HeaderTracker({ maxInFlight: 4 });
@@ -284,7 +356,10 @@ test.describe('HeaderTracker', () => {
       t,
       'k',
       '/regions',
-      simulate({ count: 5 }).map((r) => ({ ...r, headers: { ...r.headers, 'x-ratelimit-reset': String(Number(r.headers['x-ratelimit-reset']) * 1000) } })),
+      simulate({ count: 5 }).map((r) => ({
+        ...r,
+        headers: { ...r.headers, 'x-ratelimit-reset': String(Number(r.headers['x-ratelimit-reset']) * 1000) },
+      })),
     );
     expect(names(t.result())).toEqual(['reset-epoch']);
     const u = new HeaderTracker();

@@ -28,10 +28,16 @@ test("every phase takes the command line's values, capped, and the notes say wha
 });
 
 test('cloudcheck load smoke --connections 2 --rate 100 runs with them and says so; bad values are usage errors', () => {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-load-overrides-'));
   try {
-    const run = spawnSync(process.execPath, [BIN, 'load', 'smoke', '--connections', '2', '--rate', '100', '--max-wait', '70', '--report-dir', dir], { env, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(
+      process.execPath,
+      [BIN, 'load', 'smoke', '--connections', '2', '--rate', '100', '--max-wait', '70', '--report-dir', dir],
+      { env, encoding: 'utf8', timeout: 120_000 },
+    );
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toContain('connections 4 → 2, rate unlimited → 100/s (command line)');
     const load = (JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { load: LoadReport }).load;
@@ -51,11 +57,17 @@ test('cloudcheck load smoke --connections 2 --rate 100 runs with them and says s
 });
 
 test('cloudcheck load writes no API key into any output (report.json, JUnit, Markdown, HTML, console)', () => {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-load-secret-'));
   const key = 'cck_load_secret_key_0123456789abcdef';
   try {
-    const run = spawnSync(process.execPath, [BIN, 'load', 'smoke', '--api-key', key, '--max-wait', '70', '--report-dir', dir], { env, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(
+      process.execPath,
+      [BIN, 'load', 'smoke', '--api-key', key, '--max-wait', '70', '--report-dir', dir],
+      { env, encoding: 'utf8', timeout: 120_000 },
+    );
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(`${run.stdout}${run.stderr}`).not.toContain(key);
     for (const file of ['report.json', 'junit.xml', 'summary.md', 'report.html']) {

@@ -2,7 +2,14 @@ import { expect, test } from '../base.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HARD_CAPS, ProfileError, builtinProfileNames, loadProfileFile, resolveProfile, validateProfile } from '../../load/profile.ts';
+import {
+  HARD_CAPS,
+  ProfileError,
+  builtinProfileNames,
+  loadProfileFile,
+  resolveProfile,
+  validateProfile,
+} from '../../load/profile.ts';
 import { expandValue, unknownPlaceholders } from '../../load/template.ts';
 
 const base = { name: 'x', requests: [{ method: 'GET', path: '/regions' }], expectations: {} };
@@ -19,7 +26,18 @@ function errorOf(data: unknown, file = 'load/profiles/x.yaml'): ProfileError {
 
 test('every built-in profile is valid', async () => {
   const names = await builtinProfileNames();
-  expect(names).toEqual(['billing-hourly', 'burst-compute', 'burst-messaging', 'concurrency-race', 'hourly-quota', 'key-isolation', 'projects-hourly', 'smoke', 'sms-volume', 'soak']);
+  expect(names).toEqual([
+    'billing-hourly',
+    'burst-compute',
+    'burst-messaging',
+    'concurrency-race',
+    'hourly-quota',
+    'key-isolation',
+    'projects-hourly',
+    'smoke',
+    'sms-volume',
+    'soak',
+  ]);
   for (const n of names) {
     const p = await resolveProfile(n);
     expect(p.file).toBe(`load/profiles/${n}.yaml`);
@@ -44,7 +62,10 @@ test('errors name the file and the key', () => {
   expect(missing.message).toMatch(/x\.yaml: (expectations|requests)/);
   const badWindow = errorOf({ ...base, expectations: { rate_limit: { limit: 100, window: 'day' } } });
   expect(badWindow.key).toBe('expectations.rate_limit.window');
-  const badPlaceholder = errorOf({ ...base, requests: [{ method: 'POST', path: '/sms/send', body: { to: '{{phone}}' } }] });
+  const badPlaceholder = errorOf({
+    ...base,
+    requests: [{ method: 'POST', path: '/sms/send', body: { to: '{{phone}}' } }],
+  });
   expect(badPlaceholder.message).toContain('requests.0: unknown placeholder {{phone}}');
   const badKey = errorOf({ ...base, keys: { fresh: 1 }, key: 3 });
   expect(badKey.key).toBe('key');
@@ -69,7 +90,10 @@ test('YAML files: syntax errors and unknown keys name the file', async () => {
     await writeFile(bad, 'name: x\nrequests: [\n');
     await expect(loadProfileFile(bad)).rejects.toThrow(/bad\.yaml: invalid YAML/);
     const typo = join(dir, 'typo.yaml');
-    await writeFile(typo, 'name: typo\nrequests: [{ method: GET, path: /regions }]\nexpectations: { max_eror_rate: 0 }\n');
+    await writeFile(
+      typo,
+      'name: typo\nrequests: [{ method: GET, path: /regions }]\nexpectations: { max_eror_rate: 0 }\n',
+    );
     await expect(loadProfileFile(typo)).rejects.toThrow(/typo\.yaml: expectations\.max_eror_rate: unknown key/);
     await expect(resolveProfile('no-such-profile')).rejects.toThrow(/no built-in profile/);
   } finally {
@@ -79,7 +103,16 @@ test('YAML files: syntax errors and unknown keys name the file', async () => {
 
 test('templates expand placeholders, faker paths and recipient lists', () => {
   const ctx = { runPrefix: 'cc-abc', requestId: 'cc-abc-fresh-0-r000007', index: 7 };
-  const out = expandValue({ to: '{{e164}}', id: '{{uuid}}', m: 'hi {{requestId}} {{index}} {{runPrefix}}', r: '{{e164List:5}}', n: '{{faker.phone.number}}' }, ctx) as Record<string, unknown>;
+  const out = expandValue(
+    {
+      to: '{{e164}}',
+      id: '{{uuid}}',
+      m: 'hi {{requestId}} {{index}} {{runPrefix}}',
+      r: '{{e164List:5}}',
+      n: '{{faker.phone.number}}',
+    },
+    ctx,
+  ) as Record<string, unknown>;
   expect(out.to).toMatch(/^\+1[2-9]\d{9}$/);
   expect(out.id).toMatch(/^[0-9a-f-]{36}$/);
   expect(out.m).toBe('hi cc-abc-fresh-0-r000007 7 cc-abc');

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { runLoadCommand, type LoadCommandOptions } from '../../load/command.ts';
 import type { LoadReport } from '../../load/result.ts';
 
-async function run(options: Partial<LoadCommandOptions> & { profiles: string[] }): Promise<{ code: number; text: string; report?: LoadReport }> {
+async function run(
+  options: Partial<LoadCommandOptions> & { profiles: string[] },
+): Promise<{ code: number; text: string; report?: LoadReport }> {
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-'));
   let text = '';
   try {
@@ -54,7 +56,10 @@ for (const profile of ['burst-compute', 'burst-messaging', 'key-isolation', 'con
 
 test('the hourly profiles (hourly-quota, sms-volume, billing-hourly, projects-hourly) pass against the reference server', async () => {
   test.setTimeout(240_000);
-  const { code, text, report } = await run({ profiles: ['hourly-quota', 'sms-volume', 'billing-hourly', 'projects-hourly'], maxWait: 70 });
+  const { code, text, report } = await run({
+    profiles: ['hourly-quota', 'sms-volume', 'billing-hourly', 'projects-hourly'],
+    maxWait: 70,
+  });
   expect(code, text).toBe(0);
   const [quota, sms, billing, projects] = report?.profiles ?? [];
   expect(quota?.requests.by_status['429']).toBe(10);
@@ -85,7 +90,10 @@ test('bad profiles and unreachable targets exit 2', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-bad-'));
   try {
     const file = join(dir, 'broken.yaml');
-    await writeFile(file, 'name: broken\nrequests: [{ method: GET, path: /regions }]\nexpectations: { rate_limit: { limit: 100, window: fortnight } }\n');
+    await writeFile(
+      file,
+      'name: broken\nrequests: [{ method: GET, path: /regions }]\nexpectations: { rate_limit: { limit: 100, window: fortnight } }\n',
+    );
     const bad = await run({ profiles: [file] });
     expect(bad.code).toBe(2);
     expect(bad.text).toContain('broken.yaml: expectations.rate_limit.window');
@@ -110,14 +118,28 @@ test('report.json: the load section is merged into an existing report', async ()
   const { writeLoadReport } = await import('../../load/command.ts');
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-report-'));
   try {
-    await writeFile(join(dir, 'report.json'), JSON.stringify({ schema_version: 1, summary: { verdict: 'conformant' }, checks: [{ id: 'x' }] }));
-    const load: LoadReport = { schema_version: 1, target: 't', started_at: 'a', finished_at: 'b', passed: true, profiles: [] };
+    await writeFile(
+      join(dir, 'report.json'),
+      JSON.stringify({ schema_version: 1, summary: { verdict: 'conformant' }, checks: [{ id: 'x' }] }),
+    );
+    const load: LoadReport = {
+      schema_version: 1,
+      target: 't',
+      started_at: 'a',
+      finished_at: 'b',
+      passed: true,
+      profiles: [],
+    };
     await writeLoadReport(dir, load);
-    const merged = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { checks: unknown[]; load: LoadReport };
+    const merged = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as {
+      checks: unknown[];
+      load: LoadReport;
+    };
     // The hand-made check is kept, completed with what every writer reads.
     expect(merged.checks).toEqual([expect.objectContaining({ id: 'x', requirement: 'UNKNOWN', status: 'skipped' })]);
     expect(merged.load.passed).toBe(true);
-    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect((await readFile(join(dir, file), 'utf8')).length, file).toBeGreaterThan(0);
+    for (const file of ['junit.xml', 'summary.md', 'report.html'])
+      expect((await readFile(join(dir, file), 'utf8')).length, file).toBeGreaterThan(0);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -127,16 +149,34 @@ test('a load-only report carries the load results into junit.xml and summary.md'
   const { writeLoadReport } = await import('../../load/command.ts');
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-only-'));
   try {
-    const line = (name: string, passed: boolean) => ({ name, expected: 'no violation', actual: passed ? 'ok' : '1 violation: 101st request answered 200', passed });
-    const profile = { profile: 'burst-compute', passed: false, thresholds: [line('invariant onset', false), line('invariant reset-epoch', true)] };
-    const load = { schema_version: 1, target: 't', started_at: 'a', finished_at: 'b', passed: false, profiles: [profile] } as unknown as LoadReport;
+    const line = (name: string, passed: boolean) => ({
+      name,
+      expected: 'no violation',
+      actual: passed ? 'ok' : '1 violation: 101st request answered 200',
+      passed,
+    });
+    const profile = {
+      profile: 'burst-compute',
+      passed: false,
+      thresholds: [line('invariant onset', false), line('invariant reset-epoch', true)],
+    };
+    const load = {
+      schema_version: 1,
+      target: 't',
+      started_at: 'a',
+      finished_at: 'b',
+      passed: false,
+      profiles: [profile],
+    } as unknown as LoadReport;
     await writeLoadReport(dir, load);
     const junit = await readFile(join(dir, 'junit.xml'), 'utf8');
     expect(junit).toContain('tests="2" failures="1"');
     expect(junit).toContain('<testcase classname="load.burst-compute" name="invariant onset">');
     const summary = await readFile(join(dir, 'summary.md'), 'utf8');
     expect(summary).toContain('## Load profiles: FAILED');
-    expect(summary).toContain('| **failed** | invariant onset | no violation | 1 violation: 101st request answered 200 |');
+    expect(summary).toContain(
+      '| **failed** | invariant onset | no violation | 1 violation: 101st request answered 200 |',
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

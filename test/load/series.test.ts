@@ -25,7 +25,9 @@ test('a long changing series is cut to the bound, first and last point kept', ()
   expect(out.at(-1)).toEqual([24_999, 1]);
   // Evenly spaced and in order.
   for (let i = 1; i < out.length; i++) expect(out[i]![0]).toBeGreaterThan(out[i - 1]![0]);
-  expect(boundSeries(points, 10).map(([i]) => i)).toEqual([0, 2778, 5555, 8333, 11111, 13888, 16666, 19444, 22221, 24999]);
+  expect(boundSeries(points, 10).map(([i]) => i)).toEqual([
+    0, 2778, 5555, 8333, 11111, 13888, 16666, 19444, 22221, 24999,
+  ]);
 });
 
 test('short series pass through unchanged', () => {

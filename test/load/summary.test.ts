@@ -29,7 +29,9 @@ function result(requests: ProfileResult['requests']): ProfileResult {
 }
 
 test('requests per second and bytes received, per profile', () => {
-  const text = formatProfile(result({ sent: 1000, completed: 1000, network_errors: 0, by_status: { 200: 1000 }, bytes_received: 2_500_000 }));
+  const text = formatProfile(
+    result({ sent: 1000, completed: 1000, network_errors: 0, by_status: { 200: 1000 }, bytes_received: 2_500_000 }),
+  );
   expect(text).toContain('throughput 100.0 req/s, 2.50 MB received (0.25 MB/s)');
   expect(text).not.toContain('in flight');
 });
@@ -43,7 +45,12 @@ test('violations are grouped by invariant and key with a count and the first one
   const r = result({ sent: 300, completed: 300, network_errors: 0, by_status: { 200: 300 } });
   r.passed = false;
   r.violations = [
-    ...Array.from({ length: 200 }, (_, i) => ({ invariant: 'remaining-decrements' as const, index: 200 - i, key: 'fresh-0', message: `Remaining did not decrease at request ${201 - i}` })),
+    ...Array.from({ length: 200 }, (_, i) => ({
+      invariant: 'remaining-decrements' as const,
+      index: 200 - i,
+      key: 'fresh-0',
+      message: `Remaining did not decrease at request ${201 - i}`,
+    })),
     { invariant: 'onset', index: -1, message: 'no 429 after 105 requests' },
   ];
   const reason = `expected the first 429 at request 101 of the minute window, and the long explanation goes on ${'and on '.repeat(10)}until here`;

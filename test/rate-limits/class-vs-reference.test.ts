@@ -15,7 +15,9 @@ function runClass(faults: string[], extraArgs: string[] = []): Promise<Run> {
 }
 
 function summary(run: Run): string {
-  return run.report.checks.map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 200)}` : ''}`).join('\n');
+  return run.report.checks
+    .map((c) => `${c.status} ${c.id} [${c.requirement}]${c.message ? `: ${c.message.slice(0, 200)}` : ''}`)
+    .join('\n');
 }
 
 // Each case starts the reference server and Playwright: allow for a wait for a fresh minute window

@@ -15,7 +15,10 @@ const MINUTE_END = 1_800_000_060; // a whole minute, epoch seconds
 const DATE = (s: number) => new Date(s * 1000).toUTCString();
 
 /** A fresh key's sequence on one area: n reads in one minute, Remaining 99, 98, ... */
-function sequence(n: number, options: { path?: string; keyId?: string; headers?: (i: number) => Record<string, string> } = {}): RateObservation[] {
+function sequence(
+  n: number,
+  options: { path?: string; keyId?: string; headers?: (i: number) => Record<string, string> } = {},
+): RateObservation[] {
   const path = options.path ?? '/regions';
   const area = path.startsWith('/sms') ? 'messaging' : 'compute';
   return Array.from({ length: n }, (_, i): RateObservation => {
@@ -29,7 +32,19 @@ function sequence(n: number, options: { path?: string; keyId?: string; headers?:
       ...(options.headers?.(i) ?? {}),
     };
     for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
-    return { keyId: options.keyId ?? 'k1', area, method: 'GET', path, status: 200, headers, errorCode: null, sentAt: date * 1000 + i * 10, receivedAt: date * 1000 + i * 10 + 5, pid: 1, seq: i };
+    return {
+      keyId: options.keyId ?? 'k1',
+      area,
+      method: 'GET',
+      path,
+      status: 200,
+      headers,
+      errorCode: null,
+      sentAt: date * 1000 + i * 10,
+      receivedAt: date * 1000 + i * 10 + 5,
+      pid: 1,
+      seq: i,
+    };
   });
 }
 
@@ -42,7 +57,12 @@ test('a correct run passes every run-wide check', () => {
   expect(checks).toHaveLength(Object.keys(RUN_CHECKS).length);
   expect(checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
   // Rate-limit headers, plus the 429 code (ERR-CODE-005).
-  expect(checks.every((c) => c.class === 'rate-limits' && (c.requirement.startsWith('RATE-HEADERS-') || c.requirement === 'ERR-CODE-005'))).toBe(true);
+  expect(
+    checks.every(
+      (c) =>
+        c.class === 'rate-limits' && (c.requirement.startsWith('RATE-HEADERS-') || c.requirement === 'ERR-CODE-005'),
+    ),
+  ).toBe(true);
 });
 
 test('no observations: skipped, not passed', () => {
@@ -59,17 +79,27 @@ test('a frozen Remaining fails remaining-decrements (RATE-HEADERS-002)', () => {
 });
 
 test('Reset in milliseconds fails reset-epoch (RATE-HEADERS-003)', () => {
-  const c = byId(rateInvariantChecks(sequence(3, { headers: () => ({ 'x-ratelimit-reset': String(MINUTE_END * 1000) }) })), RUN_CHECKS.reset.id);
+  const c = byId(
+    rateInvariantChecks(sequence(3, { headers: () => ({ 'x-ratelimit-reset': String(MINUTE_END * 1000) }) })),
+    RUN_CHECKS.reset.id,
+  );
   expect(c.status).toBe('failed');
   expect(c.message).toContain('milliseconds');
 });
 
 test('missing headers are split by requirement: successes (001), X-SMS (004), errors (005)', () => {
-  const missingOnOk = rateInvariantChecks(sequence(3, { headers: (i): Record<string, string> => (i === 1 ? { 'x-ratelimit-limit': '', 'x-ratelimit-remaining': '', 'x-ratelimit-reset': '' } : {}) }));
+  const missingOnOk = rateInvariantChecks(
+    sequence(3, {
+      headers: (i): Record<string, string> =>
+        i === 1 ? { 'x-ratelimit-limit': '', 'x-ratelimit-remaining': '', 'x-ratelimit-reset': '' } : {},
+    }),
+  );
   expect(byId(missingOnOk, RUN_CHECKS.headersOk.id).status).toBe('failed');
   expect(byId(missingOnOk, RUN_CHECKS.headersOnErrors.id).status).toBe('passed');
 
-  const noSms = rateInvariantChecks(sequence(3, { path: '/sms/campaigns', headers: () => ({ 'x-sms-limit': '', 'x-sms-remaining': '' }) }));
+  const noSms = rateInvariantChecks(
+    sequence(3, { path: '/sms/campaigns', headers: () => ({ 'x-sms-limit': '', 'x-sms-remaining': '' }) }),
+  );
   expect(byId(noSms, RUN_CHECKS.smsHeaders.id).status).toBe('failed');
   expect(byId(noSms, RUN_CHECKS.headersOk.id).status).toBe('passed');
 
@@ -95,7 +125,15 @@ test('out-of-order responses of concurrent requests are tolerated, up to the ove
 });
 
 test('the writer hashes the key, keeps only a few headers and skips other areas', () => {
-  const x = { method: 'GET', authorization: `Bearer ${KEY}`, status: 200, headers: { 'x-ratelimit-limit': '100', 'set-cookie': 'a=b', date: DATE(MINUTE_END) }, body: {}, sentAt: 1, receivedAt: 2 };
+  const x = {
+    method: 'GET',
+    authorization: `Bearer ${KEY}`,
+    status: 200,
+    headers: { 'x-ratelimit-limit': '100', 'set-cookie': 'a=b', date: DATE(MINUTE_END) },
+    body: {},
+    sentAt: 1,
+    receivedAt: 2,
+  };
   const o = observationOf({ ...x, path: '/vps/vps_1' }, 0)!;
   expect(o.keyId).toBe(keyIdOf(KEY));
   expect(JSON.stringify(o)).not.toContain(KEY);

@@ -73,14 +73,19 @@ export function api(server: RunningReference, key: string, checkDocument = true)
       const response = await raw.call(method, path, body);
       const operation = operationOf(method, path);
       const isPdf = (response.headers.get('content-type') ?? '').startsWith('application/pdf');
-      if (checkDocument && operation && !isPdf && !KNOWN_DISAGREEMENTS.has(`${operation} ${response.status}`)) await expectDocumented(operation, response);
+      if (checkDocument && operation && !isPdf && !KNOWN_DISAGREEMENTS.has(`${operation} ${response.status}`))
+        await expectDocumented(operation, response);
       return response;
     },
   };
 }
 
 /** A new read+write key of the primary (0) or alternate (1) account, with its own rate budget. */
-export function freshKey(server: RunningReference, account: 0 | 1 = 0, permissions: string[] = ['read', 'write']): string {
+export function freshKey(
+  server: RunningReference,
+  account: 0 | 1 = 0,
+  permissions: string[] = ['read', 'write'],
+): string {
   const owner = server.context.accounts.allAccounts()[account];
   if (!owner) throw new Error('no such account');
   return server.context.accounts.createKey(owner.id, { name: 'test', permissions }).key;
@@ -119,7 +124,9 @@ export function fakeProvider(service: ResourceProvider['service']): FakeProvider
     items: [],
     removed: [],
     resources(accountId) {
-      return provider.items.filter((item) => item.accountId === accountId).map(({ accountId: _a, hourly: _h, ...resource }) => resource);
+      return provider.items
+        .filter((item) => item.accountId === accountId)
+        .map(({ accountId: _a, hourly: _h, ...resource }) => resource);
     },
     usage(accountId, fromMs, toMs): ServiceUsage {
       const hours = Math.max(0, toMs - fromMs) / 3_600_000;
@@ -127,8 +134,20 @@ export function fakeProvider(service: ResourceProvider['service']): FakeProvider
         .filter((item) => item.accountId === accountId)
         .map((item) =>
           service === 'storage'
-            ? { type: item.type, bucket: item.id, cost: Math.round(item.hourly * hours * 10_000) / 10_000, storage_gb: 10, bandwidth_gb: 2 }
-            : { type: item.type, id: item.id, name: item.name, cost: Math.round(item.hourly * hours * 10_000) / 10_000, hours: Math.round(hours * 100) / 100 },
+            ? {
+                type: item.type,
+                bucket: item.id,
+                cost: Math.round(item.hourly * hours * 10_000) / 10_000,
+                storage_gb: 10,
+                bandwidth_gb: 2,
+              }
+            : {
+                type: item.type,
+                id: item.id,
+                name: item.name,
+                cost: Math.round(item.hourly * hours * 10_000) / 10_000,
+                hours: Math.round(hours * 100) / 100,
+              },
         );
       return { service, cost: resources.reduce((sum, r) => sum + r.cost, 0), resources };
     },
@@ -147,7 +166,11 @@ let accountCounter = 0;
 /** A brand-new account (seeded like any other) and a read+write key of it: tests do not share state. */
 export function newAccount(server: RunningReference): { accountId: string; key: string } {
   accountCounter += 1;
-  const account = server.context.accounts.createAccount({ email: `t${accountCounter}@example.com`, name: `Test ${accountCounter}`, company: null });
+  const account = server.context.accounts.createAccount({
+    email: `t${accountCounter}@example.com`,
+    name: `Test ${accountCounter}`,
+    company: null,
+  });
   const key = server.context.accounts.createKey(account.id, { name: 'test', permissions: ['read', 'write'] }).key;
   return { accountId: account.id, key };
 }

@@ -34,8 +34,33 @@ const QUERY_FIELDS: Record<string, string[]> = {
 };
 
 const HUGE = 'x'.repeat(200_000);
-const ODD = ['', ' ', '\u0000', '💥🚀', '\u202e\u0301', 'Ω'.repeat(5000), '../../etc/passwd', '<script>', "'; DROP TABLE--"];
-const WRONG_VALUES: unknown[] = [null, true, 0, -1, 1e308, -1e308, 1.5, 'text', HUGE, ...ODD, [], [1, 'a', null], {}, { nested: { deep: [] } }];
+const ODD = [
+  '',
+  ' ',
+  '\u0000',
+  '💥🚀',
+  '\u202e\u0301',
+  'Ω'.repeat(5000),
+  '../../etc/passwd',
+  '<script>',
+  "'; DROP TABLE--",
+];
+const WRONG_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  -1e308,
+  1.5,
+  'text',
+  HUGE,
+  ...ODD,
+  [],
+  [1, 'a', null],
+  {},
+  { nested: { deep: [] } },
+];
 
 function expectClientError(label: string, status: number, body: unknown): void {
   expect(status, label).toBeGreaterThanOrEqual(200);
@@ -54,17 +79,35 @@ test('malformed bodies: invalid JSON, arrays, wrong types, huge and odd strings'
   let a = api(server, key);
   let used = 0;
   const call = async (method: string, path: string, body?: unknown) => {
-    if (++used % 90 === 0) a = api(server, server.context.accounts.createKey(server.context.accounts.keyBySecret(key)!.accountId, { name: 'fuzz', permissions: ['read', 'write'] }).key);
+    if (++used % 90 === 0)
+      a = api(
+        server,
+        server.context.accounts.createKey(server.context.accounts.keyBySecret(key)!.accountId, {
+          name: 'fuzz',
+          permissions: ['read', 'write'],
+        }).key,
+      );
     return a.call(method, path, body);
   };
   const project = json<{ project: { id: string } }>(await call('POST', '/projects', { name: 'fuzz' })).project.id;
   for (const [operation, fields] of Object.entries(BODY_FIELDS)) {
     const [method = 'GET', template = ''] = operation.split(' ');
     const path = template.replace('{id}', project);
-    for (const raw of ['{"name": ', '[]', '[{"name": "x"}]', '"just a string"', '42', 'null', '{"a":1}{"b":2}', '\u00ff\u00fe', `{"name": "${HUGE}"}`]) {
+    for (const raw of [
+      '{"name": ',
+      '[]',
+      '[{"name": "x"}]',
+      '"just a string"',
+      '42',
+      'null',
+      '{"a":1}{"b":2}',
+      '\u00ff\u00fe',
+      `{"name": "${HUGE}"}`,
+    ]) {
       const res = await call(method, path, raw);
       expectClientError(`${operation} raw ${raw.slice(0, 30)}`, res.status, res.body);
-      if (raw.startsWith('[') || raw.startsWith('"') || raw === '42' || raw === '{"name": ') expect(res.status, `${operation} ${raw}`).toBe(400);
+      if (raw.startsWith('[') || raw.startsWith('"') || raw === '42' || raw === '{"name": ')
+        expect(res.status, `${operation} ${raw}`).toBe(400);
     }
     for (const field of fields) {
       for (const value of WRONG_VALUES) {
@@ -81,11 +124,27 @@ test('malformed query strings and ids never cause a 5xx', async () => {
   let a = api(server, key);
   let used = 0;
   const call = async (method: string, path: string) => {
-    if (++used % 90 === 0) a = api(server, server.context.accounts.createKey(accountId, { name: 'fuzz', permissions: ['read', 'write'] }).key);
+    if (++used % 90 === 0)
+      a = api(
+        server,
+        server.context.accounts.createKey(accountId, { name: 'fuzz', permissions: ['read', 'write'] }).key,
+      );
     return a.call(method, path);
   };
   const project = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'fuzz' })).project.id;
-  const values = ['', '%00', '💥', '-1', '99999999999999999999', '2025-02-30', '2025-13-01', '0001-01-01', '9999-12-31T23:59:59Z', 'true', encodeURIComponent(HUGE.slice(0, 4000))];
+  const values = [
+    '',
+    '%00',
+    '💥',
+    '-1',
+    '99999999999999999999',
+    '2025-02-30',
+    '2025-13-01',
+    '0001-01-01',
+    '9999-12-31T23:59:59Z',
+    'true',
+    encodeURIComponent(HUGE.slice(0, 4000)),
+  ];
   for (const [template, fields] of Object.entries(QUERY_FIELDS)) {
     const path = template.replace('{id}', project);
     for (const field of fields) {

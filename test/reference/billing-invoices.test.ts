@@ -2,7 +2,18 @@ import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { SHORT_DELAYS, api, expectError, json, newAccount } from './billing-fixtures.ts';
 
-type Invoice = { id: string; number: string; status: string; amount: number; currency: string; period_start: string; period_end: string; due_date: string; paid_at: string | null; created_at: string };
+type Invoice = {
+  id: string;
+  number: string;
+  status: string;
+  amount: number;
+  currency: string;
+  period_start: string;
+  period_end: string;
+  due_date: string;
+  paid_at: string | null;
+  created_at: string;
+};
 
 let server: RunningReference;
 test.beforeAll(async () => {
@@ -44,9 +55,16 @@ test('status and date filters; bad values refused', async () => {
   }
   const newest = all[0];
   if (!newest) throw new Error('expected invoices');
-  const recent = json<{ invoices: Invoice[] }>(await a.call('GET', `/account/invoices?from_date=${newest.period_start.slice(0, 10)}`)).invoices;
+  const recent = json<{ invoices: Invoice[] }>(
+    await a.call('GET', `/account/invoices?from_date=${newest.period_start.slice(0, 10)}`),
+  ).invoices;
   expect(recent.map((i) => i.id)).toEqual([newest.id]);
-  const older = json<{ invoices: Invoice[] }>(await a.call('GET', `/account/invoices?to_date=${encodeURIComponent(new Date(Date.parse(newest.period_start) - 1).toISOString())}`)).invoices;
+  const older = json<{ invoices: Invoice[] }>(
+    await a.call(
+      'GET',
+      `/account/invoices?to_date=${encodeURIComponent(new Date(Date.parse(newest.period_start) - 1).toISOString())}`,
+    ),
+  ).invoices;
   expect(older.map((i) => i.id)).toEqual(all.slice(1).map((i) => i.id));
   expectError(await a.call('GET', '/account/invoices?status=void'), 422, 'validation_error');
   expectError(await a.call('GET', '/account/invoices?from_date=31/12/2024'), 422, 'validation_error');
@@ -67,7 +85,9 @@ test('the PDF is a real PDF holding the invoice number and total', async () => {
   const a = fresh();
   const invoice = json<{ invoices: Invoice[] }>(await a.call('GET', '/account/invoices')).invoices[0];
   if (!invoice) throw new Error('expected invoices');
-  const res = await fetch(`${server.baseUrl}/account/invoices/${invoice.id}/pdf`, { headers: { authorization: `Bearer ${a.key}` } });
+  const res = await fetch(`${server.baseUrl}/account/invoices/${invoice.id}/pdf`, {
+    headers: { authorization: `Bearer ${a.key}` },
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/pdf/);
   const bytes = Buffer.from(await res.arrayBuffer());
@@ -89,7 +109,11 @@ test("another account's invoice is not found, PDF included", async () => {
   const mine = fresh();
   const theirs = fresh();
   const id = json<{ invoices: Invoice[] }>(await theirs.call('GET', '/account/invoices')).invoices[0]?.id;
-  for (const path of [`/account/invoices/${id}`, `/account/invoices/${id}/pdf`, '/account/invoices/inv_0000000000000000']) {
+  for (const path of [
+    `/account/invoices/${id}`,
+    `/account/invoices/${id}/pdf`,
+    '/account/invoices/inv_0000000000000000',
+  ]) {
     const res = await mine.call('GET', path);
     expectError(res, 404, 'not_found');
     expect(json<{ error: { resource: string } }>(res).error.resource).toBe('invoice');
@@ -100,7 +124,9 @@ test('a PDF for an account with a non-Latin name still renders', async () => {
   const a = fresh();
   await a.call('PUT', '/account', { name: 'Zoë 🚀 株式会社' });
   const invoice = json<{ invoices: Invoice[] }>(await a.call('GET', '/account/invoices')).invoices[0];
-  const res = await fetch(`${server.baseUrl}/account/invoices/${invoice?.id}/pdf`, { headers: { authorization: `Bearer ${a.key}` } });
+  const res = await fetch(`${server.baseUrl}/account/invoices/${invoice?.id}/pdf`, {
+    headers: { authorization: `Bearer ${a.key}` },
+  });
   const pdf = Buffer.from(await res.arrayBuffer()).toString('latin1');
   expect(res.status).toBe(200);
   expect(pdf.trimEnd().endsWith('%%EOF')).toBe(true);

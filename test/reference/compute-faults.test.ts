@@ -8,7 +8,10 @@ import { COMPUTE_FAULTS, type ComputeFault } from '../../reference/areas/compute
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type OpClient, VPS_BODY, freshAccountClient, json, newEd25519Key, runningVps } from './compute-support.ts';
 
-async function withFault(fault: ComputeFault, run: (api: OpClient, server: RunningReference) => Promise<void>): Promise<void> {
+async function withFault(
+  fault: ComputeFault,
+  run: (api: OpClient, server: RunningReference) => Promise<void>,
+): Promise<void> {
   const server = await startReferenceServer({ faults: [fault], delays: { vpsBootMs: 50 } });
   try {
     await run(freshAccountClient(server, { validate: false }), server);
@@ -32,7 +35,10 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
   },
   'vps-metrics-interval-ignored': async (api) => {
     const vps = await runningVps(api);
-    const res = await api.op('GET /vps/{vps_id}/metrics', { params: { vps_id: vps.id }, query: { start: '2026-01-01T00:00:00Z', end: '2026-01-01T06:00:00Z', interval: '1h' } });
+    const res = await api.op('GET /vps/{vps_id}/metrics', {
+      params: { vps_id: vps.id },
+      query: { start: '2026-01-01T00:00:00Z', end: '2026-01-01T06:00:00Z', interval: '1h' },
+    });
     expect(json(res).metrics.cpu.length).toBeGreaterThan(7);
   },
   'vps-tags-dropped': async (api) => {
@@ -87,7 +93,9 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
   'vps-list-filter-ignored': async (api) => {
     await api.op('POST /vps', { body: { ...VPS_BODY, region: 'ams3' } });
     await api.op('POST /vps', { body: { ...VPS_BODY, region: 'fra1' } });
-    const listed = json(await api.op('GET /vps', { query: { region: 'ams3' } })).vps_instances as Array<{ region: string }>;
+    const listed = json(await api.op('GET /vps', { query: { region: 'ams3' } })).vps_instances as Array<{
+      region: string;
+    }>;
     expect(listed.map((v) => v.region)).toContain('fra1');
   },
   'vps-delete-ghost': async (api) => {
@@ -111,7 +119,8 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
   'vps-metrics-outside-window': async (api) => {
     const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
     const query = { start: '2026-01-01T00:00:00Z', end: '2026-01-01T01:00:00Z', interval: '5m' };
-    const cpu = json(await api.op('GET /vps/{vps_id}/metrics', { params: { vps_id: vps.id }, query })).metrics.cpu as Array<{ timestamp: string }>;
+    const cpu = json(await api.op('GET /vps/{vps_id}/metrics', { params: { vps_id: vps.id }, query })).metrics
+      .cpu as Array<{ timestamp: string }>;
     expect(Date.parse(cpu[0]?.timestamp ?? '')).toBeLessThan(Date.parse(query.start));
   },
   'image-filter-ignored': async (api) => {
@@ -153,7 +162,9 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
     const params = { vps_id: vps.id };
     await api.op('PUT /vps/{vps_id}', { params, body: { name: 'first' } });
     expect(json(await api.op('GET /vps/{vps_id}', { params })).vps.name).toBe('first');
-    expect(json(await api.op('PUT /vps/{vps_id}', { params, body: { name: 'second', tags: ['t'] } })).vps).toMatchObject({ name: 'second', tags: ['t'] });
+    expect(
+      json(await api.op('PUT /vps/{vps_id}', { params, body: { name: 'second', tags: ['t'] } })).vps,
+    ).toMatchObject({ name: 'second', tags: ['t'] });
     expect(json(await api.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'first', tags: [] });
   },
 };

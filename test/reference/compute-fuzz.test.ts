@@ -32,7 +32,19 @@ const WRONG_FOR: Record<Kind, unknown[]> = {
   array: ['x', 42, true, {}, { 0: 'x' }, [42], [null], [[]], [{}], Array.from({ length: 20_000 }, () => 'x')],
   boolean: ['true', 1, 0, [], {}, [true]],
 };
-const MALFORMED = ['{bad', '{"name": }', '[1,2', '"just a string"', '42', 'true', 'null', '[]', '[{"name":"x"}]', '\u0000', '{"a":1}{"b":2}'];
+const MALFORMED = [
+  '{bad',
+  '{"name": }',
+  '[1,2',
+  '"just a string"',
+  '42',
+  'true',
+  'null',
+  '[]',
+  '[{"name":"x"}]',
+  '\u0000',
+  '{"a":1}{"b":2}',
+];
 
 let server: RunningReference;
 let vpsId = '';
@@ -65,10 +77,30 @@ const OPS: BodyOp[] = [
   },
   { method: 'PUT', path: () => `/vps/${vpsId}`, valid: { name: 'web-2' }, fields: { name: 'string', tags: 'array' } },
   { method: 'POST', path: () => `/vps/${vpsId}/actions`, valid: { type: 'stop' }, fields: { type: 'string' } },
-  { method: 'POST', path: () => `/vps/${vpsId}/actions`, valid: { type: 'resize', size: 's-2vcpu-2gb' }, fields: { size: 'string' } },
-  { method: 'POST', path: () => `/vps/${vpsId}/actions`, valid: { type: 'snapshot', name: 's' }, fields: { name: 'string' } },
-  { method: 'POST', path: () => `/vps/${vpsId}/actions`, valid: { type: 'rebuild', image: 'debian-12' }, fields: { image: 'string' } },
-  { method: 'POST', path: () => '/ssh-keys', valid: { name: 'k', public_key: 'ssh-ed25519 AAAA' }, fields: { name: 'string', public_key: 'string' } },
+  {
+    method: 'POST',
+    path: () => `/vps/${vpsId}/actions`,
+    valid: { type: 'resize', size: 's-2vcpu-2gb' },
+    fields: { size: 'string' },
+  },
+  {
+    method: 'POST',
+    path: () => `/vps/${vpsId}/actions`,
+    valid: { type: 'snapshot', name: 's' },
+    fields: { name: 'string' },
+  },
+  {
+    method: 'POST',
+    path: () => `/vps/${vpsId}/actions`,
+    valid: { type: 'rebuild', image: 'debian-12' },
+    fields: { image: 'string' },
+  },
+  {
+    method: 'POST',
+    path: () => '/ssh-keys',
+    valid: { name: 'k', public_key: 'ssh-ed25519 AAAA' },
+    fields: { name: 'string', public_key: 'string' },
+  },
 ];
 
 test.beforeAll(async () => {
@@ -83,7 +115,8 @@ test.afterAll(async () => {
 test('malformed bodies on every body operation are 4xx with the envelope', async () => {
   const api = rotatingClient(server);
   for (const op of OPS) {
-    for (const raw of MALFORMED) expectRefused(`${op.method} ${op.path()} body ${JSON.stringify(raw)}`, await api.call(op.method, op.path(), raw));
+    for (const raw of MALFORMED)
+      expectRefused(`${op.method} ${op.path()} body ${JSON.stringify(raw)}`, await api.call(op.method, op.path(), raw));
     const tooBig = await api.call(op.method, op.path(), JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
     expectRefused(`${op.method} ${op.path()} 2 MiB body`, tooBig);
     expect(tooBig.status).toBe(413);
@@ -119,7 +152,10 @@ test('odd strings in every string field never cause a 5xx', async () => {
       if (kind === 'boolean') continue;
       for (const odd of ODD_STRINGS) {
         const value = kind === 'array' ? [odd] : odd;
-        expectEnvelopeOrSuccess(`${op.method} ${op.path()} ${field}=${JSON.stringify(value).slice(0, 60)}`, await api.call(op.method, op.path(), { ...op.valid, [field]: value }));
+        expectEnvelopeOrSuccess(
+          `${op.method} ${op.path()} ${field}=${JSON.stringify(value).slice(0, 60)}`,
+          await api.call(op.method, op.path(), { ...op.valid, [field]: value }),
+        );
       }
     }
   }
@@ -128,7 +164,18 @@ test('odd strings in every string field never cause a 5xx', async () => {
 test('odd path ids and query values are 4xx, never 5xx', async () => {
   test.setTimeout(180_000);
   const api = rotatingClient(server);
-  const ids = ['x', '%00', '%E2%80%AE', '..%2F..%2Fetc', `vps_${'a'.repeat(2000)}`, '%F0%9F%98%80', '%FF', 'null', '__proto__', 'constructor'];
+  const ids = [
+    'x',
+    '%00',
+    '%E2%80%AE',
+    '..%2F..%2Fetc',
+    `vps_${'a'.repeat(2000)}`,
+    '%F0%9F%98%80',
+    '%FF',
+    'null',
+    '__proto__',
+    'constructor',
+  ];
   for (const id of ids) {
     for (const [method, path, body] of [
       ['GET', `/vps/${id}`],
@@ -140,7 +187,9 @@ test('odd path ids and query values are 4xx, never 5xx', async () => {
     ] as Array<[string, string, unknown?]>) {
       const res = await api.call(method, path, body);
       expectRefused(`${method} ${path.slice(0, 80)}`, res);
-      expect([400, 404], `${method} ${path.slice(0, 40)} → ${res.status} ${res.text.slice(0, 200)}`).toContain(res.status);
+      expect([400, 404], `${method} ${path.slice(0, 40)} → ${res.status} ${res.text.slice(0, 200)}`).toContain(
+        res.status,
+      );
     }
   }
   const odd = ['%00', '%FF', '-1', '1e3', '99999999999999999999', '%F0%9F%98%80', 'x'.repeat(5000), '[]', '__proto__'];
@@ -160,7 +209,12 @@ test('odd path ids and query values are 4xx, never 5xx', async () => {
     }
   }
   // Repeated parameters arrive as arrays: refused, not crashed on.
-  for (const path of ['/vps?status=running&status=stopped', '/vps?page=1&page=2', '/images?type=linux&type=windows', `/vps/${vpsId}/metrics?interval=1m&interval=5m`]) {
+  for (const path of [
+    '/vps?status=running&status=stopped',
+    '/vps?page=1&page=2',
+    '/images?type=linux&type=windows',
+    `/vps/${vpsId}/metrics?interval=1m&interval=5m`,
+  ]) {
     expectRefused(`GET ${path}`, await api.call('GET', path));
   }
 });

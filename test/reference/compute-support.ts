@@ -15,7 +15,10 @@ export interface OpClient {
    * appended, and `body` sent as JSON (a string is sent raw). Unless `validate` is false, the
    * response must match the OpenAPI document.
    */
-  op(operation: string, options?: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; validate?: boolean }): Promise<ApiResponse>;
+  op(
+    operation: string,
+    options?: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; validate?: boolean },
+  ): Promise<ApiResponse>;
   key: string;
 }
 
@@ -28,14 +31,25 @@ export function freshKey(server: RunningReference, which: Which = 'primary'): st
   return server.context.accounts.createKey(bootstrap.accountId, { name: 'test', permissions: ['read', 'write'] }).key;
 }
 
-export function opClient(server: RunningReference, which: Which = 'primary', defaults: { validate?: boolean } = {}): OpClient {
+export function opClient(
+  server: RunningReference,
+  which: Which = 'primary',
+  defaults: { validate?: boolean } = {},
+): OpClient {
   return clientForKey(server, freshKey(server, which), defaults);
 }
 
 /** A client of a brand-new account, so list totals and filters see only what the test made. */
 export function freshAccountClient(server: RunningReference, defaults: { validate?: boolean } = {}): OpClient {
-  const account = server.context.accounts.createAccount({ email: `t${Math.random().toString(36).slice(2)}@example.com`, name: 'Test account' });
-  return clientForKey(server, server.context.accounts.createKey(account.id, { name: 'test', permissions: ['read', 'write'] }).key, defaults);
+  const account = server.context.accounts.createAccount({
+    email: `t${Math.random().toString(36).slice(2)}@example.com`,
+    name: 'Test account',
+  });
+  return clientForKey(
+    server,
+    server.context.accounts.createKey(account.id, { name: 'test', permissions: ['read', 'write'] }).key,
+    defaults,
+  );
 }
 
 function clientForKey(server: RunningReference, key: string, defaults: { validate?: boolean }): OpClient {
@@ -63,7 +77,8 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
+    if (Date.now() > until)
+      throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -104,7 +119,9 @@ export async function runningVps(api: OpClient, overrides: Record<string, unknow
 }
 
 /** A client that moves to a fresh key before the 100-per-minute compute burst runs out (fuzz passes send many requests). */
-export function rotatingClient(server: RunningReference): { call(method: string, path: string, body?: unknown): Promise<ApiResponse> } {
+export function rotatingClient(server: RunningReference): {
+  call(method: string, path: string, body?: unknown): Promise<ApiResponse>;
+} {
   let used = 0;
   let api = client(server.baseUrl, freshKey(server));
   return {
@@ -128,6 +145,8 @@ export function expectEnvelopeOrSuccess(label: string, res: ApiResponse): void {
 /** A 4xx in the envelope. */
 export function expectRefused(label: string, res: ApiResponse): void {
   expectEnvelopeOrSuccess(label, res);
-  expect(res.status, `${label} must be refused, got ${res.status} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `${label} must be refused, got ${res.status} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(
+    400,
+  );
   expect(res.status).toBeLessThan(500);
 }

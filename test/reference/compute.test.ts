@@ -25,10 +25,13 @@ test.describe('catalogue', () => {
     const res = await api.op('GET /regions');
     expect(res.status).toBe(200);
     const regions = json(res).regions as Array<Record<string, unknown>>;
-    expect(regions.map((r) => r.slug)).toEqual(expect.arrayContaining(['nyc1', 'sfo3', 'ams3', 'fra1', 'lon1', 'sgp1', 'blr1', 'syd1']));
+    expect(regions.map((r) => r.slug)).toEqual(
+      expect.arrayContaining(['nyc1', 'sfo3', 'ams3', 'fra1', 'lon1', 'sgp1', 'blr1', 'syd1']),
+    );
     expect(regions.some((r) => r.available === false)).toBe(true);
     for (const region of regions) {
-      for (const feature of region.features as string[]) expect(['vps', 'databases', 'storage', 'kubernetes']).toContain(feature);
+      for (const feature of region.features as string[])
+        expect(['vps', 'databases', 'storage', 'kubernetes']).toContain(feature);
     }
   });
 
@@ -48,10 +51,14 @@ test.describe('catalogue', () => {
     const api = opClient(server);
     const all = json(await api.op('GET /images')).images as Array<Record<string, unknown>>;
     expect(all.some((i) => i.type === 'windows')).toBe(true);
-    const windows = json(await api.op('GET /images', { query: { type: 'windows' } })).images as Array<Record<string, unknown>>;
+    const windows = json(await api.op('GET /images', { query: { type: 'windows' } })).images as Array<
+      Record<string, unknown>
+    >;
     expect(windows.length).toBeGreaterThan(0);
     expect(windows.every((i) => i.type === 'windows')).toBe(true);
-    const ubuntu = json(await api.op('GET /images', { query: { distribution: 'ubuntu' } })).images as Array<Record<string, unknown>>;
+    const ubuntu = json(await api.op('GET /images', { query: { distribution: 'ubuntu' } })).images as Array<
+      Record<string, unknown>
+    >;
     expect(ubuntu.length).toBeGreaterThan(0);
     expect(ubuntu.every((i) => i.distribution === 'ubuntu')).toBe(true);
     const bad = await api.op('GET /images', { query: { type: 'bsd' } });
@@ -63,10 +70,21 @@ test.describe('catalogue', () => {
 test.describe('VPS lifecycle', () => {
   test('POST /vps answers 201 creating with null IPs, then the instance runs with addresses', async () => {
     const api = opClient(server);
-    const res = await api.op('POST /vps', { body: { ...VPS_BODY, tags: ['web', 'blue'], monitoring: true, user_data: '#cloud-config\n' } });
+    const res = await api.op('POST /vps', {
+      body: { ...VPS_BODY, tags: ['web', 'blue'], monitoring: true, user_data: '#cloud-config\n' },
+    });
     expect(res.status).toBe(201);
     const vps = json(res).vps;
-    expect(vps).toMatchObject({ ...VPS_BODY, status: 'creating', ip_address: null, private_ip: null, tags: ['web', 'blue'], vcpus: 1, memory: 1024, disk: 25 });
+    expect(vps).toMatchObject({
+      ...VPS_BODY,
+      status: 'creating',
+      ip_address: null,
+      private_ip: null,
+      tags: ['web', 'blue'],
+      vcpus: 1,
+      memory: 1024,
+      disk: 25,
+    });
     expect(vps.id).toMatch(/^vps_/);
     const running = await waitFor(
       () => api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } }),
@@ -113,7 +131,9 @@ test.describe('VPS lifecycle', () => {
   test('a host name of 253 characters and the largest user_data are accepted', async () => {
     const name = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
     expect(name).toHaveLength(253);
-    const res = await opClient(server).op('POST /vps', { body: { ...VPS_BODY, name, user_data: 'x'.repeat(64 * 1024) } });
+    const res = await opClient(server).op('POST /vps', {
+      body: { ...VPS_BODY, name, user_data: 'x'.repeat(64 * 1024) },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -162,9 +182,14 @@ test.describe('VPS lifecycle', () => {
       expect(res.status).toBe(404);
       expect(json(res).error).toMatchObject({ code: 'not_found', resource: 'vps' });
     }
-    const listed = json(await other.op('GET /vps', { query: { per_page: '100' } })).vps_instances as Array<{ id: string }>;
+    const listed = json(await other.op('GET /vps', { query: { per_page: '100' } })).vps_instances as Array<{
+      id: string;
+    }>;
     expect(listed.map((v) => v.id)).not.toContain(vps.id);
-    expect(json(await owner.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'web-1', status: 'running' });
+    expect(json(await owner.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({
+      name: 'web-1',
+      status: 'running',
+    });
   });
 });
 
@@ -174,7 +199,8 @@ test.describe('GET /vps filters and pagination', () => {
     const a = await runningVps(api, { region: 'ams3' });
     await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: a.id }, body: { type: 'stop' } });
     const b = await runningVps(api, { region: 'fra1' });
-    const ids = (r: Awaited<ReturnType<typeof api.op>>) => (json(r).vps_instances as Array<{ id: string }>).map((v) => v.id);
+    const ids = (r: Awaited<ReturnType<typeof api.op>>) =>
+      (json(r).vps_instances as Array<{ id: string }>).map((v) => v.id);
     expect(ids(await api.op('GET /vps', { query: { region: 'ams3' } }))).toEqual([a.id]);
     expect(ids(await api.op('GET /vps', { query: { status: 'running' } }))).toEqual([b.id]);
     expect(ids(await api.op('GET /vps', { query: { status: 'stopped' } }))).toEqual([a.id]);
@@ -185,7 +211,8 @@ test.describe('GET /vps filters and pagination', () => {
   test('pages follow per_page with exact meta, newest first; bad page parameters are validation errors', async () => {
     const api = freshAccountClient(server);
     const created: string[] = [];
-    for (let i = 0; i < 5; i++) created.push(json(await api.op('POST /vps', { body: { ...VPS_BODY, name: `n${i}` } })).vps.id);
+    for (let i = 0; i < 5; i++)
+      created.push(json(await api.op('POST /vps', { body: { ...VPS_BODY, name: `n${i}` } })).vps.id);
     const first = json(await api.op('GET /vps', { query: { per_page: '2' } }));
     expect(first.meta).toEqual({ total: 5, page: 1, per_page: 2, pages: 3 });
     expect(first.vps_instances.map((v: { id: string }) => v.id)).toEqual([created[4], created[3]]);
@@ -194,7 +221,13 @@ test.describe('GET /vps filters and pagination', () => {
     expect(last.vps_instances.map((v: { id: string }) => v.id)).toEqual([created[0]]);
     expect(json(await api.op('GET /vps', { query: { page: '4', per_page: '2' } })).vps_instances).toEqual([]);
     expect(json(await api.op('GET /vps')).meta).toEqual({ total: 5, page: 1, per_page: 25, pages: 1 });
-    const badQueries: Array<Record<string, string>> = [{ per_page: '0' }, { per_page: '101' }, { per_page: 'ten' }, { page: '0' }, { status: 'sleeping' }];
+    const badQueries: Array<Record<string, string>> = [
+      { per_page: '0' },
+      { per_page: '101' },
+      { per_page: 'ten' },
+      { page: '0' },
+      { status: 'sleeping' },
+    ];
     for (const query of badQueries) {
       const res = await api.op('GET /vps', { query });
       expect(res.status, JSON.stringify(query)).toBe(422);
@@ -213,7 +246,8 @@ test.describe('actions', () => {
   test('stop, start and restart follow the state table; the wrong state is 422 invalid_state', async () => {
     const api = opClient(server);
     const vps = await runningVps(api);
-    const act = (body: Record<string, unknown>) => api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
+    const act = (body: Record<string, unknown>) =>
+      api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
     const status = async () => json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps.status;
 
     const refusedStart = await act({ type: 'start' });
@@ -238,8 +272,14 @@ test.describe('actions', () => {
   test('resize takes the new size and its resources; it needs a known, available size', async () => {
     const api = opClient(server);
     const vps = await runningVps(api);
-    const act = (body: Record<string, unknown>) => api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
-    for (const body of [{ type: 'resize' }, { type: 'resize', size: 'huge' }, { type: 'resize', size: 'm-32vcpu-256gb' }, { type: 'resize', size: 7 }]) {
+    const act = (body: Record<string, unknown>) =>
+      api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
+    for (const body of [
+      { type: 'resize' },
+      { type: 'resize', size: 'huge' },
+      { type: 'resize', size: 'm-32vcpu-256gb' },
+      { type: 'resize', size: 7 },
+    ]) {
       const res = await act(body);
       expect(res.status).toBe(422);
       expect(json(res).error).toMatchObject({ code: 'validation_error', details: [{ field: 'size' }] });
@@ -252,17 +292,31 @@ test.describe('actions', () => {
   test('snapshot needs a name and lands in GET /snapshots; DELETE /snapshots/{id} removes it', async () => {
     const api = opClient(server);
     const vps = await runningVps(api);
-    const missing = await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body: { type: 'snapshot' } });
+    const missing = await api.op('POST /vps/{vps_id}/actions', {
+      params: { vps_id: vps.id },
+      body: { type: 'snapshot' },
+    });
     expect(json(missing).error).toMatchObject({ code: 'validation_error', details: [{ field: 'name' }] });
-    expect((await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body: { type: 'snapshot', name: 'before-upgrade' } })).status).toBe(200);
+    expect(
+      (
+        await api.op('POST /vps/{vps_id}/actions', {
+          params: { vps_id: vps.id },
+          body: { type: 'snapshot', name: 'before-upgrade' },
+        })
+      ).status,
+    ).toBe(200);
     const snapshots = json(await api.op('GET /snapshots')).snapshots as Array<Record<string, unknown>>;
     const snapshot = snapshots.find((s) => s.vps_id === vps.id);
     expect(snapshot).toMatchObject({ name: 'before-upgrade', region: 'nyc1', size: 25, status: 'available' });
     expect(String(snapshot?.id)).toMatch(/^snap_/);
 
     const other = opClient(server, 'alt');
-    expect(json(await other.op('GET /snapshots')).snapshots.map((s: { id: string }) => s.id)).not.toContain(snapshot?.id);
-    expect((await other.op('DELETE /snapshots/{snapshot_id}', { params: { snapshot_id: String(snapshot?.id) } })).status).toBe(404);
+    expect(json(await other.op('GET /snapshots')).snapshots.map((s: { id: string }) => s.id)).not.toContain(
+      snapshot?.id,
+    );
+    expect(
+      (await other.op('DELETE /snapshots/{snapshot_id}', { params: { snapshot_id: String(snapshot?.id) } })).status,
+    ).toBe(404);
 
     const deleted = await api.op('DELETE /snapshots/{snapshot_id}', { params: { snapshot_id: String(snapshot?.id) } });
     expect(deleted.status).toBe(204);
@@ -275,7 +329,8 @@ test.describe('actions', () => {
   test('rebuild replaces the image and leaves the instance running; the image must fit the disk', async () => {
     const api = opClient(server);
     const vps = await runningVps(api);
-    const act = (body: Record<string, unknown>) => api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
+    const act = (body: Record<string, unknown>) =>
+      api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
     expect(json(await act({ type: 'rebuild' })).error.details[0].field).toBe('image');
     expect(json(await act({ type: 'rebuild', image: 'windows-2022' })).error.details[0].field).toBe('image');
     await act({ type: 'stop' });
@@ -307,7 +362,14 @@ test.describe('actions while creating', () => {
   test('every action on a creating instance is 422 invalid_state and changes nothing', async () => {
     const api = opClient(slow);
     const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
-    const bodies = [{ type: 'start' }, { type: 'stop' }, { type: 'restart' }, { type: 'resize', size: 's-2vcpu-2gb' }, { type: 'snapshot', name: 's' }, { type: 'rebuild', image: 'debian-12' }];
+    const bodies = [
+      { type: 'start' },
+      { type: 'stop' },
+      { type: 'restart' },
+      { type: 'resize', size: 's-2vcpu-2gb' },
+      { type: 'snapshot', name: 's' },
+      { type: 'rebuild', image: 'debian-12' },
+    ];
     for (const body of bodies) {
       const res = await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body });
       expect(res.status, body.type).toBe(422);
@@ -358,9 +420,19 @@ test.describe('metrics', () => {
     expect(first.cpu.at(-1).timestamp).toBe('2026-01-01T00:10:00.000Z');
     expect(json(await api.op('GET /vps/{vps_id}/metrics', { params, query })).metrics).toEqual(first);
 
-    const hourly = json(await api.op('GET /vps/{vps_id}/metrics', { params, query: { start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z', interval: '1h' } })).metrics;
+    const hourly = json(
+      await api.op('GET /vps/{vps_id}/metrics', {
+        params,
+        query: { start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z', interval: '1h' },
+      }),
+    ).metrics;
     expect(hourly.network_in).toHaveLength(25);
-    const daily = json(await api.op('GET /vps/{vps_id}/metrics', { params, query: { start: '2026-01-01', end: '2026-01-31', interval: '1d' } })).metrics;
+    const daily = json(
+      await api.op('GET /vps/{vps_id}/metrics', {
+        params,
+        query: { start: '2026-01-01', end: '2026-01-31', interval: '1d' },
+      }),
+    ).metrics;
     expect(daily.memory).toHaveLength(31);
     for (const p of daily.memory) {
       const t = Date.parse(p.timestamp);
@@ -373,7 +445,11 @@ test.describe('metrics', () => {
     ['end before start', { start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }, 'end'],
     ['a start that is not ISO 8601', { start: 'yesterday' }, 'start'],
     ['an end that is not a date', { end: '2026-13-45T00:00:00Z' }, 'end'],
-    ['more than 1440 points', { start: '2026-01-01T00:00:00Z', end: '2026-01-03T00:00:00Z', interval: '1m' }, 'interval'],
+    [
+      'more than 1440 points',
+      { start: '2026-01-01T00:00:00Z', end: '2026-01-03T00:00:00Z', interval: '1m' },
+      'interval',
+    ],
   ];
   for (const [label, query, field] of invalid) {
     test(`metrics with ${label} is a validation error on ${field}`, async () => {
@@ -394,7 +470,11 @@ test.describe('SSH keys', () => {
     expect(res.status).toBe(201);
     const key = json(res).ssh_key;
     const blob = Buffer.from(publicKey.split(' ')[1] ?? '', 'base64');
-    expect(key).toMatchObject({ name: 'laptop', public_key: publicKey, fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}` });
+    expect(key).toMatchObject({
+      name: 'laptop',
+      public_key: publicKey,
+      fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`,
+    });
     expect(key.id).toMatch(/^ssh_/);
     expect((json(await api.op('GET /ssh-keys')).ssh_keys as Array<{ id: string }>).map((k) => k.id)).toContain(key.id);
 
@@ -405,14 +485,18 @@ test.describe('SSH keys', () => {
     const other = opClient(server, 'alt');
     const foreign = await other.op('POST /vps', { body: { ...VPS_BODY, ssh_keys: [key.id] } });
     expect(json(foreign).error).toMatchObject({ code: 'validation_error', details: [{ field: 'ssh_keys' }] });
-    expect((json(await other.op('GET /ssh-keys')).ssh_keys as Array<{ id: string }>).map((k) => k.id)).not.toContain(key.id);
+    expect((json(await other.op('GET /ssh-keys')).ssh_keys as Array<{ id: string }>).map((k) => k.id)).not.toContain(
+      key.id,
+    );
   });
 
   test('the same key twice is a validation error', async () => {
     const api = opClient(server);
     const publicKey = newEd25519Key();
     expect((await api.op('POST /ssh-keys', { body: { name: 'a', public_key: publicKey } })).status).toBe(201);
-    const again = await api.op('POST /ssh-keys', { body: { name: 'b', public_key: publicKey.replace(/ \S+$/, ' other-comment') } });
+    const again = await api.op('POST /ssh-keys', {
+      body: { name: 'b', public_key: publicKey.replace(/ \S+$/, ' other-comment') },
+    });
     expect(again.status).toBe(422);
     expect(json(again).error).toMatchObject({ code: 'validation_error', details: [{ field: 'public_key' }] });
   });
@@ -423,7 +507,11 @@ test.describe('SSH keys', () => {
     ['no public_key', () => ({ name: 'k' }), 'public_key'],
     ['text that is not a key', () => ({ name: 'k', public_key: 'hello world' }), 'public_key'],
     ['an unsupported type', () => ({ name: 'k', public_key: `ssh-dss ${ed25519Blob()}` }), 'public_key'],
-    ['a type that does not match the blob', () => ({ name: 'k', public_key: `ssh-rsa ${ed25519Blob()}` }), 'public_key'],
+    [
+      'a type that does not match the blob',
+      () => ({ name: 'k', public_key: `ssh-rsa ${ed25519Blob()}` }),
+      'public_key',
+    ],
     ['a blob that is not base64', () => ({ name: 'k', public_key: 'ssh-ed25519 AAAA!!!!' }), 'public_key'],
     ['a truncated blob', () => ({ name: 'k', public_key: `ssh-ed25519 ${ed25519Blob().slice(0, 40)}` }), 'public_key'],
     ['a key that is a number', () => ({ name: 'k', public_key: 12345 }), 'public_key'],
@@ -463,7 +551,15 @@ test.describe('events', () => {
   test('each change emits its compute event with data.vps {id, name, status}', async () => {
     const account = server.context.accounts.createAccount({ email: 'events@example.com', name: 'Events' });
     const key = server.context.accounts.createKey(account.id, { name: 'k', permissions: ['read', 'write'] }).key;
-    const events = ['vps.created', 'vps.started', 'vps.stopped', 'vps.deleted', 'vps.resized', 'snapshot.created', 'snapshot.deleted'];
+    const events = [
+      'vps.created',
+      'vps.started',
+      'vps.stopped',
+      'vps.deleted',
+      'vps.resized',
+      'snapshot.created',
+      'snapshot.deleted',
+    ];
     server.context.events.subscribe(account.id, { url, events });
     const raw = client(server.baseUrl, key);
     const vps = json(await raw.call('POST', '/vps', { ...VPS_BODY, name: 'evented' })).vps;
@@ -471,7 +567,12 @@ test.describe('events', () => {
       () => raw.call('GET', `/vps/${vps.id}`),
       (r) => json(r).vps.status === 'running',
     );
-    for (const body of [{ type: 'stop' }, { type: 'start' }, { type: 'resize', size: 's-2vcpu-2gb' }, { type: 'snapshot', name: 'snap' }]) {
+    for (const body of [
+      { type: 'stop' },
+      { type: 'start' },
+      { type: 'resize', size: 's-2vcpu-2gb' },
+      { type: 'snapshot', name: 'snap' },
+    ]) {
       expect((await raw.call('POST', `/vps/${vps.id}/actions`, body)).status).toBe(200);
     }
     const snapshotId = json(await raw.call('GET', '/snapshots')).snapshots[0].id;
@@ -482,7 +583,15 @@ test.describe('events', () => {
       async () => received.length,
       (n) => n >= events.length,
     );
-    expect(received.map((e) => e.event)).toEqual(['vps.created', 'vps.stopped', 'vps.started', 'vps.resized', 'snapshot.created', 'snapshot.deleted', 'vps.deleted']);
+    expect(received.map((e) => e.event)).toEqual([
+      'vps.created',
+      'vps.stopped',
+      'vps.started',
+      'vps.resized',
+      'snapshot.created',
+      'snapshot.deleted',
+      'vps.deleted',
+    ]);
     for (const event of received) {
       expect(typeof event.timestamp).toBe('string');
       expect(event.data.vps).toMatchObject({ id: vps.id, name: 'evented' });
@@ -512,11 +621,22 @@ test.describe('services offered to other areas', () => {
   test('the resource provider lists instances with their project, prices them, and removes them', async () => {
     const api = freshAccountClient(server);
     const accountId = server.context.accounts.keyBySecret(api.key)?.accountId ?? '';
-    const vps = json(await api.op('POST /vps', { body: { ...VPS_BODY, size: 's-2vcpu-4gb', project_id: 'proj_123' } })).vps;
+    const vps = json(
+      await api.op('POST /vps', { body: { ...VPS_BODY, size: 's-2vcpu-4gb', project_id: 'proj_123' } }),
+    ).vps;
     expect(vps.project_id).toBe('proj_123');
     const provider = server.context.services.resourceProviders.find((p) => p.service === 'compute');
     expect(provider).toBeDefined();
-    expect(provider?.resources(accountId)).toEqual([expect.objectContaining({ id: vps.id, type: 'vps', service: 'compute', region: 'nyc1', monthly_cost: 24, project_id: 'proj_123' })]);
+    expect(provider?.resources(accountId)).toEqual([
+      expect.objectContaining({
+        id: vps.id,
+        type: 'vps',
+        service: 'compute',
+        region: 'nyc1',
+        monthly_cost: 24,
+        project_id: 'proj_123',
+      }),
+    ]);
     const now = Date.now();
     const usage = provider?.usage(accountId, now - 3_600_000, now + 3_600_000);
     expect(usage?.resources[0]).toMatchObject({ type: 'vps', id: vps.id, name: 'web-1' });

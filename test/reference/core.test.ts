@@ -62,7 +62,9 @@ test.describe('shared pipeline over HTTP', () => {
   }
 
   test('unknown routes answer 404 with the envelope', async () => {
-    const response = await fetch(`${server.baseUrl}/no-such-thing`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const response = await fetch(`${server.baseUrl}/no-such-thing`, {
+      headers: { authorization: `Bearer ${server.apiKey}` },
+    });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
@@ -89,10 +91,14 @@ test.describe('shared pipeline over HTTP', () => {
 });
 
 /** Fires 2L requests at once on a fresh key and counts the ones that were not limited. */
-async function concurrentBurst(server: RunningReference): Promise<{ passed: number; limited: number; resets: Set<string> }> {
+async function concurrentBurst(
+  server: RunningReference,
+): Promise<{ passed: number; limited: number; resets: Set<string> }> {
   const statuses = await Promise.all(
     Array.from({ length: 200 }, async () => {
-      const response = await fetch(`${server.baseUrl}/regions`, { headers: { authorization: `Bearer ${server.altApiKey}` } });
+      const response = await fetch(`${server.baseUrl}/regions`, {
+        headers: { authorization: `Bearer ${server.altApiKey}` },
+      });
       await response.arrayBuffer();
       return { status: response.status, reset: response.headers.get('x-ratelimit-reset') ?? '' };
     }),
@@ -142,13 +148,18 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
   },
   async 'auth-missing-header-served'(server) {
     expect((await fetch(`${server.baseUrl}/account`)).status).toBe(200);
-    expect((await fetch(`${server.baseUrl}/account`, { headers: { authorization: 'Bearer not-a-key' } })).status).toBe(401);
+    expect((await fetch(`${server.baseUrl}/account`, { headers: { authorization: 'Bearer not-a-key' } })).status).toBe(
+      401,
+    );
   },
   async 'auth-volumes-forbidden'(server) {
     expect((await authed(server, '/storage/volumes')).status).toBe(403);
   },
   async 'errors-details-array'(server) {
-    const res = await authed(server, '/sms/send', { method: 'POST', body: JSON.stringify({ to: 'nope', message: 'x' }) });
+    const res = await authed(server, '/sms/send', {
+      method: 'POST',
+      body: JSON.stringify({ to: 'nope', message: 'x' }),
+    });
     expect(Array.isArray(((await res.json()) as { error: { details?: unknown } }).error.details)).toBe(true);
   },
   async 'errors-compute-details-object'(server) {
@@ -158,41 +169,64 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
     expect(details).toHaveProperty('field');
   },
   async 'success-status-202'(server) {
-    const created = (await (await authed(server, '/projects', { method: 'POST', body: JSON.stringify({ name: 'cc-202' }) })).json()) as { project: { id: string } };
+    const created = (await (
+      await authed(server, '/projects', { method: 'POST', body: JSON.stringify({ name: 'cc-202' }) })
+    ).json()) as { project: { id: string } };
     expect((await authed(server, `/projects/${created.project.id}`, { method: 'DELETE' })).status).toBe(202);
   },
   async 'errors-409-outside-storage'(server) {
     expect((await authed(server, '/vps/no-such-vps', { method: 'DELETE' })).status).toBe(409);
   },
   async 'per-page-unbounded'(server) {
-    expect(((await (await authed(server, '/vps?per_page=1000')).json()) as { meta: { per_page: number } }).meta.per_page).toBe(1000);
+    expect(
+      ((await (await authed(server, '/vps?per_page=1000')).json()) as { meta: { per_page: number } }).meta.per_page,
+    ).toBe(1000);
   },
   async 'page-zero-based-default'(server) {
     expect(((await (await authed(server, '/vps')).json()) as { meta: { page: number } }).meta.page).toBe(0);
   },
   async 'page-walk-overlap'(server) {
-    for (let i = 0; i < 3; i++) await authed(server, '/sms/send', { method: 'POST', headers: { 'x-test-mode': 'true' }, body: JSON.stringify({ to: '+15005550006', message: `m${i}` }) });
+    for (let i = 0; i < 3; i++)
+      await authed(server, '/sms/send', {
+        method: 'POST',
+        headers: { 'x-test-mode': 'true' },
+        body: JSON.stringify({ to: '+15005550006', message: `m${i}` }),
+      });
     const ids: string[] = [];
     for (const page of [1, 2, 3]) {
-      const body = (await (await authed(server, `/sms/messages?per_page=1&page=${page}`)).json()) as { messages: Array<{ message_id: string }> };
+      const body = (await (await authed(server, `/sms/messages?per_page=1&page=${page}`)).json()) as {
+        messages: Array<{ message_id: string }>;
+      };
       ids.push(...body.messages.map((m) => m.message_id));
     }
     expect(new Set(ids).size).toBeLessThan(3);
   },
   async 'page-meta-total-string'(server) {
-    expect(typeof ((await (await authed(server, '/vps')).json()) as { meta: { total: unknown } }).meta.total).toBe('string');
+    expect(typeof ((await (await authed(server, '/vps')).json()) as { meta: { total: unknown } }).meta.total).toBe(
+      'string',
+    );
   },
   async 'webhook-event-status-stale'(server) {
     await withReceiver(async (receiver) => {
-      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['sms.delivered'] }) });
-      await authed(server, '/sms/send', { method: 'POST', headers: { 'x-test-mode': 'true' }, body: JSON.stringify({ to: '+15005550006', message: 'x' }) });
+      await authed(server, '/messaging/webhooks', {
+        method: 'POST',
+        body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['sms.delivered'] }),
+      });
+      await authed(server, '/sms/send', {
+        method: 'POST',
+        headers: { 'x-test-mode': 'true' },
+        body: JSON.stringify({ to: '+15005550006', message: 'x' }),
+      });
       await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
       expect(receiver.deliveries[0]!.body.data?.status).toBe('sent');
     });
   },
   async 'webhook-compute-data-flat'(server) {
     await withReceiver(async (receiver) => {
-      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.created'] }) });
+      await authed(server, '/messaging/webhooks', {
+        method: 'POST',
+        body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.created'] }),
+      });
       await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'flat' }) });
       await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
       expect(receiver.deliveries[0]!.body.data).not.toHaveProperty('vps');
@@ -201,22 +235,37 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
   },
   async 'webhook-vps-deleted-renamed'(server) {
     await withReceiver(async (receiver) => {
-      await authed(server, '/messaging/webhooks', { method: 'POST', body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.deleted'] }) });
-      const created = (await (await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'gone' }) })).json()) as { vps: { id: string } };
-      await expect.poll(async () => ((await (await authed(server, `/vps/${created.vps.id}`)).json()) as { vps: { status: string } }).vps.status, { timeout: 5000 }).toBe('running');
+      await authed(server, '/messaging/webhooks', {
+        method: 'POST',
+        body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['vps.deleted'] }),
+      });
+      const created = (await (
+        await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name: 'gone' }) })
+      ).json()) as { vps: { id: string } };
+      await expect
+        .poll(
+          async () =>
+            ((await (await authed(server, `/vps/${created.vps.id}`)).json()) as { vps: { status: string } }).vps.status,
+          { timeout: 5000 },
+        )
+        .toBe('running');
       await authed(server, `/vps/${created.vps.id}`, { method: 'DELETE' });
       await expect.poll(() => receiver.deliveries.length, { timeout: 5000 }).toBeGreaterThan(0);
       expect(receiver.deliveries[0]!.body.event).toBe('vps.destroyed');
     });
   },
   async 'page-meta-per-page-default'(server) {
-    expect(((await (await authed(server, '/vps?per_page=2')).json()) as { meta: { per_page: number } }).meta.per_page).toBe(25);
+    expect(
+      ((await (await authed(server, '/vps?per_page=2')).json()) as { meta: { per_page: number } }).meta.per_page,
+    ).toBe(25);
   },
   async 'ratelimit-429-wrong-code'(server) {
     // More than two burst windows' worth: at least one 429 even if the burst straddles a minute.
     const codes = await Promise.all(
       Array.from({ length: 205 }, async () => {
-        const response = await fetch(`${server.baseUrl}/regions`, { headers: { authorization: `Bearer ${server.altApiKey}` } });
+        const response = await fetch(`${server.baseUrl}/regions`, {
+          headers: { authorization: `Bearer ${server.altApiKey}` },
+        });
         const body = (await response.json()) as { error?: { code?: string } };
         return response.status === 429 ? body.error?.code : undefined;
       }),
@@ -234,7 +283,9 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
   },
 };
 
-async function withReceiver(work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>): Promise<void> {
+async function withReceiver(
+  work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>,
+): Promise<void> {
   const receiver = await startReceiver();
   try {
     await work(receiver);
@@ -244,7 +295,11 @@ async function withReceiver(work: (receiver: Awaited<ReturnType<typeof startRece
 }
 
 function authed(server: RunningReference, path: string, init: RequestInit = {}): Promise<Response> {
-  const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) };
+  const headers = {
+    authorization: `Bearer ${server.apiKey}`,
+    'content-type': 'application/json',
+    ...(init.headers as Record<string, string> | undefined),
+  };
   return fetch(`${server.baseUrl}${path}`, { ...init, headers });
 }
 

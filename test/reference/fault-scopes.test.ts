@@ -31,16 +31,29 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => server?.close());
 
-const as = (check?: string): Record<string, string> => ({ ...TEST_MODE, ...(check !== undefined && { [CHECK_HEADER]: check }) });
+const as = (check?: string): Record<string, string> => ({
+  ...TEST_MODE,
+  ...(check !== undefined && { [CHECK_HEADER]: check }),
+});
 
 test('the client names its checks with the header the reference server reads', () => {
   expect(CLIENT_HEADER).toBe(CHECK_HEADER);
 });
 
 test('a scoped fault bends the requests of its checks only (a check id or a prefix of whole segments)', async () => {
-  const statusAs = async (check?: string): Promise<number> => (await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'scoped' }, as(check))).status;
+  const statusAs = async (check?: string): Promise<number> =>
+    (await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'scoped' }, as(check))).status;
   // Alternating on one keep-alive connection: what a request sets never reaches the next one.
-  const checks = [`${SENDS}.positive`, undefined, SENDS, 'contract.sendSmsTemplate.positive', `${SENDS}.positive-status`, '', 'flow.webhooks.send', `${SENDS}.auth-bad-key`];
+  const checks = [
+    `${SENDS}.positive`,
+    undefined,
+    SENDS,
+    'contract.sendSmsTemplate.positive',
+    `${SENDS}.positive-status`,
+    '',
+    'flow.webhooks.send',
+    `${SENDS}.auth-bad-key`,
+  ];
   const statuses: number[] = [];
   for (const check of checks) statuses.push(await statusAs(check));
   expect(statuses).toEqual([204, 201, 204, 201, 204, 201, 201, 204]);
@@ -63,13 +76,16 @@ test('repetition k of a check (`<id>#k`) is in repetition k of its unit only, a 
 test('a scoped fault reaches a body read in many chunks', async () => {
   // Half a megabyte arrives in many reads: the handler runs after the last one, still the check's.
   const padding = 'x'.repeat(512 * 1024);
-  const send = (check?: string) => a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'long body', padding }, as(check));
+  const send = (check?: string) =>
+    a.call('POST /sms/send', '/sms/send', { to: NUMBERS.succeed, message: 'long body', padding }, as(check));
   expect((await send(`${SENDS}.positive`)).status).toBe(204);
   expect((await send()).status).toBe(201);
 });
 
 test('a scoped fault follows its request into the delivery it schedules', async () => {
-  const send = async (check?: string) => obj((await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.fail, message: 'delivery' }, as(check))).body).message_id as string;
+  const send = async (check?: string) =>
+    obj((await a.call('POST /sms/send', '/sms/send', { to: NUMBERS.fail, message: 'delivery' }, as(check))).body)
+      .message_id as string;
   const inFlow = await send(`${NUMBERS_FLOW}.fail-number`);
   const outside = await send('flow.webhooks.fail-number');
   // The status read carries no check header: the delivery was decided when it was scheduled.
@@ -90,7 +106,9 @@ test('an S3 request is the check that made its access key (the SDK sends no chec
     await other.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'v' }));
     expect((await scoped.send(new ListBucketsCommand({}))).Buckets ?? []).toEqual([]);
     expect((await other.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name)).toContain(bucket);
-    const presignedBy = async (s3: typeof scoped) => (await fetch(await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'k' }), { expiresIn: 60 }))).status;
+    const presignedBy = async (s3: typeof scoped) =>
+      (await fetch(await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'k' }), { expiresIn: 60 })))
+        .status;
     expect(await presignedBy(scoped)).toBe(403);
     expect(await presignedBy(other)).toBe(200);
   } finally {
@@ -110,9 +128,21 @@ test('a scope is refused for a fault that is off, or one that bends the whole se
 test('CLOUDCHECK_EMBEDDED_FAULT_SCOPES: a JSON object of fault → check ids, anything else refused with what it must be', () => {
   expect(faultScopesFromEnv({})).toBeUndefined();
   expect(faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: ' ' })).toBeUndefined();
-  expect(faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: '{"msg-send-204":["contract.sendSms"]}' })).toEqual({ 'msg-send-204': ['contract.sendSms'] });
-  for (const bad of ['["msg-send-204"]', '{"msg-send-204":"contract.sendSms"}', '{"msg-send-204":[""]}', '{"msg-send-204":[1]}', 'null']) {
-    expect(() => faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: bad }), bad).toThrow(/must be a JSON object of fault name/);
+  expect(faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: '{"msg-send-204":["contract.sendSms"]}' })).toEqual({
+    'msg-send-204': ['contract.sendSms'],
+  });
+  for (const bad of [
+    '["msg-send-204"]',
+    '{"msg-send-204":"contract.sendSms"}',
+    '{"msg-send-204":[""]}',
+    '{"msg-send-204":[1]}',
+    'null',
+  ]) {
+    expect(() => faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: bad }), bad).toThrow(
+      /must be a JSON object of fault name/,
+    );
   }
-  expect(() => faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: '{bad' })).toThrow(/CLOUDCHECK_EMBEDDED_FAULT_SCOPES is not JSON/);
+  expect(() => faultScopesFromEnv({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: '{bad' })).toThrow(
+    /CLOUDCHECK_EMBEDDED_FAULT_SCOPES is not JSON/,
+  );
 });

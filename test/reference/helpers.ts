@@ -67,14 +67,19 @@ async function loadValidator(): Promise<ResponseValidator | null> {
   const modelUrl = new URL('../../spec/model.ts', import.meta.url);
   if (!existsSync(fileURLToPath(modelUrl))) return null;
   const model = (await import(modelUrl.href)) as ModelModule;
-  const compiled = (await model.compileValidators(await model.loadOpenApi())) as { validateResponse?: ResponseValidator } | ResponseValidator;
+  const compiled = (await model.compileValidators(await model.loadOpenApi())) as
+    | { validateResponse?: ResponseValidator }
+    | ResponseValidator;
   if (typeof compiled === 'function') return compiled;
   const validate = compiled.validateResponse;
   return validate ? validate.bind(compiled) : null;
 }
 
 /** Problems the document reports for this response; [] when it matches (or there is no document yet). */
-export async function documentProblems(operationKey: string, response: Pick<ApiResponse, 'status' | 'body'>): Promise<string[]> {
+export async function documentProblems(
+  operationKey: string,
+  response: Pick<ApiResponse, 'status' | 'body'>,
+): Promise<string[]> {
   validatorPromise ??= loadValidator();
   const validate = await validatorPromise;
   if (!validate) return [];
@@ -87,13 +92,20 @@ export async function documentProblems(operationKey: string, response: Pick<ApiR
   if (shaped.valid === true || shaped.ok === true) return [];
   const errors = shaped.errors ?? [];
   if (errors.length === 0 && shaped.valid !== false && shaped.ok !== false) return [];
-  return errors.length > 0 ? errors.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [`${operationKey} ${response.status}: does not match the document`];
+  return errors.length > 0
+    ? errors.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)))
+    : [`${operationKey} ${response.status}: does not match the document`];
 }
 
 /** Throws (failing the test) when the response disagrees with the OpenAPI document. */
-export async function expectDocumented(operationKey: string, response: Pick<ApiResponse, 'status' | 'body'>): Promise<void> {
+export async function expectDocumented(
+  operationKey: string,
+  response: Pick<ApiResponse, 'status' | 'body'>,
+): Promise<void> {
   const problems = await documentProblems(operationKey, response);
   if (problems.length > 0) {
-    throw new Error(`${operationKey} → ${response.status} disagrees with the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(response.body)?.slice(0, 2000)}`);
+    throw new Error(
+      `${operationKey} → ${response.status} disagrees with the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(response.body)?.slice(0, 2000)}`,
+    );
   }
 }

@@ -76,13 +76,20 @@ test('the expire number is still sent after the delivery delay, and expires once
   const hooks = await startReceiver();
   try {
     const b = api(own);
-    const res = await b.call('POST /messaging/webhooks', '/messaging/webhooks', { url: `${hooks.url}/expiry`, events: ['sms.expired', 'sms.delivered'] });
+    const res = await b.call('POST /messaging/webhooks', '/messaging/webhooks', {
+      url: `${hooks.url}/expiry`,
+      events: ['sms.expired', 'sms.delivered'],
+    });
     expect(res.status, res.text).toBe(201);
     const expiring = await send(b, { to: CARRIER.expire, message: 'slow' });
     const delivered = await send(b, { to: NUMBERS.succeed, message: 'fast' });
     expect((await finalStatus(b, String(delivered.message_id))).status).toBe('delivered');
     // The carrier answered the other message; this one has no answer yet.
-    expect(await status(b, expiring.message_id)).toMatchObject({ status: 'sent', delivered_at: null, delivery_report: { error_code: null, error_message: null } });
+    expect(await status(b, expiring.message_id)).toMatchObject({
+      status: 'sent',
+      delivered_at: null,
+      delivery_report: { error_code: null, error_message: null },
+    });
     const done = await finalStatus(b, String(expiring.message_id));
     expect(done.status).toBe('expired');
     await expect.poll(() => hooks.deliveries.filter((d) => d.body.event === 'sms.expired').length).toBe(1);
@@ -99,7 +106,11 @@ test('the expire number is still sent after the delivery delay, and expires once
 
 test('subscriptions to sms.rejected and sms.expired receive them with the payload; other subscriptions and callbacks get what they asked for', async () => {
   const subscribe = async (path: string, events: string[]) => {
-    const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: `${receiver.url}${path}`, events, secret: 'whsec_carrier' });
+    const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', {
+      url: `${receiver.url}${path}`,
+      events,
+      secret: 'whsec_carrier',
+    });
     expect(res.status, res.text).toBe(201);
   };
   await subscribe('/carrier', ['sms.rejected', 'sms.expired']);
@@ -117,10 +128,19 @@ test('subscriptions to sms.rejected and sms.expired receive them with the payloa
     expect(delivery!.body.event).toBe(event);
     expect(delivery!.body.timestamp).toMatch(ISO);
     expect(Object.keys(delivery!.body.data ?? {}).sort()).toEqual(EVENT_DATA_FIELDS);
-    expect(delivery!.body.data).toMatchObject({ message_id: message.message_id, to, from: 'CloudCheck', status: event.slice(4), delivered_at: null, country: 'US' });
+    expect(delivery!.body.data).toMatchObject({
+      message_id: message.message_id,
+      to,
+      from: 'CloudCheck',
+      status: event.slice(4),
+      delivered_at: null,
+      country: 'US',
+    });
     expect(typeof delivery!.body.data?.network).toBe('string');
     expect(delivery!.headers['x-webhook-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    await expect.poll(() => receiver.forMessage('/cb', message.message_id).map((d) => d.body.event)).toEqual(['sms.sent', event]);
+    await expect
+      .poll(() => receiver.forMessage('/cb', message.message_id).map((d) => d.body.event))
+      .toEqual(['sms.sent', event]);
   }
   // Let any stray delivery arrive before asserting that none came.
   await sleep(200);
@@ -135,7 +155,12 @@ test('a campaign mixing succeed, fail, reject and expire numbers completes once 
   try {
     const b = api(own);
     const recipients = [NUMBERS.succeed, CARRIER.reject, CARRIER.expire, NUMBERS.fail, NUMBERS.succeed, CARRIER.expire];
-    const res = await b.call('POST /sms/bulk', '/sms/bulk', { recipients, message: 'mixed', campaign_name: 'carrier' }, TEST_MODE);
+    const res = await b.call(
+      'POST /sms/bulk',
+      '/sms/bulk',
+      { recipients, message: 'mixed', campaign_name: 'carrier' },
+      TEST_MODE,
+    );
     expect(res.status, res.text).toBe(201);
     const body = obj(res.body);
     expect(body.status).toBe('processing');
@@ -145,16 +170,42 @@ test('a campaign mixing succeed, fail, reject and expire numbers completes once 
     // After the delivery delay: every message but the expiring ones is final, the campaign is not.
     await expect.poll(async () => (await status(b, ids[1])).status).toBe('rejected');
     const midway = await campaign(b, id);
-    expect(midway).toMatchObject({ status: 'processing', completed_at: null, delivered_messages: 2, failed_messages: 2 });
-    expect((midway.messages as Array<Record<string, unknown>>).map((m) => m.status)).toEqual(['delivered', 'rejected', 'sent', 'failed', 'delivered', 'sent']);
+    expect(midway).toMatchObject({
+      status: 'processing',
+      completed_at: null,
+      delivered_messages: 2,
+      failed_messages: 2,
+    });
+    expect((midway.messages as Array<Record<string, unknown>>).map((m) => m.status)).toEqual([
+      'delivered',
+      'rejected',
+      'sent',
+      'failed',
+      'delivered',
+      'sent',
+    ]);
 
     await expect.poll(async () => (await campaign(b, id)).status, { timeout: 5000 }).toBe('completed');
     const done = await campaign(b, id);
     expect(done).toMatchObject({ total_messages: 6, delivered_messages: 2, failed_messages: 4 });
     expect(done.completed_at).toMatch(ISO);
-    expect((done.messages as Array<Record<string, unknown>>).map((m) => m.status)).toEqual(['delivered', 'rejected', 'expired', 'failed', 'delivered', 'expired']);
-    const listed = (obj((await b.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<Record<string, unknown>>).find((c) => c.campaign_id === id);
-    expect(listed).toMatchObject({ status: 'completed', delivered_messages: 2, failed_messages: 4, completed_at: done.completed_at });
+    expect((done.messages as Array<Record<string, unknown>>).map((m) => m.status)).toEqual([
+      'delivered',
+      'rejected',
+      'expired',
+      'failed',
+      'delivered',
+      'expired',
+    ]);
+    const listed = (
+      obj((await b.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<Record<string, unknown>>
+    ).find((c) => c.campaign_id === id);
+    expect(listed).toMatchObject({
+      status: 'completed',
+      delivered_messages: 2,
+      failed_messages: 4,
+      completed_at: done.completed_at,
+    });
 
     // The status filter accepts every state, and the counts per state add up to the campaign's.
     const counts: Record<string, number> = {};
@@ -168,8 +219,15 @@ test('a campaign mixing succeed, fail, reject and expire numbers completes once 
 
     // Analytics: expired and rejected count as failed; the rate is delivered over all messages.
     const analytics = obj((await b.call('GET /messaging/analytics/delivery', '/messaging/analytics/delivery')).body);
-    expect(analytics.analytics).toEqual([expect.objectContaining({ total_messages: 6, delivered: 2, failed: 4, delivery_rate: 33.33 })]);
-    expect(analytics.summary).toMatchObject({ total_messages: 6, total_delivered: 2, total_failed: 4, average_delivery_rate: 33.33 });
+    expect(analytics.analytics).toEqual([
+      expect.objectContaining({ total_messages: 6, delivered: 2, failed: 4, delivery_rate: 33.33 }),
+    ]);
+    expect(analytics.summary).toMatchObject({
+      total_messages: 6,
+      total_delivered: 2,
+      total_failed: 4,
+      average_delivery_rate: 33.33,
+    });
   } finally {
     await own.close();
   }
@@ -180,15 +238,22 @@ test('live sends to the carrier numbers are debited like failed ones, and stay d
   try {
     const b = api(own);
     const balance = async () => {
-      const wallets = obj((await b.call('GET /account/wallets', '/account/wallets')).body).wallets as Array<Record<string, unknown>>;
+      const wallets = obj((await b.call('GET /account/wallets', '/account/wallets')).body).wallets as Array<
+        Record<string, unknown>
+      >;
       return Number(wallets.find((w) => w.currency === 'USD')?.available_balance);
     };
     const before = await balance();
     const ids = [];
-    for (const to of [NUMBERS.fail, CARRIER.reject, CARRIER.expire]) ids.push(String((await send(b, { to, message: 'live' }, {})).message_id));
+    for (const to of [NUMBERS.fail, CARRIER.reject, CARRIER.expire])
+      ids.push(String((await send(b, { to, message: 'live' }, {})).message_id));
     await send(b, { to: CARRIER.reject, message: 'test mode' });
     expect(await balance()).toBeCloseTo(before - 3 * 0.0075, 6);
-    expect((await Promise.all(ids.map((id) => finalStatus(b, id)))).map((m) => m.status)).toEqual(['failed', 'rejected', 'expired']);
+    expect((await Promise.all(ids.map((id) => finalStatus(b, id)))).map((m) => m.status)).toEqual([
+      'failed',
+      'rejected',
+      'expired',
+    ]);
     expect(await balance()).toBeCloseTo(before - 3 * 0.0075, 6);
     const provider = own.context.services.resourceProviders.find((p) => p.service === 'messaging');
     const usage = provider!.usage(own.context.accounts.allAccounts()[0]!.id, 0, Date.now() + 1000);
@@ -203,7 +268,8 @@ test('the carrier numbers are configurable, and the test numbers win over a carr
   try {
     const b = api(own);
     const ids = [];
-    for (const to of ['+447700900555', NUMBERS.succeed, CARRIER.reject, CARRIER.expire]) ids.push(String((await send(b, { to, message: 'configured' })).message_id));
+    for (const to of ['+447700900555', NUMBERS.succeed, CARRIER.reject, CARRIER.expire])
+      ids.push(String((await send(b, { to, message: 'configured' })).message_id));
     const finals = [];
     for (const id of ids) finals.push((await finalStatus(b, id)).status);
     expect(finals).toEqual(['rejected', 'delivered', 'delivered', 'delivered']);
@@ -213,7 +279,12 @@ test('the carrier numbers are configurable, and the test numbers win over a carr
 });
 
 test('the random test number still ends only delivered or failed', async () => {
-  const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: Array.from({ length: 40 }, () => NUMBERS.random), message: 'random' }, TEST_MODE);
+  const res = await a.call(
+    'POST /sms/bulk',
+    '/sms/bulk',
+    { recipients: Array.from({ length: 40 }, () => NUMBERS.random), message: 'random' },
+    TEST_MODE,
+  );
   expect(res.status, res.text).toBe(201);
   const id = String(obj(res.body).campaign_id);
   await expect.poll(async () => (await campaign(a, id)).status).toBe('completed');

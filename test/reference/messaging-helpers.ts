@@ -15,7 +15,11 @@ export const TEST_MODE = { 'x-test-mode': 'true' };
 export const NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' };
 
 export function startMessagingServer(options: ReferenceOptions = {}): Promise<RunningReference> {
-  return startReferenceServer({ unlimitedKey: UNLIMITED_KEY, delays: { smsDeliveryMs: 60, senderApprovalMs: 60, webhookRetryMs: 50, vpsBootMs: 50 }, ...options });
+  return startReferenceServer({
+    unlimitedKey: UNLIMITED_KEY,
+    delays: { smsDeliveryMs: 60, senderApprovalMs: 60, webhookRetryMs: 50, vpsBootMs: 50 },
+    ...options,
+  });
 }
 
 export interface Api {
@@ -31,7 +35,11 @@ export interface Api {
 export const PIPELINE_STATUSES: readonly number[] = [413, 414];
 
 /** Calls and validates the answer against the OpenAPI document (a no-op until spec/model.ts exists). */
-export function api(server: RunningReference, key = UNLIMITED_KEY, skipDocumentFor: (response: ApiResponse) => boolean = () => false): Api {
+export function api(
+  server: RunningReference,
+  key = UNLIMITED_KEY,
+  skipDocumentFor: (response: ApiResponse) => boolean = () => false,
+): Api {
   const http = client(server.baseUrl, key);
   return {
     async call(op, path, body, headers) {
@@ -46,11 +54,19 @@ export function api(server: RunningReference, key = UNLIMITED_KEY, skipDocumentF
 
 /** Narrow helper for reading JSON bodies in tests. */
 export function obj(value: unknown): Record<string, unknown> {
-  expect(typeof value === 'object' && value !== null && !Array.isArray(value), `expected an object, got ${JSON.stringify(value)}`).toBe(true);
+  expect(
+    typeof value === 'object' && value !== null && !Array.isArray(value),
+    `expected an object, got ${JSON.stringify(value)}`,
+  ).toBe(true);
   return value as Record<string, unknown>;
 }
 
-export function errorOf(response: ApiResponse): { code: string; message: string; details?: Record<string, unknown>; resource?: string } {
+export function errorOf(response: ApiResponse): {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  resource?: string;
+} {
   const error = obj(obj(response.body).error);
   expect(typeof error.code).toBe('string');
   expect(typeof error.message).toBe('string');
@@ -58,7 +74,11 @@ export function errorOf(response: ApiResponse): { code: string; message: string;
 }
 
 /** Sends one message and returns its id (201 expected). */
-export async function send(a: Api, body: Record<string, unknown>, headers: Record<string, string> = TEST_MODE): Promise<Record<string, unknown>> {
+export async function send(
+  a: Api,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = TEST_MODE,
+): Promise<Record<string, unknown>> {
   const response = await a.call('POST /sms/send', '/sms/send', body, headers);
   expect(response.status, response.text).toBe(201);
   return obj(response.body);

@@ -5,7 +5,20 @@
 import { createHmac } from 'node:crypto';
 import { expect, test } from '../base.ts';
 import type { RunningReference } from '../../reference/server.ts';
-import { type Api, type Delivery, EVENT_DATA_FIELDS, NUMBERS, type Receiver, api, expectEventDocumented, finalStatus, obj, send, shareServerAndReceiver, sleep } from './messaging-helpers.ts';
+import {
+  type Api,
+  type Delivery,
+  EVENT_DATA_FIELDS,
+  NUMBERS,
+  type Receiver,
+  api,
+  expectEventDocumented,
+  finalStatus,
+  obj,
+  send,
+  shareServerAndReceiver,
+  sleep,
+} from './messaging-helpers.ts';
 
 let server: RunningReference;
 let a: Api;
@@ -21,7 +34,11 @@ function verifySignature(delivery: Delivery, secret: string): boolean {
 }
 
 async function subscribe(path: string, events: string[], secret?: string): Promise<void> {
-  const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: `${receiver.url}${path}`, events, ...(secret ? { secret } : {}) });
+  const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', {
+    url: `${receiver.url}${path}`,
+    events,
+    ...(secret ? { secret } : {}),
+  });
   expect(res.status, res.text).toBe(201);
 }
 
@@ -43,7 +60,14 @@ test('a subscription receives the events it asked for, signed, and nothing else'
     expect(d.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(Object.keys(d.body.data ?? {}).sort()).toEqual(EVENT_DATA_FIELDS);
   }
-  expect(delivered?.body.data).toMatchObject({ message_id: ok.message_id, to: NUMBERS.succeed, from: 'CloudCheck', status: 'delivered', network: 'Test Network', country: 'US' });
+  expect(delivered?.body.data).toMatchObject({
+    message_id: ok.message_id,
+    to: NUMBERS.succeed,
+    from: 'CloudCheck',
+    status: 'delivered',
+    network: 'Test Network',
+    country: 'US',
+  });
   expect(typeof delivered?.body.data?.delivered_at).toBe('string');
   expect(failed?.body.data).toMatchObject({ status: 'failed', delivered_at: null });
   // sms.sent happened too but was not subscribed here.
@@ -73,7 +97,9 @@ test("another account's events never reach this account's webhook", async () => 
 
 test('callback_url receives every status event of its message, unsigned', async () => {
   const msg = await send(a, { to: NUMBERS.fail, message: 'callback', callback_url: `${receiver.url}/callback` });
-  await expect.poll(() => receiver.forMessage('/callback', msg.message_id).map((d) => d.body.event)).toEqual(['sms.sent', 'sms.failed']);
+  await expect
+    .poll(() => receiver.forMessage('/callback', msg.message_id).map((d) => d.body.event))
+    .toEqual(['sms.sent', 'sms.failed']);
   const [, last] = receiver.forMessage('/callback', msg.message_id);
   expect(Object.keys(last?.body.data ?? {}).sort()).toEqual(EVENT_DATA_FIELDS);
   expect(last?.headers['x-webhook-signature']).toBeUndefined();
@@ -85,7 +111,12 @@ test('callback_url receives every status event of its message, unsigned', async 
 });
 
 test('a bulk callback_url hears about each message of the campaign', async () => {
-  const res = await a.call('POST /sms/bulk', '/sms/bulk', { recipients: [NUMBERS.succeed, NUMBERS.fail], message: 'bulk cb', callback_url: `${receiver.url}/bulk` }, { 'x-test-mode': 'true' });
+  const res = await a.call(
+    'POST /sms/bulk',
+    '/sms/bulk',
+    { recipients: [NUMBERS.succeed, NUMBERS.fail], message: 'bulk cb', callback_url: `${receiver.url}/bulk` },
+    { 'x-test-mode': 'true' },
+  );
   const messages = obj(res.body).messages as Array<Record<string, unknown>>;
   for (const m of messages) {
     await expect.poll(() => receiver.forMessage('/bulk', m.message_id).length).toBe(2);
@@ -95,8 +126,15 @@ test('a bulk callback_url hears about each message of the campaign', async () =>
 });
 
 test('non-loopback webhook URLs are configured but never called', async () => {
-  const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', { url: 'https://hooks.example.org/cloud', events: ['sms.sent'] });
+  const res = await a.call('POST /messaging/webhooks', '/messaging/webhooks', {
+    url: 'https://hooks.example.org/cloud',
+    events: ['sms.sent'],
+  });
   expect(res.status).toBe(201);
   await send(a, { to: NUMBERS.succeed, message: 'remote' });
-  await expect.poll(() => server.context.events.deliveries.some((d) => d.url === 'https://hooks.example.org/cloud' && d.status === null)).toBe(true);
+  await expect
+    .poll(() =>
+      server.context.events.deliveries.some((d) => d.url === 'https://hooks.example.org/cloud' && d.status === null),
+    )
+    .toBe(true);
 });

@@ -2,7 +2,17 @@ import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { SHORT_DELAYS, api, expectError, fakeProvider, json, newAccount } from './billing-fixtures.ts';
 
-type Project = { id: string; name: string; description: string; status: string; region: string; created_at: string; resource_count: number; monthly_cost: number; currency: string };
+type Project = {
+  id: string;
+  name: string;
+  description: string;
+  status: string;
+  region: string;
+  created_at: string;
+  resource_count: number;
+  monthly_cost: number;
+  currency: string;
+};
 
 let server: RunningReference;
 const compute = fakeProvider('compute');
@@ -23,23 +33,51 @@ function fresh() {
 
 test('create, get, list, update and delete a project', async () => {
   const { a } = fresh();
-  const created = await a.call('POST', '/projects', { name: 'staging', description: 'Staging environment', region: 'nyc1', budget_limit: 100 });
+  const created = await a.call('POST', '/projects', {
+    name: 'staging',
+    description: 'Staging environment',
+    region: 'nyc1',
+    budget_limit: 100,
+  });
   expect(created.status).toBe(201);
   const project = json<{ project: Project }>(created).project;
-  expect(project).toMatchObject({ name: 'staging', description: 'Staging environment', region: 'nyc1', status: 'active', resource_count: 0, monthly_cost: 0, currency: 'USD' });
+  expect(project).toMatchObject({
+    name: 'staging',
+    description: 'Staging environment',
+    region: 'nyc1',
+    status: 'active',
+    resource_count: 0,
+    monthly_cost: 0,
+    currency: 'USD',
+  });
   expect(project.id).toMatch(/^proj_/);
   expect(project).not.toHaveProperty('budget_limit');
   const got = await a.call('GET', `/projects/${project.id}`);
   expect(json<{ project: Project }>(got).project).toEqual(project);
   const second = json<{ project: Project }>(await a.call('POST', '/projects', { name: 'bare' })).project;
   expect(second).toMatchObject({ description: '', region: 'global' });
-  expect(json<{ projects: Project[] }>(await a.call('GET', '/projects')).projects.map((p) => p.id)).toEqual([second.id, project.id]);
+  expect(json<{ projects: Project[] }>(await a.call('GET', '/projects')).projects.map((p) => p.id)).toEqual([
+    second.id,
+    project.id,
+  ]);
 
-  const updated = await a.call('PUT', `/projects/${project.id}`, { name: 'production', description: 'Live', budget_limit: 250 });
+  const updated = await a.call('PUT', `/projects/${project.id}`, {
+    name: 'production',
+    description: 'Live',
+    budget_limit: 250,
+  });
   expect(updated.status).toBe(200);
-  expect(json<{ project: Project }>(updated).project).toMatchObject({ id: project.id, name: 'production', description: 'Live', region: 'nyc1' });
+  expect(json<{ project: Project }>(updated).project).toMatchObject({
+    id: project.id,
+    name: 'production',
+    description: 'Live',
+    region: 'nyc1',
+  });
   expect(json<{ project: Project }>(updated).project).not.toHaveProperty('budget_limit');
-  expect(json<{ project: Project }>(await a.call('GET', `/projects/${project.id}`)).project).toMatchObject({ name: 'production', description: 'Live' });
+  expect(json<{ project: Project }>(await a.call('GET', `/projects/${project.id}`)).project).toMatchObject({
+    name: 'production',
+    description: 'Live',
+  });
 
   const deleted = await a.call('DELETE', `/projects/${project.id}`);
   expect(deleted.status).toBe(204);
@@ -47,7 +85,9 @@ test('create, get, list, update and delete a project', async () => {
   const gone = await a.call('GET', `/projects/${project.id}`);
   expectError(gone, 404, 'not_found');
   expect(json<{ error: { resource: string } }>(gone).error.resource).toBe('project');
-  expect(json<{ projects: Project[] }>(await a.call('GET', '/projects')).projects.map((p) => p.id)).toEqual([second.id]);
+  expect(json<{ projects: Project[] }>(await a.call('GET', '/projects')).projects.map((p) => p.id)).toEqual([
+    second.id,
+  ]);
 });
 
 test('validation of create and update', async () => {
@@ -132,32 +172,60 @@ test('resources, count, monthly cost, filters and usage come from the providers'
   const got = json<{ project: Project }>(await a.call('GET', `/projects/${project.id}`)).project;
   expect(got.resource_count).toBe(3);
   expect(got.monthly_cost).toBeCloseTo(22.32, 4);
-  const resources = json<{ resources: Array<Record<string, unknown>> }>(await a.call('GET', `/projects/${project.id}/resources`)).resources;
+  const resources = json<{ resources: Array<Record<string, unknown>> }>(
+    await a.call('GET', `/projects/${project.id}/resources`),
+  ).resources;
   expect(resources).toHaveLength(3);
   for (const r of resources) {
     expect(r.id).toMatch(/^res_[0-9a-f]{16}$/);
-    for (const field of ['type', 'name', 'status', 'service', 'region', 'created_at']) expect(typeof r[field]).toBe('string');
+    for (const field of ['type', 'name', 'status', 'service', 'region', 'created_at'])
+      expect(typeof r[field]).toBe('string');
     expect(typeof r.monthly_cost).toBe('number');
   }
   expect(resources.find((r) => r.service === 'storage')?.region).toBe('global');
   // Stable ids across calls.
-  const again = json<{ resources: Array<{ id: string }> }>(await a.call('GET', `/projects/${project.id}/resources`)).resources;
+  const again = json<{ resources: Array<{ id: string }> }>(
+    await a.call('GET', `/projects/${project.id}/resources`),
+  ).resources;
   expect(again.map((r) => r.id)).toEqual(resources.map((r) => r.id));
-  const computeOnly = json<{ resources: Array<{ service: string }> }>(await a.call('GET', `/projects/${project.id}/resources?service=compute`)).resources;
+  const computeOnly = json<{ resources: Array<{ service: string }> }>(
+    await a.call('GET', `/projects/${project.id}/resources?service=compute`),
+  ).resources;
   expect(computeOnly.map((r) => r.service)).toEqual(['compute', 'compute']);
-  const stopped = json<{ resources: Array<{ name: string }> }>(await a.call('GET', `/projects/${project.id}/resources?status=stopped`)).resources;
+  const stopped = json<{ resources: Array<{ name: string }> }>(
+    await a.call('GET', `/projects/${project.id}/resources?status=stopped`),
+  ).resources;
   expect(stopped.map((r) => r.name)).toEqual(['web-2']);
-  expect(json<{ resources: unknown[] }>(await a.call('GET', `/projects/${project.id}/resources?service=dns`)).resources).toEqual([]);
+  expect(
+    json<{ resources: unknown[] }>(await a.call('GET', `/projects/${project.id}/resources?service=dns`)).resources,
+  ).toEqual([]);
 
   const usageRes = await a.call('GET', `/projects/${project.id}/usage`);
   expect(usageRes.status).toBe(200);
-  const usage = json<{ usage: { project_id: string; period: { start: string; end: string }; total_cost: number; currency: string; services: Record<string, { cost: number }> } }>(usageRes).usage;
+  const usage = json<{
+    usage: {
+      project_id: string;
+      period: { start: string; end: string };
+      total_cost: number;
+      currency: string;
+      services: Record<string, { cost: number }>;
+    };
+  }>(usageRes).usage;
   expect(usage.project_id).toBe(project.id);
   expect(usage.total_cost).toBeGreaterThan(0);
-  expect(usage.total_cost).toBeCloseTo(usage.services.compute!.cost + usage.services.storage!.cost + usage.services.messaging!.cost, 4);
-  const day = json<{ usage: { period: { start: string; end: string } } }>(await a.call('GET', `/projects/${project.id}/usage?from_date=2025-03-01&to_date=2025-03-01`)).usage;
+  expect(usage.total_cost).toBeCloseTo(
+    usage.services.compute!.cost + usage.services.storage!.cost + usage.services.messaging!.cost,
+    4,
+  );
+  const day = json<{ usage: { period: { start: string; end: string } } }>(
+    await a.call('GET', `/projects/${project.id}/usage?from_date=2025-03-01&to_date=2025-03-01`),
+  ).usage;
   expect(day.period).toEqual({ start: '2025-03-01T00:00:00.000Z', end: '2025-03-01T23:59:59.999Z' });
-  expectError(await a.call('GET', `/projects/${project.id}/usage?from_date=2025-03-02&to_date=2025-03-01`), 422, 'validation_error');
+  expectError(
+    await a.call('GET', `/projects/${project.id}/usage?from_date=2025-03-02&to_date=2025-03-01`),
+    422,
+    'validation_error',
+  );
 });
 
 test('deleting a project removes its resources through their providers, and only those', async () => {
@@ -213,15 +281,27 @@ test('deleting a project removes its resources through their providers, and only
 test('cascading delete removes a real VPS created with project_id', async () => {
   const { a } = fresh();
   const [regions, images, sizes] = await Promise.all(['/regions', '/images', '/sizes'].map((p) => a.call('GET', p)));
-  const region = json<{ regions?: Array<{ slug: string; available: boolean }> }>(regions!).regions?.find((r) => r.available)?.slug;
+  const region = json<{ regions?: Array<{ slug: string; available: boolean }> }>(regions!).regions?.find(
+    (r) => r.available,
+  )?.slug;
   const image = json<{ images?: Array<{ id: string; min_disk_size: number }> }>(images!).images?.[0];
-  const size = json<{ sizes?: Array<{ slug: string; disk: number; available: boolean }> }>(sizes!).sizes?.find((s) => s.available && s.disk >= (image?.min_disk_size ?? 0));
+  const size = json<{ sizes?: Array<{ slug: string; disk: number; available: boolean }> }>(sizes!).sizes?.find(
+    (s) => s.available && s.disk >= (image?.min_disk_size ?? 0),
+  );
   test.skip(!region || !image || !size, 'the compute area is not available');
   const project = json<{ project: Project }>(await a.call('POST', '/projects', { name: 'with-vps' })).project;
-  const vps = await a.call('POST', '/vps', { name: 'cascade-1', region, image: image?.id, size: size?.slug, project_id: project.id });
+  const vps = await a.call('POST', '/vps', {
+    name: 'cascade-1',
+    region,
+    image: image?.id,
+    size: size?.slug,
+    project_id: project.id,
+  });
   test.skip(vps.status !== 201, `POST /vps answered ${vps.status}`);
   const vpsId = json<{ vps: { id: string } }>(vps).vps.id;
-  const resources = json<{ resources: Array<{ resource_id: string; service: string }> }>(await a.call('GET', `/projects/${project.id}/resources`)).resources;
+  const resources = json<{ resources: Array<{ resource_id: string; service: string }> }>(
+    await a.call('GET', `/projects/${project.id}/resources`),
+  ).resources;
   expect(resources.map((r) => r.resource_id)).toEqual([vpsId]);
   expect(json<{ project: Project }>(await a.call('GET', `/projects/${project.id}`)).project.resource_count).toBe(1);
   expect((await a.call('DELETE', `/projects/${project.id}`)).status).toBe(204);
@@ -245,5 +325,7 @@ test("another account's project is not found for any operation", async () => {
     expect(json<{ error: { resource: string } }>(res).error.resource).toBe('project');
   }
   expect(json<{ projects: Project[] }>(await mine.a.call('GET', '/projects')).projects).toEqual([]);
-  expect(json<{ project: Project }>(await theirs.a.call('GET', `/projects/${project.id}`)).project.name).toBe('private');
+  expect(json<{ project: Project }>(await theirs.a.call('GET', `/projects/${project.id}`)).project.name).toBe(
+    'private',
+  );
 });

@@ -51,8 +51,12 @@ test('reads: 412 and 304 with S3 precedence, seconds granularity of Last-Modifie
 test('copy sources: every failing x-amz-copy-source-if-* is PreconditionFailed', () => {
   expect(codeOf(() => requireCopySource({ 'x-amz-copy-source-if-match': '"abc"' }, current))).toBe('ok');
   expect(codeOf(() => requireCopySource({ 'x-amz-copy-source-if-match': '"x"' }, current))).toBe('PreconditionFailed');
-  expect(codeOf(() => requireCopySource({ 'x-amz-copy-source-if-none-match': '"abc"' }, current))).toBe('PreconditionFailed');
-  expect(codeOf(() => requireCopySource({ 'x-amz-copy-source-if-modified-since': after }, current))).toBe('PreconditionFailed');
+  expect(codeOf(() => requireCopySource({ 'x-amz-copy-source-if-none-match': '"abc"' }, current))).toBe(
+    'PreconditionFailed',
+  );
+  expect(codeOf(() => requireCopySource({ 'x-amz-copy-source-if-modified-since': after }, current))).toBe(
+    'PreconditionFailed',
+  );
   expect(codeOf(() => requireCopySource({ 'if-match': '"x"' }, current))).toBe('ok');
 });
 

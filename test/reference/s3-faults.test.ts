@@ -31,18 +31,27 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3Client(server, key, 'when-required').send(new CreateBucketCommand({ Bucket: bucket }));
     // The old behaviour still works; the 2025 default checksums are refused.
     await s3Client(server, key, 'when-required').send(new PutObjectCommand({ Bucket: bucket, Key: 'a', Body: 'x' }));
-    expect(await errorCode(s3Client(server, key).send(new PutObjectCommand({ Bucket: bucket, Key: 'b', Body: 'x' })))).toBe('InvalidArgument');
+    expect(
+      await errorCode(s3Client(server, key).send(new PutObjectCommand({ Bucket: bucket, Key: 'b', Body: 'x' }))),
+    ).toBe('InvalidArgument');
   },
   async 's3-signature-unchecked'(server) {
     const key = await accessKey(server);
-    const wrong = s3Client(server, { accessKeyId: key.accessKeyId, secretAccessKey: 'not-the-secret-at-all-0000000000000000000' });
+    const wrong = s3Client(server, {
+      accessKeyId: key.accessKeyId,
+      secretAccessKey: 'not-the-secret-at-all-0000000000000000000',
+    });
     expect((await wrong.send(new ListBucketsCommand({}))).$metadata.httpStatusCode).toBe(200);
   },
   async 's3-multipart-etag-wrong'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('et');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: 'big', Body: randomBytes(11 * 1024 * 1024) }, partSize: 5 * 1024 * 1024 });
+    const upload = new Upload({
+      client: s3,
+      params: { Bucket: bucket, Key: 'big', Body: randomBytes(11 * 1024 * 1024) },
+      partSize: 5 * 1024 * 1024,
+    });
     expect(await errorCode(upload.done())).toBe('InvalidPart');
   },
   async 's3-list-continuation-broken'(server) {
@@ -51,12 +60,17 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     for (let i = 0; i < 10; i++) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `k${i}`, Body: 'x' }));
     const seen: string[] = [];
-    for await (const page of paginateListObjectsV2({ client: s3, pageSize: 4 }, { Bucket: bucket })) seen.push(...(page.Contents ?? []).map((c) => c.Key!));
+    for await (const page of paginateListObjectsV2({ client: s3, pageSize: 4 }, { Bucket: bucket }))
+      seen.push(...(page.Contents ?? []).map((c) => c.Key!));
     expect(seen.length).toBeGreaterThan(10);
     expect(new Set(seen).size).toBe(10);
   },
   async 's3-path-style-refused'(server) {
-    expect(await errorCode(s3Client(server, await accessKey(server)).send(new CreateBucketCommand({ Bucket: uniqueBucket('ps') })))).toBe('InvalidRequest');
+    expect(
+      await errorCode(
+        s3Client(server, await accessKey(server)).send(new CreateBucketCommand({ Bucket: uniqueBucket('ps') })),
+      ),
+    ).toBe('InvalidRequest');
   },
   async 's3-presigned-refused'(server) {
     const s3 = s3Client(server, await accessKey(server));
@@ -67,13 +81,16 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     expect((await fetch(url)).status).toBe(403);
   },
   async 's3-region-slug-refused'(server) {
-    expect(await errorCode(s3Client(server, await accessKey(server)).send(new ListBucketsCommand({})))).toBe('AuthorizationHeaderMalformed');
+    expect(await errorCode(s3Client(server, await accessKey(server)).send(new ListBucketsCommand({})))).toBe(
+      'AuthorizationHeaderMalformed',
+    );
   },
   async 's3-list-prefix-ignored'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('pfx');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    for (const key of ['docs/a', 'other/b']) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'x' }));
+    for (const key of ['docs/a', 'other/b'])
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'x' }));
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'docs/' }));
     expect((listed.Contents ?? []).map((c) => c.Key)).toContain('other/b');
   },
@@ -86,7 +103,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('rest');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    const put = await fetch(`${server.baseUrl}/storage/buckets/${bucket}/objects/a`, { method: 'PUT', headers: { authorization: `Bearer ${server.apiKey}` }, body: 'x' });
+    const put = await fetch(`${server.baseUrl}/storage/buckets/${bucket}/objects/a`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${server.apiKey}` },
+      body: 'x',
+    });
     expect(put.status).toBe(200);
     expect(await errorCode(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'a' })))).toBe('NoSuchKey');
   },
@@ -95,7 +116,9 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('enc');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     expect((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
-    expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, EncodingType: 'url' })))).toBe('InvalidArgument');
+    expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, EncodingType: 'url' })))).toBe(
+      'InvalidArgument',
+    );
   },
   async 's3-conditional-write-ignored'(server) {
     const s3 = s3Client(server, await accessKey(server));
@@ -103,22 +126,39 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'first', IfNoneMatch: '*' }));
     // The create-only write overwrites instead of answering 412.
-    expect(await errorCode(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'second', IfNoneMatch: '*' })))).toBe('no error');
-    expect(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'lock' }))).Body!.transformToString()).toBe('second');
+    expect(
+      await errorCode(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'lock', Body: 'second', IfNoneMatch: '*' }))),
+    ).toBe('no error');
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'lock' }))).Body!.transformToString()).toBe(
+      'second',
+    );
   },
   async 's3-conditional-read-ignored'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('cr');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'c', Body: 'x' }));
-    expect((await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'c', IfNoneMatch: put.ETag }))).$metadata.httpStatusCode).toBe(200);
-    expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'c', IfMatch: '"0"' }))).$metadata.httpStatusCode).toBe(200);
+    expect(
+      (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'c', IfNoneMatch: put.ETag }))).$metadata
+        .httpStatusCode,
+    ).toBe(200);
+    expect(
+      (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'c', IfMatch: '"0"' }))).$metadata.httpStatusCode,
+    ).toBe(200);
   },
   async 's3-standard-headers-dropped'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('hdr');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'h', Body: 'x', CacheControl: 'max-age=60', ContentDisposition: 'attachment' }));
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: 'h',
+        Body: 'x',
+        CacheControl: 'max-age=60',
+        ContentDisposition: 'attachment',
+      }),
+    );
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'h' }));
     expect(head.CacheControl).toBeUndefined();
     expect(head.ContentDisposition).toBeUndefined();
@@ -129,15 +169,35 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'src', Body: 'source bytes' }));
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'dst' }));
-    const copy = s3.send(new UploadPartCopyCommand({ Bucket: bucket, Key: 'dst', UploadId, PartNumber: 1, CopySource: `${bucket}/src`, CopySourceRange: 'bytes=0-5' }));
+    const copy = s3.send(
+      new UploadPartCopyCommand({
+        Bucket: bucket,
+        Key: 'dst',
+        UploadId,
+        PartNumber: 1,
+        CopySource: `${bucket}/src`,
+        CopySourceRange: 'bytes=0-5',
+      }),
+    );
     expect(await errorCode(copy)).toBe('NotImplemented');
   },
   async 's3-complete-checksum-on-body'(server) {
     const s3 = s3Client(server, await accessKey(server), 'when-required');
     const bucket = uniqueBucket('cks');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm', ChecksumAlgorithm: 'SHA256' }));
-    const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: 'abc', ChecksumAlgorithm: 'SHA256' }));
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm', ChecksumAlgorithm: 'SHA256' }),
+    );
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: bucket,
+        Key: 'm',
+        UploadId,
+        PartNumber: 1,
+        Body: 'abc',
+        ChecksumAlgorithm: 'SHA256',
+      }),
+    );
     // The composite SHA-256 of the one part, right for the object, is compared with the XML body.
     const composite = `${createHash('sha256').update(createHash('sha256').update('abc').digest()).digest('base64')}-1`;
     const done = s3.send(
@@ -156,8 +216,18 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('idem');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm' }));
-    const part = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: 'abc' }));
-    const complete = () => s3.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: 'm', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
+    const part = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: 'abc' }),
+    );
+    const complete = () =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: 'm',
+          UploadId,
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+        }),
+      );
     await complete();
     expect(await errorCode(complete())).toBe('NoSuchUpload');
   },
@@ -173,8 +243,12 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('pn');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'm' }));
-    const p1 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: randomBytes(5 * 1024 * 1024) }));
-    const p2 = await s3.send(new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 2, Body: 'tail' }));
+    const p1 = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 1, Body: randomBytes(5 * 1024 * 1024) }),
+    );
+    const p2 = await s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: 'm', UploadId, PartNumber: 2, Body: 'tail' }),
+    );
     await s3.send(
       new CompleteMultipartUploadCommand({
         Bucket: bucket,
@@ -196,14 +270,23 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('ect');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: '' })))).toBe('InvalidArgument');
+    expect(await errorCode(s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: '' })))).toBe(
+      'InvalidArgument',
+    );
   },
   async 's3-options-not-implemented'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('cors');
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: 'u' }), { expiresIn: 60 });
-    expect((await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' } })).status).toBe(501);
+    expect(
+      (
+        await fetch(url, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' },
+        })
+      ).status,
+    ).toBe(501);
   },
   async 's3-recreate-own-bucket-taken'(server) {
     const s3 = s3Client(server, await accessKey(server));

@@ -5,7 +5,11 @@
  */
 import { expect, test } from '../base.ts';
 import { Readable } from 'node:stream';
-import { defaultChecksumType, multipartChecksum, sameMultipartChecksum } from '../../reference/s3/multipart-checksums.ts';
+import {
+  defaultChecksumType,
+  multipartChecksum,
+  sameMultipartChecksum,
+} from '../../reference/s3/multipart-checksums.ts';
 
 const MiB = 1024 * 1024;
 const body = (size: number, fill: string) => Readable.from([Buffer.alloc(size, fill)]);
@@ -17,7 +21,11 @@ test('composite SHA-256 of one part: the part checksum and the checksum of it, w
 });
 
 test('full-object CRC64NVME of three parts, with each part checksum', async () => {
-  const result = await multipartChecksum('crc64nvme', 'FULL_OBJECT', [body(5 * MiB, 'A'), body(5 * MiB, 'B'), body(5 * MiB, 'C')]);
+  const result = await multipartChecksum('crc64nvme', 'FULL_OBJECT', [
+    body(5 * MiB, 'A'),
+    body(5 * MiB, 'B'),
+    body(5 * MiB, 'C'),
+  ]);
   expect(result.parts).toEqual(['L/E4WYn8v98=', 'xW1l19VobYM=', 'cK5MnNaWrW4=']);
   expect(result.value).toBe('i+6LR0y3eFo=');
 });

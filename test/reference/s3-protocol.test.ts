@@ -5,7 +5,13 @@
  * Requests are signed with @smithy/signature-v4; chunk signatures with an independent HMAC
  * chain written here, so the server's verification is checked against a second implementation.
  */
-import { ChecksumAlgorithm, CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  ChecksumAlgorithm,
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { expect, test } from '../base.ts';
@@ -33,7 +39,10 @@ const EMPTY = sha256hex('');
 class Sha256 {
   private readonly h;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.h = secret === undefined ? createHash('sha256') : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret as Uint8Array));
+    this.h =
+      secret === undefined
+        ? createHash('sha256')
+        : createHmac('sha256', typeof secret === 'string' ? secret : Buffer.from(secret as Uint8Array));
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
     this.h.update(typeof data === 'string' ? data : Buffer.from(data as Uint8Array));
@@ -59,14 +68,32 @@ async function signedPut(
   sha: string,
   body: Buffer,
   headers: Record<string, string>,
-  options: { date?: Date; pair?: KeyPair; frame?: (seed: string, longDate: string, scope: string, secret: string) => Buffer } = {},
+  options: {
+    date?: Date;
+    pair?: KeyPair;
+    frame?: (seed: string, longDate: string, scope: string, secret: string) => Buffer;
+  } = {},
 ): Promise<Raw> {
   const pair = options.pair ?? key;
   const url = new URL(`${server.s3Url}${path}`);
-  const signer = new SignatureV4({ credentials: pair, region: 'nyc1', service: 's3', sha256: Sha256, uriEscapePath: false });
+  const signer = new SignatureV4({
+    credentials: pair,
+    region: 'nyc1',
+    service: 's3',
+    sha256: Sha256,
+    uriEscapePath: false,
+  });
   const date = options.date ?? new Date();
   const signed = await signer.sign(
-    { method: 'PUT', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: { host: url.host, 'x-amz-content-sha256': sha, ...headers } },
+    {
+      method: 'PUT',
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      query: {},
+      headers: { host: url.host, 'x-amz-content-sha256': sha, ...headers },
+    },
     { signingDate: date },
   );
   const auth = String(signed.headers.authorization);
@@ -74,7 +101,11 @@ async function signedPut(
   const longDate = String(signed.headers['x-amz-date']);
   const scope = `${longDate.slice(0, 8)}/nyc1/s3/aws4_request`;
   const payload = options.frame ? options.frame(seed, longDate, scope, pair.secretAccessKey) : body;
-  const res = await fetch(url, { method: 'PUT', headers: { ...(signed.headers as Record<string, string>), 'content-length': String(payload.length) }, body: payload });
+  const res = await fetch(url, {
+    method: 'PUT',
+    headers: { ...(signed.headers as Record<string, string>), 'content-length': String(payload.length) },
+    body: payload,
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -123,10 +154,14 @@ async function read(k: string): Promise<Buffer> {
 test('STREAMING-AWS4-HMAC-SHA256-PAYLOAD: chunk signature chain verified', async () => {
   const data = randomBytes(200_000);
   const headers = { 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': String(data.length) };
-  const ok = await signedPut(`/${bucket}/signed-chunks`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data, headers, { frame: signedChunks(data, 65536) });
+  const ok = await signedPut(`/${bucket}/signed-chunks`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data, headers, {
+    frame: signedChunks(data, 65536),
+  });
   expect(ok.status, ok.text).toBe(200);
   expect((await read('signed-chunks')).equals(data)).toBe(true);
-  const bad = await signedPut(`/${bucket}/tampered`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data, headers, { frame: signedChunks(data, 65536, undefined, true) });
+  const bad = await signedPut(`/${bucket}/tampered`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data, headers, {
+    frame: signedChunks(data, 65536, undefined, true),
+  });
   expect(bad.status).toBe(403);
   expect(bad.text).toContain('SignatureDoesNotMatch');
 });
@@ -134,18 +169,34 @@ test('STREAMING-AWS4-HMAC-SHA256-PAYLOAD: chunk signature chain verified', async
 test('STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER: signed trailer with a CRC32C checksum', async () => {
   const data = randomBytes(70_000);
   const trailer = { name: 'x-amz-checksum-crc32c', value: checksumOf('crc32c', data) };
-  const headers = { 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': String(data.length), 'x-amz-trailer': trailer.name };
-  const ok = await signedPut(`/${bucket}/signed-trailer`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER', data, headers, { frame: signedChunks(data, 30_000, trailer) });
+  const headers = {
+    'content-encoding': 'aws-chunked',
+    'x-amz-decoded-content-length': String(data.length),
+    'x-amz-trailer': trailer.name,
+  };
+  const ok = await signedPut(`/${bucket}/signed-trailer`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER', data, headers, {
+    frame: signedChunks(data, 30_000, trailer),
+  });
   expect(ok.status, ok.text).toBe(200);
   expect((await read('signed-trailer')).equals(data)).toBe(true);
   const wrong = { ...trailer, value: checksumOf('crc32c', Buffer.from('other')) };
-  const bad = await signedPut(`/${bucket}/signed-trailer-bad`, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER', data, headers, { frame: signedChunks(data, 30_000, wrong) });
+  const bad = await signedPut(
+    `/${bucket}/signed-trailer-bad`,
+    'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER',
+    data,
+    headers,
+    { frame: signedChunks(data, 30_000, wrong) },
+  );
   expect(bad.text).toContain('BadDigest');
 });
 
 test('STREAMING-UNSIGNED-PAYLOAD-TRAILER: trailing CRC32 verified (BadDigest) and nothing stored on mismatch', async () => {
   const data = randomBytes(100_000);
-  const headers = { 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': String(data.length), 'x-amz-trailer': 'x-amz-checksum-crc32' };
+  const headers = {
+    'content-encoding': 'aws-chunked',
+    'x-amz-decoded-content-length': String(data.length),
+    'x-amz-trailer': 'x-amz-checksum-crc32',
+  };
   const ok = await signedPut(
     `/${bucket}/unsigned-trailer`,
     'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
@@ -154,7 +205,12 @@ test('STREAMING-UNSIGNED-PAYLOAD-TRAILER: trailing CRC32 verified (BadDigest) an
   );
   expect(ok.status, ok.text).toBe(200);
   expect((await read('unsigned-trailer')).equals(data)).toBe(true);
-  const bad = await signedPut(`/${bucket}/unsigned-trailer-bad`, 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', unsignedTrailer(data, 8192, { name: 'x-amz-checksum-crc32', value: 'AAAAAA==' }), headers);
+  const bad = await signedPut(
+    `/${bucket}/unsigned-trailer-bad`,
+    'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+    unsignedTrailer(data, 8192, { name: 'x-amz-checksum-crc32', value: 'AAAAAA==' }),
+    headers,
+  );
   expect(bad.status).toBe(400);
   expect(bad.text).toContain('BadDigest');
   const head = await s3Client(server, key)
@@ -169,7 +225,13 @@ test('hex payload hash verified; UNSIGNED-PAYLOAD accepted; clock skew refused',
   const mismatch = await signedPut(`/${bucket}/hex-bad`, sha256hex('other'), data, {});
   expect(mismatch.text).toContain('XAmzContentSHA256Mismatch');
   expect((await signedPut(`/${bucket}/unsigned`, 'UNSIGNED-PAYLOAD', data, {})).status).toBe(200);
-  const skewed = await signedPut(`/${bucket}/skewed`, 'UNSIGNED-PAYLOAD', data, {}, { date: new Date(Date.now() - 20 * 60_000) });
+  const skewed = await signedPut(
+    `/${bucket}/skewed`,
+    'UNSIGNED-PAYLOAD',
+    data,
+    {},
+    { date: new Date(Date.now() - 20 * 60_000) },
+  );
   expect(skewed.status).toBe(403);
   expect(skewed.text).toContain('RequestTimeTooSkewed');
 });
@@ -177,7 +239,13 @@ test('hex payload hash verified; UNSIGNED-PAYLOAD accepted; clock skew refused',
 test('every checksum algorithm through the SDK, returned on GET with ChecksumMode ENABLED', async () => {
   const s3 = s3Client(server, key);
   const data = randomBytes(5000);
-  for (const algorithm of [ChecksumAlgorithm.CRC32, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.SHA1, ChecksumAlgorithm.SHA256, ChecksumAlgorithm.CRC64NVME]) {
+  for (const algorithm of [
+    ChecksumAlgorithm.CRC32,
+    ChecksumAlgorithm.CRC32C,
+    ChecksumAlgorithm.SHA1,
+    ChecksumAlgorithm.SHA256,
+    ChecksumAlgorithm.CRC64NVME,
+  ]) {
     const k = `sum-${algorithm}`;
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: k, Body: data, ChecksumAlgorithm: algorithm }));
     const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: k, ChecksumMode: 'ENABLED' }));
@@ -186,7 +254,9 @@ test('every checksum algorithm through the SDK, returned on GET with ChecksumMod
     expect(Buffer.from(await got.Body!.transformToByteArray()).equals(data)).toBe(true);
   }
   // CRC-64/NVME check value of "123456789".
-  expect(Buffer.from(checksumOf('crc64nvme', Buffer.from('123456789')), 'base64').toString('hex')).toBe('ae8b14860a799888');
+  expect(Buffer.from(checksumOf('crc64nvme', Buffer.from('123456789')), 'base64').toString('hex')).toBe(
+    'ae8b14860a799888',
+  );
 });
 
 test('presigned URLs: expiry and tampering refused', async () => {
@@ -194,18 +264,25 @@ test('presigned URLs: expiry and tampering refused', async () => {
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'pre', Body: 'p' }));
   const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'pre' }), { expiresIn: 60 });
   expect(await (await fetch(url)).text()).toBe('p');
-  const old = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'pre' }), { expiresIn: 60, signingDate: new Date(Date.now() - 120_000) });
+  const old = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: 'pre' }), {
+    expiresIn: 60,
+    signingDate: new Date(Date.now() - 120_000),
+  });
   const expired = await fetch(old);
   expect(expired.status).toBe(403);
   expect(await expired.text()).toContain('expired');
   const other = await fetch(url.replace('/pre?', '/other?'));
   expect(other.status).toBe(403);
   // X-Amz-Expires outside 1..604800 s: refused as access denied (as Ceph RGW; AWS says 400).
-  for (const expires of ['0', '604801']) expect((await fetch(url.replace(/X-Amz-Expires=\d+/, `X-Amz-Expires=${expires}`))).status).toBe(403);
+  for (const expires of ['0', '604801'])
+    expect((await fetch(url.replace(/X-Amz-Expires=\d+/, `X-Amz-Expires=${expires}`))).status).toBe(403);
   // A CORS preflight on a presigned URL: never 501. Incomplete: 400; complete: refused (no CORS configuration).
   const bare = await fetch(url, { method: 'OPTIONS' });
   expect(bare.status).toBe(400);
   expect(await bare.text()).toContain('<Code>BadRequest</Code>');
-  const preflight = await fetch(url, { method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-method': 'PUT' } });
+  const preflight = await fetch(url, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://example.test', 'access-control-request-method': 'PUT' },
+  });
   expect(preflight.status).toBe(403);
 });

@@ -12,13 +12,21 @@ export interface KeyPair {
   secretAccessKey: string;
 }
 
-export async function accessKey(server: RunningReference, input: { permissions?: string[]; bucket_access?: string[]; alt?: boolean; headers?: Record<string, string> } = {}): Promise<KeyPair> {
+export async function accessKey(
+  server: RunningReference,
+  input: { permissions?: string[]; bucket_access?: string[]; alt?: boolean; headers?: Record<string, string> } = {},
+): Promise<KeyPair> {
   const body = {
     name: `s3-test-${randomBytes(3).toString('hex')}`,
     permissions: input.permissions ?? ['read', 'write'],
     ...(input.bucket_access ? { bucket_access: input.bucket_access } : {}),
   };
-  const res = await client(server.baseUrl, input.alt ? server.altApiKey : server.apiKey).call('POST', '/storage/access-keys', body, { headers: input.headers });
+  const res = await client(server.baseUrl, input.alt ? server.altApiKey : server.apiKey).call(
+    'POST',
+    '/storage/access-keys',
+    body,
+    { headers: input.headers },
+  );
   if (res.status !== 201) throw new Error(`access key: ${res.status} ${res.text}`);
   const key = (res.body as { access_key: { access_key_id: string; secret_access_key: string } }).access_key;
   return { accessKeyId: key.access_key_id, secretAccessKey: key.secret_access_key };
@@ -26,14 +34,21 @@ export async function accessKey(server: RunningReference, input: { permissions?:
 
 export type ChecksumSetting = 'default' | 'when-required';
 
-export function s3Client(server: RunningReference, credentials: KeyPair, checksums: ChecksumSetting = 'default', extra: Partial<S3ClientConfig> = {}): S3Client {
+export function s3Client(
+  server: RunningReference,
+  credentials: KeyPair,
+  checksums: ChecksumSetting = 'default',
+  extra: Partial<S3ClientConfig> = {},
+): S3Client {
   return new S3Client({
     endpoint: server.s3Url,
     forcePathStyle: true,
     region: 'nyc1',
     credentials,
     maxAttempts: 1,
-    ...(checksums === 'when-required' ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+    ...(checksums === 'when-required'
+      ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      : {}),
     ...extra,
   });
 }

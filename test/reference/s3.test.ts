@@ -52,7 +52,9 @@ for (const setting of ['default', 'when-required'] as ChecksumSetting[]) {
         ['empty', Buffer.alloc(0)],
         ['dir/with space/ünï+cøde?.bin', randomBytes(70_000)],
       ] as const) {
-        const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/x-test' }));
+        const put = await s3.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/x-test' }),
+        );
         expect(put.ETag).toBe(`"${md5(body)}"`);
         const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body)).toBe(true);
@@ -62,14 +64,26 @@ for (const setting of ['default', 'when-required'] as ChecksumSetting[]) {
       }
       // A stream body of unknown length goes through aws-chunked with the default checksums.
       const streamed = randomBytes(300_000);
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'streamed', Body: Readable.from([streamed.subarray(0, 100_000), streamed.subarray(100_000)]), ContentLength: streamed.length }));
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: 'streamed',
+          Body: Readable.from([streamed.subarray(0, 100_000), streamed.subarray(100_000)]),
+          ContentLength: streamed.length,
+        }),
+      );
       const back = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'streamed' }));
       expect(Buffer.from(await back.Body!.transformToByteArray()).equals(streamed)).toBe(true);
 
       expect(await errorCode(s3.send(new DeleteBucketCommand({ Bucket: bucket })))).toBe('BucketNotEmpty');
       await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'small.txt' }));
       expect(await errorCode(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'small.txt' })))).toBe('NoSuchKey');
-      const del = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: [{ Key: 'empty' }, { Key: 'dir/with space/ünï+cøde?.bin' }, { Key: 'streamed' }] } }));
+      const del = await s3.send(
+        new DeleteObjectsCommand({
+          Bucket: bucket,
+          Delete: { Objects: [{ Key: 'empty' }, { Key: 'dir/with space/ünï+cøde?.bin' }, { Key: 'streamed' }] },
+        }),
+      );
       expect(del.Deleted?.length).toBe(3);
       await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
       expect(await errorCode(s3.send(new HeadBucketCommand({ Bucket: bucket })))).toBe('NotFound');
@@ -80,10 +94,17 @@ for (const setting of ['default', 'when-required'] as ChecksumSetting[]) {
       const s3 = s3Client(server, await accessKey(server), setting);
       const bucket = uniqueBucket('ls');
       await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-      const keys = [...Array.from({ length: 23 }, (_, i) => `logs/2025/${String(i).padStart(2, '0')}.txt`), 'logs/a/x', 'logs/b/y', 'top.txt', 'a+b c'];
+      const keys = [
+        ...Array.from({ length: 23 }, (_, i) => `logs/2025/${String(i).padStart(2, '0')}.txt`),
+        'logs/a/x',
+        'logs/b/y',
+        'top.txt',
+        'a+b c',
+      ];
       for (const key of keys) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
       const seen: string[] = [];
-      for await (const page of paginateListObjectsV2({ client: s3, pageSize: 5 }, { Bucket: bucket })) seen.push(...(page.Contents ?? []).map((c) => c.Key!));
+      for await (const page of paginateListObjectsV2({ client: s3, pageSize: 5 }, { Bucket: bucket }))
+        seen.push(...(page.Contents ?? []).map((c) => c.Key!));
       expect(seen).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
       const delimited = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'logs/', Delimiter: '/' }));
       expect(delimited.CommonPrefixes?.map((p) => p.Prefix)).toEqual(['logs/2025/', 'logs/a/', 'logs/b/']);
@@ -117,7 +138,9 @@ for (const setting of ['default', 'when-required'] as ChecksumSetting[]) {
         expect(got.ContentRange).toBe(`bytes ${start}-${end}/1000`);
         expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body.subarray(start, end + 1))).toBe(true);
       }
-      expect(await errorCode(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'r', Range: 'bytes=1000-' })))).toBe('InvalidRange');
+      expect(await errorCode(s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'r', Range: 'bytes=1000-' })))).toBe(
+        'InvalidRange',
+      );
     });
 
     test('multipart upload through lib-storage (12 MiB) and CopyObject', async () => {
@@ -125,13 +148,20 @@ for (const setting of ['default', 'when-required'] as ChecksumSetting[]) {
       const bucket = uniqueBucket('mp');
       await s3.send(new CreateBucketCommand({ Bucket: bucket }));
       const body = randomBytes(12 * 1024 * 1024 + 123);
-      const upload = new Upload({ client: s3, params: { Bucket: bucket, Key: 'big.bin', Body: body }, partSize: 5 * 1024 * 1024, queueSize: 2 });
+      const upload = new Upload({
+        client: s3,
+        params: { Bucket: bucket, Key: 'big.bin', Body: body },
+        partSize: 5 * 1024 * 1024,
+        queueSize: 2,
+      });
       const done = await upload.done();
       expect(done.ETag).toMatch(/-3"$/);
       const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'big.bin' }));
       expect(md5(await got.Body!.transformToByteArray())).toBe(md5(body));
       await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'copy.bin', CopySource: `${bucket}/big.bin` }));
-      expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'copy.bin' }))).ContentLength).toBe(body.length);
+      expect((await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'copy.bin' }))).ContentLength).toBe(
+        body.length,
+      );
     });
   });
 }
@@ -147,21 +177,35 @@ test('wrong secret, unknown key, bucket_access and read-only keys are refused', 
   const wrongSecret = `${good.secretAccessKey.slice(0, -1)}${good.secretAccessKey.endsWith('x') ? 'y' : 'x'}`;
   const wrong = s3Client(server, { accessKeyId: good.accessKeyId, secretAccessKey: wrongSecret });
   expect(await errorCode(wrong.send(new ListObjectsV2Command({ Bucket: bucket })))).toBe('SignatureDoesNotMatch');
-  expect(await errorCode(wrong.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'x' })))).toBe('SignatureDoesNotMatch');
+  expect(await errorCode(wrong.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'x' })))).toBe(
+    'SignatureDoesNotMatch',
+  );
   const unknown = s3Client(server, { accessKeyId: 'CCAKNOSUCHKEY0000000', secretAccessKey: good.secretAccessKey });
   expect(await errorCode(unknown.send(new ListBucketsCommand({})))).toBe('InvalidAccessKeyId');
   const limited = s3Client(server, await accessKey(server, { bucket_access: [bucket] }));
   await limited.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'x' }));
-  expect(await errorCode(limited.send(new PutObjectCommand({ Bucket: other, Key: 'k', Body: 'x' })))).toBe('AccessDenied');
+  expect(await errorCode(limited.send(new PutObjectCommand({ Bucket: other, Key: 'k', Body: 'x' })))).toBe(
+    'AccessDenied',
+  );
   expect((await limited.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name)).toEqual([bucket]);
   const reader = s3Client(server, await accessKey(server, { permissions: ['read'] }));
-  expect(Buffer.from(await (await reader.send(new GetObjectCommand({ Bucket: bucket, Key: 'k' }))).Body!.transformToByteArray()).toString()).toBe('x');
-  expect(await errorCode(reader.send(new PutObjectCommand({ Bucket: bucket, Key: 'k2', Body: 'x' })))).toBe('AccessDenied');
+  expect(
+    Buffer.from(
+      await (await reader.send(new GetObjectCommand({ Bucket: bucket, Key: 'k' }))).Body!.transformToByteArray(),
+    ).toString(),
+  ).toBe('x');
+  expect(await errorCode(reader.send(new PutObjectCommand({ Bucket: bucket, Key: 'k2', Body: 'x' })))).toBe(
+    'AccessDenied',
+  );
   // Another account's key is refused the bucket (names are global: S3 says 403, not 404).
   const stranger = s3Client(server, await accessKey(server, { alt: true }));
   expect(await errorCode(stranger.send(new GetObjectCommand({ Bucket: bucket, Key: 'k' })))).toBe('AccessDenied');
   await stranger.send(new CreateBucketCommand({ Bucket: `${bucket}-stranger` }));
-  expect(await errorCode(stranger.send(new CopyObjectCommand({ Bucket: `${bucket}-stranger`, Key: 'k2', CopySource: `${bucket}/k` })))).toBe('AccessDenied');
+  expect(
+    await errorCode(
+      stranger.send(new CopyObjectCommand({ Bucket: `${bucket}-stranger`, Key: 'k2', CopySource: `${bucket}/k` })),
+    ),
+  ).toBe('AccessDenied');
   // Unsigned requests are refused.
   const anonymous = await fetch(`${server.s3Url}/${bucket}/k`);
   expect(anonymous.status).toBe(403);
@@ -183,6 +227,8 @@ test('REST and S3 are one store', async () => {
   const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'from-rest.txt' }));
   expect(await got.Body!.transformToString()).toBe('via rest');
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'from-s3.txt', Body: 'via s3' }));
-  const back = await fetch(`${server.baseUrl}/storage/buckets/${bucket}/objects/from-s3.txt`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+  const back = await fetch(`${server.baseUrl}/storage/buckets/${bucket}/objects/from-s3.txt`, {
+    headers: { authorization: `Bearer ${server.apiKey}` },
+  });
   expect(await back.text()).toBe('via s3');
 });

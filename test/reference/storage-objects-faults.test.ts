@@ -7,13 +7,25 @@ import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { STORAGE_OBJECT_FAULTS } from '../../reference/areas/storage-objects/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client } from './helpers.ts';
-import { bytesOf, completionXml, createBucket, errorOf, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';
+import {
+  bytesOf,
+  completionXml,
+  createBucket,
+  errorOf,
+  objectUrl,
+  putObject,
+  rawRequest,
+  uniqueBucket,
+} from './storage-objects-support.ts';
 
 const observations: Record<string, (server: RunningReference) => Promise<void>> = {
   async 'bucket-name-not-unique'(server) {
     const name = uniqueBucket('dup');
     await createBucket(server, name);
-    const again = await client(server.baseUrl, server.altApiKey).call('POST', '/storage/buckets', { name, region: 'nyc1' });
+    const again = await client(server.baseUrl, server.altApiKey).call('POST', '/storage/buckets', {
+      name,
+      region: 'nyc1',
+    });
     expect(again.status).toBe(201);
   },
 
@@ -32,8 +44,16 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const uploadId = (init.json as { upload_id: string }).upload_id;
     const first = bytesOf(5 * 1024 * 1024, 1);
     const last = Buffer.from('tail');
-    const etag2 = (await rawRequest(`${url}?partNumber=2&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: last })).headers.get('etag')!;
-    const etag1 = (await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: first })).headers.get('etag')!;
+    const etag2 = (
+      await rawRequest(`${url}?partNumber=2&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: last })
+    ).headers.get('etag')!;
+    const etag1 = (
+      await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, {
+        method: 'PUT',
+        apiKey: server.apiKey,
+        body: first,
+      })
+    ).headers.get('etag')!;
     const done = await rawRequest(`${url}?uploadId=${uploadId}`, {
       method: 'POST',
       apiKey: server.apiKey,
@@ -52,7 +72,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('sig');
     await createBucket(server, bucket);
     await putObject(server, bucket, 'other.txt', 'not yours');
-    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/mine.txt/presigned-url`, { method: 'GET' });
+    const presign = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/mine.txt/presigned-url`,
+      { method: 'GET' },
+    );
     const url = (presign.body as { url: string }).url.replace('/mine.txt?', '/other.txt?');
     const response = await rawRequest(url, { method: 'GET', apiKey: null });
     expect(response.status).toBe(200);
@@ -63,7 +87,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('exp');
     await createBucket(server, bucket);
     await putObject(server, bucket, 'old.txt', 'still here');
-    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/old.txt/presigned-url`, { method: 'GET', expires_in: 1 });
+    const presign = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/old.txt/presigned-url`,
+      { method: 'GET', expires_in: 1 },
+    );
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const response = await rawRequest((presign.body as { url: string }).url, { method: 'GET', apiKey: null });
     expect(response.status).toBe(200);
@@ -90,7 +118,10 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('prefix');
     await createBucket(server, bucket);
     for (const key of ['logs/1', 'data/1']) await putObject(server, bucket, key, key);
-    const list = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects?prefix=logs/`);
+    const list = await client(server.baseUrl, server.apiKey).call(
+      'GET',
+      `/storage/buckets/${bucket}/objects?prefix=logs/`,
+    );
     expect((list.body as { objects: Array<{ key: string }> }).objects.map((o) => o.key)).toContain('data/1');
   },
 
@@ -100,7 +131,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     for (const key of ['logs/1', 'logs/2', 'z/1']) await putObject(server, bucket, key, key);
     const api = client(server.baseUrl, server.apiKey);
     const keys = async (query: string): Promise<string[]> =>
-      ((await api.call('GET', `/storage/buckets/${bucket}/objects?${query}`)).body as { objects: Array<{ key: string }> }).objects.map((o) => o.key);
+      (
+        (await api.call('GET', `/storage/buckets/${bucket}/objects?${query}`)).body as {
+          objects: Array<{ key: string }>;
+        }
+      ).objects.map((o) => o.key);
     expect(await keys('prefix=logs/&max_keys=1')).toEqual(['logs/1']);
     expect(await keys('prefix=logs/&max_keys=5&marker=logs/1')).toContain('z/1');
   },
@@ -110,7 +145,12 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await createBucket(server, bucket);
     for (const key of ['a', 'b', 'c']) await putObject(server, bucket, key, key);
     const api = client(server.baseUrl, server.apiKey);
-    const page = async (maxKeys: number): Promise<boolean> => ((await api.call('GET', `/storage/buckets/${bucket}/objects?max_keys=${maxKeys}`)).body as { is_truncated: boolean }).is_truncated;
+    const page = async (maxKeys: number): Promise<boolean> =>
+      (
+        (await api.call('GET', `/storage/buckets/${bucket}/objects?max_keys=${maxKeys}`)).body as {
+          is_truncated: boolean;
+        }
+      ).is_truncated;
     expect(await page(1)).toBe(true);
     expect(await page(2)).toBe(false);
   },
@@ -120,7 +160,9 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await createBucket(server, bucket);
     for (const key of ['a', 'a1', 'b']) await putObject(server, bucket, key, key);
     const api = client(server.baseUrl, server.apiKey);
-    const count = async (query: string): Promise<number> => ((await api.call('GET', `/storage/buckets/${bucket}/objects?${query}`)).body as { objects: unknown[] }).objects.length;
+    const count = async (query: string): Promise<number> =>
+      ((await api.call('GET', `/storage/buckets/${bucket}/objects?${query}`)).body as { objects: unknown[] }).objects
+        .length;
     expect(await count('max_keys=1')).toBe(1);
     expect(await count('prefix=a&max_keys=1')).toBe(2);
   },
@@ -130,7 +172,9 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await createBucket(server, bucket);
     for (const key of ['a', 'a1', 'b']) await putObject(server, bucket, key, key);
     const api = client(server.baseUrl, server.apiKey);
-    const keys = ((await api.call('GET', `/storage/buckets/${bucket}/objects?marker=a`)).body as { objects: Array<{ key: string }> }).objects.map((o) => o.key);
+    const keys = (
+      (await api.call('GET', `/storage/buckets/${bucket}/objects?marker=a`)).body as { objects: Array<{ key: string }> }
+    ).objects.map((o) => o.key);
     expect(keys).toEqual(['b']);
   },
 
@@ -148,10 +192,22 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('ctype');
     await createBucket(server, bucket);
     const url = objectUrl(server, bucket, 'page.html');
-    const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': 'text/html' } });
+    const init = await rawRequest(`${url}?uploads`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+      headers: { 'content-type': 'text/html' },
+    });
     const uploadId = (init.json as { upload_id: string }).upload_id;
-    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: '<p>hi</p>' });
-    await rawRequest(`${url}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, body: completionXml([{ number: 1, etag: part.headers.get('etag')! }]) });
+    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      body: '<p>hi</p>',
+    });
+    await rawRequest(`${url}?uploadId=${uploadId}`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+      body: completionXml([{ number: 1, etag: part.headers.get('etag')! }]),
+    });
     const get = await rawRequest(url, { method: 'GET', apiKey: server.apiKey });
     expect(get.headers.get('content-type')).not.toBe('text/html');
   },
@@ -175,16 +231,23 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await createBucket(server, bucket);
     await putObject(server, bucket, 'k.txt', 'first');
     expect((await putObject(server, bucket, 'k.txt', 'second')).status).toBe(200);
-    expect((await rawRequest(objectUrl(server, bucket, 'k.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('first');
+    expect(
+      (await rawRequest(objectUrl(server, bucket, 'k.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString(),
+    ).toBe('first');
   },
 
   async 'bucket-policy-statement-dropped'(server) {
     const bucket = uniqueBucket('pol');
     await createBucket(server, bucket);
     const api = client(server.baseUrl, server.apiKey);
-    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/*` }] };
+    const policy = {
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/*` }],
+    };
     expect((await api.call('PUT', `/storage/buckets/${bucket}/policy`, policy)).status).toBe(200);
-    expect((await api.call('GET', `/storage/buckets/${bucket}/policy`)).body).toEqual({ policy: { Version: '2012-10-17', Statement: [] } });
+    expect((await api.call('GET', `/storage/buckets/${bucket}/policy`)).body).toEqual({
+      policy: { Version: '2012-10-17', Statement: [] },
+    });
   },
 
   async 'usage-summary-cost-missing'(server) {
@@ -196,13 +259,18 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
   async 'usage-bucket-filter-refused'(server) {
     const bucket = uniqueBucket('use');
     await createBucket(server, bucket);
-    expect((await client(server.baseUrl, server.apiKey).call('GET', `/storage/usage?bucket=${bucket}`)).status).toBe(422);
+    expect((await client(server.baseUrl, server.apiKey).call('GET', `/storage/usage?bucket=${bucket}`)).status).toBe(
+      422,
+    );
   },
 
   async 'bucket-exists-wrong-code'(server) {
     const name = uniqueBucket('code');
     await createBucket(server, name);
-    const again = await client(server.baseUrl, server.apiKey).call('POST', '/storage/buckets', { name, region: 'nyc1' });
+    const again = await client(server.baseUrl, server.apiKey).call('POST', '/storage/buckets', {
+      name,
+      region: 'nyc1',
+    });
     expect(errorOf(again.body).code).toBe('conflict');
   },
 
@@ -218,14 +286,20 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('trunc');
     await createBucket(server, bucket);
     for (const key of ['a', 'b']) await putObject(server, bucket, key, key);
-    const list = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects?max_keys=1`);
+    const list = await client(server.baseUrl, server.apiKey).call(
+      'GET',
+      `/storage/buckets/${bucket}/objects?max_keys=1`,
+    );
     expect((list.body as { is_truncated: boolean }).is_truncated).toBe(false);
   },
 
   async 'object-listing-delimiter-refused'(server) {
     const bucket = uniqueBucket('delim');
     await createBucket(server, bucket);
-    expect((await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects?delimiter=/`)).status).toBe(422);
+    expect(
+      (await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects?delimiter=/`))
+        .status,
+    ).toBe(422);
   },
 
   async 'object-listing-content-type-default'(server) {
@@ -233,7 +307,9 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await createBucket(server, bucket);
     await putObject(server, bucket, 'a.csv', 'a,b', { 'content-type': 'text/csv' });
     const list = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects`);
-    expect((list.body as { objects: Array<{ content_type: string }> }).objects[0]!.content_type).toBe('application/octet-stream');
+    expect((list.body as { objects: Array<{ content_type: string }> }).objects[0]!.content_type).toBe(
+      'application/octet-stream',
+    );
   },
 
   async 'object-acl-refused'(server) {
@@ -254,14 +330,21 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('ghost');
     await createBucket(server, bucket);
     await putObject(server, bucket, 'g.txt', 'boo');
-    expect((await rawRequest(objectUrl(server, bucket, 'g.txt'), { method: 'DELETE', apiKey: server.apiKey })).status).toBe(204);
-    expect((await rawRequest(objectUrl(server, bucket, 'g.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('boo');
+    expect(
+      (await rawRequest(objectUrl(server, bucket, 'g.txt'), { method: 'DELETE', apiKey: server.apiKey })).status,
+    ).toBe(204);
+    expect(
+      (await rawRequest(objectUrl(server, bucket, 'g.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString(),
+    ).toBe('boo');
   },
 
   async 'multipart-initiate-wrapped'(server) {
     const bucket = uniqueBucket('wrap');
     await createBucket(server, bucket);
-    const init = await rawRequest(`${objectUrl(server, bucket, 'w.bin')}?uploads`, { method: 'POST', apiKey: server.apiKey });
+    const init = await rawRequest(`${objectUrl(server, bucket, 'w.bin')}?uploads`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+    });
     expect(init.json).toHaveProperty('upload.upload_id');
   },
 
@@ -271,7 +354,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const url = objectUrl(server, bucket, 'p.bin');
     const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey });
     const uploadId = (init.json as { upload_id: string }).upload_id;
-    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: 'x' });
+    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      body: 'x',
+    });
     expect(part.status).toBe(200);
     expect(part.headers.get('etag')).toBeNull();
     expect(part.json).not.toHaveProperty('part.etag');
@@ -283,23 +370,40 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const url = objectUrl(server, bucket, 'x.bin');
     const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey });
     const uploadId = (init.json as { upload_id: string }).upload_id;
-    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: 'x' });
+    const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      body: 'x',
+    });
     const body = completionXml([{ number: 1, etag: part.headers.get('etag')! }]);
-    const done = await rawRequest(`${url}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': 'application/xml' }, body });
+    const done = await rawRequest(`${url}?uploadId=${uploadId}`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+      headers: { 'content-type': 'application/xml' },
+      body,
+    });
     expect(done.status).toBe(422);
   },
 
   async 'presigned-method-missing'(server) {
     const bucket = uniqueBucket('pmeth');
     await createBucket(server, bucket);
-    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    const presign = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/a/presigned-url`,
+      { method: 'GET' },
+    );
     expect(presign.body).not.toHaveProperty('method');
   },
 
   async 'presigned-default-expiry-short'(server) {
     const bucket = uniqueBucket('pdef');
     await createBucket(server, bucket);
-    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    const presign = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/a/presigned-url`,
+      { method: 'GET' },
+    );
     const seconds = (Date.parse((presign.body as { expires_at: string }).expires_at) - Date.now()) / 1000;
     expect(seconds).toBeLessThan(1000);
   },
@@ -307,7 +411,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
   async 'presigned-signature-param-renamed'(server) {
     const bucket = uniqueBucket('psig');
     await createBucket(server, bucket);
-    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    const presign = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/a/presigned-url`,
+      { method: 'GET' },
+    );
     expect(new URL((presign.body as { url: string }).url).searchParams.has('signature')).toBe(false);
   },
 
@@ -315,7 +423,11 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const bucket = uniqueBucket('pref');
     await createBucket(server, bucket);
     await putObject(server, bucket, 'a', 'a');
-    const presign = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/a/presigned-url`, { method: 'GET' });
+    const presign = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/a/presigned-url`,
+      { method: 'GET' },
+    );
     expect((await rawRequest((presign.body as { url: string }).url, { method: 'GET', apiKey: null })).status).toBe(401);
   },
 };

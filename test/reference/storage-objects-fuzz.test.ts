@@ -14,7 +14,12 @@ test.beforeAll(async () => {
   bucket = uniqueBucket('fuzz');
   await createBucket(server, bucket);
   await putObject(server, bucket, 'exists.txt', 'x');
-  await rawRequest(`${server.baseUrl}/storage/buckets/${bucket}/cdn`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': 'application/json' }, body: '{}' });
+  await rawRequest(`${server.baseUrl}/storage/buckets/${bucket}/cdn`, {
+    method: 'POST',
+    apiKey: server.apiKey,
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
 });
 test.afterAll(async () => {
   await server.close();
@@ -22,8 +27,33 @@ test.afterAll(async () => {
 
 const HUGE = 'x'.repeat(200_000);
 const ODD = '\u202e\u0000\ud800💥\uFEFF';
-const WRONG_VALUES: unknown[] = [1e300, Number.MAX_SAFE_INTEGER + 2, -1, 1.5, true, [], [1, 2], {}, { nested: { deep: [] } }, HUGE, ODD, ''];
-const MALFORMED_BODIES = ['{', '{"a":', '[]', '[{"name":"x"}]', '"string"', '42', 'true', 'not json at all', '\u0000\u0001', `{"name":"${'x'.repeat(1_100_000)}"}`, '{"a":1}{"b":2}'];
+const WRONG_VALUES: unknown[] = [
+  1e300,
+  Number.MAX_SAFE_INTEGER + 2,
+  -1,
+  1.5,
+  true,
+  [],
+  [1, 2],
+  {},
+  { nested: { deep: [] } },
+  HUGE,
+  ODD,
+  '',
+];
+const MALFORMED_BODIES = [
+  '{',
+  '{"a":',
+  '[]',
+  '[{"name":"x"}]',
+  '"string"',
+  '42',
+  'true',
+  'not json at all',
+  '\u0000\u0001',
+  `{"name":"${'x'.repeat(1_100_000)}"}`,
+  '{"a":1}{"b":2}',
+];
 
 interface JsonOperation {
   label: string;
@@ -39,19 +69,47 @@ const JSON_OPERATIONS: JsonOperation[] = [
     path: () => '/storage/buckets',
     valid: () => ({ name: uniqueBucket('f'), region: 'nyc1', public: false, versioning: false, encryption: 'AES256' }),
   },
-  { label: 'POST cdn', method: 'POST', path: () => `/storage/buckets/${bucket}/cdn`, valid: () => ({ custom_domain: 'cdn.example.com', cache_ttl: 60 }) },
-  { label: 'POST cdn/purge', method: 'POST', path: () => `/storage/buckets/${bucket}/cdn/purge`, valid: () => ({ paths: ['/a'] }) },
+  {
+    label: 'POST cdn',
+    method: 'POST',
+    path: () => `/storage/buckets/${bucket}/cdn`,
+    valid: () => ({ custom_domain: 'cdn.example.com', cache_ttl: 60 }),
+  },
+  {
+    label: 'POST cdn/purge',
+    method: 'POST',
+    path: () => `/storage/buckets/${bucket}/cdn/purge`,
+    valid: () => ({ paths: ['/a'] }),
+  },
   {
     label: 'PUT policy',
     method: 'PUT',
     path: () => `/storage/buckets/${bucket}/policy`,
-    valid: () => ({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/*` }] }),
+    valid: () => ({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/*` }],
+    }),
   },
-  { label: 'POST access-keys', method: 'POST', path: () => '/storage/access-keys', valid: () => ({ name: 'fuzz', permissions: ['read'], bucket_access: [bucket] }) },
-  { label: 'POST presigned-url', method: 'POST', path: () => `/storage/buckets/${bucket}/objects/exists.txt/presigned-url`, valid: () => ({ method: 'GET', expires_in: 60 }) },
+  {
+    label: 'POST access-keys',
+    method: 'POST',
+    path: () => '/storage/access-keys',
+    valid: () => ({ name: 'fuzz', permissions: ['read'], bucket_access: [bucket] }),
+  },
+  {
+    label: 'POST presigned-url',
+    method: 'POST',
+    path: () => `/storage/buckets/${bucket}/objects/exists.txt/presigned-url`,
+    valid: () => ({ method: 'GET', expires_in: 60 }),
+  },
 ];
 
-async function send(method: string, path: string, body: string | undefined, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+async function send(
+  method: string,
+  path: string,
+  body: string | undefined,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) {
   return rawRequest(`${server.baseUrl}${path}`, { method, apiKey: server.apiKey, headers, body });
 }
 
@@ -72,7 +130,10 @@ for (const operation of JSON_OPERATIONS) {
   test(`${operation.label}: malformed bodies are 4xx with the envelope`, async () => {
     for (const body of MALFORMED_BODIES) {
       for (const contentType of ['application/json', 'text/plain']) {
-        expectClientError(await send(operation.method, operation.path(), body, { 'content-type': contentType }), `${contentType} ${body.slice(0, 30)}`);
+        expectClientError(
+          await send(operation.method, operation.path(), body, { 'content-type': contentType }),
+          `${contentType} ${body.slice(0, 30)}`,
+        );
       }
     }
     // The valid body works, so the refusals above are about the body.
@@ -90,7 +151,14 @@ for (const operation of JSON_OPERATIONS) {
       }
     }
     // Unknown extra fields and nested junk are not a server error either.
-    expectNoServerError(await send(operation.method, operation.path(), JSON.stringify({ ...valid, extra: { [ODD]: [HUGE.slice(0, 1000)] } })), 'extra');
+    expectNoServerError(
+      await send(
+        operation.method,
+        operation.path(),
+        JSON.stringify({ ...valid, extra: { [ODD]: [HUGE.slice(0, 1000)] } }),
+      ),
+      'extra',
+    );
   });
 }
 
@@ -98,7 +166,11 @@ test('multipart completion: malformed XML bodies are 4xx with the envelope', asy
   const url = objectUrl(server, bucket, 'mp.bin');
   const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey });
   const uploadId = (init.json as { upload_id: string }).upload_id;
-  const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: 'p' });
+  const part = await rawRequest(`${url}?partNumber=1&uploadId=${uploadId}`, {
+    method: 'PUT',
+    apiKey: server.apiKey,
+    body: 'p',
+  });
   const etag = part.headers.get('etag') ?? '';
   const bodies = [
     '',
@@ -115,7 +187,12 @@ test('multipart completion: malformed XML bodies are 4xx with the envelope', asy
     'x'.repeat(2 * 1024 * 1024),
   ];
   for (const body of bodies) {
-    const response = await rawRequest(`${url}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': 'application/xml' }, body });
+    const response = await rawRequest(`${url}?uploadId=${uploadId}`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+      headers: { 'content-type': 'application/xml' },
+      body,
+    });
     expectClientError(response, body.slice(0, 40));
   }
 });
@@ -134,7 +211,11 @@ test('object routes: odd query values and headers never cause a 5xx', async () =
   ];
   for (const query of queries) {
     for (const method of ['PUT', 'POST', 'GET', 'DELETE', 'HEAD']) {
-      const response = await rawRequest(`${url}${query}`, { method, apiKey: server.apiKey, body: method === 'PUT' || method === 'POST' ? 'body' : undefined });
+      const response = await rawRequest(`${url}${query}`, {
+        method,
+        apiKey: server.apiKey,
+        body: method === 'PUT' || method === 'POST' ? 'body' : undefined,
+      });
       expect(response.status, `${method} ${query}`).toBeLessThan(500);
     }
   }

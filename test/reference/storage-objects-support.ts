@@ -34,7 +34,10 @@ function parse(bytes: Buffer): unknown {
 }
 
 /** A request with a raw body; `apiKey: null` sends no Authorization header. */
-export async function rawRequest(url: string, init: { method: string; apiKey: string | null; headers?: Record<string, string>; body?: Uint8Array | string }): Promise<RawResponse> {
+export async function rawRequest(
+  url: string,
+  init: { method: string; apiKey: string | null; headers?: Record<string, string>; body?: Uint8Array | string },
+): Promise<RawResponse> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.apiKey !== null) headers.authorization = `Bearer ${init.apiKey}`;
   const response = await fetch(url, { method: init.method, headers, body: init.body });
@@ -43,35 +46,68 @@ export async function rawRequest(url: string, init: { method: string; apiKey: st
 }
 
 /** Sends `path` byte for byte (no URL normalisation of `..`, `%2e%2e`, ...). */
-export async function exactPathRequest(server: RunningReference, method: string, path: string, body?: string): Promise<RawResponse> {
+export async function exactPathRequest(
+  server: RunningReference,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<RawResponse> {
   const origin = new URL(server.baseUrl).origin;
   const connection = new Client(origin);
   try {
     const response = await connection.request({
       method,
       path,
-      headers: { authorization: `Bearer ${server.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/octet-stream' } : {}) },
+      headers: {
+        authorization: `Bearer ${server.apiKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/octet-stream' } : {}),
+      },
       body,
     });
     const bytes = Buffer.from(await response.body.arrayBuffer());
     const headers = new Headers();
-    for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
+    for (const [name, value] of Object.entries(response.headers))
+      if (typeof value === 'string') headers.set(name, value);
     return { status: response.statusCode, headers, bytes, json: parse(bytes) };
   } finally {
     await connection.close();
   }
 }
 
-export async function createBucket(server: RunningReference, name: string, apiKey = server.apiKey, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
-  const response = await client(server.baseUrl, apiKey).call('POST', '/storage/buckets', { name, region: 'nyc1', ...extra });
+export async function createBucket(
+  server: RunningReference,
+  name: string,
+  apiKey = server.apiKey,
+  extra: Record<string, unknown> = {},
+): Promise<ApiResponse> {
+  const response = await client(server.baseUrl, apiKey).call('POST', '/storage/buckets', {
+    name,
+    region: 'nyc1',
+    ...extra,
+  });
   if (response.status !== 201) throw new Error(`bucket ${name}: ${response.status} ${response.text}`);
   await expectDocumented('POST /storage/buckets', response);
   return response;
 }
 
-export async function putObject(server: RunningReference, bucket: string, key: string, body: Uint8Array | string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const response = await rawRequest(objectUrl(server, bucket, key), { method: 'PUT', apiKey: server.apiKey, headers, body });
-  if (response.status === 200) await expectDocumented('PUT /storage/buckets/{bucket_name}/objects/{object_key}', { status: 200, body: response.json });
+export async function putObject(
+  server: RunningReference,
+  bucket: string,
+  key: string,
+  body: Uint8Array | string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  const response = await rawRequest(objectUrl(server, bucket, key), {
+    method: 'PUT',
+    apiKey: server.apiKey,
+    headers,
+    body,
+  });
+  if (response.status === 200)
+    await expectDocumented('PUT /storage/buckets/{bucket_name}/objects/{object_key}', {
+      status: 200,
+      body: response.json,
+    });
   return response;
 }
 

@@ -5,12 +5,23 @@ import { createHash } from 'node:crypto';
 import { expect, test } from '../base.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client, expectDocumented } from './helpers.ts';
-import { bytesOf, completionXml, createBucket, errorOf, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';
+import {
+  bytesOf,
+  completionXml,
+  createBucket,
+  errorOf,
+  objectUrl,
+  putObject,
+  rawRequest,
+  uniqueBucket,
+} from './storage-objects-support.ts';
 
 let server: RunningReference;
 let bucket: string;
 test.beforeAll(async () => {
-  server = await startReferenceServer({ delays: { vpsBootMs: 20, smsDeliveryMs: 20, senderApprovalMs: 20, webhookRetryMs: 20 } });
+  server = await startReferenceServer({
+    delays: { vpsBootMs: 20, smsDeliveryMs: 20, senderApprovalMs: 20, webhookRetryMs: 20 },
+  });
   bucket = uniqueBucket('transfer');
   await createBucket(server, bucket);
 });
@@ -23,20 +34,33 @@ const OBJECT_OP = '/storage/buckets/{bucket_name}/objects/{object_key}';
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest();
 
 async function initiate(key: string, contentType = 'application/x-tar') {
-  const response = await rawRequest(`${objectUrl(server, bucket, key)}?uploads`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': contentType } });
+  const response = await rawRequest(`${objectUrl(server, bucket, key)}?uploads`, {
+    method: 'POST',
+    apiKey: server.apiKey,
+    headers: { 'content-type': contentType },
+  });
   expect(response.status).toBe(200);
   await expectDocumented(`POST ${OBJECT_OP}`, { status: 200, body: response.json });
   return (response.json as { upload_id: string }).upload_id;
 }
 
 async function uploadPart(key: string, uploadId: string, partNumber: number | string, bytes: Uint8Array) {
-  const response = await rawRequest(`${objectUrl(server, bucket, key)}?partNumber=${partNumber}&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: bytes });
+  const response = await rawRequest(`${objectUrl(server, bucket, key)}?partNumber=${partNumber}&uploadId=${uploadId}`, {
+    method: 'PUT',
+    apiKey: server.apiKey,
+    body: bytes,
+  });
   if (response.status === 200) await expectDocumented(`PUT ${OBJECT_OP}`, { status: 200, body: response.json });
   return response;
 }
 
 async function complete(key: string, uploadId: string, xml: string) {
-  const response = await rawRequest(`${objectUrl(server, bucket, key)}?uploadId=${uploadId}`, { method: 'POST', apiKey: server.apiKey, headers: { 'content-type': 'application/xml' }, body: xml });
+  const response = await rawRequest(`${objectUrl(server, bucket, key)}?uploadId=${uploadId}`, {
+    method: 'POST',
+    apiKey: server.apiKey,
+    headers: { 'content-type': 'application/xml' },
+    body: xml,
+  });
   if (response.status === 200) await expectDocumented(`POST ${OBJECT_OP}`, { status: 200, body: response.json });
   return response;
 }
@@ -62,13 +86,23 @@ test.describe('multipart upload', () => {
       expect(response.headers.get('etag')).toBe(part.etag);
       etags[number] = part.etag;
     }
-    const done = await complete(key, uploadId, completionXml([1, 2, 3].map((number) => ({ number, etag: etags[number]! }))));
+    const done = await complete(
+      key,
+      uploadId,
+      completionXml([1, 2, 3].map((number) => ({ number, etag: etags[number]! }))),
+    );
     expect(done.status).toBe(200);
     const whole = Buffer.concat([first, second, last]);
     const expectedEtag = `"${createHash('md5')
       .update(Buffer.concat([md5(first), md5(second), md5(last)]))
       .digest('hex')}-3"`;
-    expect((done.json as { object: unknown }).object).toMatchObject({ key, bucket, size: whole.length, etag: expectedEtag, content_type: 'application/x-tar' });
+    expect((done.json as { object: unknown }).object).toMatchObject({
+      key,
+      bucket,
+      size: whole.length,
+      etag: expectedEtag,
+      content_type: 'application/x-tar',
+    });
 
     const get = await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey });
     expect(get.bytes.equals(whole)).toBe(true);
@@ -87,7 +121,9 @@ test.describe('multipart upload', () => {
     const escaped = part.part.etag.replaceAll('"', '&quot;');
     const done = await complete(key, uploadId, completionXml([{ number: 1, etag: escaped }]));
     expect(done.status).toBe(200);
-    expect((await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('just one');
+    expect(
+      (await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey })).bytes.toString(),
+    ).toBe('just one');
   });
 
   test('completion refuses a wrong ETag, a missing part, descending order and a small middle part (422)', async () => {
@@ -150,15 +186,25 @@ test.describe('multipart upload', () => {
     const unknown = await uploadPart(key, 'mpu_nope', 1, Buffer.from('x'));
     expect(unknown.status).toBe(404);
     expect(errorOf(unknown.json)).toMatchObject({ code: 'not_found', resource: 'upload' });
-    const otherKey = await rawRequest(`${objectUrl(server, bucket, 'elsewhere.bin')}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.apiKey, body: 'x' });
+    const otherKey = await rawRequest(
+      `${objectUrl(server, bucket, 'elsewhere.bin')}?partNumber=1&uploadId=${uploadId}`,
+      { method: 'PUT', apiKey: server.apiKey, body: 'x' },
+    );
     expect(otherKey.status).toBe(404);
     const unknownComplete = await complete(key, 'mpu_nope', completionXml([{ number: 1, etag: 'x' }]));
     expect(unknownComplete.status).toBe(404);
     // Another account cannot touch the upload.
-    const foreign = await rawRequest(`${objectUrl(server, bucket, key)}?partNumber=1&uploadId=${uploadId}`, { method: 'PUT', apiKey: server.altApiKey, body: 'x' });
+    const foreign = await rawRequest(`${objectUrl(server, bucket, key)}?partNumber=1&uploadId=${uploadId}`, {
+      method: 'PUT',
+      apiKey: server.altApiKey,
+      body: 'x',
+    });
     expect(foreign.status).toBe(404);
     // Abort (S3's DELETE ?uploadId) forgets the upload.
-    const abort = await rawRequest(`${objectUrl(server, bucket, key)}?uploadId=${uploadId}`, { method: 'DELETE', apiKey: server.apiKey });
+    const abort = await rawRequest(`${objectUrl(server, bucket, key)}?uploadId=${uploadId}`, {
+      method: 'DELETE',
+      apiKey: server.apiKey,
+    });
     expect(abort.status).toBe(204);
     expect((await uploadPart(key, uploadId, 1, Buffer.from('x'))).status).toBe(404);
   });
@@ -166,7 +212,12 @@ test.describe('multipart upload', () => {
 
 test.describe('presigned URLs', () => {
   const presign = async (key: string, body: unknown, headers: Record<string, string> = {}) => {
-    const response = await client(server.baseUrl, server.apiKey).call('POST', `/storage/buckets/${bucket}/objects/${key}/presigned-url`, body, { headers });
+    const response = await client(server.baseUrl, server.apiKey).call(
+      'POST',
+      `/storage/buckets/${bucket}/objects/${key}/presigned-url`,
+      body,
+      { headers },
+    );
     if (response.status === 200) await expectDocumented(`POST ${OBJECT_OP}/presigned-url`, response);
     return response;
   };
@@ -180,7 +231,12 @@ test.describe('presigned URLs', () => {
     const key = 'shared/report.pdf';
     const bytes = bytesOf(70_000, 5);
     const putUrl = await urlOf(key, 'PUT');
-    const put = await rawRequest(putUrl, { method: 'PUT', apiKey: null, headers: { 'content-type': 'application/pdf' }, body: bytes });
+    const put = await rawRequest(putUrl, {
+      method: 'PUT',
+      apiKey: null,
+      headers: { 'content-type': 'application/pdf' },
+      body: bytes,
+    });
     expect(put.status).toBe(200);
     const get = await rawRequest(await urlOf(key, 'GET'), { method: 'GET', apiKey: null });
     expect(get.status).toBe(200);
@@ -188,7 +244,9 @@ test.describe('presigned URLs', () => {
     expect(get.headers.get('content-type')).toBe('application/pdf');
     const del = await rawRequest(await urlOf(key, 'DELETE'), { method: 'DELETE', apiKey: null });
     expect(del.status).toBe(204);
-    expect((await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey })).status).toBe(404);
+    expect((await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey })).status).toBe(
+      404,
+    );
   });
 
   test('response: url with signature, expires_at one hour ahead by default, or expires_in seconds', async () => {
@@ -207,7 +265,11 @@ test.describe('presigned URLs', () => {
   });
 
   test('the URL uses the host and scheme the client reached (X-Forwarded-Host / -Proto)', async () => {
-    const response = await presign('proxied.txt', { method: 'GET' }, { 'x-forwarded-host': 'files.example.com', 'x-forwarded-proto': 'https' });
+    const response = await presign(
+      'proxied.txt',
+      { method: 'GET' },
+      { 'x-forwarded-host': 'files.example.com', 'x-forwarded-proto': 'https' },
+    );
     expect((response.body as { url: string }).url).toMatch(/^https:\/\/files\.example\.com\/v1\/storage\/buckets\//);
   });
 
@@ -222,7 +284,10 @@ test.describe('presigned URLs', () => {
     test(`presign refuses ${label} with 422`, async () => {
       const response = await presign('k.txt', body);
       expect(response.status).toBe(422);
-      expect(errorOf(response.body)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] });
+      expect(errorOf(response.body)).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ field })],
+      });
     });
   }
 
@@ -237,21 +302,37 @@ test.describe('presigned URLs', () => {
       return copy.toString();
     };
     const signature = url.searchParams.get('signature')!;
-    variants.push(['flipped signature', 'GET', withParam('signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`)]);
+    variants.push([
+      'flipped signature',
+      'GET',
+      withParam('signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`),
+    ]);
     variants.push(['short signature', 'GET', withParam('signature', 'abc')]);
-    variants.push(['later expiry', 'GET', withParam('expires', String(Number(url.searchParams.get('expires')) + 3600))]);
+    variants.push([
+      'later expiry',
+      'GET',
+      withParam('expires', String(Number(url.searchParams.get('expires')) + 3600)),
+    ]);
     variants.push(['other account', 'GET', withParam('account', 'acct_0000000000000000')]);
     variants.push(['other object', 'GET', url.toString().replace('/guarded.txt?', '/other.txt?')]);
     variants.push(['other method in query', 'DELETE', withParam('method', 'DELETE')]);
     variants.push(['other method on the wire', 'DELETE', url.toString()]);
     variants.push(['PUT with a GET URL', 'PUT', url.toString()]);
     for (const [label, method, target] of variants) {
-      const response = await rawRequest(target, { method, apiKey: null, body: method === 'PUT' ? 'overwrite' : undefined });
+      const response = await rawRequest(target, {
+        method,
+        apiKey: null,
+        body: method === 'PUT' ? 'overwrite' : undefined,
+      });
       expect(response.status, label).toBe(403);
       expect(errorOf(response.json).code, label).toBe('forbidden');
     }
     // Nothing changed.
-    expect((await rawRequest(objectUrl(server, bucket, 'guarded.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('guarded');
+    expect(
+      (
+        await rawRequest(objectUrl(server, bucket, 'guarded.txt'), { method: 'GET', apiKey: server.apiKey })
+      ).bytes.toString(),
+    ).toBe('guarded');
     expect((await rawRequest(url.toString(), { method: 'GET', apiKey: null })).status).toBe(200);
   });
 

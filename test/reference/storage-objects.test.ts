@@ -9,11 +9,22 @@ import { expect, test } from '../base.ts';
 import { objectStoreOf } from '../../reference/areas/storage-objects/index.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { client, expectDocumented } from './helpers.ts';
-import { bytesOf, createBucket, errorOf, exactPathRequest, objectUrl, putObject, rawRequest, uniqueBucket } from './storage-objects-support.ts';
+import {
+  bytesOf,
+  createBucket,
+  errorOf,
+  exactPathRequest,
+  objectUrl,
+  putObject,
+  rawRequest,
+  uniqueBucket,
+} from './storage-objects-support.ts';
 
 let server: RunningReference;
 test.beforeAll(async () => {
-  server = await startReferenceServer({ delays: { vpsBootMs: 20, smsDeliveryMs: 20, senderApprovalMs: 20, webhookRetryMs: 20 } });
+  server = await startReferenceServer({
+    delays: { vpsBootMs: 20, smsDeliveryMs: 20, senderApprovalMs: 20, webhookRetryMs: 20 },
+  });
 });
 test.afterAll(async () => {
   await server.close();
@@ -26,11 +37,25 @@ const md5 = (bytes: Uint8Array) => `"${createHash('md5').update(bytes).digest('h
 test.describe('buckets', () => {
   test('create answers 201 {bucket} with every field; list and get show it', async () => {
     const name = uniqueBucket('fields');
-    const created = await api().call('POST', '/storage/buckets', { name, region: 'ams3', public: true, versioning: true, encryption: 'KMS' });
+    const created = await api().call('POST', '/storage/buckets', {
+      name,
+      region: 'ams3',
+      public: true,
+      versioning: true,
+      encryption: 'KMS',
+    });
     expect(created.status).toBe(201);
     await expectDocumented('POST /storage/buckets', created);
     const bucket = (created.body as { bucket: Record<string, unknown> }).bucket;
-    expect(bucket).toMatchObject({ name, region: 'ams3', size: 0, object_count: 0, public: true, versioning: true, encryption: 'KMS' });
+    expect(bucket).toMatchObject({
+      name,
+      region: 'ams3',
+      size: 0,
+      object_count: 0,
+      public: true,
+      versioning: true,
+      encryption: 'KMS',
+    });
     expect(Date.parse(String(bucket.created_at))).not.toBeNaN();
 
     const defaults = (await createBucket(server, uniqueBucket('defaults'))).body as { bucket: Record<string, unknown> };
@@ -80,7 +105,10 @@ test.describe('buckets', () => {
       expect(errorOf(again.body)).toMatchObject({ code: 'bucket_already_exists', resource: 'bucket' });
     }
     const still = await api().call('GET', `/storage/buckets/${name}`);
-    expect((still.body as { bucket: Record<string, unknown> }).bucket).toMatchObject({ region: 'nyc1', object_count: 1 });
+    expect((still.body as { bucket: Record<string, unknown> }).bucket).toMatchObject({
+      region: 'nyc1',
+      object_count: 1,
+    });
     expect((await alt().call('GET', `/storage/buckets/${name}`)).status).toBe(404);
   });
 
@@ -105,9 +133,16 @@ test.describe('buckets', () => {
     }
     const head = await rawRequest(objectUrl(server, name, 'secret.txt'), { method: 'HEAD', apiKey: server.altApiKey });
     expect(head.status).toBe(404);
-    const put = await rawRequest(objectUrl(server, name, 'x.txt'), { method: 'PUT', apiKey: server.altApiKey, body: 'intruder' });
+    const put = await rawRequest(objectUrl(server, name, 'x.txt'), {
+      method: 'PUT',
+      apiKey: server.altApiKey,
+      body: 'intruder',
+    });
     expect(put.status).toBe(404);
-    expect(((await api().call('GET', `/storage/buckets/${name}`)).body as { bucket: { object_count: number } }).bucket.object_count).toBe(1);
+    expect(
+      ((await api().call('GET', `/storage/buckets/${name}`)).body as { bucket: { object_count: number } }).bucket
+        .object_count,
+    ).toBe(1);
   });
 
   test('a non-empty bucket cannot be deleted (409 bucket_not_empty); an empty one is gone after 204', async () => {
@@ -118,7 +153,9 @@ test.describe('buckets', () => {
     expect(refused.status).toBe(409);
     await expectDocumented('DELETE /storage/buckets/{bucket_name}', refused);
     expect(errorOf(refused.body)).toMatchObject({ code: 'bucket_not_empty', resource: 'bucket' });
-    expect((await rawRequest(objectUrl(server, name, 'a.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('a');
+    expect(
+      (await rawRequest(objectUrl(server, name, 'a.txt'), { method: 'GET', apiKey: server.apiKey })).bytes.toString(),
+    ).toBe('a');
 
     expect((await api().call('DELETE', `/storage/buckets/${name}/objects/a.txt`)).status).toBe(204);
     const deleted = await api().call('DELETE', `/storage/buckets/${name}`);
@@ -149,7 +186,14 @@ test.describe('objects', () => {
       const put = await putObject(server, bucket, key, bytes, { 'content-type': 'application/x-test' });
       expect(put.status).toBe(200);
       expect(put.headers.get('etag')).toBe(md5(bytes));
-      expect((put.json as { object: unknown }).object).toMatchObject({ key, size: bytes.length, etag: md5(bytes), content_type: 'application/x-test', storage_class: 'STANDARD', bucket });
+      expect((put.json as { object: unknown }).object).toMatchObject({
+        key,
+        size: bytes.length,
+        etag: md5(bytes),
+        content_type: 'application/x-test',
+        storage_class: 'STANDARD',
+        bucket,
+      });
       const get = await rawRequest(objectUrl(server, bucket, key), { method: 'GET', apiKey: server.apiKey });
       expect(get.status).toBe(200);
       expect(get.bytes.equals(bytes)).toBe(true);
@@ -170,12 +214,17 @@ test.describe('objects', () => {
     expect(head.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(head.headers.get('etag')).toBe(md5(Buffer.from(body)));
     expect(head.headers.get('last-modified')).toMatch(/GMT$/);
-    const missing = await rawRequest(objectUrl(server, bucket, 'no-such.txt'), { method: 'HEAD', apiKey: server.apiKey });
+    const missing = await rawRequest(objectUrl(server, bucket, 'no-such.txt'), {
+      method: 'HEAD',
+      apiKey: server.apiKey,
+    });
     expect(missing.status).toBe(404);
   });
 
   test('any Content-Type is stored raw (JSON is not parsed, none means application/octet-stream)', async () => {
-    const json = await putObject(server, bucket, 'raw.json', '{"not": valid json', { 'content-type': 'application/json' });
+    const json = await putObject(server, bucket, 'raw.json', '{"not": valid json', {
+      'content-type': 'application/json',
+    });
     expect(json.status).toBe(200);
     const back = await rawRequest(objectUrl(server, bucket, 'raw.json'), { method: 'GET', apiKey: server.apiKey });
     expect(back.bytes.toString()).toBe('{"not": valid json');
@@ -193,12 +242,21 @@ test.describe('objects', () => {
     await expectDocumented('GET /storage/buckets/{bucket_name}/objects', list);
     const objects = (list.body as { objects: Array<Record<string, unknown>> }).objects;
     expect(objects).toHaveLength(1);
-    expect(objects[0]).toMatchObject({ key: 'replace/me.txt', size: 6, content_type: 'text/markdown', storage_class: 'STANDARD', etag: md5(Buffer.from('second')) });
+    expect(objects[0]).toMatchObject({
+      key: 'replace/me.txt',
+      size: 6,
+      content_type: 'text/markdown',
+      storage_class: 'STANDARD',
+      etag: md5(Buffer.from('second')),
+    });
   });
 
   test('DELETE answers 204 and the object is gone; deleting again is 404 not_found (object)', async () => {
     await putObject(server, bucket, 'gone.txt', 'bye');
-    const deleted = await rawRequest(objectUrl(server, bucket, 'gone.txt'), { method: 'DELETE', apiKey: server.apiKey });
+    const deleted = await rawRequest(objectUrl(server, bucket, 'gone.txt'), {
+      method: 'DELETE',
+      apiKey: server.apiKey,
+    });
     expect(deleted.status).toBe(204);
     expect(deleted.bytes.length).toBe(0);
     const get = await rawRequest(objectUrl(server, bucket, 'gone.txt'), { method: 'GET', apiKey: server.apiKey });
@@ -215,17 +273,32 @@ test.describe('objects', () => {
       const put = await putObject(server, bucket, `acl/${acl}`, 'x', { 'x-cloud-acl': acl });
       expect(put.status).toBe(200);
     }
-    const bad = await rawRequest(objectUrl(server, bucket, 'acl/bad'), { method: 'PUT', apiKey: server.apiKey, headers: { 'x-cloud-acl': 'everyone' }, body: 'x' });
+    const bad = await rawRequest(objectUrl(server, bucket, 'acl/bad'), {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      headers: { 'x-cloud-acl': 'everyone' },
+      body: 'x',
+    });
     expect(bad.status).toBe(422);
-    expect(errorOf(bad.json)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'x-cloud-acl' })] });
+    expect(errorOf(bad.json)).toMatchObject({
+      code: 'validation_error',
+      details: [expect.objectContaining({ field: 'x-cloud-acl' })],
+    });
   });
 
   test('keys are percent-decoded and may hold / and unicode', async () => {
-    const put = await rawRequest(`${server.baseUrl}/storage/buckets/${bucket}/objects/dec/b%20c.txt`, { method: 'PUT', apiKey: server.apiKey, body: 'spaced' });
+    const put = await rawRequest(`${server.baseUrl}/storage/buckets/${bucket}/objects/dec/b%20c.txt`, {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      body: 'spaced',
+    });
     expect((put.json as { object: { key: string } }).object.key).toBe('dec/b c.txt');
     await putObject(server, bucket, 'dec/ünï/😀.txt', 'unicode');
     const list = await api().call('GET', `/storage/buckets/${bucket}/objects?prefix=dec/`);
-    expect((list.body as { objects: Array<{ key: string }> }).objects.map((o) => o.key)).toEqual(['dec/b c.txt', 'dec/ünï/😀.txt']);
+    expect((list.body as { objects: Array<{ key: string }> }).objects.map((o) => o.key)).toEqual([
+      'dec/b c.txt',
+      'dec/ünï/😀.txt',
+    ]);
     const get = await rawRequest(objectUrl(server, bucket, 'dec/ünï/😀.txt'), { method: 'GET', apiKey: server.apiKey });
     expect(get.bytes.toString()).toBe('unicode');
   });
@@ -235,7 +308,11 @@ test.describe('objects', () => {
     const saved = options.objectLimit;
     options.objectLimit = 1024;
     try {
-      const big = await rawRequest(objectUrl(server, bucket, 'too-big.bin'), { method: 'PUT', apiKey: server.apiKey, body: bytesOf(4096, 3) });
+      const big = await rawRequest(objectUrl(server, bucket, 'too-big.bin'), {
+        method: 'PUT',
+        apiKey: server.apiKey,
+        body: bytesOf(4096, 3),
+      });
       expect(big.status).toBe(413);
       expect(errorOf(big.json).code).toBe('payload_too_large');
       // Announced length unknown (chunked): refused while streaming.
@@ -276,7 +353,12 @@ test.describe('listing', () => {
     if (response.status === 200) await expectDocumented('GET /storage/buckets/{bucket_name}/objects', response);
     return response;
   };
-  type Listing = { objects: Array<{ key: string }>; is_truncated: boolean; next_marker: string | null; common_prefixes: string[] };
+  type Listing = {
+    objects: Array<{ key: string }>;
+    is_truncated: boolean;
+    next_marker: string | null;
+    common_prefixes: string[];
+  };
 
   test('without parameters: every key in UTF-8 byte order, not truncated, next_marker null', async () => {
     const body = (await list('')).body as Listing;
@@ -317,7 +399,8 @@ test.describe('listing', () => {
     const entries: string[] = [];
     let marker: string | null = null;
     for (let page = 0; page < 20; page++) {
-      const body = (await list(`?delimiter=/&max_keys=2${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`)).body as Listing;
+      const body = (await list(`?delimiter=/&max_keys=2${marker ? `&marker=${encodeURIComponent(marker)}` : ''}`))
+        .body as Listing;
       entries.push(...body.objects.map((o) => o.key), ...body.common_prefixes);
       if (!body.is_truncated) break;
       marker = body.next_marker;
@@ -327,14 +410,19 @@ test.describe('listing', () => {
 
   test('marker starts after that key', async () => {
     const body = (await list('?marker=c')).body as Listing;
-    expect(body.objects.map((o) => o.key)).toEqual(byteOrder.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from('c')) > 0));
+    expect(body.objects.map((o) => o.key)).toEqual(
+      byteOrder.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from('c')) > 0),
+    );
   });
 
   for (const bad of ['0', '1001', 'ten', '-1', '2.5']) {
     test(`max_keys=${bad} is 422 validation_error`, async () => {
       const response = await list(`?max_keys=${bad}`);
       expect(response.status).toBe(422);
-      expect(errorOf(response.body)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'max_keys' })] });
+      expect(errorOf(response.body)).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ field: 'max_keys' })],
+      });
     });
   }
 });
@@ -350,13 +438,31 @@ test.describe('key path tricks', () => {
     const parent = dirname(server.context.options.dataDir);
     const before = new Set(await readdir(parent));
     const base = `/v1/storage/buckets/${bucket}/objects/`;
-    const tricks = ['../../../escape-1', '%2e%2e/%2e%2e/escape-2', '%2E%2E%2Fescape-3', 'a/../../escape-4', './escape-5', 'a/./b', 'nul%00byte', '', 'x'.repeat(1025), 'bad%E0%A4%A', '%ff%fe'];
+    const tricks = [
+      '../../../escape-1',
+      '%2e%2e/%2e%2e/escape-2',
+      '%2E%2E%2Fescape-3',
+      'a/../../escape-4',
+      './escape-5',
+      'a/./b',
+      'nul%00byte',
+      '',
+      'x'.repeat(1025),
+      'bad%E0%A4%A',
+      '%ff%fe',
+    ];
     for (const trick of tricks) {
       for (const method of ['PUT', 'GET', 'HEAD', 'DELETE']) {
-        const response = await exactPathRequest(server, method, `${base}${trick}`, method === 'PUT' ? 'payload' : undefined);
+        const response = await exactPathRequest(
+          server,
+          method,
+          `${base}${trick}`,
+          method === 'PUT' ? 'payload' : undefined,
+        );
         expect(response.status, `${method} ${trick.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
         expect(response.status, `${method} ${trick.slice(0, 40)}`).toBeLessThan(500);
-        if (method !== 'HEAD') expect(typeof errorOf(response.json).code, `${method} ${trick.slice(0, 40)}`).toBe('string');
+        if (method !== 'HEAD')
+          expect(typeof errorOf(response.json).code, `${method} ${trick.slice(0, 40)}`).toBe('string');
       }
     }
     const after = await readdir(parent);
@@ -386,7 +492,13 @@ test.describe('bucket policy', () => {
     const document = {
       Version: '2012-10-17',
       Statement: [
-        { Sid: 'PublicRead', Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${name}/*` },
+        {
+          Sid: 'PublicRead',
+          Effect: 'Allow',
+          Principal: '*',
+          Action: 's3:GetObject',
+          Resource: `arn:aws:s3:::${name}/*`,
+        },
         {
           Effect: 'Deny',
           Principal: { AWS: ['arn:aws:iam::123:root'] },
@@ -404,25 +516,54 @@ test.describe('bucket policy', () => {
     expect(get.body).toEqual({ policy: document });
   });
 
-  const statement = (bucket: string) => ({ Effect: 'Allow', Principal: '*', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/*` });
+  const statement = (bucket: string) => ({
+    Effect: 'Allow',
+    Principal: '*',
+    Action: 's3:GetObject',
+    Resource: `arn:aws:s3:::${bucket}/*`,
+  });
   for (const [label, make, field] of [
     ['missing Version', (b: string) => ({ Statement: [statement(b)] }), 'Version'],
     ['unknown Version', (b: string) => ({ Version: '2024-01-01', Statement: [statement(b)] }), 'Version'],
     ['missing Statement', () => ({ Version: '2012-10-17' }), 'Statement'],
     ['empty Statement', () => ({ Version: '2012-10-17', Statement: [] }), 'Statement'],
     ['Statement not an array', (b: string) => ({ Version: '2012-10-17', Statement: statement(b) }), 'Statement'],
-    ['bad Effect', (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Effect: 'Maybe' }] }), 'Statement[0].Effect'],
-    ['missing Principal', (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Principal: undefined }] }), 'Statement[0].Principal'],
-    ['Action as number', (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Action: 5 }] }), 'Statement[0].Action'],
-    ['Resource of another bucket', (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Resource: 'arn:aws:s3:::someone-else/*' }] }), 'Statement[0].Resource'],
+    [
+      'bad Effect',
+      (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Effect: 'Maybe' }] }),
+      'Statement[0].Effect',
+    ],
+    [
+      'missing Principal',
+      (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Principal: undefined }] }),
+      'Statement[0].Principal',
+    ],
+    [
+      'Action as number',
+      (b: string) => ({ Version: '2012-10-17', Statement: [{ ...statement(b), Action: 5 }] }),
+      'Statement[0].Action',
+    ],
+    [
+      'Resource of another bucket',
+      (b: string) => ({
+        Version: '2012-10-17',
+        Statement: [{ ...statement(b), Resource: 'arn:aws:s3:::someone-else/*' }],
+      }),
+      'Statement[0].Resource',
+    ],
   ] as const) {
     test(`PUT policy refuses ${label} with 422 and keeps the old policy`, async () => {
       const name = uniqueBucket('polbad');
       await createBucket(server, name);
       const response = await api().call('PUT', `/storage/buckets/${name}/policy`, make(name));
       expect(response.status).toBe(422);
-      expect(errorOf(response.body)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] });
-      expect((await api().call('GET', `/storage/buckets/${name}/policy`)).body).toEqual({ policy: { Version: '2012-10-17', Statement: [] } });
+      expect(errorOf(response.body)).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ field })],
+      });
+      expect((await api().call('GET', `/storage/buckets/${name}/policy`)).body).toEqual({
+        policy: { Version: '2012-10-17', Statement: [] },
+      });
     });
   }
 });
@@ -438,9 +579,18 @@ test.describe('CDN', () => {
     const enabled = await api().call('POST', `/storage/buckets/${name}/cdn`, {});
     expect(enabled.status).toBe(200);
     await expectDocumented('POST /storage/buckets/{bucket_name}/cdn', enabled);
-    expect((enabled.body as { cdn: unknown }).cdn).toMatchObject({ bucket: name, enabled: true, endpoint: `${name}.cdn.example.net`, custom_domain: null, cache_ttl: 3600 });
+    expect((enabled.body as { cdn: unknown }).cdn).toMatchObject({
+      bucket: name,
+      enabled: true,
+      endpoint: `${name}.cdn.example.net`,
+      custom_domain: null,
+      cache_ttl: 3600,
+    });
 
-    const custom = await api().call('POST', `/storage/buckets/${name}/cdn`, { custom_domain: 'static.example.com', cache_ttl: 0 });
+    const custom = await api().call('POST', `/storage/buckets/${name}/cdn`, {
+      custom_domain: 'static.example.com',
+      cache_ttl: 0,
+    });
     expect((custom.body as { cdn: unknown }).cdn).toMatchObject({ custom_domain: 'static.example.com', cache_ttl: 0 });
 
     const all = await api().call('POST', `/storage/buckets/${name}/cdn/purge`, {});
@@ -465,7 +615,10 @@ test.describe('CDN', () => {
       await api().call('POST', `/storage/buckets/${name}/cdn`, {});
       const response = await api().call('POST', `/storage/buckets/${name}/${path}`, body);
       expect(response.status).toBe(422);
-      expect(errorOf(response.body)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] });
+      expect(errorOf(response.body)).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ field })],
+      });
     });
   }
 });
@@ -474,7 +627,11 @@ test.describe('access keys', () => {
   test('creation shows the secret once; the listing never does; the S3 side finds the key', async () => {
     const bucket = uniqueBucket('keys');
     await createBucket(server, bucket);
-    const created = await api().call('POST', '/storage/access-keys', { name: 'backup', permissions: ['read', 'write'], bucket_access: [bucket] });
+    const created = await api().call('POST', '/storage/access-keys', {
+      name: 'backup',
+      permissions: ['read', 'write'],
+      bucket_access: [bucket],
+    });
     expect(created.status).toBe(201);
     await expectDocumented('POST /storage/access-keys', created);
     const key = (created.body as { access_key: Record<string, unknown> }).access_key;
@@ -486,7 +643,9 @@ test.describe('access keys', () => {
     const list = await api().call('GET', '/storage/access-keys');
     expect(list.status).toBe(200);
     await expectDocumented('GET /storage/access-keys', list);
-    const listed = (list.body as { access_keys: Array<Record<string, unknown>> }).access_keys.find((k) => k.id === key.id);
+    const listed = (list.body as { access_keys: Array<Record<string, unknown>> }).access_keys.find(
+      (k) => k.id === key.id,
+    );
     expect(listed).toMatchObject({ name: 'backup', access_key_id: key.access_key_id });
     expect(listed).not.toHaveProperty('secret_access_key');
     expect(list.text).not.toContain(String(key.secret_access_key));
@@ -507,19 +666,30 @@ test.describe('access keys', () => {
     ['empty permissions', { name: 'k', permissions: [] }, 'permissions'],
     ['unknown permission', { name: 'k', permissions: ['admin'] }, 'permissions'],
     ['permissions as string', { name: 'k', permissions: 'read' }, 'permissions'],
-    ['bucket_access naming an unknown bucket', { name: 'k', permissions: ['read'], bucket_access: ['cc-no-such-bucket-zz'] }, 'bucket_access'],
+    [
+      'bucket_access naming an unknown bucket',
+      { name: 'k', permissions: ['read'], bucket_access: ['cc-no-such-bucket-zz'] },
+      'bucket_access',
+    ],
   ] as const) {
     test(`access key creation refuses ${label} with 422`, async () => {
       const response = await api().call('POST', '/storage/access-keys', body);
       expect(response.status).toBe(422);
-      expect(errorOf(response.body)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] });
+      expect(errorOf(response.body)).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ field })],
+      });
     });
   }
 
   test("bucket_access may not name another account's bucket", async () => {
     const foreign = uniqueBucket('foreignkey');
     await createBucket(server, foreign, server.altApiKey);
-    const response = await api().call('POST', '/storage/access-keys', { name: 'k', permissions: ['read'], bucket_access: [foreign] });
+    const response = await api().call('POST', '/storage/access-keys', {
+      name: 'k',
+      permissions: ['read'],
+      bucket_access: [foreign],
+    });
     expect(response.status).toBe(422);
   });
 });
@@ -533,7 +703,8 @@ test.describe('usage', () => {
       await createBucket(fresh, bucket);
       await putObject(fresh, bucket, 'one.bin', bytesOf(1000, 1));
       await putObject(fresh, bucket, 'two.bin', bytesOf(500, 2));
-      for (let i = 0; i < 3; i++) await rawRequest(objectUrl(fresh, bucket, 'one.bin'), { method: 'GET', apiKey: fresh.apiKey });
+      for (let i = 0; i < 3; i++)
+        await rawRequest(objectUrl(fresh, bucket, 'one.bin'), { method: 'GET', apiKey: fresh.apiKey });
       const today = new Date().toISOString().slice(0, 10);
       const response = await who.call('GET', `/storage/usage?from_date=${today}&to_date=${today}`);
       expect(response.status).toBe(200);
@@ -582,7 +753,10 @@ test.describe('usage', () => {
     test(`usage refuses ${label} with 422`, async () => {
       const response = await api().call('GET', `/storage/usage${query}`);
       expect(response.status).toBe(422);
-      expect(errorOf(response.body)).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] });
+      expect(errorOf(response.body)).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ field })],
+      });
     });
   }
 });

@@ -64,12 +64,23 @@ test('error variants: unauth-403, error-codes-other (listed codes kept), validat
   await withServer(['unauth-403', 'error-codes-other', 'validation-400'], async (server) => {
     const api = client(server.baseUrl, server.apiKey);
     const unauth = await client(server.baseUrl, 'nope').call('GET', '/account');
-    expect([unauth.status, (unauth.body as { error: { code: string } }).error.code]).toEqual([403, 'authentication_required']);
+    expect([unauth.status, (unauth.body as { error: { code: string } }).error.code]).toEqual([
+      403,
+      'authentication_required',
+    ]);
     const missing = await api.call('GET', '/projects/proj_0000000000000000');
     expect((missing.body as { error: { code: string } }).error.code).toBe('resource_not_found');
     const invalid = await api.call('POST', '/projects', {});
-    expect([invalid.status, (invalid.body as { error: { code: string } }).error.code]).toEqual([400, 'validation_error']);
-    const phone = await api.call('POST', '/sms/send', { to: '12', message: 'x' }, { headers: { 'x-test-mode': 'true' } });
+    expect([invalid.status, (invalid.body as { error: { code: string } }).error.code]).toEqual([
+      400,
+      'validation_error',
+    ]);
+    const phone = await api.call(
+      'POST',
+      '/sms/send',
+      { to: '12', message: 'x' },
+      { headers: { 'x-test-mode': 'true' } },
+    );
     expect((phone.body as { error: { code: string } }).error.code).toBe('invalid_phone_number');
   });
 });
@@ -79,7 +90,10 @@ test('format variants: ids-other-format, extra-fields, timestamps-offset, json-c
     const api = client(server.baseUrl, server.apiKey);
     const created = await api.call('POST', '/projects', { name: 'p' });
     expect(created.headers.get('content-type')).toBe('application/json;charset=UTF-8');
-    const body = created.body as { project: { id: string; created_at: string; x_vendor_note?: string }; x_vendor_note?: string };
+    const body = created.body as {
+      project: { id: string; created_at: string; x_vendor_note?: string };
+      x_vendor_note?: string;
+    };
     expect(body.project.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(body.project.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     expect(body.x_vendor_note).toBeDefined();
@@ -114,7 +128,8 @@ test('list variants: list-oldest-first across pages, per-page-clamp, ratelimit-h
   await withServer(['list-oldest-first', 'per-page-clamp', 'ratelimit-headers-everywhere'], async (server) => {
     const api = client(server.baseUrl, server.apiKey);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(((await api.call('POST', '/vps', { ...VPS, name: `v${i}` })).body as { vps: { id: string } }).vps.id);
+    for (let i = 0; i < 3; i++)
+      ids.push(((await api.call('POST', '/vps', { ...VPS, name: `v${i}` })).body as { vps: { id: string } }).vps.id);
     const first = (await api.call('GET', '/vps?per_page=2&page=1')).body as { vps_instances: Array<{ id: string }> };
     const second = (await api.call('GET', '/vps?per_page=2&page=2')).body as { vps_instances: Array<{ id: string }> };
     expect([...first.vps_instances, ...second.vps_instances].map((v) => v.id)).toEqual(ids);
@@ -130,7 +145,9 @@ test('timing variants: actions-async passes through a transitional state, latenc
     const vps = ((await api.call('POST', '/vps', VPS)).body as { vps: { id: string } }).vps.id;
     await new Promise((resolve) => setTimeout(resolve, 120));
     const started = Date.now();
-    const action = (await api.call('POST', `/vps/${vps}/actions`, { type: 'stop' })).body as { action: { status: string } };
+    const action = (await api.call('POST', `/vps/${vps}/actions`, { type: 'stop' })).body as {
+      action: { status: string };
+    };
     expect(Date.now() - started).toBeGreaterThanOrEqual(55);
     expect(action.action.status).toBe('in-progress');
     expect(((await api.call('GET', `/vps/${vps}`)).body as { vps: { status: string } }).vps.status).toBe('stopping');

@@ -18,7 +18,9 @@ const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
   'volume-status-capitalised': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
     expect(vol.status).toBe('available');
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.status).toBe('Available');
+    expect(
+      json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.status,
+    ).toBe('Available');
     expect(json(await api.op('GET /storage/volumes')).volumes[0].status).toBe('Available');
   },
   'volume-snapshot-newest-unlisted': async (api) => {
@@ -34,29 +36,49 @@ const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
     const snap = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's1' } })).snapshot;
     const res = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snap.id, name: 'restored' } });
     expect(res.status).toBe(201);
-    expect((await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: json(res).volume.id } })).status).toBe(404);
+    expect(
+      (await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: json(res).volume.id } })).status,
+    ).toBe(404);
   },
   'volume-tags-dropped': async (api) => {
     expect(json(await api.op('POST /storage/volumes', { body: { ...VOLUME, tags: ['a'] } })).volume.tags).toEqual([]);
   },
   'volume-resize-ignored': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
-    expect((await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: vol.id }, body: { size: 20 } })).status).toBe(200);
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(10);
+    expect(
+      (await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: vol.id }, body: { size: 20 } }))
+        .status,
+    ).toBe(200);
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(
+      10,
+    );
   },
   'volume-attach-unreported': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
     const vps = await runningVps(api);
-    const res = await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vps.id } });
+    const res = await api.op('POST /storage/volumes/{volume_id}/attach', {
+      params: { volume_id: vol.id },
+      body: { vps_id: vps.id },
+    });
     expect(json(res).volume.attached_to).toBeNull();
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to).toBe(vps.id);
+    expect(
+      json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to,
+    ).toBe(vps.id);
   },
   'volume-detach-stale': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
     const vps = await runningVps(api);
-    await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vps.id } });
-    expect(json(await api.op('POST /storage/volumes/{volume_id}/detach', { params: { volume_id: vol.id } })).volume.attached_to).toBeNull();
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to).toBe(vps.id);
+    await api.op('POST /storage/volumes/{volume_id}/attach', {
+      params: { volume_id: vol.id },
+      body: { vps_id: vps.id },
+    });
+    expect(
+      json(await api.op('POST /storage/volumes/{volume_id}/detach', { params: { volume_id: vol.id } })).volume
+        .attached_to,
+    ).toBeNull();
+    expect(
+      json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to,
+    ).toBe(vps.id);
   },
   'volume-delete-ignored': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
@@ -73,10 +95,16 @@ const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
     const vps = await runningVps(api);
     const params = { volume_id: vol.id };
     await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: vps.id } });
-    expect(json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes.map((v: { id: string }) => v.id)).toEqual([vol.id]);
+    expect(
+      json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes.map(
+        (v: { id: string }) => v.id,
+      ),
+    ).toEqual([vol.id]);
     expect(json(await api.op('POST /storage/volumes/{volume_id}/detach', { params })).volume.attached_to).toBeNull();
     const listed = json(await api.op('GET /storage/volumes', { query: { attached: 'true' } })).volumes;
-    expect(listed.map((v: { id: string; attached_to: string | null }) => [v.id, v.attached_to])).toEqual([[vol.id, null]]);
+    expect(listed.map((v: { id: string; attached_to: string | null }) => [v.id, v.attached_to])).toEqual([
+      [vol.id, null],
+    ]);
     expect(json(await api.op('GET /storage/volumes', { query: { attached: 'false' } })).volumes).toEqual([]);
   },
   'volume-list-size-string': async (api) => {
@@ -94,14 +122,21 @@ const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
   },
   'volume-shrink-accepted': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
-    const res = await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: vol.id }, body: { size: 5 } });
+    const res = await api.op('POST /storage/volumes/{volume_id}/resize', {
+      params: { volume_id: vol.id },
+      body: { size: 5 },
+    });
     expect(res.status).toBe(200);
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(5);
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(
+      5,
+    );
   },
   'volume-restore-smaller-accepted': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
     const snapshot = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
-    const res = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'r', size: 2 } });
+    const res = await api.op('POST /storage/volumes/restore', {
+      body: { snapshot_id: snapshot.id, name: 'r', size: 2 },
+    });
     expect(res.status).toBe(201);
     expect(json(res).volume.size).toBe(2);
   },

@@ -11,13 +11,37 @@ import { VPS_BODY, expectEnvelopeOrSuccess, expectRefused, freshKey, json, rotat
 type Kind = 'string' | 'integer' | 'array';
 
 const HUGE = 'x'.repeat(200_000);
-const ODD_STRINGS = ['', ' ', HUGE, '\u0000', '\uD800', '\uFFFF\uFFFE', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀 مرحبا', '\u202Eevil', '../../etc/passwd', '__proto__', 'constructor'];
+const ODD_STRINGS = [
+  '',
+  ' ',
+  HUGE,
+  '\u0000',
+  '\uD800',
+  '\uFFFF\uFFFE',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀 مرحبا',
+  '\u202Eevil',
+  '../../etc/passwd',
+  '__proto__',
+  'constructor',
+];
 const WRONG_FOR: Record<Kind, unknown[]> = {
   string: [42, -1, 1e308, true, [], ['x'], {}, { a: 1 }],
   integer: ['10', '', 1.5, -1, 0, 1e308, 2 ** 53, true, null, [], [10], {}, { size: 10 }],
   array: ['x', 42, true, {}, [42], [null], [[]], [{}], Array.from({ length: 20_000 }, () => 'x')],
 };
-const MALFORMED = ['{bad', '{"size": }', '[1,2', '"just a string"', '42', 'true', 'null', '[]', '[{"size":10}]', '\u0000', '{"a":1}{"b":2}'];
+const MALFORMED = [
+  '{bad',
+  '{"size": }',
+  '[1,2',
+  '"just a string"',
+  '42',
+  'true',
+  'null',
+  '[]',
+  '[{"size":10}]',
+  '\u0000',
+  '{"a":1}{"b":2}',
+];
 
 let server: RunningReference;
 let volumeId = '';
@@ -34,12 +58,28 @@ const OPS: BodyOp[] = [
   {
     path: () => '/storage/volumes',
     valid: () => ({ name: 'v', size: 10, region: 'nyc1' }),
-    fields: { name: 'string', size: 'integer', region: 'string', filesystem: 'string', snapshot_id: 'string', tags: 'array', project_id: 'string' },
+    fields: {
+      name: 'string',
+      size: 'integer',
+      region: 'string',
+      filesystem: 'string',
+      snapshot_id: 'string',
+      tags: 'array',
+      project_id: 'string',
+    },
   },
   { path: () => `/storage/volumes/${volumeId}/resize`, valid: () => ({ size: 1000 }), fields: { size: 'integer' } },
   { path: () => `/storage/volumes/${volumeId}/attach`, valid: () => ({ vps_id: vpsId }), fields: { vps_id: 'string' } },
-  { path: () => '/storage/snapshots', valid: () => ({ volume_id: volumeId, name: 's' }), fields: { volume_id: 'string', name: 'string', description: 'string' } },
-  { path: () => '/storage/volumes/restore', valid: () => ({ snapshot_id: snapshotId, name: 'r' }), fields: { snapshot_id: 'string', name: 'string', size: 'integer', tags: 'array' } },
+  {
+    path: () => '/storage/snapshots',
+    valid: () => ({ volume_id: volumeId, name: 's' }),
+    fields: { volume_id: 'string', name: 'string', description: 'string' },
+  },
+  {
+    path: () => '/storage/volumes/restore',
+    valid: () => ({ snapshot_id: snapshotId, name: 'r' }),
+    fields: { snapshot_id: 'string', name: 'string', size: 'integer', tags: 'array' },
+  },
 ];
 
 test.beforeAll(async () => {
@@ -56,7 +96,8 @@ test.afterAll(async () => {
 test('malformed bodies on every body operation are 4xx with the envelope', async () => {
   const api = rotatingClient(server);
   for (const op of OPS) {
-    for (const raw of MALFORMED) expectRefused(`POST ${op.path()} body ${JSON.stringify(raw)}`, await api.call('POST', op.path(), raw));
+    for (const raw of MALFORMED)
+      expectRefused(`POST ${op.path()} body ${JSON.stringify(raw)}`, await api.call('POST', op.path(), raw));
     const tooBig = await api.call('POST', op.path(), JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
     expect(tooBig.status).toBe(413);
   }
@@ -82,7 +123,10 @@ test('wrong types for every field are refused', async () => {
     }
   }
   // Nothing above attached the volume or changed its size.
-  expect(json(await api.call('GET', `/storage/volumes/${volumeId}`)).volume).toMatchObject({ size: 10, attached_to: null });
+  expect(json(await api.call('GET', `/storage/volumes/${volumeId}`)).volume).toMatchObject({
+    size: 10,
+    attached_to: null,
+  });
 });
 
 test('odd strings in every string field never cause a 5xx', async () => {
@@ -96,7 +140,8 @@ test('odd strings in every string field never cause a 5xx', async () => {
         const res = await api.call('POST', op.path(), { ...op.valid(), [field]: value });
         expectEnvelopeOrSuccess(`POST ${op.path()} ${field}=${JSON.stringify(value).slice(0, 60)}`, res);
         // An attach that went through is undone, so the next attach attempts meet a free volume.
-        if (op.path().endsWith('/attach') && res.status === 200) await api.call('POST', `/storage/volumes/${volumeId}/detach`);
+        if (op.path().endsWith('/attach') && res.status === 200)
+          await api.call('POST', `/storage/volumes/${volumeId}/detach`);
       }
     }
   }
@@ -104,7 +149,17 @@ test('odd strings in every string field never cause a 5xx', async () => {
 
 test('odd path ids and query values are 4xx, never 5xx', async () => {
   const api = rotatingClient(server);
-  const ids = ['x', '%00', '%E2%80%AE', `vol_${'a'.repeat(2000)}`, '%F0%9F%98%80', '%FF', 'null', '__proto__', 'constructor'];
+  const ids = [
+    'x',
+    '%00',
+    '%E2%80%AE',
+    `vol_${'a'.repeat(2000)}`,
+    '%F0%9F%98%80',
+    '%FF',
+    'null',
+    '__proto__',
+    'constructor',
+  ];
   for (const id of ids) {
     for (const [method, path, body] of [
       ['GET', `/storage/volumes/${id}`],

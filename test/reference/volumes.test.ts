@@ -38,9 +38,17 @@ test.describe('volumes', () => {
     const res = await api.op('POST /storage/volumes', { body: { ...VOLUME, tags: ['db'] } });
     expect(res.status).toBe(201);
     const created = json(res).volume;
-    expect(created).toMatchObject({ ...VOLUME, status: 'available', attached_to: null, filesystem: 'ext4', tags: ['db'] });
+    expect(created).toMatchObject({
+      ...VOLUME,
+      status: 'available',
+      attached_to: null,
+      filesystem: 'ext4',
+      tags: ['db'],
+    });
     expect(created.id).toMatch(/^vol_/);
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: created.id } })).volume).toEqual(created);
+    expect(
+      json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: created.id } })).volume,
+    ).toEqual(created);
     expect((await volume(api, { filesystem: 'xfs' })).filesystem).toBe('xfs');
   });
 
@@ -87,8 +95,16 @@ test.describe('volumes', () => {
     const b = await volume(api, { region: 'nyc1' });
     const c = await volume(api, { region: 'nyc1' });
     const vpsId = await vps(api);
-    expect((await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: b.id }, body: { vps_id: vpsId } })).status).toBe(200);
-    const ids = async (query: Record<string, string> = {}) => (json(await api.op('GET /storage/volumes', { query })).volumes as Array<{ id: string }>).map((v) => v.id);
+    expect(
+      (
+        await api.op('POST /storage/volumes/{volume_id}/attach', {
+          params: { volume_id: b.id },
+          body: { vps_id: vpsId },
+        })
+      ).status,
+    ).toBe(200);
+    const ids = async (query: Record<string, string> = {}) =>
+      (json(await api.op('GET /storage/volumes', { query })).volumes as Array<{ id: string }>).map((v) => v.id);
     expect(await ids()).toEqual([c.id, b.id, a.id]);
     expect(await ids({ region: 'ams3' })).toEqual([a.id]);
     expect(await ids({ status: 'available' })).toEqual([c.id, b.id, a.id]);
@@ -109,7 +125,9 @@ test.describe('volumes', () => {
       expect(res.status).toBe(422);
       expect(json(res).error).toMatchObject({ code: 'validation_error', details: [{ field: 'size' }] });
     }
-    expect(json(await api.op('POST /storage/volumes/{volume_id}/resize', { params, body: {} })).error.details[0].field).toBe('size');
+    expect(
+      json(await api.op('POST /storage/volumes/{volume_id}/resize', { params, body: {} })).error.details[0].field,
+    ).toBe('size');
     expect(json(await api.op('GET /storage/volumes/{volume_id}', { params })).volume.size).toBe(10);
     const grown = await api.op('POST /storage/volumes/{volume_id}/resize', { params, body: { size: 11 } });
     expect(grown.status).toBe(200);
@@ -144,7 +162,9 @@ test.describe('volumes', () => {
     const detached = await api.op('POST /storage/volumes/{volume_id}/detach', { params });
     expect(detached.status).toBe(200);
     expect(json(detached).volume.attached_to).toBeNull();
-    expect((await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: second } })).status).toBe(200);
+    expect(
+      (await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: second } })).status,
+    ).toBe(200);
   });
 
   test('attach needs a VPS of the account in the same region', async () => {
@@ -165,9 +185,14 @@ test.describe('volumes', () => {
     const api = opClient(server);
     const vol = await volume(api);
     const vpsId = await vps(api);
-    await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vpsId } });
+    await api.op('POST /storage/volumes/{volume_id}/attach', {
+      params: { volume_id: vol.id },
+      body: { vps_id: vpsId },
+    });
     expect((await api.op('DELETE /vps/{vps_id}', { params: { vps_id: vpsId } })).status).toBe(204);
-    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to).toBeNull();
+    expect(
+      json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.attached_to,
+    ).toBeNull();
     expect((await api.op('DELETE /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).status).toBe(204);
   });
 
@@ -197,7 +222,9 @@ test.describe('volumes', () => {
       await other.op('DELETE /storage/volumes/{volume_id}', { params }),
     ];
     for (const res of attempts) expect(json(res).error).toMatchObject({ code: 'not_found', resource: 'volume' });
-    expect((json(await other.op('GET /storage/volumes')).volumes as Array<{ id: string }>).map((v) => v.id)).not.toContain(vol.id);
+    expect(
+      (json(await other.op('GET /storage/volumes')).volumes as Array<{ id: string }>).map((v) => v.id),
+    ).not.toContain(vol.id);
     const snapshot = await other.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 'steal' } });
     expect(json(snapshot).error).toMatchObject({ code: 'validation_error', details: [{ field: 'volume_id' }] });
     expect(json(await owner.op('GET /storage/volumes/{volume_id}', { params })).volume.size).toBe(10);
@@ -209,19 +236,31 @@ test.describe('volume snapshots and restore', () => {
     const api = freshAccountClient(server);
     const a = await volume(api, { size: 20 });
     const b = await volume(api, { region: 'sgp1' });
-    const created = await api.op('POST /storage/snapshots', { body: { volume_id: a.id, name: 'nightly', description: 'before upgrade' } });
+    const created = await api.op('POST /storage/snapshots', {
+      body: { volume_id: a.id, name: 'nightly', description: 'before upgrade' },
+    });
     expect(created.status).toBe(201);
     const snapshot = json(created).snapshot;
-    expect(snapshot).toMatchObject({ name: 'nightly', description: 'before upgrade', volume_id: a.id, size: 20, region: 'nyc1', status: 'available' });
+    expect(snapshot).toMatchObject({
+      name: 'nightly',
+      description: 'before upgrade',
+      volume_id: a.id,
+      size: 20,
+      region: 'nyc1',
+      status: 'available',
+    });
     expect(snapshot.id).toMatch(/^vsnap_/);
     const other = json(await api.op('POST /storage/snapshots', { body: { volume_id: b.id, name: 'other' } })).snapshot;
     expect(other.description).toBeNull();
-    const ids = async (query: Record<string, string> = {}) => (json(await api.op('GET /storage/snapshots', { query })).snapshots as Array<{ id: string }>).map((s) => s.id);
+    const ids = async (query: Record<string, string> = {}) =>
+      (json(await api.op('GET /storage/snapshots', { query })).snapshots as Array<{ id: string }>).map((s) => s.id);
     expect(await ids()).toEqual([other.id, snapshot.id]);
     expect(await ids({ volume_id: a.id })).toEqual([snapshot.id]);
     expect(await ids({ region: 'sgp1' })).toEqual([other.id]);
     expect(await ids({ region: 'sgp1', volume_id: a.id })).toEqual([]);
-    expect(json(await opClient(server, 'alt').op('GET /storage/snapshots')).snapshots.map((s: { id: string }) => s.id)).not.toContain(snapshot.id);
+    expect(
+      json(await opClient(server, 'alt').op('GET /storage/snapshots')).snapshots.map((s: { id: string }) => s.id),
+    ).not.toContain(snapshot.id);
   });
 
   for (const [label, body, field] of [
@@ -233,7 +272,9 @@ test.describe('volume snapshots and restore', () => {
     test(`a snapshot with ${label} is a validation error on ${field}`, async () => {
       const api = opClient(server);
       const vol = await volume(api);
-      const res = await api.op('POST /storage/snapshots', { body: JSON.parse(JSON.stringify(body).replace('"VOL"', JSON.stringify(vol.id))) });
+      const res = await api.op('POST /storage/snapshots', {
+        body: JSON.parse(JSON.stringify(body).replace('"VOL"', JSON.stringify(vol.id))),
+      });
       expect(res.status).toBe(422);
       expect(json(res).error).toMatchObject({ code: 'validation_error', details: [{ field }] });
     });
@@ -242,21 +283,42 @@ test.describe('volume snapshots and restore', () => {
   test('restore makes a new volume of the snapshot size by default, at least that size, in its region', async () => {
     const api = opClient(server);
     const source = await volume(api, { size: 30, region: 'lon1', filesystem: 'xfs' });
-    const snapshot = json(await api.op('POST /storage/snapshots', { body: { volume_id: source.id, name: 's' } })).snapshot;
+    const snapshot = json(
+      await api.op('POST /storage/snapshots', { body: { volume_id: source.id, name: 's' } }),
+    ).snapshot;
     // The snapshot keeps the size of the time it was taken.
     await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: source.id }, body: { size: 40 } });
 
-    const restored = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'copy' } });
+    const restored = await api.op('POST /storage/volumes/restore', {
+      body: { snapshot_id: snapshot.id, name: 'copy' },
+    });
     expect(restored.status).toBe(201);
     const copy = json(restored).volume;
-    expect(copy).toMatchObject({ name: 'copy', size: 30, region: 'lon1', filesystem: 'xfs', status: 'available', attached_to: null });
+    expect(copy).toMatchObject({
+      name: 'copy',
+      size: 30,
+      region: 'lon1',
+      filesystem: 'xfs',
+      status: 'available',
+      attached_to: null,
+    });
     expect(copy.id).not.toBe(source.id);
 
-    const smaller = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'small', size: 29 } });
+    const smaller = await api.op('POST /storage/volumes/restore', {
+      body: { snapshot_id: snapshot.id, name: 'small', size: 29 },
+    });
     expect(smaller.status).toBe(422);
     expect(json(smaller).error).toMatchObject({ code: 'validation_error', details: [{ field: 'size' }] });
-    expect(json(await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'same', size: 30 } })).volume.size).toBe(30);
-    expect(json(await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'big', size: 100 } })).volume.size).toBe(100);
+    expect(
+      json(
+        await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'same', size: 30 } }),
+      ).volume.size,
+    ).toBe(30);
+    expect(
+      json(
+        await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'big', size: 100 } }),
+      ).volume.size,
+    ).toBe(100);
 
     for (const [body, field] of [
       [{ name: 'x' }, 'snapshot_id'],
@@ -267,17 +329,23 @@ test.describe('volume snapshots and restore', () => {
       const res = await api.op('POST /storage/volumes/restore', { body });
       expect(json(res).error).toMatchObject({ code: 'validation_error', details: [{ field }] });
     }
-    const foreign = await opClient(server, 'alt').op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'x' } });
+    const foreign = await opClient(server, 'alt').op('POST /storage/volumes/restore', {
+      body: { snapshot_id: snapshot.id, name: 'x' },
+    });
     expect(json(foreign).error).toMatchObject({ code: 'validation_error', details: [{ field: 'snapshot_id' }] });
   });
 
   test('creating from snapshot_id needs the snapshot size and region', async () => {
     const api = opClient(server);
     const source = await volume(api, { size: 15 });
-    const snapshot = json(await api.op('POST /storage/snapshots', { body: { volume_id: source.id, name: 's' } })).snapshot;
+    const snapshot = json(
+      await api.op('POST /storage/snapshots', { body: { volume_id: source.id, name: 's' } }),
+    ).snapshot;
     const tooSmall = await api.op('POST /storage/volumes', { body: { ...VOLUME, size: 14, snapshot_id: snapshot.id } });
     expect(json(tooSmall).error).toMatchObject({ code: 'validation_error', details: [{ field: 'size' }] });
-    const elsewhere = await api.op('POST /storage/volumes', { body: { ...VOLUME, size: 15, region: 'fra1', snapshot_id: snapshot.id } });
+    const elsewhere = await api.op('POST /storage/volumes', {
+      body: { ...VOLUME, size: 15, region: 'fra1', snapshot_id: snapshot.id },
+    });
     expect(json(elsewhere).error).toMatchObject({ code: 'validation_error', details: [{ field: 'region' }] });
     expect((await volume(api, { size: 15, snapshot_id: snapshot.id })).size).toBe(15);
   });
@@ -290,11 +358,31 @@ test.describe('resource provider', () => {
     const vol = await volume(api, { size: 50, project_id: 'proj_abc' });
     expect(vol.project_id).toBe('proj_abc');
     const vpsId = await vps(api);
-    await api.op('POST /storage/volumes/{volume_id}/attach', { params: { volume_id: vol.id }, body: { vps_id: vpsId } });
-    const provider = server.context.services.resourceProviders.find((p) => p.service === 'storage' && p.resources(accountId).some((r) => r.id === vol.id));
-    expect(provider?.resources(accountId)).toEqual([expect.objectContaining({ id: vol.id, type: 'volume', service: 'storage', region: 'nyc1', monthly_cost: 5, project_id: 'proj_abc' })]);
+    await api.op('POST /storage/volumes/{volume_id}/attach', {
+      params: { volume_id: vol.id },
+      body: { vps_id: vpsId },
+    });
+    const provider = server.context.services.resourceProviders.find(
+      (p) => p.service === 'storage' && p.resources(accountId).some((r) => r.id === vol.id),
+    );
+    expect(provider?.resources(accountId)).toEqual([
+      expect.objectContaining({
+        id: vol.id,
+        type: 'volume',
+        service: 'storage',
+        region: 'nyc1',
+        monthly_cost: 5,
+        project_id: 'proj_abc',
+      }),
+    ]);
     const now = Date.now();
-    expect(provider?.usage(accountId, now - 3_600_000, now + 1000).resources[0]).toMatchObject({ type: 'volume', bucket: vol.id, id: vol.id, storage_gb: 50, bandwidth_gb: 0 });
+    expect(provider?.usage(accountId, now - 3_600_000, now + 1000).resources[0]).toMatchObject({
+      type: 'volume',
+      bucket: vol.id,
+      id: vol.id,
+      storage_gb: 50,
+      bandwidth_gb: 0,
+    });
     provider?.remove(accountId, vol.id);
     expect((await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).status).toBe(404);
   });

@@ -11,10 +11,20 @@ import { renderHtmlReport } from '../../src/report/html/index.ts';
 import { fixture, requirements } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 test.describe('report.html in chromium', () => {
-  test.skip(!existsSync(CHROMIUM), `${CHROMIUM} is missing (apt-get install chromium); the page is only checked as text`);
+  test.skip(
+    !existsSync(CHROMIUM),
+    `${CHROMIUM} is missing (apt-get install chromium); the page is only checked as text`,
+  );
 
   let browser: Browser;
   test.beforeAll(async () => {
@@ -45,7 +55,9 @@ test.describe('report.html in chromium', () => {
   interface CanvasLike {
     width: number;
     height: number;
-    getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+    getContext(
+      kind: '2d',
+    ): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
   }
 
   const visibleRows = (page: Page) => page.locator('table.reqs tbody tr:visible');

@@ -34,7 +34,8 @@ test('merge reads DIR/report.json of each and writes report.json, report.html, j
   // The merged gate fails on the shards' MUST failures: the exit code says so.
   expect(code).toBe(1);
   expect(c.out.join('')).toContain('gate: FAILED (3 MUST failures)');
-  for (const f of ['report.json', 'report.html', 'junit.xml', 'summary.md']) expect(existsSync(join(dir, 'merged', f))).toBe(true);
+  for (const f of ['report.json', 'report.html', 'junit.xml', 'summary.md'])
+    expect(existsSync(join(dir, 'merged', f))).toBe(true);
   const merged = JSON.parse(readFileSync(join(dir, 'merged', 'report.json'), 'utf8')) as ConformanceReport;
   expect(merged.checks).toHaveLength(16);
   expect(c.out.join('')).toContain('merged 2 reports: non-conformant: 3 MUST failures');
@@ -51,12 +52,16 @@ test('merge of one shard of two exits 1 with the gate failed; --allow-partial ju
   expect(await runReportCommand(['merge', join(dir, 'clean'), '--out', join(dir, 'm1')], c.io)).toBe(1);
   expect(c.out.join('')).toContain('gate: FAILED (incomplete merge: shard 2/2 missing');
   const p = io();
-  expect(await runReportCommand(['merge', join(dir, 'clean'), '--allow-partial', '--out', join(dir, 'm2')], p.io)).toBe(0);
+  expect(await runReportCommand(['merge', join(dir, 'clean'), '--allow-partial', '--out', join(dir, 'm2')], p.io)).toBe(
+    0,
+  );
   const partial = JSON.parse(readFileSync(join(dir, 'm2', 'report.json'), 'utf8')) as ConformanceReport;
   expect(partial.summary.headline).toContain('(partial: shard 2/2 missing');
   // The same shard twice is no more complete.
   const d = io();
-  expect(await runReportCommand(['merge', join(dir, 'clean'), join(dir, 'clean'), '--out', join(dir, 'm3')], d.io)).toBe(1);
+  expect(
+    await runReportCommand(['merge', join(dir, 'clean'), join(dir, 'clean'), '--out', join(dir, 'm3')], d.io),
+  ).toBe(1);
   expect(d.out.join('')).toContain('given more than once');
 });
 
@@ -79,8 +84,14 @@ test('clear errors with exit 2: missing file, bad JSON, wrong schema_version, no
   cases.push([['merge', join(dir, 'nope')], /nope: no such file or directory/]);
   cases.push([['merge', join(dir, 'empty')], /empty[/\\]report\.json: no report\.json there/]);
   cases.push([['diff', join(dir, 'bad.json'), join(dir, 's1')], /bad\.json: not valid JSON/]);
-  cases.push([['diff', join(dir, 'v2.json'), join(dir, 's1')], /v2\.json: schema_version is 2; this cloudcheck reads schema_version 1/]);
-  cases.push([['merge', join(dir, 'other.json')], /other\.json: not a cloudcheck report \(missing "summary", "checks", "coverage", "leaks"\)/]);
+  cases.push([
+    ['diff', join(dir, 'v2.json'), join(dir, 's1')],
+    /v2\.json: schema_version is 2; this cloudcheck reads schema_version 1/,
+  ]);
+  cases.push([
+    ['merge', join(dir, 'other.json')],
+    /other\.json: not a cloudcheck report \(missing "summary", "checks", "coverage", "leaks"\)/,
+  ]);
   cases.push([['diff', join(dir, 's1')], /expected two reports/]);
   cases.push([['merge'], /name at least one report/]);
   cases.push([['merge', join(dir, 's1'), '--frobnicate'], /unknown option --frobnicate/]);

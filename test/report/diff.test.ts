@@ -6,15 +6,27 @@ import { fixture } from './helpers.ts';
 
 const a = fixture('report-full.json');
 
-function withStatus(r: ConformanceReport, changes: Record<string, CheckResult['status']>, extra: CheckResult[] = [], drop: string[] = []): ConformanceReport {
-  const checks = r.checks.filter((c) => !drop.includes(c.id)).map((c) => (c.id in changes ? { ...c, status: changes[c.id]! } : c));
+function withStatus(
+  r: ConformanceReport,
+  changes: Record<string, CheckResult['status']>,
+  extra: CheckResult[] = [],
+  drop: string[] = [],
+): ConformanceReport {
+  const checks = r.checks
+    .filter((c) => !drop.includes(c.id))
+    .map((c) => (c.id in changes ? { ...c, status: changes[c.id]! } : c));
   return { ...r, run: { ...r.run, id: 'after' }, checks: [...checks, ...extra] };
 }
 
 test('fixed, broken, still failing, new and removed checks by id', () => {
   const b = withStatus(
     a,
-    { 'messaging.send.too-long': 'passed', 'auth.no-key': 'failed', 'storage.put-get': 'failed', 'api-keys.secret-once': 'skipped' },
+    {
+      'messaging.send.too-long': 'passed',
+      'auth.no-key': 'failed',
+      'storage.put-get': 'failed',
+      'api-keys.secret-once': 'skipped',
+    },
     [{ ...a.checks[0]!, id: 'auth.new-check', status: 'failed' }],
     ['compute.vps.reboot'],
   );
@@ -22,7 +34,12 @@ test('fixed, broken, still failing, new and removed checks by id', () => {
   expect(d.fixed.map((c) => c.id)).toEqual(['messaging.send.too-long']);
   expect(d.broken.map((c) => c.id)).toEqual(['auth.no-key', 'storage.put-get']);
   expect(d.broken[1]).toMatchObject({ before: 'skipped', after: 'failed' });
-  expect(d.still_failing.map((c) => c.id).sort()).toEqual(['compute.vps.delete', 'errors.envelope.sms-too-long', 'errors.status.validation', 'pagination.vps.meta']);
+  expect(d.still_failing.map((c) => c.id).sort()).toEqual([
+    'compute.vps.delete',
+    'errors.envelope.sms-too-long',
+    'errors.status.validation',
+    'pagination.vps.meta',
+  ]);
   expect(d.new_checks.map((c) => c.id)).toEqual(['auth.new-check']);
   expect(d.removed_checks.map((c) => c.id)).toEqual(['compute.vps.reboot']);
   expect(d.other_changes.map((c) => c.id)).toEqual(['api-keys.secret-once']);
@@ -44,7 +61,9 @@ test('formatDiff names both runs and each non-empty group with its checks', () =
 
 test('two load runs: latency of each profile and status class both ran, before and after', () => {
   const latency = (p50: number, p99: number, max: number) => ({ count: 100, p50, p95: p50 * 2, p99, max, mean: p50 });
-  const load = (profiles: Array<[string, Record<string, ReturnType<typeof latency>>]>) => ({ profiles: profiles.map(([profile, latency_ms]) => ({ profile, latency_ms })) });
+  const load = (profiles: Array<[string, Record<string, ReturnType<typeof latency>>]>) => ({
+    profiles: profiles.map(([profile, latency_ms]) => ({ profile, latency_ms })),
+  });
   const before = {
     ...a,
     load: load([
@@ -67,7 +86,9 @@ test('two load runs: latency of each profile and status class both ran, before a
   expect(d.load_latency[0]).toMatchObject({ before: { p50: 2, p99: 8, max: 12 }, after: { p50: 3, p99: 6, max: 12 } });
   const text = formatDiff(d);
   expect(text).toContain('load latency, A → B');
-  expect(text).toContain('smoke 2xx: p50 2.00 → 3.00 (+50%), p95 4.00 → 6.00 (+50%), p99 8.00 → 6.00 (-25%), max 12.0 → 12.0 (+0%)');
+  expect(text).toContain(
+    'smoke 2xx: p50 2.00 → 3.00 (+50%), p95 4.00 → 6.00 (+50%), p99 8.00 → 6.00 (-25%), max 12.0 → 12.0 (+0%)',
+  );
   // Reports without load results (or malformed ones) compare as before.
   expect(diffReports(a, { ...a, load: { profiles: 'none' } }).load_latency).toEqual([]);
   const noLoad = { ...a, load: undefined };

@@ -20,7 +20,14 @@ const REPORT_FILES = ['report.json', 'junit.xml', 'summary.md', 'report.html', '
 function draft(checks: CheckResult[]): DraftReport {
   return {
     schema_version: 1,
-    run: { id: 'r', target: 'http://127.0.0.1:1/v1', started_at: '2026-01-01T00:00:00Z', finished_at: '2026-01-01T00:00:01Z', seed: 1, classes: ['auth'] },
+    run: {
+      id: 'r',
+      target: 'http://127.0.0.1:1/v1',
+      started_at: '2026-01-01T00:00:00Z',
+      finished_at: '2026-01-01T00:00:01Z',
+      seed: 1,
+      classes: ['auth'],
+    },
     checks,
     coverage: { operations: [] },
     leaks: [],
@@ -30,7 +37,16 @@ function draft(checks: CheckResult[]): DraftReport {
 test('finaliseReport computes the gate, redacts once and hands every writer the same finished report', () => {
   const secret = 'cck_finalise_secret_0123456789';
   addSecret(secret);
-  const failed: CheckResult = { id: 'c1', requirement: 'AUTH-001', level: 'MUST', class: 'auth', operation: null, title: 't', status: 'failed', message: `sent ${secret}` };
+  const failed: CheckResult = {
+    id: 'c1',
+    requirement: 'AUTH-001',
+    level: 'MUST',
+    class: 'auth',
+    operation: null,
+    title: 't',
+    status: 'failed',
+    message: `sent ${secret}`,
+  };
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-finalise-'));
   const seen: string[] = [];
   try {
@@ -59,12 +75,18 @@ test('finaliseReport computes the gate, redacts once and hands every writer the 
 function countWrites(args: string[], reportDir: string): { status: number | null; output: string; writes: string[] } {
   const log = join(reportDir, '..', 'writes.log');
   const env: NodeJS.ProcessEnv = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k))),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)/.test(k)),
+    ),
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${COUNTER}`.trim(),
     COUNT_WRITES_LOG: log,
     COUNT_WRITES_DIR: reportDir,
   };
-  const run = spawnSync(process.execPath, [BIN, ...args, '--report-dir', reportDir], { env, encoding: 'utf8', timeout: 150_000 });
+  const run = spawnSync(process.execPath, [BIN, ...args, '--report-dir', reportDir], {
+    env,
+    encoding: 'utf8',
+    timeout: 150_000,
+  });
   const writes = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
   return { status: run.status, output: `${run.stdout}\n${run.stderr}`, writes };
 }

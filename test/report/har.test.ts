@@ -13,7 +13,13 @@ import { fixture } from './helpers.ts';
 
 interface HarEntry {
   comment: string;
-  request: { method: string; url: string; headers: Array<{ name: string; value: string }>; queryString: unknown[]; postData?: { text: string } };
+  request: {
+    method: string;
+    url: string;
+    headers: Array<{ name: string; value: string }>;
+    queryString: unknown[];
+    postData?: { text: string };
+  };
   response: { status: number; content: { text?: string } };
   timings: { wait: number };
 }
@@ -22,7 +28,9 @@ test('one entry per exchange of a failed check, in time order, named by its chec
   const report = fixture<ConformanceReport>('report-full.json');
   const failed = report.checks.filter((c) => c.status === 'failed');
   const expected = failed.reduce((n, c) => n + (c.exchanges?.length ?? 0), 0);
-  const har = JSON.parse(writeHar(report)) as { log: { version: string; creator: { name: string }; entries: HarEntry[] } };
+  const har = JSON.parse(writeHar(report)) as {
+    log: { version: string; creator: { name: string }; entries: HarEntry[] };
+  };
   expect(har.log.version).toBe('1.2');
   expect(har.log.creator.name).toBe('cloudcheck');
   expect(har.log.entries.length).toBe(expected);
@@ -59,11 +67,17 @@ test('written beside the report, with secrets redacted', () => {
 test("--har all keeps every check's exchanges (passing ones too) in the HAR and report.json, redacted; the default keeps none of a clean run", async () => {
   const { spawnSync } = await import('node:child_process');
   const bin = new URL('../../bin/cloudcheck.mjs', import.meta.url).pathname;
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-har-all-'));
   try {
     const grep = '\\[ACCT-GET-001\\]';
-    const all = spawnSync(process.execPath, [bin, 'run', '--grep', grep, '--har', 'all', '--workers', '1', '--report-dir', join(dir, 'all')], { env, encoding: 'utf8' });
+    const all = spawnSync(
+      process.execPath,
+      [bin, 'run', '--grep', grep, '--har', 'all', '--workers', '1', '--report-dir', join(dir, 'all')],
+      { env, encoding: 'utf8' },
+    );
     expect(all.status, all.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'all', 'report.json'), 'utf8')) as ConformanceReport;
     const passed = report.checks.filter((c) => c.status === 'passed');
@@ -73,13 +87,22 @@ test("--har all keeps every check's exchanges (passing ones too) in the HAR and 
     const har = JSON.parse(text) as { log: { entries: HarEntry[] } };
     expect(har.log.entries.length).toBe(passed.reduce((n, c) => n + c.exchanges!.length, 0));
     // The embedded server's key is printed nowhere: every Authorization is redacted.
-    const auth = har.log.entries.flatMap((e) => e.request.headers.filter((h) => h.name === 'authorization').map((h) => h.value));
+    const auth = har.log.entries.flatMap((e) =>
+      e.request.headers.filter((h) => h.name === 'authorization').map((h) => h.value),
+    );
     expect(auth.length).toBeGreaterThan(0);
     expect(auth.every((v) => v === 'Bearer [REDACTED]')).toBe(true);
 
-    const plain = spawnSync(process.execPath, [bin, 'run', '--grep', grep, '--workers', '1', '--report-dir', join(dir, 'plain')], { env, encoding: 'utf8' });
+    const plain = spawnSync(
+      process.execPath,
+      [bin, 'run', '--grep', grep, '--workers', '1', '--report-dir', join(dir, 'plain')],
+      { env, encoding: 'utf8' },
+    );
     expect(plain.status, plain.stderr).toBe(0);
-    expect((JSON.parse(readFileSync(join(dir, 'plain', 'exchanges.har'), 'utf8')) as { log: { entries: unknown[] } }).log.entries).toEqual([]);
+    expect(
+      (JSON.parse(readFileSync(join(dir, 'plain', 'exchanges.har'), 'utf8')) as { log: { entries: unknown[] } }).log
+        .entries,
+    ).toEqual([]);
     const bad = spawnSync(process.execPath, [bin, 'run', '--har', 'some'], { env, encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--har');

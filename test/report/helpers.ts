@@ -15,5 +15,7 @@ export const requirements = (): Requirement[] => fixture<Requirement[]>('require
  * page's structure and data, not every stylesheet tweak or a library upgrade.
  */
 export function normaliseHtml(html: string): string {
-  return html.replace(/(<style id="[\w-]+">)[\s\S]*?(<\/style>)/g, '$1[inlined css]$2').replace(/(<script id="(?:page-js|vendor-js|charts-js)">)[\s\S]*?(<\/script>)/g, '$1[inlined js]$2');
+  return html
+    .replace(/(<style id="[\w-]+">)[\s\S]*?(<\/style>)/g, '$1[inlined css]$2')
+    .replace(/(<script id="(?:page-js|vendor-js|charts-js)">)[\s\S]*?(<\/script>)/g, '$1[inlined js]$2');
 }

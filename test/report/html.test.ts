@@ -22,16 +22,42 @@ test('bodies, messages and ids are escaped: a <script> in a response body stays 
   expect(html).toContain('&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;');
   // Exactly the page's own script elements, none from the data.
   const scripts = html.match(/<script\b[^>]*>/g) ?? [];
-  expect(scripts).toEqual(['<script id="page-js">', '<script type="application/json" id="chart-data">', '<script id="vendor-js">', '<script id="charts-js">']);
+  expect(scripts).toEqual([
+    '<script id="page-js">',
+    '<script type="application/json" id="chart-data">',
+    '<script id="vendor-js">',
+    '<script id="charts-js">',
+  ]);
 });
 
 test('hostile values cannot leave their element: titles, headers, chart data', () => {
   const evil = '</script><img src=x onerror=alert(1)>"\'<!--';
   const report: ConformanceReport = {
     ...full,
-    checks: [{ ...full.checks[3]!, title: evil, message: evil, exchanges: [{ ...full.checks[3]!.exchanges![0]!, request: { method: 'GET', url: `http://h/${evil}`, headers: { [evil]: evil } } }] }],
+    checks: [
+      {
+        ...full.checks[3]!,
+        title: evil,
+        message: evil,
+        exchanges: [
+          {
+            ...full.checks[3]!.exchanges![0]!,
+            request: { method: 'GET', url: `http://h/${evil}`, headers: { [evil]: evil } },
+          },
+        ],
+      },
+    ],
     leaks: [{ kind: evil, id: evil, delete_operation: evil, reason: evil }],
-    load: { schema_version: 1, profiles: [{ profile: evil, latency_ms: { '2xx': { count: 1, p50: 1, p95: 1, p99: 1, max: 1, mean: 1 } }, rate_limit_series: [{ label: evil, points: [[0, 1]] }] }] },
+    load: {
+      schema_version: 1,
+      profiles: [
+        {
+          profile: evil,
+          latency_ms: { '2xx': { count: 1, p50: 1, p95: 1, p99: 1, max: 1, mean: 1 } },
+          rate_limit_series: [{ label: evil, points: [[0, 1]] }],
+        },
+      ],
+    },
   };
   const html = renderHtmlReport(report);
   expect(html).not.toContain('<img src=x');
@@ -106,7 +132,10 @@ test('without the catalogue the check titles stand in for statements', () => {
 });
 
 test('a secret that slipped into a hand-made report is redacted on the page too (report merge finalises it)', () => {
-  const leaked: ConformanceReport = { ...full, checks: [{ ...full.checks[0]!, status: 'failed', message: 'sent Authorization: Bearer sk_live_abcdefghijklmnop' }] };
+  const leaked: ConformanceReport = {
+    ...full,
+    checks: [{ ...full.checks[0]!, status: 'failed', message: 'sent Authorization: Bearer sk_live_abcdefghijklmnop' }],
+  };
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-html-secret-'));
   try {
     finaliseReport(leaked, dir);
@@ -133,7 +162,14 @@ test('load data is read defensively: odd shapes are skipped, histograms give the
   expect(p.throughput?.t.length).toBe(30);
   expect(p.remaining?.keys).toEqual(['main', 'k2']);
   const broken = loadView({
-    profiles: [{ profile: 'x', histograms: { unit: 'us', classes: { '2xx': 'not base64!' } }, latency_ms: { '2xx': { count: 3, p50: 1, p95: 2, p99: 3, max: 4, mean: 1.5 } }, timeline: 'nope' }],
+    profiles: [
+      {
+        profile: 'x',
+        histograms: { unit: 'us', classes: { '2xx': 'not base64!' } },
+        latency_ms: { '2xx': { count: 3, p50: 1, p95: 2, p99: 3, max: 4, mean: 1.5 } },
+        timeline: 'nope',
+      },
+    ],
   })!;
   expect(broken.profiles[0]!.spectrum?.source).toBe('summary');
   expect(broken.profiles[0]!.throughput).toBeNull();
@@ -146,11 +182,19 @@ test('a short load profile: one point is said in words, not drawn; repeated viol
     timeline: [{ t: 0, count: 42, sum_ms: 84 }],
     rate_limit_series: [{ label: 'fresh-0', points: [[0, 99]] }],
     violations: [
-      ...Array.from({ length: 200 }, (_, i) => ({ invariant: 'remaining-decrements', index: 200 - i, key: 'fresh-0', message: `Remaining did not decrease at request ${201 - i}` })),
+      ...Array.from({ length: 200 }, (_, i) => ({
+        invariant: 'remaining-decrements',
+        index: 200 - i,
+        key: 'fresh-0',
+        message: `Remaining did not decrease at request ${201 - i}`,
+      })),
       { invariant: 'onset', index: -1, message: 'no 429 after 105 requests' },
     ],
   };
-  const html = renderHtmlReport({ ...full, load: { passed: false, profiles: [profile] } }, { requirements: requirements() });
+  const html = renderHtmlReport(
+    { ...full, load: { passed: false, profiles: [profile] } },
+    { requirements: requirements() },
+  );
   expect(html).toContain('all within one second: 42 responses, mean 2 ms');
   expect(html).toContain('one sample: fresh-0 99');
   expect(html).not.toContain('data-chart="throughput-0"');

@@ -46,7 +46,9 @@ test('coverage merges per operation: checks summed, statuses united, unexercised
   expect(send.passed).toBe(1);
   expect(send.failed).toBe(2);
   expect(m.coverage.operations.map((o) => o.operation)).toEqual(['POST /sms/send', 'GET /vps']);
-  const patterns = mergeCoverage([[{ operation: 'GET /x', checks: 1, statuses_seen: [404], statuses_unexercised: ['4XX', '500', 'default'] }]]);
+  const patterns = mergeCoverage([
+    [{ operation: 'GET /x', checks: 1, statuses_seen: [404], statuses_unexercised: ['4XX', '500', 'default'] }],
+  ]);
   expect(patterns[0]!.statuses_unexercised).toEqual(['500', 'default']);
 });
 
@@ -59,12 +61,17 @@ test("load sections merge by summing histograms (never averaging percentiles), w
   const merged = load.profiles[0]!;
   expect(merged.runs).toBe(2);
   expect(count2xx(load)).toBe(count2xx(s1.load as LoadReport) + count2xx(s2.load as LoadReport));
-  expect(merged.requests.sent).toBe((s1.load as LoadReport).profiles[0]!.requests.sent + (s2.load as LoadReport).profiles[0]!.requests.sent);
+  expect(merged.requests.sent).toBe(
+    (s1.load as LoadReport).profiles[0]!.requests.sent + (s2.load as LoadReport).profiles[0]!.requests.sent,
+  );
   expect(merged.latency_ms['2xx']?.count).toBe(count2xx(load));
 });
 
 test('a check id in two shards keeps the worse status and says so', () => {
-  const dup: ConformanceReport = { ...s2, checks: [...s2.checks, { ...s1.checks[0]!, status: 'failed', classification: 'defect' }] };
+  const dup: ConformanceReport = {
+    ...s2,
+    checks: [...s2.checks, { ...s1.checks[0]!, status: 'failed', classification: 'defect' }],
+  };
   const { report, notes } = mergeReportsWithNotes([s1, dup], LOAD);
   expect(report.checks.filter((c) => c.id === s1.checks[0]!.id)).toHaveLength(1);
   expect(report.checks.find((c) => c.id === s1.checks[0]!.id)!.status).toBe('failed');
@@ -77,7 +84,12 @@ test('a check id in two shards keeps the worse status and says so', () => {
 });
 
 test('missing shards, other targets and unmergeable load data are noted', () => {
-  const third: ConformanceReport = { ...s2, run: { ...s2.run, id: 'x3', shard: '3/3', target: 'http://127.0.0.1:9/v1' }, checks: [], load: { weird: true } };
+  const third: ConformanceReport = {
+    ...s2,
+    run: { ...s2.run, id: 'x3', shard: '3/3', target: 'http://127.0.0.1:9/v1' },
+    checks: [],
+    load: { weird: true },
+  };
   const first: ConformanceReport = { ...s1, run: { ...s1.run, shard: '1/3' } };
   const { report, notes } = mergeReportsWithNotes([first, third], LOAD);
   expect(notes.some((n) => n.includes('shard 2/3 missing'))).toBe(true);
@@ -89,9 +101,15 @@ test('missing shards, other targets and unmergeable load data are noted', () => 
 test('the baseline each shard applied is kept: failures it excused stay excused', () => {
   const gate = (r: ConformanceReport, newFailures: string[]): ConformanceReport => ({
     ...r,
-    summary: { ...r.summary, gate: { passed: newFailures.length === 0, reason: '', baseline: 'baseline.txt', new_failures: newFailures } },
+    summary: {
+      ...r.summary,
+      gate: { passed: newFailures.length === 0, reason: '', baseline: 'baseline.txt', new_failures: newFailures },
+    },
   });
-  const mustIds = (r: ConformanceReport) => r.checks.filter((c) => c.status === 'failed' && c.level === 'MUST' && c.classification === 'defect').map((c) => c.id);
+  const mustIds = (r: ConformanceReport) =>
+    r.checks
+      .filter((c) => c.status === 'failed' && c.level === 'MUST' && c.classification === 'defect')
+      .map((c) => c.id);
   const all = [...mustIds(s1), ...mustIds(s2)];
   expect(all.length).toBeGreaterThan(1);
   const excusedAll = mergeReports([gate(s1, []), gate(s2, [])]);

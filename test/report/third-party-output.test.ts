@@ -13,7 +13,9 @@ import type { ConformanceReport } from '../../src/model/report.ts';
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
 test('library warnings printed during a check go to report.json and summary.md, not to the console', () => {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-third-party-'));
   try {
     const run = spawnSync(process.execPath, [BIN, 'run', '--grep', 'selftest', '--workers', '1', '--report-dir', dir], {
@@ -27,10 +29,22 @@ test('library warnings printed during a check go to report.json and summary.md, 
     expect(console).toContain('third-party output: 2 distinct lines');
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ConformanceReport;
     expect(report.third_party_output).toEqual([
-      { stream: 'stderr', text: '(node:1) [DEP0999] DeprecationWarning: selftest library notice', count: 3, check: 'selftest.third-party-output' },
-      { stream: 'stdout', text: 'selftest library says hello on stdout', count: 1, check: 'selftest.third-party-output' },
+      {
+        stream: 'stderr',
+        text: '(node:1) [DEP0999] DeprecationWarning: selftest library notice',
+        count: 3,
+        check: 'selftest.third-party-output',
+      },
+      {
+        stream: 'stdout',
+        text: 'selftest library says hello on stdout',
+        count: 1,
+        check: 'selftest.third-party-output',
+      },
     ]);
-    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('DeprecationWarning: selftest library notice` (3×)');
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain(
+      'DeprecationWarning: selftest library notice` (3×)',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

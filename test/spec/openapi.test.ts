@@ -57,7 +57,15 @@ test.describe('OpenAPI document', () => {
 
   test('the Redocly configuration is live: it reports errors on a broken document', async () => {
     const config = await loadConfig({ configPath: REDOCLY_CONFIG });
-    const broken = ['openapi: 3.1.0', 'info: {title: t, version: "1"}', 'paths:', '  /things/{id}:', '    get:', '      responses:', "        '200': {description: ok}"].join('\n');
+    const broken = [
+      'openapi: 3.1.0',
+      'info: {title: t, version: "1"}',
+      'paths:',
+      '  /things/{id}:',
+      '    get:',
+      '      responses:',
+      "        '200': {description: ok}",
+    ].join('\n');
     const problems = await lintFromString({ source: broken, absoluteRef: 'broken.yaml', config });
     const rules = problems.filter((p) => p.severity === 'error').map((p) => p.ruleId);
     expect(rules).toContain('operation-summary');
@@ -96,12 +104,22 @@ test.describe('OpenAPI document', () => {
     const bad = validators.validateResponse('POST /vps', 201, { vps: { ...vps, created_at: 'yesterday' } });
     expect(bad.ok).toBe(false);
     expect(bad.errors.join()).toContain('created_at');
-    expect(validators.validateResponse('GET /vps/{vps_id}', 404, { error: { code: 'not_found', message: 'x', resource: 'vps' } }).ok).toBe(true);
+    expect(
+      validators.validateResponse('GET /vps/{vps_id}', 404, {
+        error: { code: 'not_found', message: 'x', resource: 'vps' },
+      }).ok,
+    ).toBe(true);
     expect(validators.validateResponse('GET /vps/{vps_id}', 404, { message: 'x' }).ok).toBe(false);
     expect(validators.validateResponse('DELETE /vps/{vps_id}', 204, undefined).ok).toBe(true);
     expect(validators.validateResponse('DELETE /vps/{vps_id}', 418, undefined).ok).toBe(false);
-    expect(validators.validateError({ error: { code: 'validation_error', message: 'm', details: [{ field: 'size', message: 'x' }] } }).ok).toBe(true);
-    expect(validators.validateRequest('POST /sms/send', { to: '+15005550006', message: 'x'.repeat(1601) }).ok).toBe(false);
+    expect(
+      validators.validateError({
+        error: { code: 'validation_error', message: 'm', details: [{ field: 'size', message: 'x' }] },
+      }).ok,
+    ).toBe(true);
+    expect(validators.validateRequest('POST /sms/send', { to: '+15005550006', message: 'x'.repeat(1601) }).ok).toBe(
+      false,
+    );
     expect(validators.validateSchema('Message', {}).ok).toBe(false);
   });
 
@@ -154,10 +172,12 @@ test.describe('OpenAPI document', () => {
     const model = await loadOpenApi();
     const problems: string[] = [];
     for (const op of model.operations) {
-      for (const r of op.responses) if (r.assumed && !r.assumedReason) problems.push(`${op.key} ${r.status}: x-assumed without x-assumed-reason`);
+      for (const r of op.responses)
+        if (r.assumed && !r.assumedReason) problems.push(`${op.key} ${r.status}: x-assumed without x-assumed-reason`);
     }
     for (const [name, schema] of Object.entries(model.schemas)) {
-      if (schema['x-assumed'] === true && typeof schema['x-assumed-reason'] !== 'string') problems.push(`${name}: x-assumed without x-assumed-reason`);
+      if (schema['x-assumed'] === true && typeof schema['x-assumed-reason'] !== 'string')
+        problems.push(`${name}: x-assumed without x-assumed-reason`);
     }
     expect(problems).toEqual([]);
   });
@@ -177,7 +197,9 @@ test.describe('OpenAPI document', () => {
     const model = await loadOpenApi();
     expect(ENDPOINTS).toHaveLength(88);
     const perArea = (area: string) => ENDPOINTS.filter((r) => r.area === area).length;
-    expect([perArea('messaging'), perArea('compute'), perArea('storage'), perArea('billing')]).toEqual([18, 14, 30, 26]);
+    expect([perArea('messaging'), perArea('compute'), perArea('storage'), perArea('billing')]).toEqual([
+      18, 14, 30, 26,
+    ]);
     expect(new Set(ENDPOINTS.map((r) => r.operation)).size).toBe(88);
 
     const documented = new Set(model.operations.map((op) => op.key));
@@ -220,19 +242,23 @@ test.describe('OpenAPI document', () => {
           for (const expression of [...Object.values(link.parameters), ...Object.values(link.bodyFields)]) {
             const m = RUNTIME_EXPRESSION.exec(expression);
             if (!m) {
-              if (expression.startsWith('$')) problems.push(`${source.key} link ${link.name}: unsupported expression ${expression}`);
+              if (expression.startsWith('$'))
+                problems.push(`${source.key} link ${link.name}: unsupported expression ${expression}`);
               continue;
             }
             const segments = m[1]!.split('/').slice(1);
-            if (!schemaHasPointer(json, segments)) problems.push(`${source.key} link ${link.name}: ${expression} is not in the response schema`);
+            if (!schemaHasPointer(json, segments))
+              problems.push(`${source.key} link ${link.name}: ${expression} is not in the response schema`);
           }
           for (const name of Object.keys(link.parameters)) {
             const bare = name.replace(/^(path|query|header)\./, '');
-            if (!target.parameters.some((p) => p.name === bare)) problems.push(`${source.key} link ${link.name}: ${target.key} has no parameter ${bare}`);
+            if (!target.parameters.some((p) => p.name === bare))
+              problems.push(`${source.key} link ${link.name}: ${target.key} has no parameter ${bare}`);
           }
           for (const pointer of Object.keys(link.bodyFields)) {
             const body = target.requestBody?.content.find((c) => c.contentType === 'application/json')?.schema;
-            if (!schemaHasPointer(body, pointer.split('/').slice(1))) problems.push(`${source.key} link ${link.name}: ${pointer} is not in ${target.key}'s body`);
+            if (!schemaHasPointer(body, pointer.split('/').slice(1)))
+              problems.push(`${source.key} link ${link.name}: ${pointer} is not in ${target.key}'s body`);
           }
           if (target.operationId === source.operationId && !link.targetVariant) continue;
           const set = produced.get(target.operationId) ?? new Set<string>();
@@ -261,9 +287,11 @@ test.describe('OpenAPI document', () => {
           if (!h) problems.push(`${op.key} ${r.status}: no ${name}`);
           else if (h.schema.type !== 'integer') problems.push(`${op.key} ${r.status}: ${name} is not an integer`);
           // 401 comes before the key is known (conventions.md): there the headers are optional.
-          else if (h.required !== (r.status !== '401')) problems.push(`${op.key} ${r.status}: ${name} required=${h.required}`);
+          else if (h.required !== (r.status !== '401'))
+            problems.push(`${op.key} ${r.status}: ${name} required=${h.required}`);
         }
-        if (r.status === '429' && !r.headers.some((x) => x.name === 'Retry-After')) problems.push(`${op.key} 429: no Retry-After`);
+        if (r.status === '429' && !r.headers.some((x) => x.name === 'Retry-After'))
+          problems.push(`${op.key} 429: no Retry-After`);
       }
     }
     for (const op of model.operations) {

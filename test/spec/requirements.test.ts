@@ -8,7 +8,13 @@ import { expect, test } from '../base.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
-import { loadCatalogue, loadRequirements, parseRequirements, requirementById, RequirementCatalogueError } from '../../spec/requirements.ts';
+import {
+  loadCatalogue,
+  loadRequirements,
+  parseRequirements,
+  requirementById,
+  RequirementCatalogueError,
+} from '../../spec/requirements.ts';
 
 const CATALOGUE_PATH = fileURLToPath(new URL('../../spec/requirements.yaml', import.meta.url));
 const SCHEMA_PATH = fileURLToPath(new URL('../../spec/requirements.schema.json', import.meta.url));
@@ -119,7 +125,17 @@ const withoutQuery = (row: string): string => row.replace(/\?.*$/, '');
 const SPEC_OPERATIONS = new Set(SPEC_ROWS.map(withoutQuery));
 
 /** Top-level sections of the specification: every `source` starts with one of them. */
-const TOP_SECTIONS = ['What the service does', 'Resources and their fields', 'States and transitions', 'Endpoints', 'Authentication', 'Events', 'Errors', 'Limits', 'Versioning'];
+const TOP_SECTIONS = [
+  'What the service does',
+  'Resources and their fields',
+  'States and transitions',
+  'Endpoints',
+  'Authentication',
+  'Events',
+  'Errors',
+  'Limits',
+  'Versioning',
+];
 
 /** Sections (and subsections) that must each be the source, or a source prefix, of some requirement. */
 const SECTIONS_TO_COVER = [
@@ -219,7 +235,9 @@ test.describe('requirement catalogue', () => {
   test('every operation named is one of the specification endpoint rows', () => {
     expect(SPEC_ROWS).toHaveLength(88);
     expect(new Set(SPEC_ROWS).size).toBe(88);
-    const unknown = loadRequirements().flatMap((r) => (r.operations ?? []).filter((op) => !SPEC_OPERATIONS.has(op)).map((op) => `${r.id}: ${op}`));
+    const unknown = loadRequirements().flatMap((r) =>
+      (r.operations ?? []).filter((op) => !SPEC_OPERATIONS.has(op)).map((op) => `${r.id}: ${op}`),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -228,7 +246,9 @@ test.describe('requirement catalogue', () => {
     const inventory = (await import(INVENTORY_URL.href)) as Record<string, unknown>;
     const rows = inventory.ENDPOINTS;
     expect(Array.isArray(rows), 'endpoint-inventory.ts exports an ENDPOINTS array').toBe(true);
-    const labels = (rows as { method: string; path: string; query?: string | null }[]).map((row) => `${row.method} ${row.path}${row.query ?? ''}`);
+    const labels = (rows as { method: string; path: string; query?: string | null }[]).map(
+      (row) => `${row.method} ${row.path}${row.query ?? ''}`,
+    );
     expect(labels).toHaveLength(88);
     expect([...labels].sort()).toEqual([...SPEC_ROWS].sort());
   });
@@ -274,9 +294,14 @@ test.describe('requirement loader', () => {
   });
 
   test('retired entries stay in the catalogue but are not in force', () => {
-    const text = ['- id: OLD-TOPIC-001', '  level: MUST', '  class: auth', '  statement: "A statement that no longer applies to the service."', '  source: "Authentication"', '  retired: true'].join(
-      '\n',
-    );
+    const text = [
+      '- id: OLD-TOPIC-001',
+      '  level: MUST',
+      '  class: auth',
+      '  statement: "A statement that no longer applies to the service."',
+      '  source: "Authentication"',
+      '  retired: true',
+    ].join('\n');
     const entries = parseRequirements(text, 'inline');
     expect(entries[0]?.retired).toBe(true);
   });

@@ -30,10 +30,23 @@ export interface BrokenServer {
 }
 
 const ACCOUNT = JSON.stringify({
-  account: { id: 'acct_broken', email: 'x@example.com', name: 'broken', company: null, status: 'active', created_at: '2024-01-01T00:00:00Z', verified: true, currency: 'USD', timezone: 'UTC' },
+  account: {
+    id: 'acct_broken',
+    email: 'x@example.com',
+    name: 'broken',
+    company: null,
+    status: 'active',
+    created_at: '2024-01-01T00:00:00Z',
+    verified: true,
+    currency: 'USD',
+    timezone: 'UTC',
+  },
 });
 
-export async function startBrokenServer(mode: BrokenMode, options: { probe: 'healthy' | 'broken' }): Promise<BrokenServer> {
+export async function startBrokenServer(
+  mode: BrokenMode,
+  options: { probe: 'healthy' | 'broken' },
+): Promise<BrokenServer> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const state = { requests: 0 };
@@ -93,7 +106,12 @@ export async function startBrokenServer(mode: BrokenMode, options: { probe: 'hea
   const server = createServer((req, res) => {
     state.requests++;
     const path = (req.url ?? '').split('?')[0];
-    if (options.probe === 'healthy' && req.method === 'GET' && path === '/v1/account' && /^Bearer \S/.test(req.headers.authorization ?? '')) {
+    if (
+      options.probe === 'healthy' &&
+      req.method === 'GET' &&
+      path === '/v1/account' &&
+      /^Bearer \S/.test(req.headers.authorization ?? '')
+    ) {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(ACCOUNT);

@@ -50,7 +50,14 @@ const CASES: Case[] = [
   // Reading 64 MiB takes well under a second on loopback, but not always under 1.5 s on a loaded
   // machine: a longer deadline keeps this case about the body limit, not the timeout. Two checks
   // (a few requests each) prove the limit: the whole class read 64 MiB some 70 times, 20 s of CPU.
-  { mode: 'huge-body', probe: 'healthy', exit: 1, failures: 'defect', timeoutMs: 20_000, grep: '\\[(PAGE-NUM-001|PAGE-SIZE-002)\\]' },
+  {
+    mode: 'huge-body',
+    probe: 'healthy',
+    exit: 1,
+    failures: 'defect',
+    timeoutMs: 20_000,
+    grep: '\\[(PAGE-NUM-001|PAGE-SIZE-002)\\]',
+  },
 ];
 
 test.describe('trust: a broken target', () => {
@@ -61,10 +68,24 @@ test.describe('trust: a broken target', () => {
       const server = await startBrokenServer(c.mode, { probe: c.probe });
       try {
         const reportDir = testInfo.outputPath('report');
-        const run = startCloudcheck(['run', '--target', server.url, '--api-key', 'broken-target-key', '--classes', CLASSES, ...(c.grep ? ['--grep', c.grep] : []), '--report-dir', reportDir], {
-          env: { CLOUDCHECK_REQUEST_TIMEOUT_MS: String(c.timeoutMs ?? REQUEST_TIMEOUT_MS) },
-          killAfterMs: RUN_BOUND_MS,
-        });
+        const run = startCloudcheck(
+          [
+            'run',
+            '--target',
+            server.url,
+            '--api-key',
+            'broken-target-key',
+            '--classes',
+            CLASSES,
+            ...(c.grep ? ['--grep', c.grep] : []),
+            '--report-dir',
+            reportDir,
+          ],
+          {
+            env: { CLOUDCHECK_REQUEST_TIMEOUT_MS: String(c.timeoutMs ?? REQUEST_TIMEOUT_MS) },
+            killAfterMs: RUN_BOUND_MS,
+          },
+        );
         const result = await run.done;
         const output = `${result.stdout}\n${result.stderr}`;
         await testInfo.attach('output', { body: output, contentType: 'text/plain' });
@@ -99,9 +120,16 @@ test.describe('trust: a broken target', () => {
           // Wrong answers are the target's: defects (or deviations). A check whose prerequisite
           // (another operation it needs, the catalogue of regions) got a wrong answer is left to
           // that operation's own checks, as an environment problem; none is a transport failure.
-          const notTargets = failed.filter((check) => classificationOf(check) !== 'defect' && classificationOf(check) !== 'spec-gap');
+          const notTargets = failed.filter(
+            (check) => classificationOf(check) !== 'defect' && classificationOf(check) !== 'spec-gap',
+          );
           expect(
-            notTargets.filter((check) => classificationOf(check) !== 'environment' || /^(NetworkError|timed out)/.test(check.message ?? '')).map((check) => `${check.id}: ${check.message}`),
+            notTargets
+              .filter(
+                (check) =>
+                  classificationOf(check) !== 'environment' || /^(NetworkError|timed out)/.test(check.message ?? ''),
+              )
+              .map((check) => `${check.id}: ${check.message}`),
           ).toEqual([]);
           expect(classes).toContain('defect');
         }

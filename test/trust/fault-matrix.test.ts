@@ -65,9 +65,14 @@ const shared = BATCHES.filter((b) => b.length > 1 && !waitsOut(b));
 const alone: Run[] = BATCHES.filter((b) => b.length === 1 || waitsOut(b)).map((b) => [b]);
 const groups: Run[][] = Array.from({ length: GROUPS }, (_, g) => {
   const repeated = shared.filter(repeatable).filter((_b, i) => i % GROUPS === g);
-  const busy: Run[] = [...(repeated.length > 0 ? [repeated] : []), ...shared.filter((b) => !repeatable(b) && shared.indexOf(b) % GROUPS === g).map((b) => [b])];
+  const busy: Run[] = [
+    ...(repeated.length > 0 ? [repeated] : []),
+    ...shared.filter((b) => !repeatable(b) && shared.indexOf(b) % GROUPS === g).map((b) => [b]),
+  ];
   const waiting = alone.filter((_r, i) => i % GROUPS === g);
-  return Array.from({ length: Math.max(busy.length, waiting.length) }, (_, i) => [busy[i], waiting[i]]).flatMap((pair) => pair.filter((r) => r !== undefined));
+  return Array.from({ length: Math.max(busy.length, waiting.length) }, (_, i) => [busy[i], waiting[i]]).flatMap(
+    (pair) => pair.filter((r) => r !== undefined),
+  );
 });
 
 function planOf(fault: string): FaultPlan {
@@ -99,7 +104,8 @@ async function outcomeOf(group: Run[], index: number, fault: string, info: TestI
   }
   const outcome = (await started.get(keyOf(group[index]!))!.promise).get(fault)!;
   consumed.add(fault);
-  if (group[index]!.flat().every((p) => consumed.has(p.fault))) setTimeout(() => rmSync(outcome.reportDir, { recursive: true, force: true }), 1000).unref();
+  if (group[index]!.flat().every((p) => consumed.has(p.fault)))
+    setTimeout(() => rmSync(outcome.reportDir, { recursive: true, force: true }), 1000).unref();
   return outcome;
 }
 
@@ -147,15 +153,22 @@ groups.forEach((group, g) => {
           const context = `${how} with fault ${fault} (${plan.requirement}), ${Math.round(outcome.durationMs / 1000)} s\n${outcome.error ?? outcome.summary}`;
           info.annotations.push({ type: 'detected by', description: outcome.detectedBy.join(', ') || 'nothing' });
           if (KNOWN_UNDETECTED[fault] !== undefined) {
-            expect(outcome.detected, `${fault} is detected now: remove it from KNOWN_UNDETECTED (test/trust/matrix.ts)\n${context}`).toBe(false);
+            expect(
+              outcome.detected,
+              `${fault} is detected now: remove it from KNOWN_UNDETECTED (test/trust/matrix.ts)\n${context}`,
+            ).toBe(false);
           } else {
             expect(outcome.error, context).toBeUndefined();
             expect(outcome.detectedBy, `a failed check should name ${plan.requirement}\n${context}`).not.toEqual([]);
             expect(outcome.exit, `exit code (the gate must fail)\n${context}`).toBe(1);
-            for (const id of MUST_DETECT[fault] ?? []) expect(outcome.detectedBy, `${id} must detect ${fault}\n${context}`).toContain(id);
+            for (const id of MUST_DETECT[fault] ?? [])
+              expect(outcome.detectedBy, `${id} must detect ${fault}\n${context}`).toContain(id);
             // Every flow run whole for this requirement sees the fault (a step of it fails on the requirement)...
             const blind = FLOWS_BLIND[fault]?.flows ?? [];
-            expect(flowsOf(outcome.detectedBy, checks), `flows holding a check of ${plan.requirement} that must fail on it\n${context}`).toEqual(plan.flows.filter((f) => !blind.includes(f)));
+            expect(
+              flowsOf(outcome.detectedBy, checks),
+              `flows holding a check of ${plan.requirement} that must fail on it\n${context}`,
+            ).toEqual(plan.flows.filter((f) => !blind.includes(f)));
             // ...and the fault breaks one requirement: no check (of a flow or the run) fails on another.
             expect(
               outcome.failed.filter((c) => c.requirement !== plan.requirement),
@@ -188,9 +201,21 @@ test('clean runs of a sample of the grep sets pass, with every scopable fault on
   // would fail this run, as it would fail its partners in a shared run.
   const scopable = all.filter((p) => p.scopable).map((p) => p.fault);
   const scopes = JSON.stringify(Object.fromEntries(scopable.map((f) => [f, ['no.such.check']])));
-  const env = Object.assign({ CLOUDCHECK_EMBEDDED_FAULT_SCOPES: scopes }, ...sample.map((p) => RUN_ENV[p.fault] ?? {})) as Record<string, string>;
-  const outcome = await startRun({ grep, faults: scopable, strict: true, reportDir: info.outputPath('clean'), env, label: 'clean' }).promise;
-  await info.attach('report.json', { path: join(outcome.reportDir, 'report.json'), contentType: 'application/json' }).catch(() => undefined);
+  const env = Object.assign(
+    { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: scopes },
+    ...sample.map((p) => RUN_ENV[p.fault] ?? {}),
+  ) as Record<string, string>;
+  const outcome = await startRun({
+    grep,
+    faults: scopable,
+    strict: true,
+    reportDir: info.outputPath('clean'),
+    env,
+    label: 'clean',
+  }).promise;
+  await info
+    .attach('report.json', { path: join(outcome.reportDir, 'report.json'), contentType: 'application/json' })
+    .catch(() => undefined);
   const context = `clean run of ${sample.map((p) => p.fault).join(', ')}, with ${scopable.length} faults on for no check\n${outcome.error ?? outcome.summary}`;
   expect(outcome.error, context).toBeUndefined();
   expect(
@@ -216,7 +241,10 @@ test('the members of a shared run stay apart: other requirements, other flows an
       expect(origin, `${bending.fault} bends every request: never a fault of the shared core`).not.toBe('core');
       for (const other of batch.filter((p) => p !== bending)) {
         const reached = [origins.get(other.fault)!, ...other.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])];
-        expect(reached, `${other.fault}'s checks must not reach ${origin}, where ${bending.fault} bends every request`).not.toContain(origin);
+        expect(
+          reached,
+          `${other.fault}'s checks must not reach ${origin}, where ${bending.fault} bends every request`,
+        ).not.toContain(origin);
       }
     }
   }
@@ -226,15 +254,27 @@ test('the members of a shared run stay apart: other requirements, other flows an
 
 test('the exception lists name known faults (and flows) only', async () => {
   const known = new Set(FAULTS);
-  for (const name of [...Object.keys(KNOWN_UNDETECTED), ...Object.keys(LOAD_FAULTS), ...Object.keys(RUN_ENV), ...Object.keys(GREP_OVERRIDES), ...Object.keys(MUST_DETECT), ...Object.keys(FLOWS_BLIND)])
+  for (const name of [
+    ...Object.keys(KNOWN_UNDETECTED),
+    ...Object.keys(LOAD_FAULTS),
+    ...Object.keys(RUN_ENV),
+    ...Object.keys(GREP_OVERRIDES),
+    ...Object.keys(MUST_DETECT),
+    ...Object.keys(FLOWS_BLIND),
+  ])
     expect(known, `${name} is a fault of listFaults()`).toContain(name);
-  for (const [name, reason] of Object.entries(KNOWN_UNDETECTED)) expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
-  for (const [name, { flows }] of Object.entries(FLOWS_BLIND)) expect(planOf(name).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
+  for (const [name, reason] of Object.entries(KNOWN_UNDETECTED))
+    expect(reason.length, `${name} needs a reason`).toBeGreaterThan(10);
+  for (const [name, { flows }] of Object.entries(FLOWS_BLIND))
+    expect(planOf(name).flows, `FLOWS_BLIND: flows ${name}'s run holds`).toEqual(expect.arrayContaining(flows));
   // Every flow says which plugins it sends requests to (a flow without an entry never shares a run).
   const flows = [...new Set((await listSuiteChecks()).filter((c) => c.flow).map((c) => c.flow!))].sort();
-  expect(Object.keys(FLOW_ORIGINS).sort(), 'FLOW_ORIGINS (test/trust/matrix.ts) lists every flow of the suite').toEqual(flows);
+  expect(Object.keys(FLOW_ORIGINS).sort(), 'FLOW_ORIGINS (test/trust/matrix.ts) lists every flow of the suite').toEqual(
+    flows,
+  );
   const plugins = new Set([...faultOrigins().values()]);
-  for (const [flow, origins] of Object.entries(FLOW_ORIGINS)) for (const o of origins) expect(plugins, `FLOW_ORIGINS['${flow}']: ${o} is a fault origin`).toContain(o);
+  for (const [flow, origins] of Object.entries(FLOW_ORIGINS))
+    for (const o of origins) expect(plugins, `FLOW_ORIGINS['${flow}']: ${o} is a fault origin`).toContain(o);
 });
 
 test('every flow of suites/flows/ detects at least one fault', async () => {
@@ -247,7 +287,10 @@ test('every flow of suites/flows/ detects at least one fault', async () => {
   const rows = parseRows(committedDoc());
   expect(rows.length, STALE).toBe(FAULTS.length);
   const undetecting = flows.filter((f) => !rows.some((r) => r.flows.includes(f)));
-  expect(undetecting, 'flows that detect no fault: add a fault to the reference server that one of their steps must catch').toEqual([]);
+  expect(
+    undetecting,
+    'flows that detect no fault: add a fault to the reference server that one of their steps must catch',
+  ).toEqual([]);
   const section = renderFlows(rows, flows);
   expect(committedDoc().includes(section), `${STALE}\nexpected section:\n${section}`).toBe(true);
 });

@@ -26,7 +26,9 @@ export function grepGroups(checks: readonly CatalogueCheck[]): string[][] {
     if (c.flow) flows.add(c.flow);
     flowsOf.set(c.requirement, flows);
   }
-  const requirements = [...flowsOf.keys()].sort((a, b) => flowsOf.get(b)!.size - flowsOf.get(a)!.size || a.localeCompare(b));
+  const requirements = [...flowsOf.keys()].sort(
+    (a, b) => flowsOf.get(b)!.size - flowsOf.get(a)!.size || a.localeCompare(b),
+  );
   const groups: Array<{ members: string[]; flows: Set<string> }> = [];
   for (const requirement of requirements) {
     const flows = flowsOf.get(requirement)!;
@@ -64,10 +66,15 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
         run[0]![0]!,
         workers,
       );
-      if (outcome.error) problems.push(`run of ${run.length} groups (${run[0]!.slice(0, 4).join(', ')}…): ${outcome.error}`);
+      if (outcome.error)
+        problems.push(`run of ${run.length} groups (${run[0]!.slice(0, 4).join(', ')}…): ${outcome.error}`);
       else if (outcome.exit !== 0) {
-        const failed = outcome.repetitions.flatMap((checks, k) => checks.filter((c) => c.status === 'failed').map((c) => `${c.id} in group ${k} (${c.classification ?? ''})`));
-        problems.push(`run of ${run.length} groups (${run[0]!.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${failed.join(', ')}`);
+        const failed = outcome.repetitions.flatMap((checks, k) =>
+          checks.filter((c) => c.status === 'failed').map((c) => `${c.id} in group ${k} (${c.classification ?? ''})`),
+        );
+        problems.push(
+          `run of ${run.length} groups (${run[0]!.slice(0, 4).join(', ')}…) exited ${outcome.exit}: ${failed.join(', ')}`,
+        );
       }
       run.forEach((members, k) => {
         const reported = new Set(outcome.repetitions[k]!.map((c) => c.requirement));
@@ -77,7 +84,8 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
         // Only the members' checks: the earlier steps a flow prefix needs run as setup, unreported
         // (the run-wide invariants come with the burst flows, which feed them).
         const beyond = [...reported].filter((id) => !members.includes(id) && !runWide.has(id));
-        if (beyond.length) problems.push(`group ${members.slice(0, 3).join(', ')}… reported beyond its selection: ${beyond.join(', ')}`);
+        if (beyond.length)
+          problems.push(`group ${members.slice(0, 3).join(', ')}… reported beyond its selection: ${beyond.join(', ')}`);
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -88,7 +96,10 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
   // flow, about 900 checks, and the first requirement of each flow) is a run of its own with two
   // workers; the others are the repetitions of three runs.
   const rest = groups.slice(1);
-  await Promise.all([walkRun(groups.slice(0, 1), 2), ...[0, 1, 2].map((lane) => walkRun(rest.filter((_g, i) => i % 3 === lane)))]);
+  await Promise.all([
+    walkRun(groups.slice(0, 1), 2),
+    ...[0, 1, 2].map((lane) => walkRun(rest.filter((_g, i) => i % 3 === lane))),
+  ]);
   expect(problems).toEqual([]);
   // The groups together select every check of the suite: their reports name a check for every
   // MUST requirement of the catalogue that is not marked not_checkable (and not a known gap).
@@ -96,5 +107,8 @@ test('every requirement with a check passes alone under --grep (grouped runs, no
     .filter((r) => r.level === 'MUST' && !r.not_checkable && !reportedAll.has(r.id))
     .map((r) => r.id)
     .sort();
-  expect(unnamed, 'MUST requirements no check of cloudcheck run names (KNOWN_UNCHECKED must list exactly these)').toEqual([...KNOWN_UNCHECKED].sort());
+  expect(
+    unnamed,
+    'MUST requirements no check of cloudcheck run names (KNOWN_UNCHECKED must list exactly these)',
+  ).toEqual([...KNOWN_UNCHECKED].sort());
 });

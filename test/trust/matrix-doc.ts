@@ -25,7 +25,14 @@ export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly
           .map((id) => `\`${id}\``)
           .join(', ') + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : '');
   const args = plan.args.length ? ` (\`${plan.args.join(' ')}\`)` : '';
-  const how = plan.mode === 'load' ? ` (\`cloudcheck load ${plan.load!.profile}\`)` : plan.mode === 'explore' ? ' (`cloudcheck explore`)' : plan.strict ? ` (\`--strict\`)${args}` : args;
+  const how =
+    plan.mode === 'load'
+      ? ` (\`cloudcheck load ${plan.load!.profile}\`)`
+      : plan.mode === 'explore'
+        ? ' (`cloudcheck explore`)'
+        : plan.strict
+          ? ` (\`--strict\`)${args}`
+          : args;
   return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} |`;
 }
 
@@ -40,7 +47,10 @@ export function parseRows(doc: string): Array<{ fault: string; flows: string[] }
     .filter((l) => /^\| `[^`]+` \|/.test(l))
     .map((l) => {
       const cells = l.split(' | ');
-      return { fault: /^\| `([^`]+)`/.exec(l)![1]!, flows: [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!) };
+      return {
+        fault: /^\| `([^`]+)`/.exec(l)![1]!,
+        flows: [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!),
+      };
     });
 }
 
@@ -75,18 +85,28 @@ export function rowPrefix(fault: string): string {
 
 type Category = 'unchecked' | 'not-checkable' | 'hand-written' | 'response-shape' | 'input-validation' | 'generic';
 
-const CATEGORY_ORDER: Category[] = ['unchecked', 'not-checkable', 'hand-written', 'input-validation', 'response-shape', 'generic'];
+const CATEGORY_ORDER: Category[] = [
+  'unchecked',
+  'not-checkable',
+  'hand-written',
+  'input-validation',
+  'response-shape',
+  'generic',
+];
 
 /** One line per group: why these MUST requirements have no fault (yet). */
 const REASONS: Record<Category, string> = {
   unchecked: 'no check of `cloudcheck run` verifies them; a fault would go unnoticed, so a check must come first',
-  'not-checkable': 'marked `not_checkable` in spec/requirements.yaml, with the reason (listed below), and checked by no load profile either; the report lists them as not checkable, never as passed',
-  'hand-written': 'verified by hand-written checks or flow steps that have no fault of their own yet: candidates for the next faults',
+  'not-checkable':
+    'marked `not_checkable` in spec/requirements.yaml, with the reason (listed below), and checked by no load profile either; the report lists them as not checkable, never as passed',
+  'hand-written':
+    'verified by hand-written checks or flow steps that have no fault of their own yet: candidates for the next faults',
   'input-validation':
     'verified only by generated negative checks (one per field and constraint); faults on a sample of them (`msg-sender-type-unchecked`, `usage-service-unchecked`, `volume-min-size-unchecked`, ...) prove the generator, a fault per constraint would be noise',
   'response-shape':
     'verified only by schema validation of the generated positive request of each operation; faults on a sample (`wallet-balance-strings`, `vps-list-meta-missing`, ...) prove it, a fault per field would be noise',
-  generic: 'verified only by generated per-operation checks (auth, unknown id, use after delete); faults on a sample (`auth-ignored`, `errors-envelope-renamed`, `key-revoke-ignored`, ...) prove them',
+  generic:
+    'verified only by generated per-operation checks (auth, unknown id, use after delete); faults on a sample (`auth-ignored`, `errors-envelope-renamed`, `key-revoke-ignored`, ...) prove them',
 };
 
 function categoryOf(requirement: Requirement, checks: readonly CatalogueCheck[]): Category {
@@ -98,7 +118,10 @@ function categoryOf(requirement: Requirement, checks: readonly CatalogueCheck[])
 }
 
 /** MUST requirements without a fault, by category (the section below and the header's counts). */
-export function unfaultedCategories(plans: readonly FaultPlan[], catalogue: readonly CatalogueCheck[]): Map<Category, string[]> {
+export function unfaultedCategories(
+  plans: readonly FaultPlan[],
+  catalogue: readonly CatalogueCheck[],
+): Map<Category, string[]> {
   const faulted = new Set(plans.map((p) => p.requirement));
   const byReq = new Map<string, CatalogueCheck[]>();
   for (const c of catalogue) byReq.set(c.requirement, [...(byReq.get(c.requirement) ?? []), c]);
@@ -138,7 +161,11 @@ export function renderUnfaulted(plans: readonly FaultPlan[], catalogue: readonly
   lines.push('## MUST requirements without a fault', '');
   lines.push(`${must.length} of ${totalMust} MUST requirements have no fault. Why, per group:`, '');
   for (const cat of CATEGORY_ORDER) lines.push(`- **${cat}**: ${REASONS[cat]}.`);
-  lines.push('', `| class | ${CATEGORY_ORDER.join(' | ')} | total |`, `|---|${CATEGORY_ORDER.map(() => '---:|').join('')}---:|`);
+  lines.push(
+    '',
+    `| class | ${CATEGORY_ORDER.join(' | ')} | total |`,
+    `|---|${CATEGORY_ORDER.map(() => '---:|').join('')}---:|`,
+  );
   const totals = new Map<Category, number>();
   for (const cls of CONFORMANCE_CLASSES) {
     const g = groups.get(cls);
@@ -162,7 +189,12 @@ export function renderUnfaulted(plans: readonly FaultPlan[], catalogue: readonly
   return lines.join('\n');
 }
 
-export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<string, Outcome>, catalogue: readonly CatalogueCheck[], flows: readonly string[]): string {
+export function renderDoc(
+  plans: readonly FaultPlan[],
+  outcomes: ReadonlyMap<string, Outcome>,
+  catalogue: readonly CatalogueCheck[],
+  flows: readonly string[],
+): string {
   const all = plans.map((p) => outcomes.get(p.fault)!);
   const detected = all.filter((o) => o.detected).length;
   const load = plans.filter((p) => p.mode === 'load').length;
@@ -195,7 +227,16 @@ export function renderDoc(plans: readonly FaultPlan[], outcomes: ReadonlyMap<str
     ...rows,
     '',
     // parseRows reads a table: give it the header the rows sit under.
-    renderFlows(parseRows(['| fault | requirement (level, class) | detected by | flows | exit code |', '|---|---|---|---|---|', ...rows].join('\n')), flows),
+    renderFlows(
+      parseRows(
+        [
+          '| fault | requirement (level, class) | detected by | flows | exit code |',
+          '|---|---|---|---|---|',
+          ...rows,
+        ].join('\n'),
+      ),
+      flows,
+    ),
     renderUnfaulted(plans, catalogue),
   ];
   return `${lines.join('\n').trimEnd()}\n`;

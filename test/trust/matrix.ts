@@ -30,9 +30,16 @@ import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import type { CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { RUN_CHECKS } from '../../src/report/rate-invariants.ts';
-import { REPETITIONS_VARIABLE, isSelected, parsePattern, repeatedId, repetitionOfId, repetitionSuffix } from '../../src/harness/selection.ts';
+import {
+  REPETITIONS_VARIABLE,
+  isSelected,
+  parsePattern,
+  repeatedId,
+  repetitionOfId,
+  repetitionSuffix,
+} from '../../src/harness/selection.ts';
 import { suiteIndexKey } from '../../src/harness/suite-index.ts';
-import { cachedJson, contentKey } from '../../spec/cache.ts';
+import { cachedJson, contentKey } from '../../src/util/disk-cache.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'cloudcheck.mjs');
@@ -45,13 +52,33 @@ export const REGENERATE = 'node --import tsx test/trust/write-fault-matrix.ts';
 /** Faults only a load profile observes (`cloudcheck run` has no check that can). */
 export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; why: string }> = {
   // Needs ~200 truly simultaneous requests on one key; the run's checks send one at a time.
-  'ratelimit-non-atomic': { profile: 'concurrency-race', invariant: 'onset', why: 'needs 200 simultaneous requests on one key' },
+  'ratelimit-non-atomic': {
+    profile: 'concurrency-race',
+    invariant: 'onset',
+    why: 'needs 200 simultaneous requests on one key',
+  },
   // Needs 10000 SMS within one hour on one key (80 bulk sends of 125): far beyond a conformance run's budget.
-  'ratelimit-sms-volume-ignored': { profile: 'sms-volume', invariant: 'onset', why: 'needs 10000 SMS in one hour on one key' },
+  'ratelimit-sms-volume-ignored': {
+    profile: 'sms-volume',
+    invariant: 'onset',
+    why: 'needs 10000 SMS in one hour on one key',
+  },
   // The hourly windows: a key's whole hour (1000), billing's (100), projects' (500) on one key.
-  'ratelimit-hourly-ignored': { profile: 'hourly-quota', invariant: 'onset', why: 'needs 1000 requests in one hour on one key' },
-  'ratelimit-billing-ignored': { profile: 'billing-hourly', invariant: 'onset', why: 'needs 100 billing requests in one hour on one key' },
-  'ratelimit-projects-ignored': { profile: 'projects-hourly', invariant: 'onset', why: 'needs 500 project requests in one hour on one key' },
+  'ratelimit-hourly-ignored': {
+    profile: 'hourly-quota',
+    invariant: 'onset',
+    why: 'needs 1000 requests in one hour on one key',
+  },
+  'ratelimit-billing-ignored': {
+    profile: 'billing-hourly',
+    invariant: 'onset',
+    why: 'needs 100 billing requests in one hour on one key',
+  },
+  'ratelimit-projects-ignored': {
+    profile: 'projects-hourly',
+    invariant: 'onset',
+    why: 'needs 500 project requests in one hour on one key',
+  },
 };
 
 /**
@@ -59,21 +86,33 @@ export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; w
  * seed 1), which must name the fault's requirement. Some a fixed check sees as well; the doc says.
  */
 export const EXPLORE_FAULTS: Record<string, { why: string }> = {
-  'object-listing-prefix-first-page-only': { why: 'needs keys of two prefixes and a listing by one of them walked page by page' },
+  'object-listing-prefix-first-page-only': {
+    why: 'needs keys of two prefixes and a listing by one of them walked page by page',
+  },
   'object-listing-truncated-off-by-one': { why: 'needs exactly one more key than a page holds' },
   'object-get-stale-after-reupload': { why: 'needs an upload, a delete and an upload again of one key' },
-  'object-listing-max-keys-ignored-with-prefix': { why: 'needs prefix and max_keys in one listing, with more keys under the prefix than max_keys' },
+  'object-listing-max-keys-ignored-with-prefix': {
+    why: 'needs prefix and max_keys in one listing, with more keys under the prefix than max_keys',
+  },
   'object-listing-marker-skips-extension': { why: 'needs keys that extend one another, walked a page at a time' },
   'project-second-update-lost': { why: 'needs two updates of one project in a row' },
   'project-deleted-listed-beside-others': { why: 'needs a deleted project and another one in the account' },
   'project-list-misses-newest-after-delete': { why: "needs a delete in the account's history before a listing" },
-  'msg-list-total-to-skips-bulk': { why: 'needs a bulk send to a number and the message list filtered by that number, walked to the end' },
-  'msg-list-status-filter-first-page-only': { why: 'needs messages in two statuses and a status-filtered list walked past its first page' },
+  'msg-list-total-to-skips-bulk': {
+    why: 'needs a bulk send to a number and the message list filtered by that number, walked to the end',
+  },
+  'msg-list-status-filter-first-page-only': {
+    why: 'needs messages in two statuses and a status-filtered list walked past its first page',
+  },
   'msg-campaign-details-newest': { why: 'needs two bulk sends and the details of the older campaign' },
   'key-revoked-listed-after-new-key': { why: 'needs a revocation, then another key created, then the listing' },
-  'key-revoked-served-after-new-key': { why: 'needs a revocation, then another key created, then a request with the revoked key' },
+  'key-revoked-served-after-new-key': {
+    why: 'needs a revocation, then another key created, then a request with the revoked key',
+  },
   'vps-list-total-stale-after-delete': { why: 'needs a VPS deleted and no VPS created since, before a listing' },
-  'vps-list-filter-first-page-only': { why: 'needs instances in two regions and a listing by one of them walked page by page' },
+  'vps-list-filter-first-page-only': {
+    why: 'needs instances in two regions and a listing by one of them walked page by page',
+  },
   'vps-second-update-lost': { why: 'needs two updates of one VPS in a row' },
   'volume-attached-filter-sticky': { why: 'needs a volume attached and detached before a listing by attachment' },
 };
@@ -84,7 +123,10 @@ export const EXPLORE_FAULTS: Record<string, { why: string }> = {
  * arguments besides the usual grep; `cloudcheck run` without them misses the fault.
  */
 export const EXAMPLES_FAULTS: Record<string, { args: string[]; why: string }> = {
-  'msg-length-in-bytes': { args: ['--examples', '20'], why: 'needs a text beyond ASCII whose UTF-8 bytes exceed 1600 while its characters do not; the fixed checks send ASCII' },
+  'msg-length-in-bytes': {
+    args: ['--examples', '20'],
+    why: 'needs a text beyond ASCII whose UTF-8 bytes exceed 1600 while its characters do not; the fixed checks send ASCII',
+  },
 };
 
 /**
@@ -94,9 +136,15 @@ export const EXAMPLES_FAULTS: Record<string, { args: string[]; why: string }> = 
  */
 export const GREP_OVERRIDES: Record<string, { grep: string; why: string }> = {
   // 86 generated `auth-bad-key` checks, one per operation: two (billing, compute) prove it.
-  'auth-ignored': { grep: '\\[AUTH-KEY-002\\] GET /(account|regions) with', why: 'two of the 86 generated bad-key checks' },
+  'auth-ignored': {
+    grep: '\\[AUTH-KEY-002\\] GET /(account|regions) with',
+    why: 'two of the 86 generated bad-key checks',
+  },
   // 18 checks (unknown route, unknown ids): the unknown route and one unknown id prove it.
-  'errors-envelope-renamed': { grep: '\\[ERR-ENVELOPE-001\\] (an unknown route|GET /vps/\\{vps_id\\} with an unknown)', why: 'two of the 18 envelope checks' },
+  'errors-envelope-renamed': {
+    grep: '\\[ERR-ENVELOPE-001\\] (an unknown route|GET /vps/\\{vps_id\\} with an unknown)',
+    why: 'two of the 18 envelope checks',
+  },
   // 86 generated `auth-no-key` checks plus the smoke one: the smoke check and two generated ones prove it.
   'auth-missing-header-served': {
     grep: '\\[AUTH-KEY-001\\] (a request without an API key|GET /(account|regions) without)',
@@ -133,10 +181,16 @@ export const MUST_DETECT: Record<string, string[]> = {
  * fault. Every other such flow must fail on the requirement; these must not (so the list cannot rot).
  */
 export const FLOWS_BLIND: Record<string, { flows: string[]; why: string }> = {
-  'ratelimit-headers-missing-compute': { flows: ['rate-limits.burst-messaging'], why: 'the fault drops the headers of compute responses only' },
+  'ratelimit-headers-missing-compute': {
+    flows: ['rate-limits.burst-messaging'],
+    why: 'the fault drops the headers of compute responses only',
+  },
   // "Always delivered" is one of the outcomes a single send may have; only the mix over many sends
   // (test-mode.random-number.mix) can tell.
-  'msg-random-always-delivered': { flows: ['flow.test-mode-numbers'], why: 'its random step accepts either outcome of one send' },
+  'msg-random-always-delivered': {
+    flows: ['flow.test-mode-numbers'],
+    why: 'its random step accepts either outcome of one send',
+  },
 };
 
 /**
@@ -191,7 +245,11 @@ let catalogue: Promise<CatalogueCheck[]> | undefined;
  */
 export function listSuiteChecks(): Promise<CatalogueCheck[]> {
   // This file too: it decides what is read from the listing.
-  catalogue ??= cachedJson('suite-catalogue', contentKey([fileURLToPath(import.meta.url)], suiteIndexKey(cleanEnv())), listChecks);
+  catalogue ??= cachedJson(
+    'suite-catalogue',
+    contentKey([fileURLToPath(import.meta.url)], suiteIndexKey(cleanEnv())),
+    listChecks,
+  );
   return catalogue;
 }
 
@@ -206,8 +264,15 @@ async function listChecks(): Promise<CatalogueCheck[]> {
       CLOUDCHECK_RUN_TMP: join(dir, 'tmp'),
       CLOUDCHECK_REPORT_DIR: join(dir, 'report'),
     };
-    const { code, stdout, stderr } = await spawnCollect(process.execPath, [playwrightCli(), 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'], { env, cwd: ROOT });
-    if (code !== 0) throw new Error(`listing the suite's checks failed (exit ${code}):\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`);
+    const { code, stdout, stderr } = await spawnCollect(
+      process.execPath,
+      [playwrightCli(), 'test', '-c', join(ROOT, 'playwright.config.ts'), '--list', '--reporter=json'],
+      { env, cwd: ROOT },
+    );
+    if (code !== 0)
+      throw new Error(
+        `listing the suite's checks failed (exit ${code}):\n${stderr.slice(-2000)}\n${stdout.slice(-2000)}`,
+      );
     const root = JSON.parse(stdout) as { suites: ListSuite[] };
     const byId = new Map<string, CatalogueCheck>();
     const walk = (suite: ListSuite, flowTitle: string | null, file: string): void => {
@@ -236,7 +301,17 @@ async function listChecks(): Promise<CatalogueCheck[]> {
     for (const s of root.suites) walk(s, null, s.file ?? s.title);
     // The run-wide rate-limit checks are made by the reporter, not listed as tests.
     for (const c of Object.values(RUN_CHECKS)) {
-      byId.set(c.id, { id: c.id, requirement: c.requirement, level: c.level, class: 'rate-limits', flow: null, flowTitle: null, kind: 'run-wide', file: '', title: `[${c.requirement}] ${c.id}` });
+      byId.set(c.id, {
+        id: c.id,
+        requirement: c.requirement,
+        level: c.level,
+        class: 'rate-limits',
+        flow: null,
+        flowTitle: null,
+        kind: 'run-wide',
+        file: '',
+        title: `[${c.requirement}] ${c.id}`,
+      });
     }
     return [...byId.values()];
   } finally {
@@ -302,7 +377,9 @@ function escapeRegExp(text: string): string {
  * the requirement is selected whole, by its describe title.
  */
 export function grepFor(requirement: string, checks: readonly CatalogueCheck[]): string {
-  const flows = [...new Set(checks.filter((c) => c.requirement === requirement && c.flowTitle).map((c) => c.flowTitle!))].sort();
+  const flows = [
+    ...new Set(checks.filter((c) => c.requirement === requirement && c.flowTitle).map((c) => c.flowTitle!)),
+  ].sort();
   return [`\\[${escapeRegExp(requirement)}\\]`, ...flows.map(escapeRegExp)].join('|');
 }
 
@@ -324,7 +401,10 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
       description: f.description,
       mode,
       grep: override?.grep ?? grepFor(f.requirement, checks),
-      flows: load || explore || override ? [] : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
+      flows:
+        load || explore || override
+          ? []
+          : [...new Set(checks.filter((c) => c.requirement === f.requirement && c.flow).map((c) => c.flow!))].sort(),
       strict: req.level === 'SHOULD',
       args: load || explore ? [] : (EXAMPLES_FAULTS[f.name]?.args ?? []),
       ...(load ? { load } : {}),
@@ -350,9 +430,17 @@ function sendsUntagged(c: CatalogueCheck): boolean {
  * The requirement's checks a fault's run selects: every one, or those a narrower grep
  * (GREP_OVERRIDES) matches, by the rule `cloudcheck run --grep` selects with (selection.ts).
  */
-function selectedChecks(requirement: string, checks: readonly CatalogueCheck[], grep: string | undefined): CatalogueCheck[] {
+function selectedChecks(
+  requirement: string,
+  checks: readonly CatalogueCheck[],
+  grep: string | undefined,
+): CatalogueCheck[] {
   const selection = { classes: null, grep: grep ? parsePattern(grep) : null, grepInvert: null };
-  return checks.filter((c) => c.requirement === requirement && isSelected(selection, { file: c.file, describe: c.flowTitle, title: c.title, tags: [], class: c.class }));
+  return checks.filter(
+    (c) =>
+      c.requirement === requirement &&
+      isSelected(selection, { file: c.file, describe: c.flowTitle, title: c.title, tags: [], class: c.class }),
+  );
 }
 
 /**
@@ -364,7 +452,8 @@ function unitsOf(own: readonly CatalogueCheck[]): string[] {
   const units = new Set<string>();
   for (const c of own) {
     // The header names the step; a flow's id must be the prefix of every step's id.
-    if (c.flow && !c.id.startsWith(`${c.flow}.`)) throw new Error(`flow step ${c.id} does not start with its flow's id`);
+    if (c.flow && !c.id.startsWith(`${c.flow}.`))
+      throw new Error(`flow step ${c.id} does not start with its flow's id`);
     units.add(c.flow ?? (c.kind === 'contract' ? c.id.split('.').slice(0, 2).join('.') : c.id));
   }
   return [...units].sort();
@@ -382,7 +471,9 @@ export function unitsOverlap(a: string, b: string): boolean {
  */
 function scopable(requirement: string, own: readonly CatalogueCheck[], checks: readonly CatalogueCheck[]): boolean {
   const flows = new Set(own.flatMap((c) => (c.flow ? [c.flow] : [])));
-  return !checks.some((c) => (c.requirement === requirement || (c.flow !== null && flows.has(c.flow))) && sendsUntagged(c));
+  return !checks.some(
+    (c) => (c.requirement === requirement || (c.flow !== null && flows.has(c.flow))) && sendsUntagged(c),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,7 +530,10 @@ function spawnCollect(
 
 function summarize(checks: readonly CheckResult[]): string {
   return checks
-    .map((c) => `${c.status} ${c.id} [${c.requirement}]${c.classification ? ` (${c.classification})` : ''}${c.message ? `: ${c.message.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`)
+    .map(
+      (c) =>
+        `${c.status} ${c.id} [${c.requirement}]${c.classification ? ` (${c.classification})` : ''}${c.message ? `: ${c.message.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`,
+    )
     .join('\n');
 }
 
@@ -479,7 +573,15 @@ function startRunReport(options: RunOptions): { promise: Promise<RunResult>; can
   const started = Date.now();
   const promise = (async (): Promise<RunResult> => {
     mkdirSync(options.reportDir, { recursive: true });
-    const args = [BIN, 'run', ...(options.grep ? ['--grep', options.grep] : []), ...(options.args ?? []), '--report-dir', options.reportDir, ...(options.strict ? ['--strict'] : [])];
+    const args = [
+      BIN,
+      'run',
+      ...(options.grep ? ['--grep', options.grep] : []),
+      ...(options.args ?? []),
+      '--report-dir',
+      options.reportDir,
+      ...(options.strict ? ['--strict'] : []),
+    ];
     const env = {
       ...cleanEnv(),
       FORCE_COLOR: '0',
@@ -510,7 +612,10 @@ function startRunReport(options: RunOptions): { promise: Promise<RunResult>; can
       return { ...base, error: `cloudcheck run wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
     }
     if (report.checks.length === 0) {
-      return { ...base, error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}` };
+      return {
+        ...base,
+        error: `no check ran: --grep '${options.grep ?? ''}' selects nothing (a suite file that failed to load, or a renamed check?)\n${stderr.slice(-2000)}`,
+      };
     }
     return { ...base, checks: report.checks, leaks: (report.leaks ?? []).map((l) => `${l.kind} ${l.id}: ${l.reason}`) };
   })();
@@ -524,7 +629,13 @@ function startRunReport(options: RunOptions): { promise: Promise<RunResult>; can
 }
 
 function failedChecks(checks: readonly CheckResult[]): FailedCheck[] {
-  return checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
+  return checks
+    .filter((c) => c.status === 'failed')
+    .map((c) => ({
+      id: c.id,
+      requirement: c.requirement,
+      ...(c.classification ? { classification: c.classification } : {}),
+    }));
 }
 
 /** One `cloudcheck run` with `--grep`; `faults` empty for a clean run. */
@@ -532,7 +643,14 @@ export function startRun(options: RunOptions): Handle {
   const handle = startRunReport(options);
   const promise = handle.promise.then(({ checks, ...run }): Outcome => {
     const detectedBy = options.requirement && !run.error ? failedOn(checks, options.requirement) : [];
-    return { ...run, fault: options.label, detectedBy, detected: run.exit === 1 && detectedBy.length > 0, failed: failedChecks(checks), summary: summarize(checks) };
+    return {
+      ...run,
+      fault: options.label,
+      detectedBy,
+      detected: run.exit === 1 && detectedBy.length > 0,
+      failed: failedChecks(checks),
+      summary: summarize(checks),
+    };
   });
   return { promise, cancel: () => handle.cancel() };
 }
@@ -545,7 +663,14 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
     mkdirSync(reportDir, { recursive: true });
     let text = '';
     // sms-volume aligns to an hour with 60 s left; give it room for that wait.
-    const exit = await runLoadCommand({ profiles: [profile], faults: [plan.fault], reportDir, maxWait: 70, out: (t) => void (text += t), err: (t) => void (text += t) });
+    const exit = await runLoadCommand({
+      profiles: [profile],
+      faults: [plan.fault],
+      reportDir,
+      maxWait: 70,
+      out: (t) => void (text += t),
+      err: (t) => void (text += t),
+    });
     let load: LoadReport | undefined;
     try {
       load = (JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { load?: LoadReport }).load;
@@ -594,11 +719,30 @@ export function startExplore(plan: FaultPlan, reportDir: string): Handle {
     try {
       report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ConformanceReport;
     } catch {
-      return { ...base, detectedBy: [], detected: false, failed: [], summary: '', error: `cloudcheck explore wrote no report (exit ${code}):\n${stderr.slice(-3000)}` };
+      return {
+        ...base,
+        detectedBy: [],
+        detected: false,
+        failed: [],
+        summary: '',
+        error: `cloudcheck explore wrote no report (exit ${code}):\n${stderr.slice(-3000)}`,
+      };
     }
     const detectedBy = failedOn(report.checks, plan.requirement);
-    const failed = report.checks.filter((c) => c.status === 'failed').map((c) => ({ id: c.id, requirement: c.requirement, ...(c.classification ? { classification: c.classification } : {}) }));
-    return { ...base, detectedBy, detected: code === 1 && detectedBy.length > 0, failed, summary: `${stdout.slice(-2000)}\n${summarize(report.checks)}` };
+    const failed = report.checks
+      .filter((c) => c.status === 'failed')
+      .map((c) => ({
+        id: c.id,
+        requirement: c.requirement,
+        ...(c.classification ? { classification: c.classification } : {}),
+      }));
+    return {
+      ...base,
+      detectedBy,
+      detected: code === 1 && detectedBy.length > 0,
+      failed,
+      summary: `${stdout.slice(-2000)}\n${summarize(report.checks)}`,
+    };
   })();
   return {
     promise,
@@ -612,7 +756,16 @@ export function startExplore(plan: FaultPlan, reportDir: string): Handle {
 export function startFault(plan: FaultPlan, reportDir: string): Handle {
   if (plan.mode === 'load') return startLoad(plan, reportDir);
   if (plan.mode === 'explore') return startExplore(plan, reportDir);
-  return startRun({ grep: plan.grep, args: plan.args, faults: [plan.fault], strict: plan.strict, reportDir, env: plan.env, requirement: plan.requirement, label: plan.fault });
+  return startRun({
+    grep: plan.grep,
+    args: plan.args,
+    faults: [plan.fault],
+    strict: plan.strict,
+    reportDir,
+    env: plan.env,
+    requirement: plan.requirement,
+    label: plan.fault,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,7 +805,16 @@ export const FLOW_ORIGINS: Record<string, readonly string[]> = {
   'flow.billing': ['billing'],
   'flow.projects': ['compute', 'projects'],
   'flow.api-keys': ['billing', 'api-keys', 'projects'],
-  'flow.isolation': ['billing', 'api-keys', 'messaging', 'projects', 'compute', 'storage-objects', 'storage-volumes', 's3'],
+  'flow.isolation': [
+    'billing',
+    'api-keys',
+    'messaging',
+    'projects',
+    'compute',
+    'storage-objects',
+    'storage-volumes',
+    's3',
+  ],
 };
 
 /**
@@ -700,7 +862,14 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     // A fault that bends every request runs alone when it has extra arguments (--examples) or an
     // environment of its own (they would change its partners' runs), or a narrower grep (its
     // plan names no flows to keep apart).
-    const bendsAll = !limited && plan.mode === 'run' && plan.args.length === 0 && origin !== 'core' && !touched.has('core') && !RUN_ENV[plan.fault] && !GREP_OVERRIDES[plan.fault];
+    const bendsAll =
+      !limited &&
+      plan.mode === 'run' &&
+      plan.args.length === 0 &&
+      origin !== 'core' &&
+      !touched.has('core') &&
+      !RUN_ENV[plan.fault] &&
+      !GREP_OVERRIDES[plan.fault];
     const fits = (b: Batch): boolean =>
       !b.alone &&
       b.env === env &&
@@ -718,7 +887,15 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
       for (const t of touched) batch.touched.add(t);
     } else {
       const alone = !limited && !bendsAll;
-      batches.push({ plans: [plan], requirements: new Set([plan.requirement]), units: [...plan.units], bending: new Set(limited ? [] : [origin]), touched, alone, env });
+      batches.push({
+        plans: [plan],
+        requirements: new Set([plan.requirement]),
+        units: [...plan.units],
+        bending: new Set(limited ? [] : [origin]),
+        touched,
+        alone,
+        env,
+      });
     }
   }
   return batches.map((b) => b.plans);
@@ -753,16 +930,26 @@ export function repeatable(batch: readonly FaultPlan[]): boolean {
  * by its own repetition of the flow, and the run's start-up (two seconds of CPU) is paid once.
  * Each fault's outcome is read from its own repetition, as if it had run alone.
  */
-export function startShared(batches: readonly (readonly FaultPlan[])[], reportDir: string): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
+export function startShared(
+  batches: readonly (readonly FaultPlan[])[],
+  reportDir: string,
+): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
   const all = batches.flat();
   if (all.length === 1) {
     const handle = startFault(all[0]!, reportDir);
     return { promise: handle.promise.then((o) => new Map([[o.fault, o]])), cancel: () => handle.cancel() };
   }
   const repeated = batches.length > 1;
-  if (repeated && !batches.every(repeatable)) throw new Error(`only batches whose faults bend their own checks repeat in one run: ${all.map((p) => p.fault).join(', ')}`);
+  if (repeated && !batches.every(repeatable))
+    throw new Error(
+      `only batches whose faults bend their own checks repeat in one run: ${all.map((p) => p.fault).join(', ')}`,
+    );
   // Each scopable member bends its own checks only, in its own repetition (planBatches); the others every request.
-  const scopes = Object.fromEntries(batches.flatMap((batch, k) => batch.filter((p) => p.scopable).map((p) => [p.fault, p.units.map((u) => u + repetitionSuffix(k))])));
+  const scopes = Object.fromEntries(
+    batches.flatMap((batch, k) =>
+      batch.filter((p) => p.scopable).map((p) => [p.fault, p.units.map((u) => u + repetitionSuffix(k))]),
+    ),
+  );
   const selection = repeatedSelection(batches.map((batch) => batch.map((p) => `(?:${p.grep})`).join('|')));
   const first = batches[0]!;
   const handle = startRunReport({
@@ -793,7 +980,9 @@ export function startShared(batches: readonly (readonly FaultPlan[])[], reportDi
       // A failure on a requirement none of the batch's faults breaks is every member's problem.
       const foreign = failed.filter((c) => !requirements.has(c.requirement));
       const members = all.map((p) => `${p.fault}${p.scopable ? ' (limited to its checks)' : ''}`).join(', ');
-      const where = repeated ? `repetition ${k} of ${batches.length} of a shared run of ${members}` : `shared run of ${members}`;
+      const where = repeated
+        ? `repetition ${k} of ${batches.length} of a shared run of ${members}`
+        : `shared run of ${members}`;
       for (const plan of batch) {
         const detectedBy = run.error ? [] : failedOn(own, plan.requirement);
         outcomes.set(plan.fault, {
@@ -817,22 +1006,39 @@ export function startShared(batches: readonly (readonly FaultPlan[])[], reportDi
  * is a plain run.
  */
 function repeatedSelection(greps: readonly string[]): { grep: string; env: Record<string, string> } {
-  return { grep: greps.map((g) => `(?:${g})`).join('|'), env: greps.length > 1 ? { [REPETITIONS_VARIABLE]: JSON.stringify(greps) } : {} };
+  return {
+    grep: greps.map((g) => `(?:${g})`).join('|'),
+    env: greps.length > 1 ? { [REPETITIONS_VARIABLE]: JSON.stringify(greps) } : {},
+  };
 }
 
 /** The checks of each of a run's `count` repetitions, under the ids they repeat. */
 function byRepetition(checks: readonly CheckResult[], count: number): CheckResult[][] {
-  return Array.from({ length: count }, (_, k) => checks.filter((c) => repetitionOfId(c.id) === repetitionSuffix(k)).map((c) => ({ ...c, id: repeatedId(c.id) })));
+  return Array.from({ length: count }, (_, k) =>
+    checks.filter((c) => repetitionOfId(c.id) === repetitionSuffix(k)).map((c) => ({ ...c, id: repeatedId(c.id) })),
+  );
 }
 
 /**
  * One clean `cloudcheck run` (no fault) whose repetition k selects `greps[k]` alone
  * (selection.ts): each repetition's checks, under their own ids, as if it had run alone.
  */
-export function startRepetitions(greps: readonly string[], reportDir: string, label: string, workers = 1): Promise<{ exit: number | null; error?: string; repetitions: CheckResult[][] }> {
+export function startRepetitions(
+  greps: readonly string[],
+  reportDir: string,
+  label: string,
+  workers = 1,
+): Promise<{ exit: number | null; error?: string; repetitions: CheckResult[][] }> {
   // Repetitions take one worker: two at once would change the account's own state under each other.
   if (greps.length > 1 && workers > 1) throw new Error('repetitions run in turn, in one worker');
-  return startRunReport({ ...repeatedSelection(greps), faults: [], strict: false, reportDir, label, workers }).promise.then((run) => ({
+  return startRunReport({
+    ...repeatedSelection(greps),
+    faults: [],
+    strict: false,
+    reportDir,
+    label,
+    workers,
+  }).promise.then((run) => ({
     exit: run.exit,
     ...(run.error ? { error: run.error } : {}),
     repetitions: byRepetition(run.checks, greps.length),
@@ -840,7 +1046,12 @@ export function startRepetitions(greps: readonly string[], reportDir: string, la
 }
 
 /** Runs every plan with at most `concurrency` at a time (the generator; the test schedules its own). */
-export async function runAll(plans: readonly FaultPlan[], concurrency: number, baseDir: string, onDone?: (o: Outcome) => void): Promise<Map<string, Outcome>> {
+export async function runAll(
+  plans: readonly FaultPlan[],
+  concurrency: number,
+  baseDir: string,
+  onDone?: (o: Outcome) => void,
+): Promise<Map<string, Outcome>> {
   const results = new Map<string, Outcome>();
   let next = 0;
   const worker = async (): Promise<void> => {

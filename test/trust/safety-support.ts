@@ -13,7 +13,8 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The environment of this process without any CLOUDCHECK_* variable (the run must get its settings from its flags). */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('CLOUDCHECK_') && value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (!name.startsWith('CLOUDCHECK_') && value !== undefined) env[name] = value;
   return { ...env, FORCE_COLOR: '0', ...extra };
 }
 
@@ -32,9 +33,16 @@ export interface CliRun {
   stderrSoFar(): string;
 }
 
-export function startCloudcheck(args: string[], options: { env?: Record<string, string>; killAfterMs: number }): CliRun {
+export function startCloudcheck(
+  args: string[],
+  options: { env?: Record<string, string>; killAfterMs: number },
+): CliRun {
   const t0 = Date.now();
-  const child = spawn(process.execPath, ['bin/cloudcheck.mjs', ...args], { cwd: ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/cloudcheck.mjs', ...args], {
+    cwd: ROOT,
+    env: cleanEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -59,11 +67,22 @@ export interface RestResponse {
   bytes: Buffer;
 }
 
-export async function rest(base: string, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RestResponse> {
+export async function rest(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<RestResponse> {
   const raw = typeof body === 'string' || body instanceof Uint8Array;
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && !raw ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && !raw ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
@@ -77,9 +96,17 @@ export async function rest(base: string, key: string, method: string, path: stri
   return { status: res.status, body: parsed, bytes };
 }
 
-export async function restOk(base: string, key: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Record<string, unknown>> {
+export async function restOk(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<Record<string, unknown>> {
   const res = await rest(base, key, method, path, body, headers);
-  if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 300)}`);
+  if (res.status < 200 || res.status >= 300)
+    throw new Error(`${method} ${path} answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 300)}`);
   return (res.body ?? {}) as Record<string, unknown>;
 }
 
@@ -109,7 +136,20 @@ export const COLLECTIONS = [
 ] as const;
 
 export function idOf(item: Item): string {
-  for (const field of ['id', 'message_id', 'campaign_id', 'key_id', 'list_id', 'template_id', 'key', 'sender_id', 'phone', 'phone_number', 'currency', 'name'])
+  for (const field of [
+    'id',
+    'message_id',
+    'campaign_id',
+    'key_id',
+    'list_id',
+    'template_id',
+    'key',
+    'sender_id',
+    'phone',
+    'phone_number',
+    'currency',
+    'name',
+  ])
     if (typeof item[field] === 'string') return item[field];
   return JSON.stringify(item);
 }
@@ -117,7 +157,8 @@ export function idOf(item: Item): string {
 /** The first array of objects in a list response (`{ vps_instances: [...], meta }` → the array). */
 function itemsOf(body: unknown): Item[] {
   if (!body || typeof body !== 'object') return [];
-  for (const value of Object.values(body as Record<string, unknown>)) if (Array.isArray(value)) return value.filter((x): x is Item => !!x && typeof x === 'object');
+  for (const value of Object.values(body as Record<string, unknown>))
+    if (Array.isArray(value)) return value.filter((x): x is Item => !!x && typeof x === 'object');
   return [];
 }
 
@@ -145,7 +186,12 @@ export async function snapshotAccount(base: string, key: string): Promise<Accoun
     const list = await restOk(base, key, 'GET', `/storage/buckets/${encodeURIComponent(name)}/objects?max_keys=1000`);
     for (const object of itemsOf(list)) {
       const objectKey = String(object.key);
-      const bytes = await rest(base, key, 'GET', `/storage/buckets/${encodeURIComponent(name)}/objects/${objectKey.split('/').map(encodeURIComponent).join('/')}`);
+      const bytes = await rest(
+        base,
+        key,
+        'GET',
+        `/storage/buckets/${encodeURIComponent(name)}/objects/${objectKey.split('/').map(encodeURIComponent).join('/')}`,
+      );
       objects.set(objectKey, { ...object, sha256: createHash('sha256').update(bytes.bytes).digest('hex') });
     }
     snap.set(`/storage/buckets/${name}/objects`, objects);
@@ -161,7 +207,10 @@ export async function snapshotAccount(base: string, key: string): Promise<Accoun
 export const ACCEPTED_LEFTOVERS: Record<string, { named: string | null; reason: string }> = {
   '/messaging/templates': { named: 'name', reason: 'the API has no DELETE for it' },
   '/messaging/contacts/lists': { named: 'name', reason: 'the API has no DELETE for it' },
-  '/messaging/sender-ids': { named: null, reason: 'the API has no DELETE for it (sender ids are short alphanumeric codes, no room for the prefix)' },
+  '/messaging/sender-ids': {
+    named: null,
+    reason: 'the API has no DELETE for it (sender ids are short alphanumeric codes, no room for the prefix)',
+  },
   '/messaging/opt-outs': { named: null, reason: 'the API has no DELETE for it' },
   '/sms/messages': { named: null, reason: 'the API has no DELETE for it (test-mode messages)' },
   '/sms/campaigns': { named: null, reason: 'the API has no DELETE for it (campaigns have no name field)' },

@@ -15,7 +15,15 @@ import { startReferenceServer } from '../../reference/server.ts';
 import type { RunningReference } from '../../reference/server.ts';
 import type { RequestLogEntry } from '../../reference/core/context.ts';
 import type { ApiKeyRecord } from '../../reference/core/accounts.ts';
-import { ACCEPTED_LEFTOVERS, STACK_TRACE, rest, restOk, snapshotAccount, startCloudcheck, withoutIgnored } from './safety-support.ts';
+import {
+  ACCEPTED_LEFTOVERS,
+  STACK_TRACE,
+  rest,
+  restOk,
+  snapshotAccount,
+  startCloudcheck,
+  withoutIgnored,
+} from './safety-support.ts';
 import type { AccountSnapshot } from './safety-support.ts';
 
 /** A well-formed OpenSSH ed25519 public key with random key bytes (each one a new fingerprint). */
@@ -64,26 +72,61 @@ async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 
 /** Pre-existing resources in every class, named `prod-...` (never the run prefix). */
 async function seed(server: RunningReference): Promise<void> {
   const { baseUrl: b, apiKey: k } = server;
-  const vps = (await restOk(b, k, 'POST', '/vps', { name: 'prod-web-1', region: 'nyc1', image: 'ubuntu-22-04', size: 's-1vcpu-1gb' })).vps as Item;
+  const vps = (
+    await restOk(b, k, 'POST', '/vps', {
+      name: 'prod-web-1',
+      region: 'nyc1',
+      image: 'ubuntu-22-04',
+      size: 's-1vcpu-1gb',
+    })
+  ).vps as Item;
   // Boot finishes before the snapshot, so no status transition scheduled before the run shows up as a change.
-  await waitFor('the seeded VPS to run', async () => ((await restOk(b, k, 'GET', `/vps/${String(vps.id)}`)).vps as Item).status === 'running');
+  await waitFor(
+    'the seeded VPS to run',
+    async () => ((await restOk(b, k, 'GET', `/vps/${String(vps.id)}`)).vps as Item).status === 'running',
+  );
   await restOk(b, k, 'POST', '/storage/volumes', { name: 'prod-data', size: 10, region: 'nyc1' });
   await restOk(b, k, 'POST', '/storage/buckets', { name: 'prod-assets', region: 'nyc1' });
-  await restOk(b, k, 'PUT', '/storage/buckets/prod-assets/objects/index.html', '<h1>prod</h1>', { 'content-type': 'text/html' });
-  await restOk(b, k, 'PUT', '/storage/buckets/prod-assets/objects/img/logo.bin', new Uint8Array([0, 1, 2, 3, 255, 254]), { 'content-type': 'application/octet-stream' });
-  await restOk(b, k, 'POST', '/messaging/templates', { name: 'prod-otp', content: 'Your code is {{code}}', category: 'auth' });
+  await restOk(b, k, 'PUT', '/storage/buckets/prod-assets/objects/index.html', '<h1>prod</h1>', {
+    'content-type': 'text/html',
+  });
+  await restOk(
+    b,
+    k,
+    'PUT',
+    '/storage/buckets/prod-assets/objects/img/logo.bin',
+    new Uint8Array([0, 1, 2, 3, 255, 254]),
+    { 'content-type': 'application/octet-stream' },
+  );
+  await restOk(b, k, 'POST', '/messaging/templates', {
+    name: 'prod-otp',
+    content: 'Your code is {{code}}',
+    category: 'auth',
+  });
   await restOk(b, k, 'POST', '/messaging/contacts/lists', { name: 'prod-customers', description: 'opted in' });
   await restOk(b, k, 'POST', '/messaging/opt-outs', { phone: '+15005550123' });
   await restOk(b, k, 'POST', '/projects', { name: 'prod-project' });
   await restOk(b, k, 'POST', '/account/api-keys', { name: 'prod-deploy', permissions: ['read'] });
   await restOk(b, k, 'POST', '/account/payment-methods', { type: 'card', token: 'tok_visa', set_default: true });
-  await restOk(b, k, 'POST', '/account/alerts', { type: 'budget', threshold: 100, condition: 'greater_than', notification_methods: ['email'] });
+  await restOk(b, k, 'POST', '/account/alerts', {
+    type: 'budget',
+    threshold: 100,
+    condition: 'greater_than',
+    notification_methods: ['email'],
+  });
   await restOk(b, k, 'POST', '/storage/access-keys', { name: 'prod-backup', permissions: ['read'] });
   await restOk(b, k, 'POST', '/ssh-keys', {
     name: 'prod-laptop',
     public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHr0dYpKXzYb8vYcW0uJ2ZqK9sD3xT4mB6nQ1eL7aR5F prod@example.com',
   });
-  await restOk(b, k, 'POST', '/sms/send', { to: '+15005550006', message: 'prod: seeded test-mode message' }, { 'x-test-mode': 'true' });
+  await restOk(
+    b,
+    k,
+    'POST',
+    '/sms/send',
+    { to: '+15005550006', message: 'prod: seeded test-mode message' },
+    { 'x-test-mode': 'true' },
+  );
   // Let the seeded message reach its final state before the snapshot.
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
@@ -101,7 +144,10 @@ function filesUnder(dir: string, depth = 0): string[] {
  * Compares an account before and after a run. Returns the problems as text lines (empty: fine):
  * items the run created that remain (outside the allow-list), seeded items that changed or went.
  */
-function compareSnapshots(before: AccountSnapshot, after: AccountSnapshot): { problems: string[]; leftovers: string[] } {
+function compareSnapshots(
+  before: AccountSnapshot,
+  after: AccountSnapshot,
+): { problems: string[]; leftovers: string[] } {
   const problems: string[] = [];
   const leftovers: string[] = [];
   for (const [collection, items] of after) {
@@ -114,7 +160,9 @@ function compareSnapshots(before: AccountSnapshot, after: AccountSnapshot): { pr
         continue;
       }
       if (accepted.named && !String(item[accepted.named] ?? '').startsWith('cc-')) {
-        problems.push(`${collection}: leftover ${id} is named "${String(item[accepted.named])}", not with the run prefix cc-`);
+        problems.push(
+          `${collection}: leftover ${id} is named "${String(item[accepted.named])}", not with the run prefix cc-`,
+        );
       }
       leftovers.push(`${collection} ${id}`);
     }
@@ -147,9 +195,24 @@ test.describe('trust: safety against a shared target', () => {
       const { log, keys } = instrument(server);
       const reportDir = testInfo.outputPath('report');
 
-      const run = startCloudcheck(['run', '--target', server.baseUrl, '--api-key', server.apiKey, '--alt-api-key', server.altApiKey, '--s3-url', server.s3Url, '--report-dir', reportDir], {
-        killAfterMs: FULL_RUN_BOUND_MS,
-      });
+      const run = startCloudcheck(
+        [
+          'run',
+          '--target',
+          server.baseUrl,
+          '--api-key',
+          server.apiKey,
+          '--alt-api-key',
+          server.altApiKey,
+          '--s3-url',
+          server.s3Url,
+          '--report-dir',
+          reportDir,
+        ],
+        {
+          killAfterMs: FULL_RUN_BOUND_MS,
+        },
+      );
       const result = await run.done;
       await testInfo.attach('stdout', { body: result.stdout, contentType: 'text/plain' });
       await testInfo.attach('stderr', { body: result.stderr, contentType: 'text/plain' });
@@ -162,15 +225,23 @@ test.describe('trust: safety against a shared target', () => {
       const altAfter = await snapshotAccount(server.baseUrl, server.altApiKey);
       const main = compareSnapshots(before, after);
       const alt = compareSnapshots(altBefore, altAfter);
-      await testInfo.attach('accepted leftovers', { body: [...main.leftovers, ...alt.leftovers.map((l) => `alt ${l}`)].join('\n'), contentType: 'text/plain' });
+      await testInfo.attach('accepted leftovers', {
+        body: [...main.leftovers, ...alt.leftovers.map((l) => `alt ${l}`)].join('\n'),
+        contentType: 'text/plain',
+      });
       // Soft from here on: one run, every guarantee reported even when an earlier one is broken.
       expect.soft([...main.problems, ...alt.problems.map((p) => `alt account: ${p}`)]).toEqual([]);
-      const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { leaks: unknown[]; checks: unknown[] };
+      const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as {
+        leaks: unknown[];
+        checks: unknown[];
+      };
       expect.soft(report.leaks).toEqual([]);
       expect.soft(report.checks.length).toBeGreaterThan(100);
 
       // No real SMS: every send carried X-Test-Mode: true.
-      const sends = log.filter((e) => e.method === 'POST' && /^\/v1\/sms\/(send|bulk|send-template)\/?(\?|$)/.test(e.path));
+      const sends = log.filter(
+        (e) => e.method === 'POST' && /^\/v1\/sms\/(send|bulk|send-template)\/?(\?|$)/.test(e.path),
+      );
       expect.soft(sends.length, 'the run sent SMS (in test mode)').toBeGreaterThan(0);
       expect.soft(sends.filter((e) => !e.testMode).map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([]);
 
@@ -187,7 +258,11 @@ test.describe('trust: safety against a shared target', () => {
       const secrets = new Set<string>([server.apiKey, server.altApiKey]);
       for (const key of keys) secrets.add(key.key);
       for (const account of server.context.accounts.allAccounts()) {
-        const storage = server.context.accountState<{ accessKeys?: Array<{ secret_access_key: string }> }>(account.id, 'storage-objects', () => ({}));
+        const storage = server.context.accountState<{ accessKeys?: Array<{ secret_access_key: string }> }>(
+          account.id,
+          'storage-objects',
+          () => ({}),
+        );
         for (const accessKey of storage.accessKeys ?? []) secrets.add(accessKey.secret_access_key);
         for (const hook of server.context.events.subscriptionsOf(account.id)) if (hook.secret) secrets.add(hook.secret);
       }
@@ -202,8 +277,14 @@ test.describe('trust: safety against a shared target', () => {
       }
       expect.soft(keys.length, 'the run created API keys').toBeGreaterThan(0);
       expect.soft(signatures, 'the run used presigned URLs').toBeGreaterThan(0);
-      const outputs: Array<[string, string]> = [['stdout', result.stdout], ['stderr', result.stderr], ...filesUnder(reportDir).map((file): [string, string] => [file, readFileSync(file, 'utf8')])];
-      expect(outputs.map(([name]) => name).filter((n) => /report\.json|junit\.xml|summary\.md|report\.html/.test(n))).toHaveLength(4);
+      const outputs: Array<[string, string]> = [
+        ['stdout', result.stdout],
+        ['stderr', result.stderr],
+        ...filesUnder(reportDir).map((file): [string, string] => [file, readFileSync(file, 'utf8')]),
+      ];
+      expect(
+        outputs.map(([name]) => name).filter((n) => /report\.json|junit\.xml|summary\.md|report\.html/.test(n)),
+      ).toHaveLength(4);
       const found: string[] = [];
       for (const secret of secrets) {
         if (secret.length < 8) continue;
@@ -222,12 +303,28 @@ test.describe('trust: safety against a shared target', () => {
     try {
       const before = await snapshotAccount(server.baseUrl, server.apiKey);
       const run = startCloudcheck(
-        ['run', '--target', server.baseUrl, '--api-key', server.apiKey, '--alt-api-key', server.altApiKey, '--s3-url', server.s3Url, '--report-dir', testInfo.outputPath('report')],
+        [
+          'run',
+          '--target',
+          server.baseUrl,
+          '--api-key',
+          server.apiKey,
+          '--alt-api-key',
+          server.altApiKey,
+          '--s3-url',
+          server.s3Url,
+          '--report-dir',
+          testInfo.outputPath('report'),
+        ],
         { killAfterMs: 4 * 60_000 },
       );
       // Interrupt once a class has finished (progress lines on stderr) and resources exist.
       const started = Date.now();
-      await waitFor('a finished class on stderr', async () => run.child.exitCode !== null || /^\s+[✓✗–] \S+/m.test(run.stderrSoFar()), 3 * 60_000);
+      await waitFor(
+        'a finished class on stderr',
+        async () => run.child.exitCode !== null || /^\s+[✓✗–] \S+/m.test(run.stderrSoFar()),
+        3 * 60_000,
+      );
       expect(run.child.exitCode, 'still running when interrupted').toBeNull();
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       const sentAt = Date.now();
@@ -235,7 +332,10 @@ test.describe('trust: safety against a shared target', () => {
       const result = await run.done;
       const exitMs = Date.now() - sentAt;
       await testInfo.attach('stderr', { body: result.stderr, contentType: 'text/plain' });
-      testInfo.annotations.push({ type: 'timing', description: `interrupted after ${sentAt - started} ms, exited ${exitMs} ms after SIGINT` });
+      testInfo.annotations.push({
+        type: 'timing',
+        description: `interrupted after ${sentAt - started} ms, exited ${exitMs} ms after SIGINT`,
+      });
       expect(exitMs, 'exit after SIGINT').toBeLessThan(SIGINT_EXIT_BOUND_MS);
       expect(result.signal, 'exited on its own, not killed').toBeNull();
       expect(result.code).toBe(130);
@@ -255,16 +355,27 @@ test.describe('trust: safety against a shared target', () => {
     const { baseUrl: b, apiKey: k } = server;
     try {
       for (const prefix of ['cc-old-20240101-abcd-', 'prod-']) {
-        await restOk(b, k, 'POST', '/vps', { name: `${prefix}vps`, region: 'nyc1', image: 'ubuntu-22-04', size: 's-1vcpu-1gb' });
+        await restOk(b, k, 'POST', '/vps', {
+          name: `${prefix}vps`,
+          region: 'nyc1',
+          image: 'ubuntu-22-04',
+          size: 's-1vcpu-1gb',
+        });
         await restOk(b, k, 'POST', '/storage/volumes', { name: `${prefix}vol`, size: 10, region: 'nyc1' });
         await restOk(b, k, 'POST', '/storage/buckets', { name: `${prefix}bucket`, region: 'nyc1' });
-        await restOk(b, k, 'PUT', `/storage/buckets/${prefix}bucket/objects/a/b.txt`, `${prefix} bytes`, { 'content-type': 'text/plain' });
+        await restOk(b, k, 'PUT', `/storage/buckets/${prefix}bucket/objects/a/b.txt`, `${prefix} bytes`, {
+          'content-type': 'text/plain',
+        });
         await restOk(b, k, 'POST', '/projects', { name: `${prefix}project` });
         await restOk(b, k, 'POST', '/account/api-keys', { name: `${prefix}key`, permissions: ['read'] });
         await restOk(b, k, 'POST', '/ssh-keys', { name: `${prefix}ssh`, public_key: ed25519Key() });
       }
       const vpsIds = [...(await snapshotAccount(b, k)).get('/vps')!.values()].map((v) => String(v.id));
-      for (const id of vpsIds) await waitFor(`VPS ${id} to run`, async () => ((await restOk(b, k, 'GET', `/vps/${id}`)).vps as Item).status === 'running');
+      for (const id of vpsIds)
+        await waitFor(
+          `VPS ${id} to run`,
+          async () => ((await restOk(b, k, 'GET', `/vps/${id}`)).vps as Item).status === 'running',
+        );
       const before = await snapshotAccount(b, k);
 
       const sweep = startCloudcheck(['sweep', '--target', b, '--api-key', k], { killAfterMs: 60_000 });
@@ -275,7 +386,8 @@ test.describe('trust: safety against a shared target', () => {
 
       const after = await snapshotAccount(b, k);
       for (const collection of ['/vps', '/storage/volumes', '/storage/buckets', '/projects', '/account/api-keys']) {
-        const names = (snap: AccountSnapshot): string[] => [...snap.get(collection)!.values()].map((i) => String(i.name));
+        const names = (snap: AccountSnapshot): string[] =>
+          [...snap.get(collection)!.values()].map((i) => String(i.name));
         expect(
           names(before).filter((n) => n.startsWith('cc-')),
           `seeded cc- ${collection}`,
@@ -287,10 +399,14 @@ test.describe('trust: safety against a shared target', () => {
         // Everything else is untouched, field for field.
         for (const [id, item] of before.get(collection)!) {
           if (String(item.name).startsWith('cc-')) continue;
-          expect(withoutIgnored(collection, after.get(collection)!.get(id) ?? {}), `${collection} ${id}`).toEqual(withoutIgnored(collection, item));
+          expect(withoutIgnored(collection, after.get(collection)!.get(id) ?? {}), `${collection} ${id}`).toEqual(
+            withoutIgnored(collection, item),
+          );
         }
       }
-      expect(after.get('/storage/buckets/prod-bucket/objects')).toEqual(before.get('/storage/buckets/prod-bucket/objects'));
+      expect(after.get('/storage/buckets/prod-bucket/objects')).toEqual(
+        before.get('/storage/buckets/prod-bucket/objects'),
+      );
       expect((await rest(b, k, 'GET', '/storage/buckets/cc-old-20240101-abcd-bucket/objects')).status).toBe(404);
       // The SSH key has no DELETE in the specification: listed as such, never counted as deleted.
       expect(result.stdout).toMatch(/not deletable through the API: ssh key \S+ \(cc-old-20240101-abcd-ssh\)/);

@@ -15,7 +15,14 @@ import { loadRequirements } from '../../spec/requirements.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { summarize } from '../../src/report/gate.ts';
 import { startRun } from './matrix.ts';
-import { VARIANT_DOC_PATH, VARIANT_REGENERATE, VARIANT_RUNS, declaredDepartures, renderVariantDoc, variantName } from './variant-matrix.ts';
+import {
+  VARIANT_DOC_PATH,
+  VARIANT_REGENERATE,
+  VARIANT_RUNS,
+  declaredDepartures,
+  renderVariantDoc,
+  variantName,
+} from './variant-matrix.ts';
 
 test('every variant is in a run and declares only SHOULD requirements of the catalogue', () => {
   const requirements = new Map(loadRequirements().map((r) => [r.id, r]));
@@ -25,7 +32,10 @@ test('every variant is in a run and declares only SHOULD requirements of the cat
       `${variant.name} is in no run of the matrix`,
     ).toBe(true);
     for (const id of variant.departsFrom) {
-      expect(requirements.get(id)?.level, `${variant.name} departs from ${id}: it must be a SHOULD requirement of spec/requirements.yaml`).toBe('SHOULD');
+      expect(
+        requirements.get(id)?.level,
+        `${variant.name} departs from ${id}: it must be a SHOULD requirement of spec/requirements.yaml`,
+      ).toBe('SHOULD');
     }
   }
 });
@@ -55,15 +65,26 @@ test.describe('variant runs', () => {
         const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ConformanceReport;
         const failed = report.checks.filter((c) => c.status === 'failed');
         const lines = (list: typeof failed): string =>
-          list.map((c) => `${c.level} ${c.id} [${c.requirement}] ${c.classification ?? ''}: ${(c.message ?? '').replace(/\s+/g, ' ').slice(0, 200)}`).join('\n');
-        expect(lines(failed.filter((c) => c.level === 'MUST')), 'no MUST check may fail against a legal variant').toBe('');
+          list
+            .map(
+              (c) =>
+                `${c.level} ${c.id} [${c.requirement}] ${c.classification ?? ''}: ${(c.message ?? '').replace(/\s+/g, ' ').slice(0, 200)}`,
+            )
+            .join('\n');
+        expect(lines(failed.filter((c) => c.level === 'MUST')), 'no MUST check may fail against a legal variant').toBe(
+          '',
+        );
         expect(lines(failed.filter((c) => c.classification === 'environment')), 'no environment failure').toBe('');
         expect(outcome.exit, `exit code without --strict\n${lines(failed)}`).toBe(0);
         expect(outcome.leaks, 'nothing left behind').toEqual([]);
         const deviated = [...new Set(failed.map((c) => c.requirement))].sort();
-        expect(deviated, 'the failed SHOULD requirements are exactly those the variants declare').toEqual(declaredDepartures(run));
+        expect(deviated, 'the failed SHOULD requirements are exactly those the variants declare').toEqual(
+          declaredDepartures(run),
+        );
         const strict = summarize(report.checks, { strict: true, baseline: null, baselineSource: null });
-        expect(strict.gate?.passed, 'with --strict the gate fails exactly when a deviation is declared').toBe(declaredDepartures(run).length === 0);
+        expect(strict.gate?.passed, 'with --strict the gate fails exactly when a deviation is declared').toBe(
+          declaredDepartures(run).length === 0,
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

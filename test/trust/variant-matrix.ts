@@ -78,7 +78,8 @@ function cell(text: string): string {
 
 export function renderVariantDoc(): string {
   const variants = listVariants();
-  const runOf = (name: string): VariantRun | undefined => VARIANT_RUNS.find((r) => r.variants.some((e) => variantName(e) === name));
+  const runOf = (name: string): VariantRun | undefined =>
+    VARIANT_RUNS.find((r) => r.variants.some((e) => variantName(e) === name));
   const lines = [
     '# Variant matrix',
     '',
@@ -99,11 +100,15 @@ export function renderVariantDoc(): string {
   for (const v of variants) {
     const run = runOf(v.name);
     const departs = v.departsFrom.length ? v.departsFrom.join(', ') : '– (no check asks for the convention it leaves)';
-    lines.push(`| \`${v.name}\` | ${cell(v.description)} | ${cell(v.allowedBy)} | ${departs} | ${run ? run.label : '**not in the matrix**'} |`);
+    lines.push(
+      `| \`${v.name}\` | ${cell(v.description)} | ${cell(v.allowedBy)} | ${departs} | ${run ? run.label : '**not in the matrix**'} |`,
+    );
   }
   lines.push('', '## Runs', '', '| run | variants | classes | why together |', '|---|---|---|---|');
   for (const run of VARIANT_RUNS) {
-    lines.push(`| ${run.label} | ${run.variants.map((v) => `\`${v}\``).join(', ')} | ${run.classes ? run.classes.join(', ') : 'all'} | ${cell(run.why)} |`);
+    lines.push(
+      `| ${run.label} | ${run.variants.map((v) => `\`${v}\``).join(', ')} | ${run.classes ? run.classes.join(', ') : 'all'} | ${cell(run.why)} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -23,24 +23,59 @@ export const KEY_FAULTS = {
 export const NEW_KEY_DELAY_MS = 5_000;
 
 export const apiKeyFaults = [
-  { name: KEY_FAULTS.secretInListing, requirement: 'KEY-LIST-002', description: 'GET /account/api-keys shows the full secret in `key`.' },
-  { name: KEY_FAULTS.revokeIgnored, requirement: 'KEY-DEL-001', description: 'A revoked key stops working but is still listed.' },
-  { name: KEY_FAULTS.expiresAtDropped, requirement: 'KEY-FLD-002', description: 'expires_at given at creation is reported as null.' },
-  { name: KEY_FAULTS.permissionsAsText, requirement: 'KEY-FLD-001', description: 'GET /account/api-keys lists permissions as one comma-separated string ("read,write").' },
-  { name: KEY_FAULTS.createdWithoutExpiry, requirement: 'KEY-CRT-003', description: 'POST /account/api-keys answers without the expires_at field.' },
-  { name: KEY_FAULTS.ipWhitelistRefused, requirement: 'KEY-CRT-002', description: 'POST /account/api-keys refuses a non-empty ip_whitelist as a validation error.' },
-  { name: KEY_FAULTS.newKeyRefusedBriefly, requirement: 'KEY-CRT-004', description: 'A key created with POST /account/api-keys without expires_at is refused (401) for its first 5 seconds.' },
-  { name: KEY_FAULTS.lastUsedNeverSet, requirement: 'KEY-LIST-003', description: 'GET /account/api-keys reports last_used null whether or not the key was used.' },
+  {
+    name: KEY_FAULTS.secretInListing,
+    requirement: 'KEY-LIST-002',
+    description: 'GET /account/api-keys shows the full secret in `key`.',
+  },
+  {
+    name: KEY_FAULTS.revokeIgnored,
+    requirement: 'KEY-DEL-001',
+    description: 'A revoked key stops working but is still listed.',
+  },
+  {
+    name: KEY_FAULTS.expiresAtDropped,
+    requirement: 'KEY-FLD-002',
+    description: 'expires_at given at creation is reported as null.',
+  },
+  {
+    name: KEY_FAULTS.permissionsAsText,
+    requirement: 'KEY-FLD-001',
+    description: 'GET /account/api-keys lists permissions as one comma-separated string ("read,write").',
+  },
+  {
+    name: KEY_FAULTS.createdWithoutExpiry,
+    requirement: 'KEY-CRT-003',
+    description: 'POST /account/api-keys answers without the expires_at field.',
+  },
+  {
+    name: KEY_FAULTS.ipWhitelistRefused,
+    requirement: 'KEY-CRT-002',
+    description: 'POST /account/api-keys refuses a non-empty ip_whitelist as a validation error.',
+  },
+  {
+    name: KEY_FAULTS.newKeyRefusedBriefly,
+    requirement: 'KEY-CRT-004',
+    description:
+      'A key created with POST /account/api-keys without expires_at is refused (401) for its first 5 seconds.',
+  },
+  {
+    name: KEY_FAULTS.lastUsedNeverSet,
+    requirement: 'KEY-LIST-003',
+    description: 'GET /account/api-keys reports last_used null whether or not the key was used.',
+  },
   // Sequence-only faults: each shows only after a revocation followed by another creation (cloudcheck explore finds them).
   {
     name: KEY_FAULTS.revokedListedAfterNewKey,
     requirement: 'KEY-DEL-001',
-    description: 'A revoked key is listed again in GET /account/api-keys once another key has been created after its revocation (it stays refused).',
+    description:
+      'A revoked key is listed again in GET /account/api-keys once another key has been created after its revocation (it stays refused).',
   },
   {
     name: KEY_FAULTS.revokedServedAfterNewKey,
     requirement: 'KEY-REVOKE-001',
-    description: 'A revoked key is served again once another key has been created after its revocation (a revocation list rebuilt from the live keys forgets it); it stays unlisted.',
+    description:
+      'A revoked key is served again once another key has been created after its revocation (a revocation list rebuilt from the live keys forgets it); it stays unlisted.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

@@ -37,7 +37,11 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
    * those a later creation brought back into the listing (`relisted`).
    */
   const ghosts = (accountId: string) =>
-    ctx.accountState(accountId, 'api-keys', () => ({ revokedButListed: [] as ApiKeyRecord[], revokedSinceCreate: [] as ApiKeyRecord[], relisted: [] as ApiKeyRecord[] }));
+    ctx.accountState(accountId, 'api-keys', () => ({
+      revokedButListed: [] as ApiKeyRecord[],
+      revokedSinceCreate: [] as ApiKeyRecord[],
+      relisted: [] as ApiKeyRecord[],
+    }));
 
   /** A creation after revocations: under the sequence-only faults, the keys revoked before it come back (listed, or served). */
   function afterCreate(accountId: string): void {
@@ -51,7 +55,11 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
 
   app.get('/account/api-keys', async (request) => {
     const { account } = authOf(request);
-    const keys = [...ctx.accounts.keysOf(account.id), ...ghosts(account.id).revokedButListed, ...ghosts(account.id).relisted];
+    const keys = [
+      ...ctx.accounts.keysOf(account.id),
+      ...ghosts(account.id).revokedButListed,
+      ...ghosts(account.id).relisted,
+    ];
     const withSecret = ctx.faults.has(KEY_FAULTS.secretInListing);
     const listed = keys.map((key) => listingView(key, withSecret));
     for (const view of listed) {
@@ -65,14 +73,22 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     const { account } = authOf(request);
     const fields = new Fields('billing', request.body);
     const name = fields.string('name', { required: true, max: 100 });
-    const permissions = fields.stringArray('permissions', { required: true, minItems: 1, maxItems: 10, oneOf: PERMISSIONS });
+    const permissions = fields.stringArray('permissions', {
+      required: true,
+      minItems: 1,
+      maxItems: 10,
+      oneOf: PERMISSIONS,
+    });
     const expiresAt = fields.timestamp('expires_at');
-    if (expiresAt !== undefined && Date.parse(expiresAt) <= ctx.clock.now()) fields.fail('expires_at', 'expires_at must be in the future.', { value: expiresAt });
+    if (expiresAt !== undefined && Date.parse(expiresAt) <= ctx.clock.now())
+      fields.fail('expires_at', 'expires_at must be in the future.', { value: expiresAt });
     const whitelist = fields.stringArray('ip_whitelist', { maxItems: MAX_WHITELIST });
     const badIp = whitelist?.find((entry) => !isIpOrCidr(entry));
-    if (badIp !== undefined) fields.fail('ip_whitelist', 'ip_whitelist entries must be IP addresses or CIDR ranges.', { value: badIp });
+    if (badIp !== undefined)
+      fields.fail('ip_whitelist', 'ip_whitelist entries must be IP addresses or CIDR ranges.', { value: badIp });
     // Fault: the optional whitelist is not supported at all.
-    if (ctx.faults.has(KEY_FAULTS.ipWhitelistRefused) && whitelist !== undefined && whitelist.length > 0) fields.fail('ip_whitelist', 'ip_whitelist is not supported.');
+    if (ctx.faults.has(KEY_FAULTS.ipWhitelistRefused) && whitelist !== undefined && whitelist.length > 0)
+      fields.fail('ip_whitelist', 'ip_whitelist is not supported.');
     const record = ctx.accounts.createKey(account.id, {
       name,
       permissions: [...new Set(permissions)],
@@ -82,7 +98,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     });
     // Fault: a never-expiring key only starts working a few seconds after it was handed out
     // (keys with an expiry, such as the harness's own run keys, are served at once).
-    if (ctx.faults.has(KEY_FAULTS.newKeyRefusedBriefly) && record.expires_at === null) record.notBeforeMs = ctx.clock.now() + NEW_KEY_DELAY_MS;
+    if (ctx.faults.has(KEY_FAULTS.newKeyRefusedBriefly) && record.expires_at === null)
+      record.notBeforeMs = ctx.clock.now() + NEW_KEY_DELAY_MS;
     afterCreate(account.id);
     const dropExpiry = ctx.faults.has(KEY_FAULTS.expiresAtDropped);
     return reply.status(201).send({
@@ -93,7 +110,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
         prefix: record.prefix,
         permissions: [...record.permissions],
         // Faults: the expiry is enforced but reported as null, or not reported at all.
-        ...(ctx.faults.has(KEY_FAULTS.createdWithoutExpiry) ? {} : { expires_at: dropExpiry ? null : record.expires_at }),
+        ...(ctx.faults.has(KEY_FAULTS.createdWithoutExpiry)
+          ? {}
+          : { expires_at: dropExpiry ? null : record.expires_at }),
         created_at: record.created_at,
         last_used: record.last_used,
         ip_whitelist: [...record.ip_whitelist],
@@ -106,7 +125,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     const record = ctx.accounts.keyById(account.id, request.params.key_id);
     if (!record || !ctx.accounts.revokeKey(account.id, record.id)) throw notFound('api_key');
     if (ctx.faults.has(KEY_FAULTS.revokeIgnored)) ghosts(account.id).revokedButListed.push(record);
-    if (ctx.faults.has(KEY_FAULTS.revokedListedAfterNewKey) || ctx.faults.has(KEY_FAULTS.revokedServedAfterNewKey)) ghosts(account.id).revokedSinceCreate.push(record);
+    if (ctx.faults.has(KEY_FAULTS.revokedListedAfterNewKey) || ctx.faults.has(KEY_FAULTS.revokedServedAfterNewKey))
+      ghosts(account.id).revokedSinceCreate.push(record);
     return reply.status(204).send();
   });
 }

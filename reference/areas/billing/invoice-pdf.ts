@@ -16,7 +16,8 @@ import type { InvoiceRecord } from './store.ts';
  * every start of the server (every `cloudcheck run` against the embedded server starts one).
  */
 let pdfDocument: typeof PDFDocumentClass | undefined;
-const loadPdfKit = (): typeof PDFDocumentClass => (pdfDocument ??= createRequire(import.meta.url)('pdfkit') as typeof PDFDocumentClass);
+const loadPdfKit = (): typeof PDFDocumentClass =>
+  (pdfDocument ??= createRequire(import.meta.url)('pdfkit') as typeof PDFDocumentClass);
 
 /**
  * The built-in PDF fonts only cover Latin-1 (WinAnsi); anything else a user typed into the
@@ -32,7 +33,11 @@ export function renderInvoicePdf(invoice: InvoiceRecord, account: Account): Read
     size: 'A4',
     margin: 50,
     compress: false,
-    info: { Title: `Invoice ${invoice.number}`, Author: 'Cloud Platform', Subject: printable(`Invoice ${invoice.number} for ${account.name}`) },
+    info: {
+      Title: `Invoice ${invoice.number}`,
+      Author: 'Cloud Platform',
+      Subject: printable(`Invoice ${invoice.number} for ${account.name}`),
+    },
   });
   doc.fontSize(22).text(`Invoice ${invoice.number}`);
   doc.moveDown(0.5).fontSize(11);
@@ -42,7 +47,9 @@ export function renderInvoicePdf(invoice: InvoiceRecord, account: Account): Read
   doc.text(`Status: ${invoice.status}${invoice.paidMs !== null ? ` (paid ${day(invoice.paidMs)})` : ''}`);
   doc.moveDown();
   for (const item of invoice.lineItems) {
-    doc.text(`${item.description}  -  ${item.quantity} x ${fromUnits(item.unitPrice)}  =  ${money(item.amount, invoice.currency)}`);
+    doc.text(
+      `${item.description}  -  ${item.quantity} x ${fromUnits(item.unitPrice)}  =  ${money(item.amount, invoice.currency)}`,
+    );
   }
   doc
     .moveDown()

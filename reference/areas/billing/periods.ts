@@ -23,7 +23,8 @@ export function readRange(area: Area, query: unknown, defaults: Range): Range {
   const from = fields.timestamp('from_date', { allowDate: true });
   const to = fields.timestamp('to_date', { allowDate: true });
   const fromMs = from === undefined ? defaults.fromMs : Date.parse(DATE_ONLY.test(from) ? `${from}T00:00:00Z` : from);
-  const toMs = to === undefined ? defaults.toMs : DATE_ONLY.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY - 1 : Date.parse(to);
+  const toMs =
+    to === undefined ? defaults.toMs : DATE_ONLY.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY - 1 : Date.parse(to);
   if (fromMs > toMs) fields.fail('to_date', 'to_date must not be before from_date.');
   return { fromMs, toMs };
 }
@@ -66,7 +67,11 @@ export function buckets(range: Range, interval: Interval, max: number): Bucket[]
   for (let start = intervalStart(range.fromMs, interval); start <= range.toMs; start = nextStart(start, interval)) {
     if (result.length >= max) return null;
     const end = nextStart(start, interval) - 1;
-    result.push({ label: new Date(start).toISOString().slice(0, 10), fromMs: Math.max(start, range.fromMs), toMs: Math.min(end, range.toMs) });
+    result.push({
+      label: new Date(start).toISOString().slice(0, 10),
+      fromMs: Math.max(start, range.fromMs),
+      toMs: Math.min(end, range.toMs),
+    });
   }
   return result;
 }

@@ -48,7 +48,8 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     if (fields.raw('company') === null) company = null;
     else company = fields.string('company', { max: 200 });
     const timezone = fields.string('timezone', { min: 1, max: 64 });
-    if (timezone !== undefined && !isIanaZone(timezone)) fields.fail('timezone', 'timezone must be an IANA zone name such as Europe/Berlin.', { value: timezone });
+    if (timezone !== undefined && !isIanaZone(timezone))
+      fields.fail('timezone', 'timezone must be an IANA zone name such as Europe/Berlin.', { value: timezone });
     const updated: Account = {
       ...account,
       ...(name !== undefined && { name }),
@@ -65,7 +66,8 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     const wallets = [...state.wallets.values()].map(walletView);
     if (ctx.faults.has(BILLING_FAULTS.walletBalanceStrings)) {
       for (const wallet of wallets) {
-        for (const key of ['available_balance', 'pending_balance', 'reserved_balance', 'total_balance']) wallet[key] = Number(wallet[key]).toFixed(2);
+        for (const key of ['available_balance', 'pending_balance', 'reserved_balance', 'total_balance'])
+          wallet[key] = Number(wallet[key]).toFixed(2);
       }
     }
     return { wallets };
@@ -83,7 +85,9 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     const methodId = fields.string('payment_method', { required: !unchecked, max: 100 });
     const method = state.paymentMethods.find((pm) => pm.id === methodId);
     if (!method && !(unchecked && methodId === undefined)) {
-      fields.fail('payment_method', 'payment_method must be the id of one of your payment methods.', { value: methodId });
+      fields.fail('payment_method', 'payment_method must be the id of one of your payment methods.', {
+        value: methodId,
+      });
     }
     const wallet = walletFor(state, currency);
     const units = toUnits(amount);
@@ -107,10 +111,20 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     const everything = { fromMs: -Infinity, toMs: Infinity };
     const asked = readRange('billing', request.query, everything);
     const range = ctx.faults.has(BILLING_FAULTS.historyRangeIgnored) ? everything : asked;
-    const { page, perPage } = readPageQuery('billing', request.query as Record<string, unknown>, ctx.variants, ctx.faults);
+    const { page, perPage } = readPageQuery(
+      'billing',
+      request.query as Record<string, unknown>,
+      ctx.variants,
+      ctx.faults,
+    );
     const typeFilter = ctx.faults.has(BILLING_FAULTS.historyTypeFilterIgnored) ? undefined : type;
     const matching = state.transactions
-      .filter((txn) => (typeFilter === undefined || txn.type === typeFilter) && txn.createdMs >= range.fromMs && txn.createdMs <= range.toMs)
+      .filter(
+        (txn) =>
+          (typeFilter === undefined || txn.type === typeFilter) &&
+          txn.createdMs >= range.fromMs &&
+          txn.createdMs <= range.toMs,
+      )
       // Newest first; the ledger is appended in time order, so reversing keeps ties stable.
       .reverse();
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
@@ -118,7 +132,8 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
     for (const txn of transactions) {
       // Faults: a transaction without its resource_id; the completed state capitalised.
       if (ctx.faults.has(BILLING_FAULTS.transactionResourceIdMissing)) delete txn.resource_id;
-      if (ctx.faults.has(BILLING_FAULTS.transactionStatusCapitalised) && txn.status === 'completed') txn.status = 'Completed';
+      if (ctx.faults.has(BILLING_FAULTS.transactionStatusCapitalised) && txn.status === 'completed')
+        txn.status = 'Completed';
     }
     return ctx.faults.has(BILLING_FAULTS.billingMetaMissing) ? { transactions } : { transactions, meta };
   });
@@ -126,7 +141,9 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/account/usage', async (request) => {
     const { account } = authOf(request);
     const query = new Fields('billing', request.query);
-    const service = ctx.faults.has(BILLING_FAULTS.usageServiceUnchecked) ? (query.string('service') as Service | undefined) : (query.string('service', { oneOf: SERVICES }) as Service | undefined);
+    const service = ctx.faults.has(BILLING_FAULTS.usageServiceUnchecked)
+      ? (query.string('service') as Service | undefined)
+      : (query.string('service', { oneOf: SERVICES }) as Service | undefined);
     const detailed = query.queryBoolean('detailed') ?? false;
     const period = currentMonth(ctx.clock.now());
     const usage = collectUsage(ctx, account.id, period.fromMs, Math.min(period.toMs, ctx.clock.now()));

@@ -45,7 +45,11 @@ function addResource(row: Row, type: string, count: number, units: number): void
 }
 
 /** Rows of one usage snapshot, grouped by `groupOf` (resource → group value; undefined → one row per service). */
-function rowsOf(usage: Record<Service, MergedUsage>, groupOf: ((service: Service, entry?: Record<string, unknown>) => string) | undefined, keepEmpty: boolean): Row[] {
+function rowsOf(
+  usage: Record<Service, MergedUsage>,
+  groupOf: ((service: Service, entry?: Record<string, unknown>) => string) | undefined,
+  keepEmpty: boolean,
+): Row[] {
   const rows = new Map<string, Row>();
   const rowFor = (service: Service, group: string | undefined): Row => {
     const id = `${group ?? ''}|${service}`;
@@ -74,7 +78,8 @@ function rowsOf(usage: Record<Service, MergedUsage>, groupOf: ((service: Service
       addResource(row, typeof entry.type === 'string' ? entry.type : service, 1, units);
     }
     // Cost a provider reports without naming a resource still belongs to the service.
-    if (serviceUnits !== attributed || (keepEmpty && groupOf === undefined)) rowFor(service, groupOf?.(service)).units += serviceUnits - attributed;
+    if (serviceUnits !== attributed || (keepEmpty && groupOf === undefined))
+      rowFor(service, groupOf?.(service)).units += serviceUnits - attributed;
   }
   return [...rows.values()].filter((row) => keepEmpty || row.units !== 0);
 }
@@ -119,7 +124,11 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
       percentage: shares[index] ?? 0,
       // Fault: entries without their resources array.
       ...(!withoutResources && {
-        resources: [...row.resources.entries()].map(([type, r]) => ({ type, count: r.count, cost: fromUnits(r.units) })),
+        resources: [...row.resources.entries()].map(([type, r]) => ({
+          type,
+          count: r.count,
+          cost: fromUnits(r.units),
+        })),
       }),
     }));
     return {
@@ -139,17 +148,25 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
     const interval = (query.string('interval', { oneOf: INTERVALS }) ?? 'day') as Interval;
     const now = ctx.clock.now();
     const lookback = interval === 'day' ? 30 * DAY : interval === 'week' ? 12 * 7 * DAY : 0;
-    const range = readRange('billing', request.query, { fromMs: lookback ? now - lookback : monthStart(now, -11), toMs: now });
+    const range = readRange('billing', request.query, {
+      fromMs: lookback ? now - lookback : monthStart(now, -11),
+      toMs: now,
+    });
     const periods = buckets(range, interval, MAX_BUCKETS);
     if (!periods) query.fail('from_date', `The range holds more than ${MAX_BUCKETS} ${interval}s.`);
     const resources = metric === 'resources' ? allResources(ctx, account.id) : [];
     const trends = periods.map((period) => {
       if (period.fromMs > now) return { date: period.label, value: 0 };
-      if (metric === 'resources') return { date: period.label, value: resources.filter((r) => Date.parse(r.created_at) <= period.toMs).length };
+      if (metric === 'resources')
+        return { date: period.label, value: resources.filter((r) => Date.parse(r.created_at) <= period.toMs).length };
       const usage = collectUsage(ctx, account.id, period.fromMs, Math.min(period.toMs, now));
-      if (metric === 'cost') return { date: period.label, value: fromUnits(SERVICES.reduce((sum, s) => sum + toUnits(usage[s].cost), 0)) };
+      if (metric === 'cost')
+        return { date: period.label, value: fromUnits(SERVICES.reduce((sum, s) => sum + toUnits(usage[s].cost), 0)) };
       const field = metric === 'storage' ? 'storage_gb' : 'bandwidth_gb';
-      const total = usage.storage.resources.reduce((sum, entry) => sum + (typeof entry[field] === 'number' && Number.isFinite(entry[field]) ? entry[field] : 0), 0);
+      const total = usage.storage.resources.reduce(
+        (sum, entry) => sum + (typeof entry[field] === 'number' && Number.isFinite(entry[field]) ? entry[field] : 0),
+        0,
+      );
       return { date: period.label, value: Math.round(total * 1000) / 1000 };
     });
     return { trends, metric, interval };
@@ -166,7 +183,12 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
     const type = fields.string('type', { required: true, oneOf: ['budget', 'usage', 'balance'] });
     const threshold = fields.number('threshold', { required: true, min: 0 });
     const condition = fields.string('condition', { required: true, oneOf: ['greater_than', 'less_than'] });
-    const methods = fields.stringArray('notification_methods', { required: true, minItems: 1, maxItems: 10, oneOf: ctx.faults.has(BILLING_FAULTS.alertSmsRefused) ? ['email'] : ['email', 'sms'] });
+    const methods = fields.stringArray('notification_methods', {
+      required: true,
+      minItems: 1,
+      maxItems: 10,
+      oneOf: ctx.faults.has(BILLING_FAULTS.alertSmsRefused) ? ['email'] : ['email', 'sms'],
+    });
     const alert = {
       id: newId('alert'),
       type,

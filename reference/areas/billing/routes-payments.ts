@@ -20,7 +20,8 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContex
   app.get('/account/payment-methods', async (request) => {
     const state = billingState(ctx, authOf(request).account.id);
     const listed = state.paymentMethods.map(paymentMethodView);
-    if (ctx.faults.has(BILLING_FAULTS.paymentMethodLast4Number)) for (const pm of listed) Object.assign(pm, { last4: Number(pm.last4) });
+    if (ctx.faults.has(BILLING_FAULTS.paymentMethodLast4Number))
+      for (const pm of listed) Object.assign(pm, { last4: Number(pm.last4) });
     return { payment_methods: listed };
   });
 
@@ -30,7 +31,8 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContex
     const type = fields.string('type', { required: true, oneOf: ['card', 'bank_account'] }) as 'card' | 'bank_account';
     const token = fields.string('token', { required: true, max: 200, pattern: TOKEN });
     // Fault: set_default is read but ignored (only the first method on file becomes the default).
-    const setDefault = (fields.boolean('set_default') ?? false) && !ctx.faults.has(BILLING_FAULTS.paymentMethodSetDefaultIgnored);
+    const setDefault =
+      (fields.boolean('set_default') ?? false) && !ctx.faults.has(BILLING_FAULTS.paymentMethodSetDefaultIgnored);
     const { brand, last4 } = describeToken(type, token);
     const now = ctx.clock.now();
     // The first method on file becomes the default: top-ups always have something to charge.
@@ -51,20 +53,23 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContex
     return reply.status(201).send({ payment_method: paymentMethodView(method) });
   });
 
-  app.delete<{ Params: { payment_method_id: string } }>('/account/payment-methods/:payment_method_id', async (request, reply) => {
-    const state = billingState(ctx, authOf(request).account.id);
-    const index = state.paymentMethods.findIndex((pm) => pm.id === request.params.payment_method_id);
-    const method = state.paymentMethods[index];
-    if (!method) throw notFound('payment_method');
-    // Fault: answer 204 but keep the method.
-    if (!ctx.faults.has(BILLING_FAULTS.paymentMethodDeleteIgnored)) {
-      state.paymentMethods.splice(index, 1);
-      // Keep exactly one default while any method is left: the newest takes over.
-      const newest = state.paymentMethods.at(-1);
-      if (method.isDefault && newest) newest.isDefault = true;
-    }
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: { payment_method_id: string } }>(
+    '/account/payment-methods/:payment_method_id',
+    async (request, reply) => {
+      const state = billingState(ctx, authOf(request).account.id);
+      const index = state.paymentMethods.findIndex((pm) => pm.id === request.params.payment_method_id);
+      const method = state.paymentMethods[index];
+      if (!method) throw notFound('payment_method');
+      // Fault: answer 204 but keep the method.
+      if (!ctx.faults.has(BILLING_FAULTS.paymentMethodDeleteIgnored)) {
+        state.paymentMethods.splice(index, 1);
+        // Keep exactly one default while any method is left: the newest takes over.
+        const newest = state.paymentMethods.at(-1);
+        if (method.isDefault && newest) newest.isDefault = true;
+      }
+      return reply.status(204).send();
+    },
+  );
 
   app.get('/account/invoices', async (request) => {
     const state = billingState(ctx, authOf(request).account.id);
@@ -73,7 +78,12 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContex
     const range = readRange('billing', request.query, { fromMs: -Infinity, toMs: Infinity });
     // An invoice matches a date range when its billing period overlaps it.
     const invoices = state.invoices
-      .filter((inv) => (status === undefined || inv.status === status) && inv.periodEndMs >= range.fromMs && inv.periodStartMs <= range.toMs)
+      .filter(
+        (inv) =>
+          (status === undefined || inv.status === status) &&
+          inv.periodEndMs >= range.fromMs &&
+          inv.periodStartMs <= range.toMs,
+      )
       .sort((a, b) => b.periodStartMs - a.periodStartMs)
       .map((inv) => invoiceView(inv));
     return { invoices };
@@ -92,7 +102,8 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: ReferenceContex
     if (!invoice) throw notFound('invoice');
     reply.type('application/pdf').header('content-disposition', `attachment; filename="${invoice.number}.pdf"`);
     // Fault: the right content type over a body that is not a PDF.
-    if (ctx.faults.has(BILLING_FAULTS.invoicePdfNotPdf)) return reply.send(`Invoice ${invoice.number}\nTotal: ${invoice.amount}\n`);
+    if (ctx.faults.has(BILLING_FAULTS.invoicePdfNotPdf))
+      return reply.send(`Invoice ${invoice.number}\nTotal: ${invoice.amount}\n`);
     return reply.send(renderInvoicePdf(invoice, account));
   });
 }

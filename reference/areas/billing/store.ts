@@ -114,7 +114,14 @@ function seedState(now: number): BillingState {
   const card = state.paymentMethods[0]?.id ?? '';
   // `service` and `resource_id` are always strings (the specification types them so): a payment
   // names the billing service and the payment method it came from.
-  const seedTxn = (daysAgo: number, type: TransactionType, amount: number, description: string, service: string, resourceId: string): void => {
+  const seedTxn = (
+    daysAgo: number,
+    type: TransactionType,
+    amount: number,
+    description: string,
+    service: string,
+    resourceId: string,
+  ): void => {
     state.transactions.push({
       id: newId('txn'),
       type,
@@ -133,7 +140,11 @@ function seedState(now: number): BillingState {
   seedTxn(12, 'refund', 10, 'Refund: failed SMS deliveries', 'messaging', 'cmp_seed0000000001');
 
   // Three monthly invoices: the oldest paid, the next overdue, last month's still pending.
-  const invoice = (monthsAgo: number, status: InvoiceRecord['status'], items: Array<[string, string, number, number]>): void => {
+  const invoice = (
+    monthsAgo: number,
+    status: InvoiceRecord['status'],
+    items: Array<[string, string, number, number]>,
+  ): void => {
     const periodStartMs = monthStart(now, -monthsAgo);
     const periodEndMs = monthStart(now, -monthsAgo + 1) - 1000;
     const createdMs = periodEndMs + 1000;

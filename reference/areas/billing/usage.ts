@@ -19,7 +19,12 @@ export interface MergedUsage {
   costPerMessage: number;
 }
 
-export function collectUsage(ctx: ReferenceContext, accountId: string, fromMs: number, toMs: number): Record<Service, MergedUsage> {
+export function collectUsage(
+  ctx: ReferenceContext,
+  accountId: string,
+  fromMs: number,
+  toMs: number,
+): Record<Service, MergedUsage> {
   const empty = (): MergedUsage => ({ cost: 0, resources: [], messagesSent: 0, costPerMessage: 0 });
   const merged: Record<Service, MergedUsage> = { compute: empty(), storage: empty(), messaging: empty() };
   for (const provider of ctx.services.resourceProviders) {
@@ -48,9 +53,15 @@ const ENTRY_FIELDS: Record<'compute' | 'storage', readonly string[]> = {
 };
 
 /** Without `detailed`, entries carry the specification's fields; with it, all the provider reports. */
-export function usageEntry(service: 'compute' | 'storage', entry: Record<string, unknown>, detailed: boolean): Record<string, unknown> {
+export function usageEntry(
+  service: 'compute' | 'storage',
+  entry: Record<string, unknown>,
+  detailed: boolean,
+): Record<string, unknown> {
   if (detailed) return { ...entry };
-  return Object.fromEntries(ENTRY_FIELDS[service].filter((field) => field in entry).map((field) => [field, entry[field]]));
+  return Object.fromEntries(
+    ENTRY_FIELDS[service].filter((field) => field in entry).map((field) => [field, entry[field]]),
+  );
 }
 
 /** Splits 100 over the costs with largest-remainder rounding, so the shares add up to exactly 100.00. */

@@ -19,7 +19,11 @@ export function walletFor(state: BillingState, currency: string): WalletRecord {
   return wallet;
 }
 
-export function recordTransaction(ctx: ReferenceContext, state: BillingState, txn: Omit<TransactionRecord, 'id' | 'createdMs' | 'status'>): TransactionRecord {
+export function recordTransaction(
+  ctx: ReferenceContext,
+  state: BillingState,
+  txn: Omit<TransactionRecord, 'id' | 'createdMs' | 'status'>,
+): TransactionRecord {
   const record: TransactionRecord = { ...txn, id: newId('txn'), status: 'completed', createdMs: ctx.clock.now() };
   state.transactions.push(record);
   return record;

@@ -12,7 +12,8 @@ import type { CreateVpsInput } from './service.ts';
 import { computeState } from './store.ts';
 
 /** RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens, 253 chars at most. */
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 /** cloud-init accepts up to 64 KiB of user data. */
 const USER_DATA_MAX_BYTES = 64 * 1024;
 const TAG = /^.{1,255}$/su;
@@ -32,7 +33,8 @@ export function queryFields(query: unknown): Fields {
 
 export function readName(f: Fields, required: boolean): string | undefined {
   const name = f.string('name', { required, max: 253 });
-  if (name !== undefined && !HOSTNAME.test(name)) fail('name', 'name must be a valid host name: letters, digits, hyphens and dots, 1 to 253 characters.');
+  if (name !== undefined && !HOSTNAME.test(name))
+    fail('name', 'name must be a valid host name: letters, digits, hyphens and dots, 1 to 253 characters.');
   return name;
 }
 
@@ -44,7 +46,8 @@ export function readSize(field: string, slug: string, image?: Image): Size {
   const size = findSize(slug);
   if (!size) fail(field, `${field} ${JSON.stringify(slug)} is not a size of GET /sizes.`);
   if (!size.available) fail(field, `Size ${slug} is not available.`);
-  if (image && size.disk < image.min_disk_size) fail(field, `Size ${slug} has a ${size.disk} GB disk; image ${image.id} needs at least ${image.min_disk_size} GB.`);
+  if (image && size.disk < image.min_disk_size)
+    fail(field, `Size ${slug} has a ${size.disk} GB disk; image ${image.id} needs at least ${image.min_disk_size} GB.`);
   return size;
 }
 
@@ -68,14 +71,18 @@ export function readCreateVps(ctx: ReferenceContext, accountId: string, body: un
   const userData = f.string('user_data');
   const tags = readTags(f) ?? [];
   const projectId = f.string('project_id', { min: 1, max: 100 }) ?? null;
-  if (userData !== undefined && Buffer.byteLength(userData, 'utf8') > USER_DATA_MAX_BYTES) fail('user_data', 'user_data must be at most 64 KiB.');
+  if (userData !== undefined && Buffer.byteLength(userData, 'utf8') > USER_DATA_MAX_BYTES)
+    fail('user_data', 'user_data must be at most 64 KiB.');
 
   // Then what the values refer to.
   const region = findRegion(regionSlug) ?? (ctx.faults.has('vps-unknown-region-accepted') ? REGIONS[0] : undefined);
   if (!region) fail('region', `region ${JSON.stringify(regionSlug)} is not a region of GET /regions.`);
-  if (!region.available || !region.features.includes('vps')) fail('region', `Region ${regionSlug} does not accept new instances.`);
+  if (!region.available || !region.features.includes('vps'))
+    fail('region', `Region ${regionSlug} does not accept new instances.`);
   // Fault `vps-image-by-name-only`: the image is looked up by its name, so the listed ids are refused.
-  const image = ctx.faults.has('vps-image-by-name-only') ? readImage('image', IMAGES.find((i) => i.name === imageId)?.id ?? `name:${imageId}`) : readImage('image', imageId);
+  const image = ctx.faults.has('vps-image-by-name-only')
+    ? readImage('image', IMAGES.find((i) => i.name === imageId)?.id ?? `name:${imageId}`)
+    : readImage('image', imageId);
   const size = readSize('size', sizeSlug, image);
   // SSH keys by id or by fingerprint (both identify a key of the account); stored as ids.
   const keys = [...computeState(ctx, accountId).sshKeys.values()];
@@ -86,5 +93,16 @@ export function readCreateVps(ctx: ReferenceContext, accountId: string, body: un
     if (!key) fail('ssh_keys', `ssh_keys: ${JSON.stringify(ref)} is not an SSH key of this account.`);
     return key.id;
   });
-  return { name, region: region.slug, image, size, sshKeys: [...new Set(keyIds)], privateNetworking, backups, monitoring, tags, projectId };
+  return {
+    name,
+    region: region.slug,
+    image,
+    size,
+    sshKeys: [...new Set(keyIds)],
+    privateNetworking,
+    backups,
+    monitoring,
+    tags,
+    projectId,
+  };
 }

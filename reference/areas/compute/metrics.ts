@@ -44,7 +44,10 @@ export function pointCount(startMs: number, endMs: number, stepMs: number): numb
   return Math.floor((endMs - startMs) / stepMs) + 1;
 }
 
-export function buildMetrics(vpsId: string, times: readonly number[]): Record<string, Array<{ timestamp: string; value: number }>> {
+export function buildMetrics(
+  vpsId: string,
+  times: readonly number[],
+): Record<string, Array<{ timestamp: string; value: number }>> {
   const metrics: Record<string, Array<{ timestamp: string; value: number }>> = {};
   for (const series of SERIES) {
     const [low, high] = RANGES[series];

@@ -57,11 +57,26 @@ export function computeResourceProvider(ctx: ReferenceContext, service: ComputeS
     usage(accountId, fromMs, toMs) {
       const state = computeState(ctx, accountId);
       const now = ctx.clock.now();
-      const lives = [...[...state.vps.values()].map((v) => ({ id: v.id, name: v.name, size: v.size, createdMs: v.createdMs, deletedMs: now })), ...state.retired];
+      const lives = [
+        ...[...state.vps.values()].map((v) => ({
+          id: v.id,
+          name: v.name,
+          size: v.size,
+          createdMs: v.createdMs,
+          deletedMs: now,
+        })),
+        ...state.retired,
+      ];
       const resources = lives
         .map((life) => ({ life, hours: overlapHours(life.createdMs, life.deletedMs, fromMs, toMs) }))
         .filter(({ hours }) => hours > 0)
-        .map(({ life, hours }) => ({ type: 'vps', id: life.id, name: life.name, cost: round(hours * service.priceOf(life.size).hourly), hours: round(hours, 6) }));
+        .map(({ life, hours }) => ({
+          type: 'vps',
+          id: life.id,
+          name: life.name,
+          cost: round(hours * service.priceOf(life.size).hourly),
+          hours: round(hours, 6),
+        }));
       return { service: 'compute', cost: round(resources.reduce((sum, r) => sum + r.cost, 0)), resources };
     },
     remove(accountId, resourceId) {

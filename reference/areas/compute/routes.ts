@@ -16,7 +16,15 @@ import { fail, queryFields, readCreateVps, readImage, readName, readSize, readTa
 import { INTERVALS, MAX_POINTS, buildMetrics, pointCount, pointTimes } from './metrics.ts';
 import type { ActionRequest, ComputeService } from './service.ts';
 import { parsePublicKey } from './ssh.ts';
-import { TRANSITIONAL_STATUSES, VPS_STATUSES, type VpsRecord, computeState, snapshotView, sshKeyView, vpsView } from './store.ts';
+import {
+  TRANSITIONAL_STATUSES,
+  VPS_STATUSES,
+  type VpsRecord,
+  computeState,
+  snapshotView,
+  sshKeyView,
+  vpsView,
+} from './store.ts';
 
 /** The content type Fastify gives a serialised object; pre-serialised bodies keep it. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -49,7 +57,11 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const f = queryFields(request.query);
     const type = f.string('type', { oneOf: ['linux', 'windows'] });
     const distribution = f.string('distribution');
-    const images = IMAGES.filter((image) => (type === undefined || image.type === type) && (distribution === undefined || image.distribution.toLowerCase() === distribution.toLowerCase()));
+    const images = IMAGES.filter(
+      (image) =>
+        (type === undefined || image.type === type) &&
+        (distribution === undefined || image.distribution.toLowerCase() === distribution.toLowerCase()),
+    );
     return { images };
   });
 
@@ -60,20 +72,38 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const f = queryFields(request.query);
     const region = f.string('region');
     const status = f.string('status', { oneOf: [...VPS_STATUSES, ...TRANSITIONAL_STATUSES] });
-    const { page, perPage } = readPageQuery('compute', { page: f.raw('page'), per_page: f.raw('per_page') }, ctx.variants, ctx.faults);
+    const { page, perPage } = readPageQuery(
+      'compute',
+      { page: f.raw('page'), per_page: f.raw('per_page') },
+      ctx.variants,
+      ctx.faults,
+    );
     const ignoreFilters = ctx.faults.has('vps-list-filter-ignored');
     const newestFirst = [...computeState(ctx, account.id).vps.values()].reverse();
-    const matching = newestFirst.filter((vps) => ignoreFilters || ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)));
+    const matching = newestFirst.filter(
+      (vps) =>
+        ignoreFilters ||
+        ((region === undefined || vps.region === region) && (status === undefined || vps.status === status)),
+    );
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     const filtered = region !== undefined || status !== undefined;
-    const served = ctx.faults.has('vps-list-filter-first-page-only') && filtered && page > 1 ? pastFirstFilteredPage(newestFirst, matching, page, perPage) : items;
+    const served =
+      ctx.faults.has('vps-list-filter-first-page-only') && filtered && page > 1
+        ? pastFirstFilteredPage(newestFirst, matching, page, perPage)
+        : items;
     const vpsInstances = served.map(vpsView);
     // Fault `vps-list-total-stale-after-delete`: deletions since the last creation still count.
-    const stale = ctx.faults.has('vps-list-total-stale-after-delete') ? computeState(ctx, account.id).deletedSinceCreate : 0;
-    if (stale > 0 && typeof meta.total === 'number') Object.assign(meta, { total: meta.total + stale, pages: Math.ceil((meta.total + stale) / perPage) });
+    const stale = ctx.faults.has('vps-list-total-stale-after-delete')
+      ? computeState(ctx, account.id).deletedSinceCreate
+      : 0;
+    if (stale > 0 && typeof meta.total === 'number')
+      Object.assign(meta, { total: meta.total + stale, pages: Math.ceil((meta.total + stale) / perPage) });
     // Fault `vps-list-status-capitalised`: the list spells states its own way (the record keeps the spec's).
-    if (ctx.faults.has('vps-list-status-capitalised')) for (const view of vpsInstances) view.status = String(view.status).replace(/^./, (c) => c.toUpperCase());
-    return ctx.faults.has('vps-list-meta-missing') ? { vps_instances: vpsInstances } : { vps_instances: vpsInstances, meta };
+    if (ctx.faults.has('vps-list-status-capitalised'))
+      for (const view of vpsInstances) view.status = String(view.status).replace(/^./, (c) => c.toUpperCase());
+    return ctx.faults.has('vps-list-meta-missing')
+      ? { vps_instances: vpsInstances }
+      : { vps_instances: vpsInstances, meta };
   });
 
   app.post('/vps', async (request, reply) => {
@@ -87,7 +117,8 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const { account } = authOf(request);
     const view = vpsView(ownVps(account.id, request.params.vps_id));
     if (ctx.faults.has('vps-get-name-wrong')) view.name = `${String(view.name)}-renamed`;
-    if (ctx.faults.has('vps-get-vcpus-string')) for (const field of ['vcpus', 'memory', 'disk']) view[field] = String(view[field]);
+    if (ctx.faults.has('vps-get-vcpus-string'))
+      for (const field of ['vcpus', 'memory', 'disk']) view[field] = String(view[field]);
     if (ctx.faults.has('vps-get-ips-omitted')) for (const field of ['ip_address', 'private_ip']) delete view[field];
     return { vps: view };
   });
@@ -124,11 +155,20 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const start = f.timestamp('start', { allowDate: true });
     const end = f.timestamp('end', { allowDate: true });
     // Default window: the hour before `end` (or before now).
-    const endMs = end !== undefined ? Date.parse(end) : start !== undefined ? Math.max(Date.parse(start), ctx.clock.now()) : ctx.clock.now();
+    const endMs =
+      end !== undefined
+        ? Date.parse(end)
+        : start !== undefined
+          ? Math.max(Date.parse(start), ctx.clock.now())
+          : ctx.clock.now();
     const startMs = start !== undefined ? Date.parse(start) : endMs - 3_600_000;
     if (endMs < startMs) fail('end', 'end must not be before start.');
     const count = pointCount(startMs, endMs, step);
-    if (count > MAX_POINTS) fail('interval', `The window holds ${count} points at interval ${interval}; at most ${MAX_POINTS} are returned. Use a longer interval or a shorter window.`);
+    if (count > MAX_POINTS)
+      fail(
+        'interval',
+        `The window holds ${count} points at interval ${interval}; at most ${MAX_POINTS} are returned. Use a longer interval or a shorter window.`,
+      );
     // Fault `vps-metrics-outside-window`: the series begin one interval before `start`.
     const first = ctx.faults.has('vps-metrics-outside-window') ? startMs - step : startMs;
     return { metrics: buildMetrics(record.id, pointTimes(first, endMs, step)) };
@@ -150,8 +190,15 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     if (!parsed.ok) fail('public_key', parsed.reason);
     const keys = computeState(ctx, account.id).sshKeys;
     // A key is identified by its fingerprint (POST /vps accepts either), so it is added once.
-    if ([...keys.values()].some((k) => k.fingerprint === parsed.fingerprint)) fail('public_key', `This key (${parsed.fingerprint}) is already added.`);
-    const record = { id: newId('ssh'), name, public_key: parsed.normalized, fingerprint: parsed.fingerprint, created_at: isoTimestamp(ctx.clock.now()) };
+    if ([...keys.values()].some((k) => k.fingerprint === parsed.fingerprint))
+      fail('public_key', `This key (${parsed.fingerprint}) is already added.`);
+    const record = {
+      id: newId('ssh'),
+      name,
+      public_key: parsed.normalized,
+      fingerprint: parsed.fingerprint,
+      created_at: isoTimestamp(ctx.clock.now()),
+    };
     keys.set(record.id, record);
     return reply.code(201).send({ ssh_key: sshKeyView(record) });
   });
@@ -174,7 +221,12 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
  * Fault `vps-list-filter-first-page-only`: page `page` (> 1) cut from every instance that is not
  * on the filtered first page, as a cursor that forgot the filter would.
  */
-function pastFirstFilteredPage(all: readonly VpsRecord[], matching: readonly VpsRecord[], page: number, perPage: number): VpsRecord[] {
+function pastFirstFilteredPage(
+  all: readonly VpsRecord[],
+  matching: readonly VpsRecord[],
+  page: number,
+  perPage: number,
+): VpsRecord[] {
   const first = new Set(matching.slice(0, perPage));
   return all.filter((vps) => !first.has(vps)).slice((page - 2) * perPage, (page - 1) * perPage);
 }
@@ -196,7 +248,8 @@ function readAction(ctx: ReferenceContext, record: VpsRecord, body: unknown): Ac
       return { type, name: f.string('name', { required: true, max: 255 }) };
     case 'rebuild': {
       const image = readImage('image', f.string('image', { required: true }));
-      if (image.min_disk_size > record.disk) fail('image', `Image ${image.id} needs a ${image.min_disk_size} GB disk; this VPS has ${record.disk} GB.`);
+      if (image.min_disk_size > record.disk)
+        fail('image', `Image ${image.id} needs a ${image.min_disk_size} GB disk; this VPS has ${record.disk} GB.`);
       return { type, image };
     }
     default:

@@ -25,7 +25,11 @@ export interface CreateVpsInput {
   projectId: string | null;
 }
 
-export type KnownAction = { type: 'start' | 'stop' | 'restart' } | { type: 'resize'; size: Size } | { type: 'snapshot'; name: string } | { type: 'rebuild'; image: Image };
+export type KnownAction =
+  | { type: 'start' | 'stop' | 'restart' }
+  | { type: 'resize'; size: Size }
+  | { type: 'snapshot'; name: string }
+  | { type: 'rebuild'; image: Image };
 
 /** Fault `vps-action-type-unchecked` lets an unknown type through, answered as a no-op. */
 export type ActionRequest = KnownAction | { type: string; unknown: true };
@@ -112,7 +116,8 @@ export class ComputeService {
     if (this.ctx.faults.has('vps-update-ignored')) return record;
     // Fault `vps-second-update-lost`: after the first kept PUT, the answer shows the change but nothing is stored.
     if (this.ctx.faults.has('vps-second-update-lost')) {
-      if (record.updated) return { ...record, name: changes.name ?? record.name, tags: [...(changes.tags ?? record.tags)] };
+      if (record.updated)
+        return { ...record, name: changes.name ?? record.name, tags: [...(changes.tags ?? record.tags)] };
       record.updated = true;
     }
     if (changes.name !== undefined) record.name = changes.name;
@@ -130,7 +135,13 @@ export class ComputeService {
     state.vps.delete(vpsId);
     state.deletedSinceCreate++;
     if (this.ctx.faults.has('vps-delete-ghost')) state.ghosts.set(vpsId, record);
-    state.retired.push({ id: record.id, name: record.name, size: record.size, createdMs: record.createdMs, deletedMs: this.ctx.clock.now() });
+    state.retired.push({
+      id: record.id,
+      name: record.name,
+      size: record.size,
+      createdMs: record.createdMs,
+      deletedMs: this.ctx.clock.now(),
+    });
     for (const listener of this.deletionListeners) listener(accountId, vpsId);
     this.emit(accountId, 'vps.deleted', { ...record, status: 'deleted' });
     return true;
@@ -144,14 +155,27 @@ export class ComputeService {
     const startedAt = isoTimestamp(this.ctx.clock.now());
     const finished = 'unknown' in action ? true : this.apply(accountId, record, action);
     const completedAt = finished ? isoTimestamp(this.ctx.clock.now()) : null;
-    return { id: newId('act'), type: action.type, status: finished ? 'completed' : 'in-progress', vps_id: record.id, started_at: startedAt, completed_at: completedAt };
+    return {
+      id: newId('act'),
+      type: action.type,
+      status: finished ? 'completed' : 'in-progress',
+      vps_id: record.id,
+      started_at: startedAt,
+      completed_at: completedAt,
+    };
   }
 
   /**
    * Moves the instance to `final`, at once, or under the variant `actions-async` through
    * `transitional` for the variant's time. Returns whether the action has finished.
    */
-  private transition(accountId: string, record: VpsRecord, transitional: VpsStatus, final: VpsStatus, event: string | null): boolean {
+  private transition(
+    accountId: string,
+    record: VpsRecord,
+    transitional: VpsStatus,
+    final: VpsStatus,
+    event: string | null,
+  ): boolean {
     const finish = (): void => {
       record.status = final;
       if (event) this.emit(accountId, event, record);
@@ -260,7 +284,14 @@ export class ComputeService {
     const vps = this.find(accountId, snapshot.vps_id);
     this.ctx.events.emit(accountId, event, {
       vps: { id: snapshot.vps_id, name: vps?.name ?? snapshot.vpsName, status: vps?.status ?? 'deleted' },
-      snapshot: { id: snapshot.id, name: snapshot.name, vps_id: snapshot.vps_id, region: snapshot.region, size: snapshot.size, created_at: snapshot.created_at },
+      snapshot: {
+        id: snapshot.id,
+        name: snapshot.name,
+        vps_id: snapshot.vps_id,
+        region: snapshot.region,
+        size: snapshot.size,
+        created_at: snapshot.created_at,
+      },
     });
   }
 }

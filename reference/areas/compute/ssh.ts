@@ -6,16 +6,28 @@
  */
 import { createHash } from 'node:crypto';
 
-export type ParsedKey = { ok: true; type: string; fingerprint: string; normalized: string } | { ok: false; reason: string };
+export type ParsedKey =
+  | { ok: true; type: string; fingerprint: string; normalized: string }
+  | { ok: false; reason: string };
 
 /** Key types accepted, with the check of the fields that follow the type string. */
 const KEY_TYPES: ReadonlyMap<string, (fields: Buffer[]) => boolean> = new Map([
   // ed25519: one 32-byte public point.
   ['ssh-ed25519', (fields: Buffer[]) => fields.length === 1 && fields[0]?.length === 32],
   // RSA: exponent and modulus (mpints); a modulus under 1024 bits is not a usable key.
-  ['ssh-rsa', (fields: Buffer[]) => fields.length === 2 && (fields[0]?.length ?? 0) > 0 && (fields[1]?.length ?? 0) >= 128],
+  [
+    'ssh-rsa',
+    (fields: Buffer[]) => fields.length === 2 && (fields[0]?.length ?? 0) > 0 && (fields[1]?.length ?? 0) >= 128,
+  ],
   // ECDSA P-256: the curve name and an uncompressed point (0x04 || X || Y).
-  ['ecdsa-sha2-nistp256', (fields: Buffer[]) => fields.length === 2 && fields[0]?.toString('latin1') === 'nistp256' && fields[1]?.length === 65 && fields[1][0] === 0x04],
+  [
+    'ecdsa-sha2-nistp256',
+    (fields: Buffer[]) =>
+      fields.length === 2 &&
+      fields[0]?.toString('latin1') === 'nistp256' &&
+      fields[1]?.length === 65 &&
+      fields[1][0] === 0x04,
+  ],
 ]);
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -41,12 +53,14 @@ export function parsePublicKey(text: string): ParsedKey {
   const [type = '', encoded = ''] = parts;
   const check = KEY_TYPES.get(type);
   if (!check) return { ok: false, reason: `public_key must start with one of ${[...KEY_TYPES.keys()].join(', ')}.` };
-  if (!BASE64.test(encoded) || encoded.length % 4 !== 0) return { ok: false, reason: 'public_key must carry the key as base64 after its type.' };
+  if (!BASE64.test(encoded) || encoded.length % 4 !== 0)
+    return { ok: false, reason: 'public_key must carry the key as base64 after its type.' };
   const blob = Buffer.from(encoded, 'base64');
   const strings = readStrings(blob);
   if (!strings || strings.length === 0) return { ok: false, reason: 'public_key is not a valid OpenSSH public key.' };
   const [embedded, ...fields] = strings;
-  if (embedded?.toString('latin1') !== type) return { ok: false, reason: `public_key says ${type} but its data is another kind of key.` };
+  if (embedded?.toString('latin1') !== type)
+    return { ok: false, reason: `public_key says ${type} but its data is another kind of key.` };
   if (!check(fields)) return { ok: false, reason: `public_key is not a valid ${type} key.` };
   const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
   return { ok: true, type, fingerprint, normalized: parts.join(' ') };

@@ -129,5 +129,11 @@ export function snapshotView(record: VpsSnapshotRecord): Record<string, unknown>
 }
 
 export function sshKeyView(record: SshKeyRecord): Record<string, unknown> {
-  return { id: record.id, name: record.name, public_key: record.public_key, fingerprint: record.fingerprint, created_at: record.created_at };
+  return {
+    id: record.id,
+    name: record.name,
+    public_key: record.public_key,
+    fingerprint: record.fingerprint,
+    created_at: record.created_at,
+  };
 }

@@ -9,14 +9,17 @@ export const COMPUTE_VARIANTS = [
     name: 'vps-boot-slow',
     departsFrom: [],
     allowedBy: 'States and transitions: POST /vps answers `creating`; when it becomes running: not shown',
-    description: 'A new VPS stays `creating` for MS milliseconds (default 60000) before it runs, as a real cloud takes a minute to boot.',
+    description:
+      'A new VPS stays `creating` for MS milliseconds (default 60000) before it runs, as a real cloud takes a minute to boot.',
     defaultMs: 60_000,
   },
   {
     name: 'actions-async',
     departsFrom: ['VPS-ACT-005'],
-    allowedBy: 'States and transitions: "resulting states of actions start, stop, restart, resize, snapshot, rebuild: not shown"',
-    description: 'start, stop and restart answer at once with the VPS `starting`, `stopping` or `restarting` (action `in-progress`) and reach the final state after MS milliseconds (default 3000).',
+    allowedBy:
+      'States and transitions: "resulting states of actions start, stop, restart, resize, snapshot, rebuild: not shown"',
+    description:
+      'start, stop and restart answer at once with the VPS `starting`, `stopping` or `restarting` (action `in-progress`) and reach the final state after MS milliseconds (default 3000).',
     defaultMs: 3_000,
   },
 ] as const satisfies readonly VariantDefinition[];

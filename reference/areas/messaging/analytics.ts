@@ -23,11 +23,16 @@ export function registerAnalyticsRoutes(app: FastifyInstance, ctx: ReferenceCont
     const { account } = authOf(request);
     const fields = new Fields('messaging', isPlainObject(request.query) ? request.query : {});
     const range = readDateRange(fields);
-    const requested = ctx.faults.has('msg-analytics-group-by-unchecked') ? fields.string('group_by') : fields.string('group_by', { oneOf: GROUPS });
+    const requested = ctx.faults.has('msg-analytics-group-by-unchecked')
+      ? fields.string('group_by')
+      : fields.string('group_by', { oneOf: GROUPS });
     const groupBy = GROUPS.find((g) => g === requested) ?? 'day';
     const rateScale = ctx.faults.has('msg-analytics-rate-basis-points') && requested !== undefined ? 100 : 1;
 
-    const rows = new Map<string, { date: string; total_messages: number; delivered: number; failed: number; cost: number }>();
+    const rows = new Map<
+      string,
+      { date: string; total_messages: number; delivered: number; failed: number; cost: number }
+    >();
     for (const m of stateOf(ctx, account.id).messages.values()) {
       if (!inRange(range, m.createdMs)) continue;
       const date = groupStart(m.createdMs, groupBy);

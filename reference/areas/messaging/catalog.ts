@@ -107,7 +107,9 @@ export const CURRENCY = 'USD';
  * them travels as GSM-7 (160 characters per segment, 153 when split); anything else forces UCS-2
  * (70, or 67 when split) — that is how carriers count and charge segments.
  */
-const GSM_7 = new Set('@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà^{}\\[~]|€');
+const GSM_7 = new Set(
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà^{}\\[~]|€',
+);
 
 export function segmentsOf(text: string): number {
   // One pass over the code points, without the array a spread would allocate on every send.

@@ -21,7 +21,8 @@ export function readDateRange(fields: Fields): DateRange {
   const from = fields.timestamp('from_date', { allowDate: true });
   const to = fields.timestamp('to_date', { allowDate: true });
   const fromMs = from === undefined ? -Infinity : Date.parse(isDateOnly(from) ? `${from}T00:00:00Z` : from);
-  const toMs = to === undefined ? Infinity : Date.parse(isDateOnly(to) ? `${to}T00:00:00Z` : to) + (isDateOnly(to) ? DAY_MS : 1);
+  const toMs =
+    to === undefined ? Infinity : Date.parse(isDateOnly(to) ? `${to}T00:00:00Z` : to) + (isDateOnly(to) ? DAY_MS : 1);
   if (fromMs >= toMs) fields.fail('to_date', 'to_date must not be before from_date.');
   return { fromMs, toMs };
 }
@@ -33,7 +34,8 @@ export function inRange(range: DateRange, ms: number): boolean {
 /** First day (YYYY-MM-DD, UTC) of the day, ISO week (Monday) or month holding `ms`. */
 export function groupStart(ms: number, groupBy: 'day' | 'week' | 'month'): string {
   const date = new Date(ms);
-  if (groupBy === 'month') return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)).toISOString().slice(0, 10);
+  if (groupBy === 'month')
+    return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)).toISOString().slice(0, 10);
   const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   if (groupBy === 'day') return new Date(day).toISOString().slice(0, 10);
   const sinceMonday = (new Date(day).getUTCDay() + 6) % 7;

@@ -13,7 +13,14 @@ import { newId } from '../../core/ids.ts';
 import { RULES } from '../../core/rate-limit.ts';
 import type { WalletService } from '../../core/services.ts';
 import { CURRENCY, TEST_NETWORK, countryOf, networkOf, priceOf, roundMoney } from './catalog.ts';
-import { type CampaignRecord, FINAL_STATES, type MessageRecord, type MessageState, type MessagingState, stateOf } from './store.ts';
+import {
+  type CampaignRecord,
+  FINAL_STATES,
+  type MessageRecord,
+  type MessageState,
+  type MessagingState,
+  stateOf,
+} from './store.ts';
 
 /** The sender a message carries when the request names none. */
 export const DEFAULT_SENDER = 'CloudCheck';
@@ -42,7 +49,12 @@ export function isTestMode(request: FastifyRequest): boolean {
  * `from` must be a sender id of the account that is approved for every destination country.
  * The specification names one code for both cases ("not approved for the target country").
  */
-export function checkSender(ctx: ReferenceContext, state: MessagingState, from: string | undefined, recipients: readonly string[]): void {
+export function checkSender(
+  ctx: ReferenceContext,
+  state: MessagingState,
+  from: string | undefined,
+  recipients: readonly string[],
+): void {
   if (from === undefined) return;
   const problem = senderProblem(state, from, recipients);
   const code = ctx.faults.has('msg-sender-country-wrong-code') ? 'validation_error' : 'sender_id_not_approved';
@@ -62,9 +74,17 @@ function senderProblem(state: MessagingState, from: string, recipients: readonly
  * test numbers are exempt: the specification says they *always* succeed or fail, and an opt-out
  * recorded for one (the document's own example uses the succeed number) must not break test mode.
  */
-export function checkOptOuts(ctx: ReferenceContext, state: MessagingState, recipients: readonly string[], field: string): void {
+export function checkOptOuts(
+  ctx: ReferenceContext,
+  state: MessagingState,
+  recipients: readonly string[],
+  field: string,
+): void {
   const blocked = recipients.find((phone) => state.optOuts.has(phone) && !isTestNumber(ctx, phone));
-  if (blocked !== undefined) throw fieldError('messaging', field, `${blocked} has opted out of messages.`, 'recipient_opted_out', { value: blocked });
+  if (blocked !== undefined)
+    throw fieldError('messaging', field, `${blocked} has opted out of messages.`, 'recipient_opted_out', {
+      value: blocked,
+    });
 }
 
 /** Billing may be left out of a trimmed server (the area list is configurable): then nothing is debited. */
@@ -80,7 +100,13 @@ function walletOf(ctx: ReferenceContext): WalletService | undefined {
  * Counts the SMS volume (one per recipient, after validation, docs/conventions.md) and debits
  * live sends. When the wallet refuses, the volume is given back: a refused send sent nothing.
  */
-export function takeVolumeAndCharge(ctx: ReferenceContext, request: FastifyRequest, reply: FastifyReply, plan: SendPlan, charge: { amount: number; description: string; resourceId: string }): boolean {
+export function takeVolumeAndCharge(
+  ctx: ReferenceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  plan: SendPlan,
+  charge: { amount: number; description: string; resourceId: string },
+): boolean {
   takeSmsVolume(ctx, request, reply, plan.recipients.length);
   // Test-mode sends are priced but not debited (docs/conventions.md, Messaging).
   if (plan.testMode) return false;
@@ -88,7 +114,13 @@ export function takeVolumeAndCharge(ctx: ReferenceContext, request: FastifyReque
   if (!wallet) return false;
   const auth = authOf(request);
   try {
-    wallet.charge(auth.account.id, { amount: charge.amount, currency: CURRENCY, description: charge.description, service: 'messaging', resourceId: charge.resourceId });
+    wallet.charge(auth.account.id, {
+      amount: charge.amount,
+      currency: CURRENCY,
+      description: charge.description,
+      service: 'messaging',
+      resourceId: charge.resourceId,
+    });
   } catch (error) {
     if (!auth.key.unlimited) {
       ctx.limiter.refund(auth.key.id, [ctx.limiter.peek(auth.key.id, RULES.sms)], plan.recipients.length);
@@ -100,7 +132,13 @@ export function takeVolumeAndCharge(ctx: ReferenceContext, request: FastifyReque
 }
 
 /** Creates one `sent` message per recipient, emits sms.sent and schedules the carrier's answer. */
-export function createMessages(ctx: ReferenceContext, accountId: string, plan: SendPlan, ids: readonly string[], charged: boolean): MessageRecord[] {
+export function createMessages(
+  ctx: ReferenceContext,
+  accountId: string,
+  plan: SendPlan,
+  ids: readonly string[],
+  charged: boolean,
+): MessageRecord[] {
   const state = stateOf(ctx, accountId);
   const nowMs = ctx.clock.now();
   const now = isoTimestamp(nowMs);
@@ -118,7 +156,12 @@ export function createMessages(ctx: ReferenceContext, accountId: string, plan: S
       created_at: now,
       sent_at: now,
       delivered_at: null,
-      delivery_report: { network: isTestNumber(ctx, to) ? TEST_NETWORK : networkOf(to, country), country, error_code: null, error_message: null },
+      delivery_report: {
+        network: isTestNumber(ctx, to) ? TEST_NETWORK : networkOf(to, country),
+        country,
+        error_code: null,
+        error_message: null,
+      },
       template_id: plan.templateId ?? null,
       campaign_id: plan.campaignId ?? null,
       callback_url: plan.callbackUrl ?? null,
@@ -131,7 +174,9 @@ export function createMessages(ctx: ReferenceContext, accountId: string, plan: S
   });
   for (const record of records) emitStatus(ctx, accountId, record);
   // One timer per send operation: a bulk of 1000 schedules one job, not 1000.
-  ctx.clock.schedule(ctx.options.delays.smsDeliveryMs, () => carrierAnswers(ctx, accountId, state, records, plan.campaignId));
+  ctx.clock.schedule(ctx.options.delays.smsDeliveryMs, () =>
+    carrierAnswers(ctx, accountId, state, records, plan.campaignId),
+  );
   return records;
 }
 
@@ -145,7 +190,13 @@ function isTestNumber(ctx: ReferenceContext, phone: string): boolean {
  * confirms (the expire number) stay `sent` until the validity period, counted from sending, has
  * passed: one more timer for all of them, and only when the operation has any.
  */
-function carrierAnswers(ctx: ReferenceContext, accountId: string, state: MessagingState, records: readonly MessageRecord[], campaignId: string | undefined): void {
+function carrierAnswers(
+  ctx: ReferenceContext,
+  accountId: string,
+  state: MessagingState,
+  records: readonly MessageRecord[],
+  campaignId: string | undefined,
+): void {
   let unconfirmed: MessageRecord[] | undefined;
   for (const record of records) {
     if (!finish(ctx, accountId, record)) (unconfirmed ??= []).push(record);
@@ -195,10 +246,19 @@ function finish(ctx: ReferenceContext, accountId: string, record: MessageRecord)
 }
 
 /** `error_code` and `error_message` of each unsuccessful final state. */
-function carrierError(ctx: ReferenceContext, record: MessageRecord, status: Exclude<FinalState, 'delivered'>): [string, string] {
+function carrierError(
+  ctx: ReferenceContext,
+  record: MessageRecord,
+  status: Exclude<FinalState, 'delivered'>,
+): [string, string] {
   switch (status) {
     case 'failed':
-      return ['undeliverable', record.to === ctx.options.testNumbers.fail ? 'The fail test number never receives messages.' : 'The handset could not be reached.'];
+      return [
+        'undeliverable',
+        record.to === ctx.options.testNumbers.fail
+          ? 'The fail test number never receives messages.'
+          : 'The handset could not be reached.',
+      ];
     case 'rejected':
       return ['carrier_rejected', 'The carrier rejected the message.'];
     case 'expired':
@@ -262,7 +322,8 @@ function emitStatus(ctx: ReferenceContext, accountId: string, record: MessageRec
   const callbacks = record.callback_url ? [{ url: record.callback_url, secret: null }] : [];
   const extra: Array<{ url: string; secret: string | null }> = [...callbacks];
   if (ctx.faults.has('webhook-unsubscribed-delivered')) {
-    for (const s of ctx.events.subscriptionsOf(accountId)) if (!s.events.includes(event)) extra.push({ url: s.url, secret: s.secret });
+    for (const s of ctx.events.subscriptionsOf(accountId))
+      if (!s.events.includes(event)) extra.push({ url: s.url, secret: s.secret });
   }
   if (ctx.faults.has('webhook-data-incomplete')) {
     const { network: _network, country: _country, ...rest } = data;

@@ -11,7 +11,13 @@ import { isE164 } from './catalog.ts';
 export const MAX_MESSAGE_LENGTH = 1600;
 
 export function phoneError(field: string, value: string) {
-  return fieldError('messaging', field, `${field} must be a phone number in international (E.164) format, e.g. +14155550123.`, 'invalid_phone_number', { value });
+  return fieldError(
+    'messaging',
+    field,
+    `${field} must be a phone number in international (E.164) format, e.g. +14155550123.`,
+    'invalid_phone_number',
+    { value },
+  );
 }
 
 /** A phone number: a string in E.164, else `invalid_phone_number` with {field, value}. */
@@ -33,7 +39,13 @@ export function checkMessageLength(text: string, field: string, max = MAX_MESSAG
   if (text.length <= max) return;
   const length = codePoints(text);
   if (length > max) {
-    throw fieldError('messaging', field, `${field} is ${length} characters long; the limit is ${MAX_MESSAGE_LENGTH}.`, 'message_too_long', { length, max: MAX_MESSAGE_LENGTH });
+    throw fieldError(
+      'messaging',
+      field,
+      `${field} is ${length} characters long; the limit is ${MAX_MESSAGE_LENGTH}.`,
+      'message_too_long',
+      { length, max: MAX_MESSAGE_LENGTH },
+    );
   }
 }
 
@@ -53,7 +65,9 @@ function codePoints(text: string): number {
 
 /** An absolute http(s) URL (callback_url, webhook url). */
 export function readHttpUrl(fields: Fields, field: string, opts: { required?: boolean } = {}): string | undefined {
-  const value = opts.required ? fields.string(field, { required: true, max: 2048 }) : fields.string(field, { max: 2048 });
+  const value = opts.required
+    ? fields.string(field, { required: true, max: 2048 })
+    : fields.string(field, { max: 2048 });
   if (value === undefined) return undefined;
   let url: URL | undefined;
   try {
@@ -61,7 +75,8 @@ export function readHttpUrl(fields: Fields, field: string, opts: { required?: bo
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fields.fail(field, `${field} must be an absolute http or https URL.`, { value });
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    fields.fail(field, `${field} must be an absolute http or https URL.`, { value });
   return value;
 }
 

@@ -54,15 +54,28 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     const { account } = authOf(request);
     const fields = new Fields('messaging', request.body);
     const senderId = fields.string('sender_id', { required: true, max: 16 });
-    const type = ctx.faults.has('msg-sender-type-unchecked') ? fields.string('type', { required: true, max: 64 }) : fields.string('type', { required: true, oneOf: ['alphanumeric', 'numeric'] });
-    const countries = fields.stringArray('countries', { required: true, minItems: 1, maxItems: 250, itemPattern: COUNTRY });
+    const type = ctx.faults.has('msg-sender-type-unchecked')
+      ? fields.string('type', { required: true, max: 64 })
+      : fields.string('type', { required: true, oneOf: ['alphanumeric', 'numeric'] });
+    const countries = fields.stringArray('countries', {
+      required: true,
+      minItems: 1,
+      maxItems: 250,
+      itemPattern: COUNTRY,
+    });
     const useCase = fields.string('use_case', { required: true, max: 1000 });
     const businessName = fields.string('business_name', { required: true, max: 200 });
     const pattern = type === 'numeric' ? NUMERIC_SENDER : ALPHANUMERIC_SENDER;
     if (!pattern.test(senderId)) {
-      fields.fail('sender_id', type === 'numeric' ? 'A numeric sender_id is a phone number or short code.' : 'An alphanumeric sender_id has 1 to 11 letters or digits, at least one letter.', {
-        value: senderId,
-      });
+      fields.fail(
+        'sender_id',
+        type === 'numeric'
+          ? 'A numeric sender_id is a phone number or short code.'
+          : 'An alphanumeric sender_id has 1 to 11 letters or digits, at least one letter.',
+        {
+          value: senderId,
+        },
+      );
     }
     const state = stateOf(ctx, account.id);
     const now = isoTimestamp(ctx.clock.now());
@@ -102,7 +115,9 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.get('/messaging/templates', async (request) => {
     const { account } = authOf(request);
     const templates = newestFirst(stateOf(ctx, account.id).templates.values());
-    return { templates: (ctx.faults.has('msg-template-not-listed') ? templates.slice(1) : templates).map(templateView) };
+    return {
+      templates: (ctx.faults.has('msg-template-not-listed') ? templates.slice(1) : templates).map(templateView),
+    };
   });
 
   app.post('/messaging/templates', async (request, reply) => {
@@ -111,9 +126,17 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     const name = fields.string('name', { required: true, max: 200 });
     // A template longer than one message could never be sent.
     const content = fields.string('content', { required: true, max: MAX_MESSAGE_LENGTH });
-    if (ctx.faults.has('msg-template-placeholders-refused') && placeholdersOf(content).length > 0) fields.fail('content', 'content may not hold placeholders.');
+    if (ctx.faults.has('msg-template-placeholders-refused') && placeholdersOf(content).length > 0)
+      fields.fail('content', 'content may not hold placeholders.');
     const category = fields.string('category', { max: 100 }) ?? null;
-    const template = { id: newId('tpl'), name, content, category, variables: placeholdersOf(content), created_at: isoTimestamp(ctx.clock.now()) };
+    const template = {
+      id: newId('tpl'),
+      name,
+      content,
+      category,
+      variables: placeholdersOf(content),
+      created_at: isoTimestamp(ctx.clock.now()),
+    };
     stateOf(ctx, account.id).templates.set(template.id, template);
     return reply.status(201).send({ template: templateView(template) });
   });
@@ -122,7 +145,9 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   app.get('/messaging/contacts/lists', async (request) => {
     const { account } = authOf(request);
     const lists = newestFirst(stateOf(ctx, account.id).contactLists.values());
-    return { contact_lists: (ctx.faults.has('msg-contact-list-not-listed') ? lists.slice(1) : lists).map(contactListView) };
+    return {
+      contact_lists: (ctx.faults.has('msg-contact-list-not-listed') ? lists.slice(1) : lists).map(contactListView),
+    };
   });
 
   app.post('/messaging/contacts/lists', async (request, reply) => {
@@ -146,7 +171,8 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     if (raw === undefined || raw === null) fields.fail('contacts', 'contacts is required.');
     if (!Array.isArray(raw)) fields.fail('contacts', 'contacts must be an array of objects.');
     if (raw.length === 0) fields.fail('contacts', 'contacts must have at least 1 item(s).');
-    if (raw.length > MAX_CONTACTS_PER_REQUEST) fields.fail('contacts', `contacts must have at most ${MAX_CONTACTS_PER_REQUEST} items.`);
+    if (raw.length > MAX_CONTACTS_PER_REQUEST)
+      fields.fail('contacts', `contacts must have at most ${MAX_CONTACTS_PER_REQUEST} items.`);
     // Validate every entry before adding any, so a refused request changes nothing.
     const entries = raw.map((item: unknown, index: number) => readContact(fields, item, `contacts[${index}]`));
     const now = isoTimestamp(ctx.clock.now());
@@ -162,7 +188,13 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     }
     // Not shown by the specification nor fixed by conventions.md: the counts, plus the updated
     // list in its `contact_list` wrapper so a client sees the list as GET would show it.
-    return { list_id: list.id, added, duplicates, total_contacts: list.contacts.size, contact_list: contactListView(list) };
+    return {
+      list_id: list.id,
+      added,
+      duplicates,
+      total_contacts: list.contacts.size,
+      contact_list: contactListView(list),
+    };
   });
 
   // ---- opt-outs -------------------------------------------------------------------------------
@@ -191,14 +223,23 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
     const url = readHttpUrl(fields, 'url', { required: true })!;
     const events = fields.stringArray('events', { required: true, minItems: 1, maxItems: 100, oneOf: WEBHOOK_EVENTS });
     const secret = fields.string('secret', { min: 1, max: 256 });
-    if (secret !== undefined && ctx.faults.has('webhook-secret-refused')) fields.fail('secret', 'secret is not a known field.');
-    const subscription = ctx.events.subscribe(account.id, { url, events: [...new Set(events)], secret: secret ?? null });
+    if (secret !== undefined && ctx.faults.has('webhook-secret-refused'))
+      fields.fail('secret', 'secret is not a known field.');
+    const subscription = ctx.events.subscribe(account.id, {
+      url,
+      events: [...new Set(events)],
+      secret: secret ?? null,
+    });
     return reply.status(201).send({ webhook: webhookView(subscription) });
   });
 }
 
 /** One entry of `contacts`; problems name the full path (`contacts[2].phone`) so the caller finds them. */
-function readContact(fields: Fields, item: unknown, at: string): { phone: string; name: string | null; email: string | null } {
+function readContact(
+  fields: Fields,
+  item: unknown,
+  at: string,
+): { phone: string; name: string | null; email: string | null } {
   if (!isPlainObject(item)) fields.fail(at, `${at} must be an object.`);
   const text = (name: string, max: number, required = false): string | null => {
     const value = item[name];
@@ -213,7 +254,8 @@ function readContact(fields: Fields, item: unknown, at: string): { phone: string
   const phone = text('phone', Infinity, true) ?? '';
   if (!isE164(phone)) throw phoneError(`${at}.phone`, phone);
   const email = text('email', 320);
-  if (email !== null && !EMAIL.test(email)) fields.fail(`${at}.email`, `${at}.email is not an email address.`, { value: email });
+  if (email !== null && !EMAIL.test(email))
+    fields.fail(`${at}.email`, `${at}.email is not an email address.`, { value: email });
   return { phone, name: text('name', 200), email };
 }
 

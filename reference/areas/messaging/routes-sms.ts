@@ -12,8 +12,24 @@ import { paginate, readPageQuery } from '../../core/pagination.ts';
 import { Fields, isPlainObject } from '../../core/validation.ts';
 import { CURRENCY, isE164, priceOf, roundMoney } from './catalog.ts';
 import { inRange, readDateRange } from './dates.ts';
-import { type SendPlan, checkOptOuts, checkSender, createMessages, isTestMode, sumCosts, takeVolumeAndCharge } from './delivery.ts';
-import { MAX_MESSAGE_LENGTH, checkMessageLength, phoneError, readFrom, readHttpUrl, readMessageText, readPhone } from './input.ts';
+import {
+  type SendPlan,
+  checkOptOuts,
+  checkSender,
+  createMessages,
+  isTestMode,
+  sumCosts,
+  takeVolumeAndCharge,
+} from './delivery.ts';
+import {
+  MAX_MESSAGE_LENGTH,
+  checkMessageLength,
+  phoneError,
+  readFrom,
+  readHttpUrl,
+  readMessageText,
+  readPhone,
+} from './input.ts';
 import { MESSAGE_STATES, newestFirst, stateOf } from './store.ts';
 import { renderTemplate } from './templates.ts';
 import { bulkView, campaignDetailsView, campaignSummaryView, listEntryView, sendView, statusView } from './views.ts';
@@ -39,29 +55,53 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const { account } = authOf(request);
     const fields = new Fields('messaging', request.body);
     const to = readPhone(fields, 'to');
-    if (ctx.faults.has('msg-random-number-refused') && to === ctx.options.testNumbers.random) throw phoneError('to', to);
+    if (ctx.faults.has('msg-random-number-refused') && to === ctx.options.testNumbers.random)
+      throw phoneError('to', to);
     const wrongCode = ctx.faults.has('msg-too-long-wrong-code');
-    const max = ctx.faults.has('msg-exact-limit-refused') ? MAX_MESSAGE_LENGTH - 1 : wrongCode ? Infinity : MAX_MESSAGE_LENGTH;
+    const max = ctx.faults.has('msg-exact-limit-refused')
+      ? MAX_MESSAGE_LENGTH - 1
+      : wrongCode
+        ? Infinity
+        : MAX_MESSAGE_LENGTH;
     // Fault msg-send-message-optional: a missing `message` is read as an empty text.
-    const text = ctx.faults.has('msg-send-message-optional') && fields.raw('message') === undefined ? '' : readMessageText(fields, 'message', max);
+    const text =
+      ctx.faults.has('msg-send-message-optional') && fields.raw('message') === undefined
+        ? ''
+        : readMessageText(fields, 'message', max);
     if (wrongCode && [...text].length > MAX_MESSAGE_LENGTH) fields.fail('message', 'message is too long.');
     // Fault msg-length-in-bytes: the limit measured in UTF-8 bytes, as a byte-oriented store would.
     if (ctx.faults.has('msg-length-in-bytes') && Buffer.byteLength(text) > MAX_MESSAGE_LENGTH) {
       const length = Buffer.byteLength(text);
-      throw fieldError('messaging', 'message', `message is ${length} characters long; the limit is ${MAX_MESSAGE_LENGTH}.`, 'message_too_long', { length, max: MAX_MESSAGE_LENGTH });
+      throw fieldError(
+        'messaging',
+        'message',
+        `message is ${length} characters long; the limit is ${MAX_MESSAGE_LENGTH}.`,
+        'message_too_long',
+        { length, max: MAX_MESSAGE_LENGTH },
+      );
     }
     const from = readFrom(fields);
     const callbackUrl = readHttpUrl(fields, 'callback_url');
     const state = stateOf(ctx, account.id);
     const recipients = [to];
-    if (from !== undefined && ctx.faults.has('msg-approved-sender-refused') && state.senderIds.get(from)?.status === 'approved') {
-      throw fieldError('messaging', 'from', `Sender ID ${from} is not approved.`, 'sender_id_not_approved', { value: from });
+    if (
+      from !== undefined &&
+      ctx.faults.has('msg-approved-sender-refused') &&
+      state.senderIds.get(from)?.status === 'approved'
+    ) {
+      throw fieldError('messaging', 'from', `Sender ID ${from} is not approved.`, 'sender_id_not_approved', {
+        value: from,
+      });
     }
     checkSender(ctx, state, from, recipients);
     checkOptOuts(ctx, state, recipients, 'to');
     const plan: SendPlan = { recipients, text, from, callbackUrl, testMode: isTestMode(request) };
     const id = newId('msg');
-    const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: priceOf(text), description: `SMS to ${to}`, resourceId: id });
+    const charged = takeVolumeAndCharge(ctx, request, reply, plan, {
+      amount: priceOf(text),
+      description: `SMS to ${to}`,
+      resourceId: id,
+    });
     const [message] = createMessages(ctx, account.id, plan, [id], charged);
     const view = sendView(message!);
     if (plan.testMode && ctx.faults.has('msg-test-mode-status-queued')) view.status = 'queued';
@@ -91,11 +131,17 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const campaignId = newId('cmp');
     const plan: SendPlan = { recipients, text, from, callbackUrl, testMode: isTestMode(request), campaignId };
     const total = roundMoney(recipients.length * priceOf(text));
-    const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: total, description: `Bulk SMS to ${recipients.length} recipients`, resourceId: campaignId });
+    const charged = takeVolumeAndCharge(ctx, request, reply, plan, {
+      amount: total,
+      description: `Bulk SMS to ${recipients.length} recipients`,
+      resourceId: campaignId,
+    });
     const now = ctx.clock.now();
     const campaign = {
       campaign_id: campaignId,
-      campaign_name: (ctx.faults.has('msg-bulk-campaign-name-ignored') ? undefined : campaignName) ?? `campaign-${isoTimestamp(now).slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`,
+      campaign_name:
+        (ctx.faults.has('msg-bulk-campaign-name-ignored') ? undefined : campaignName) ??
+        `campaign-${isoTimestamp(now).slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`,
       total_cost: 0,
       currency: CURRENCY,
       status: 'processing' as const,
@@ -112,11 +158,13 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       charged,
     );
     campaign.messageIds = messages.map((m) => m.message_id);
-    if (ctx.faults.has('msg-bulk-status-unknown') && campaignName === undefined) for (const m of messages) UNNAMED_BULK_MESSAGES.add(m);
+    if (ctx.faults.has('msg-bulk-status-unknown') && campaignName === undefined)
+      for (const m of messages) UNNAMED_BULK_MESSAGES.add(m);
     campaign.total_cost = sumCosts(messages);
     const view = bulkView(state, campaign);
     if (ctx.faults.has('msg-bulk-not-processing')) view.status = 'completed';
-    if (ctx.faults.has('msg-bulk-messages-pending')) for (const entry of view.messages as Array<{ status: string }>) entry.status = 'pending';
+    if (ctx.faults.has('msg-bulk-messages-pending'))
+      for (const entry of view.messages as Array<{ status: string }>) entry.status = 'pending';
     return reply.status(201).send(view);
   });
 
@@ -137,15 +185,30 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       : state.templates.get(templateId);
     if (!template && ctx.faults.has('msg-template-unknown-not-found')) throw notFound('template');
     if (!template) {
-      throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', { value: templateId });
+      throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', {
+        value: templateId,
+      });
     }
-    const text = ctx.faults.has('msg-template-not-substituted') ? template.content : renderTemplate(template, variables);
+    const text = ctx.faults.has('msg-template-not-substituted')
+      ? template.content
+      : renderTemplate(template, variables);
     checkMessageLength(text, 'variables');
     checkSender(ctx, state, from, [to]);
     checkOptOuts(ctx, state, [to], 'to');
-    const plan: SendPlan = { recipients: [to], text, from, callbackUrl: undefined, testMode: isTestMode(request), templateId: template.id };
+    const plan: SendPlan = {
+      recipients: [to],
+      text,
+      from,
+      callbackUrl: undefined,
+      testMode: isTestMode(request),
+      templateId: template.id,
+    };
     const id = newId('msg');
-    const charged = takeVolumeAndCharge(ctx, request, reply, plan, { amount: priceOf(text), description: `SMS to ${to} (template ${template.name})`, resourceId: id });
+    const charged = takeVolumeAndCharge(ctx, request, reply, plan, {
+      amount: priceOf(text),
+      description: `SMS to ${to} (template ${template.name})`,
+      resourceId: id,
+    });
     const [message] = createMessages(ctx, account.id, plan, [id], charged);
     return reply.status(201).send(sendView(message!));
   });
@@ -173,9 +236,14 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     const to = plusRestored(fields.string('to'));
     const from = plusRestored(fields.string('from'));
     const { page, perPage: asked } = readPageQuery('messaging', query, ctx.variants, ctx.faults);
-    const perPage = ctx.faults.has('msg-page-size-default-20') && (query.per_page === undefined || query.per_page === '') ? 20 : asked;
+    const perPage =
+      ctx.faults.has('msg-page-size-default-20') && (query.per_page === undefined || query.per_page === '')
+        ? 20
+        : asked;
     // Fault msg-list-status-filter-first-page-only: pages after the first are cut from the list without the status filter.
-    const ignoreStatus = ctx.faults.has('msg-status-filter-ignored') || (ctx.faults.has('msg-list-status-filter-first-page-only') && page > 1);
+    const ignoreStatus =
+      ctx.faults.has('msg-status-filter-ignored') ||
+      (ctx.faults.has('msg-list-status-filter-first-page-only') && page > 1);
     const matching = newestFirst(stateOf(ctx, account.id).messages.values()).filter(
       (m) =>
         (ctx.faults.has('msg-list-range-ignored') || inRange(range, m.createdMs)) &&
@@ -207,7 +275,8 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     let campaigns = newestFirst(state.campaigns.values());
     if (ctx.faults.has('msg-campaign-not-listed')) campaigns = campaigns.slice(1);
     const entries = campaigns.map((c) => campaignSummaryView(state, c));
-    if (ctx.faults.has('msg-campaign-list-cost-text')) for (const entry of entries) entry.total_cost = String(entry.total_cost);
+    if (ctx.faults.has('msg-campaign-list-cost-text'))
+      for (const entry of entries) entry.total_cost = String(entry.total_cost);
     if (ctx.faults.has('msg-campaign-completed-at-null')) for (const entry of entries) entry.completed_at = null;
     return { campaigns: entries };
   });
@@ -224,7 +293,8 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       const { campaign_id: id, ...rest } = details;
       return { campaign: { id, ...rest } };
     }
-    if (ctx.faults.has('msg-campaign-status-capitalised')) details.status = String(details.status).replace(/^./, (c) => c.toUpperCase());
+    if (ctx.faults.has('msg-campaign-status-capitalised'))
+      details.status = String(details.status).replace(/^./, (c) => c.toUpperCase());
     return { campaign: details };
   });
 }

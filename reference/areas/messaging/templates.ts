@@ -20,12 +20,19 @@ export function placeholdersOf(content: string): string[] {
 export function renderTemplate(template: TemplateRecord, variables: Record<string, unknown>): string {
   const values = new Map<string, string>();
   for (const [name, value] of Object.entries(variables)) {
-    if (typeof value !== 'string') throw fieldError('messaging', `variables.${name}`, `variables.${name} must be a string.`);
+    if (typeof value !== 'string')
+      throw fieldError('messaging', `variables.${name}`, `variables.${name} must be a string.`);
     values.set(name, value);
   }
   const missing = template.variables.filter((name) => !values.has(name));
   if (missing.length > 0) {
-    throw fieldError('messaging', 'variables', `No value for placeholder(s) ${missing.join(', ')}.`, 'invalid_template', { missing });
+    throw fieldError(
+      'messaging',
+      'variables',
+      `No value for placeholder(s) ${missing.join(', ')}.`,
+      'invalid_template',
+      { missing },
+    );
   }
   return template.content.replace(PLACEHOLDER, (_match, name: string) => values.get(name) ?? '');
 }

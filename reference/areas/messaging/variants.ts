@@ -8,7 +8,8 @@ export const MESSAGING_VARIANTS = [
     name: 'sms-delivery-slow',
     departsFrom: [],
     allowedBy: 'States and transitions: "Message states: transitions between them not shown beyond the initial row"',
-    description: 'A message stays `sent` for MS milliseconds (default 8000) before its final state, as a real carrier takes seconds.',
+    description:
+      'A message stays `sent` for MS milliseconds (default 8000) before its final state, as a real carrier takes seconds.',
     defaultMs: 8_000,
   },
 ] as const satisfies readonly VariantDefinition[];

@@ -3,7 +3,15 @@
  * other body follows docs/conventions.md (wrapped in the resource's singular or plural name).
  */
 import type { WebhookSubscription } from '../../core/events.ts';
-import type { CampaignRecord, ContactListRecord, MessageRecord, MessagingState, OptOutRecord, SenderIdRecord, TemplateRecord } from './store.ts';
+import type {
+  CampaignRecord,
+  ContactListRecord,
+  MessageRecord,
+  MessagingState,
+  OptOutRecord,
+  SenderIdRecord,
+  TemplateRecord,
+} from './store.ts';
 
 /** POST /sms/send and /sms/send-template: the fields the specification lists for the send response. */
 export function sendView(m: MessageRecord): Record<string, unknown> {
@@ -69,7 +77,12 @@ export function bulkView(state: MessagingState, c: CampaignRecord): Record<strin
 /** GET /sms/campaigns entries: counts and `completed_at` (null while processing). */
 export function campaignSummaryView(state: MessagingState, c: CampaignRecord): Record<string, unknown> {
   const counts = campaignCounts(state, c);
-  return { ...campaignBase(c), delivered_messages: counts.delivered, failed_messages: counts.failed, completed_at: c.completed_at };
+  return {
+    ...campaignBase(c),
+    delivered_messages: counts.delivered,
+    failed_messages: counts.failed,
+    completed_at: c.completed_at,
+  };
 }
 
 /** GET /sms/campaigns/{id}: the list entry plus the current state of each message. */
@@ -79,15 +92,35 @@ export function campaignDetailsView(state: MessagingState, c: CampaignRecord): R
 
 /** Sender ids: the specification's fields; `use_case` and `business_name` are input only. */
 export function senderIdView(s: SenderIdRecord): Record<string, unknown> {
-  return { sender_id: s.sender_id, type: s.type, status: s.status, countries: [...s.countries], created_at: s.created_at, approved_at: s.approved_at };
+  return {
+    sender_id: s.sender_id,
+    type: s.type,
+    status: s.status,
+    countries: [...s.countries],
+    created_at: s.created_at,
+    approved_at: s.approved_at,
+  };
 }
 
 export function templateView(t: TemplateRecord): Record<string, unknown> {
-  return { id: t.id, name: t.name, content: t.content, category: t.category, variables: [...t.variables], created_at: t.created_at };
+  return {
+    id: t.id,
+    name: t.name,
+    content: t.content,
+    category: t.category,
+    variables: [...t.variables],
+    created_at: t.created_at,
+  };
 }
 
 export function contactListView(l: ContactListRecord): Record<string, unknown> {
-  return { id: l.id, name: l.name, description: l.description, contact_count: l.contacts.size, created_at: l.created_at };
+  return {
+    id: l.id,
+    name: l.name,
+    description: l.description,
+    contact_count: l.contacts.size,
+    created_at: l.created_at,
+  };
 }
 
 export function optOutView(o: OptOutRecord): Record<string, unknown> {

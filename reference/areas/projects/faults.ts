@@ -18,27 +18,70 @@ export const PROJECT_FAULTS = {
 } as const;
 
 export const projectFaults = [
-  { name: PROJECT_FAULTS.updateIgnored, requirement: 'PROJ-UPD-001', description: 'PUT /projects/{id} answers with the new values but does not keep them.' },
-  { name: PROJECT_FAULTS.deleteKeepsResources, requirement: 'PROJ-DEL-001', description: 'DELETE /projects/{id} removes the project but leaves its resources running.' },
-  { name: PROJECT_FAULTS.budgetLimitReturned, requirement: 'PROJ-FLD-002', description: 'Project records carry the input-only budget_limit.' },
-  { name: PROJECT_FAULTS.createdInactive, requirement: 'PROJ-CRT-002', description: 'A created project reports status `pending` instead of `active`.' },
+  {
+    name: PROJECT_FAULTS.updateIgnored,
+    requirement: 'PROJ-UPD-001',
+    description: 'PUT /projects/{id} answers with the new values but does not keep them.',
+  },
+  {
+    name: PROJECT_FAULTS.deleteKeepsResources,
+    requirement: 'PROJ-DEL-001',
+    description: 'DELETE /projects/{id} removes the project but leaves its resources running.',
+  },
+  {
+    name: PROJECT_FAULTS.budgetLimitReturned,
+    requirement: 'PROJ-FLD-002',
+    description: 'Project records carry the input-only budget_limit.',
+  },
+  {
+    name: PROJECT_FAULTS.createdInactive,
+    requirement: 'PROJ-CRT-002',
+    description: 'A created project reports status `pending` instead of `active`.',
+  },
   { name: PROJECT_FAULTS.listEmpty, requirement: 'PROJ-LIST-001', description: 'GET /projects lists no project.' },
-  { name: PROJECT_FAULTS.resourcesEmpty, requirement: 'PROJ-RES-001', description: "GET /projects/{project_id}/resources lists none of the project's resources." },
-  { name: PROJECT_FAULTS.resourcesFilterIgnored, requirement: 'PROJ-RES-002', description: 'GET /projects/{project_id}/resources ignores the service and status filters.' },
-  { name: PROJECT_FAULTS.usageRangeRefused, requirement: 'PROJ-USE-001', description: 'GET /projects/{project_id}/usage refuses from_date and to_date as a validation error.' },
-  { name: PROJECT_FAULTS.getOtherProject, requirement: 'PROJ-GET-001', description: 'GET /projects/{project_id} answers the newest other project of the account (when there is one).' },
-  { name: PROJECT_FAULTS.listCostText, requirement: 'PROJ-FLD-001', description: 'GET /projects lists monthly_cost and resource_count as strings.' },
+  {
+    name: PROJECT_FAULTS.resourcesEmpty,
+    requirement: 'PROJ-RES-001',
+    description: "GET /projects/{project_id}/resources lists none of the project's resources.",
+  },
+  {
+    name: PROJECT_FAULTS.resourcesFilterIgnored,
+    requirement: 'PROJ-RES-002',
+    description: 'GET /projects/{project_id}/resources ignores the service and status filters.',
+  },
+  {
+    name: PROJECT_FAULTS.usageRangeRefused,
+    requirement: 'PROJ-USE-001',
+    description: 'GET /projects/{project_id}/usage refuses from_date and to_date as a validation error.',
+  },
+  {
+    name: PROJECT_FAULTS.getOtherProject,
+    requirement: 'PROJ-GET-001',
+    description: 'GET /projects/{project_id} answers the newest other project of the account (when there is one).',
+  },
+  {
+    name: PROJECT_FAULTS.listCostText,
+    requirement: 'PROJ-FLD-001',
+    description: 'GET /projects lists monthly_cost and resource_count as strings.',
+  },
   // Sequence-only faults: each shows only after a particular order of operations (cloudcheck explore finds them).
-  { name: PROJECT_FAULTS.secondUpdateLost, requirement: 'PROJ-UPD-001', description: 'Only the first PUT /projects/{id} of a project is kept; later ones answer the new values and store nothing.' },
+  {
+    name: PROJECT_FAULTS.secondUpdateLost,
+    requirement: 'PROJ-UPD-001',
+    description:
+      'Only the first PUT /projects/{id} of a project is kept; later ones answer the new values and store nothing.',
+  },
   {
     name: PROJECT_FAULTS.deletedListedBesideOthers,
     requirement: 'PROJ-DEL-001',
-    description: 'A deleted project stays in GET /projects while the account has another project (GET /projects/{id} of it is 404).',
+    description:
+      'A deleted project stays in GET /projects while the account has another project (GET /projects/{id} of it is 404).',
   },
   {
     name: PROJECT_FAULTS.listMissesNewestAfterDelete,
     requirement: 'PROJ-LIST-001',
-    description: 'Once a project of the account was deleted, GET /projects leaves out the newest project (a stale count cuts the list).',
+    description:
+      'Once a project of the account was deleted, GET /projects leaves out the newest project (a stale count cuts the list).',
   },
 ] as const satisfies readonly FaultDefinition[];
 

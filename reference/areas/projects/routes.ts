@@ -51,10 +51,16 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const state = projectsState(ctx, account.id);
     let projects = [...state.projects.values()].reverse();
     // Faults: a list cut by a count taken before the last delete; deleted projects kept beside live ones.
-    if (ctx.faults.has(PROJECT_FAULTS.listMissesNewestAfterDelete) && state.deleted.length > 0) projects = projects.slice(1);
-    if (ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) && projects.length > 0) projects = [...projects, ...state.deleted];
-    const listed = ctx.faults.has(PROJECT_FAULTS.listEmpty) ? [] : projects.map((p) => view(account.id, account.currency, p));
-    if (ctx.faults.has(PROJECT_FAULTS.listCostText)) for (const v of listed) Object.assign(v, { monthly_cost: String(v.monthly_cost), resource_count: String(v.resource_count) });
+    if (ctx.faults.has(PROJECT_FAULTS.listMissesNewestAfterDelete) && state.deleted.length > 0)
+      projects = projects.slice(1);
+    if (ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) && projects.length > 0)
+      projects = [...projects, ...state.deleted];
+    const listed = ctx.faults.has(PROJECT_FAULTS.listEmpty)
+      ? []
+      : projects.map((p) => view(account.id, account.currency, p));
+    if (ctx.faults.has(PROJECT_FAULTS.listCostText))
+      for (const v of listed)
+        Object.assign(v, { monthly_cost: String(v.monthly_cost), resource_count: String(v.resource_count) });
     return { projects: listed };
   });
 
@@ -83,7 +89,9 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const { account } = authOf(request);
     const asked = find(account.id, request.params.project_id);
     // Fault: the lookup answers the newest project of the account instead of the one asked for.
-    const other = ctx.faults.has(PROJECT_FAULTS.getOtherProject) ? [...projectsState(ctx, account.id).projects.values()].reverse().find((p) => p.id !== asked.id) : undefined;
+    const other = ctx.faults.has(PROJECT_FAULTS.getOtherProject)
+      ? [...projectsState(ctx, account.id).projects.values()].reverse().find((p) => p.id !== asked.id)
+      : undefined;
     return { project: view(account.id, account.currency, other ?? asked) };
   });
 
@@ -116,12 +124,17 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const project = find(account.id, request.params.project_id);
     // "Removes the project and all its resources": each owning area deletes its own resource.
     if (!ctx.faults.has(PROJECT_FAULTS.deleteKeepsResources)) {
-      for (const { provider, resource } of projectResources(ctx, account.id, project.id)) provider.remove(account.id, resource.id);
+      for (const { provider, resource } of projectResources(ctx, account.id, project.id))
+        provider.remove(account.id, resource.id);
     }
     const state = projectsState(ctx, account.id);
     state.projects.delete(project.id);
     // Remembered only for the faults that need it: the correct server keeps nothing of a deleted project.
-    if (ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) || ctx.faults.has(PROJECT_FAULTS.listMissesNewestAfterDelete)) state.deleted.push(project);
+    if (
+      ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) ||
+      ctx.faults.has(PROJECT_FAULTS.listMissesNewestAfterDelete)
+    )
+      state.deleted.push(project);
     return reply.status(204).send();
   });
 
@@ -133,9 +146,15 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const service = query.string('service');
     const status = query.string('status');
     const ignoreFilters = ctx.faults.has(PROJECT_FAULTS.resourcesFilterIgnored);
-    const resources = (ctx.faults.has(PROJECT_FAULTS.resourcesEmpty) ? [] : projectResources(ctx, account.id, project.id))
+    const resources = (
+      ctx.faults.has(PROJECT_FAULTS.resourcesEmpty) ? [] : projectResources(ctx, account.id, project.id)
+    )
       .map(({ resource }) => resource)
-      .filter((r) => ignoreFilters || ((service === undefined || r.service === service) && (status === undefined || r.status === status)));
+      .filter(
+        (r) =>
+          ignoreFilters ||
+          ((service === undefined || r.service === service) && (status === undefined || r.status === status)),
+      );
     return { resources: resources.map((r) => projectResourceView(ctx, r)) };
   });
 
@@ -147,7 +166,8 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const monthStart = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1);
     const from = query.timestamp('from_date', { allowDate: true });
     const to = query.timestamp('to_date', { allowDate: true });
-    if (ctx.faults.has(PROJECT_FAULTS.usageRangeRefused) && (from !== undefined || to !== undefined)) query.fail('from_date', 'from_date and to_date are not supported.');
+    if (ctx.faults.has(PROJECT_FAULTS.usageRangeRefused) && (from !== undefined || to !== undefined))
+      query.fail('from_date', 'from_date and to_date are not supported.');
     const fromMs = from === undefined ? monthStart : Date.parse(DATE_ONLY.test(from) ? `${from}T00:00:00Z` : from);
     // A date-only to_date covers that whole day.
     const toMs = to === undefined ? now : DATE_ONLY.test(to) ? Date.parse(`${to}T00:00:00Z`) + DAY - 1 : Date.parse(to);

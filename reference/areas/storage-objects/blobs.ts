@@ -90,7 +90,9 @@ export class BlobStore {
           if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
         }
       }
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
       await rename(temporary, this.pathOf(id));
     } catch (error) {
       out.destroy();

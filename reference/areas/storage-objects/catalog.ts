@@ -57,7 +57,8 @@ export function objectKeyProblem(key: string): string | undefined {
   if (key.length === 0) return 'object_key must not be empty.';
   if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) return `object_key must be at most ${MAX_KEY_BYTES} bytes.`;
   if (key.includes('\u0000')) return 'object_key must not contain NUL.';
-  if (key.split('/').some((segment) => segment === '.' || segment === '..')) return 'object_key must not contain "." or ".." segments.';
+  if (key.split('/').some((segment) => segment === '.' || segment === '..'))
+    return 'object_key must not contain "." or ".." segments.';
   // A lone surrogate cannot be stored as UTF-8; it only comes from a broken percent-encoding.
   if (LONE_SURROGATE.test(key)) return 'object_key must be valid UTF-8.';
   return undefined;

@@ -24,7 +24,8 @@ export interface PolicyProblem {
 }
 
 const isStringOrStringList = (value: unknown): boolean =>
-  (typeof value === 'string' && value.length > 0) || (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0));
+  (typeof value === 'string' && value.length > 0) ||
+  (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0));
 
 /** The first problem of a policy body for `bucket`, or the document when it is valid. */
 export function checkPolicy(bucket: string, body: unknown): PolicyDocument | PolicyProblem {
@@ -36,26 +37,31 @@ export function checkPolicy(bucket: string, body: unknown): PolicyDocument | Pol
   }
   const statements = body.Statement;
   if (statements === undefined || statements === null) return { field: 'Statement', message: 'Statement is required.' };
-  if (!Array.isArray(statements) || statements.length === 0) return { field: 'Statement', message: 'Statement must be a non-empty array.' };
+  if (!Array.isArray(statements) || statements.length === 0)
+    return { field: 'Statement', message: 'Statement must be a non-empty array.' };
   const arn = `arn:aws:s3:::${bucket}`;
   for (const [index, statement] of statements.entries()) {
     const at = `Statement[${index}]`;
     if (!isPlainObject(statement)) return { field: at, message: `${at} must be an object.` };
-    if (statement.Effect !== 'Allow' && statement.Effect !== 'Deny') return { field: `${at}.Effect`, message: 'Effect must be Allow or Deny.' };
+    if (statement.Effect !== 'Allow' && statement.Effect !== 'Deny')
+      return { field: `${at}.Effect`, message: 'Effect must be Allow or Deny.' };
     const principal = statement.Principal;
     if (!((typeof principal === 'string' && principal.length > 0) || isPlainObject(principal))) {
       return { field: `${at}.Principal`, message: 'Principal must be a string or an object.' };
     }
-    if (!isStringOrStringList(statement.Action)) return { field: `${at}.Action`, message: 'Action must be a string or a non-empty array of strings.' };
+    if (!isStringOrStringList(statement.Action))
+      return { field: `${at}.Action`, message: 'Action must be a string or a non-empty array of strings.' };
     const resource = statement.Resource;
-    if (!isStringOrStringList(resource)) return { field: `${at}.Resource`, message: 'Resource must be a string or a non-empty array of strings.' };
+    if (!isStringOrStringList(resource))
+      return { field: `${at}.Resource`, message: 'Resource must be a string or a non-empty array of strings.' };
     // A bucket's policy may only speak about that bucket and its objects.
     const resources = typeof resource === 'string' ? [resource] : (resource as string[]);
     const foreign = resources.find((r) => r !== arn && !r.startsWith(`${arn}/`));
     if (foreign !== undefined) {
       return { field: `${at}.Resource`, message: `Resource must be ${arn} or ${arn}/<key pattern>, not ${foreign}.` };
     }
-    if (statement.Sid !== undefined && typeof statement.Sid !== 'string') return { field: `${at}.Sid`, message: 'Sid must be a string.' };
+    if (statement.Sid !== undefined && typeof statement.Sid !== 'string')
+      return { field: `${at}.Sid`, message: 'Sid must be a string.' };
   }
   return body as PolicyDocument;
 }

@@ -27,7 +27,14 @@ function stringToSign(method: string, bucket: string, key: string, expires: numb
   return `${method}\n${objectPath(bucket, key)}\n${expires}\n${account}`;
 }
 
-export function sign(secret: string, method: string, bucket: string, key: string, expires: number, account: string): string {
+export function sign(
+  secret: string,
+  method: string,
+  bucket: string,
+  key: string,
+  expires: number,
+  account: string,
+): string {
   return createHmac('sha256', secret)
     .update(stringToSign(method, bucket, key, expires, account))
     .digest('hex');

@@ -109,7 +109,9 @@ export function readSmallBody(request: FastifyRequest, limit: number): Promise<s
       if (size <= limit) chunks.push(chunk);
       else if (size > DRAIN_LIMIT) raw.destroy();
     });
-    raw.once('end', () => (size > limit ? reject(new ApiError('payload_too_large')) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    raw.once('end', () =>
+      size > limit ? reject(new ApiError('payload_too_large')) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     raw.once('error', () => reject(new ApiError('payload_too_large')));
     raw.once('close', () => {
       if (!raw.readableEnded) reject(new ApiError('payload_too_large'));

@@ -23,10 +23,15 @@ export function accountRoutes(app: FastifyInstance, ctx: ReferenceContext, store
     const { account } = authOf(request);
     const fields = new Fields('storage', request.body);
     const name = fields.string('name', { required: true, max: 255 });
-    const permissions = fields.stringArray('permissions', { required: true, maxItems: 2, oneOf: ACCESS_KEY_PERMISSIONS });
+    const permissions = fields.stringArray('permissions', {
+      required: true,
+      maxItems: 2,
+      oneOf: ACCESS_KEY_PERMISSIONS,
+    });
     const bucketAccess = fields.stringArray('bucket_access', { maxItems: 1000 });
     const unknown = bucketAccess?.find((bucket) => !store.findBucket(account.id, bucket));
-    if (unknown !== undefined) fields.fail('bucket_access', `bucket_access names a bucket the account does not have: ${unknown}.`);
+    if (unknown !== undefined)
+      fields.fail('bucket_access', `bucket_access names a bucket the account does not have: ${unknown}.`);
     const key = store.createAccessKey(account.id, {
       name,
       permissions: [...new Set(permissions)],
@@ -44,13 +49,18 @@ export function accountRoutes(app: FastifyInstance, ctx: ReferenceContext, store
     const fromText = query.timestamp('from_date', { allowDate: true });
     const toText = query.timestamp('to_date', { allowDate: true });
     const bucket = query.string('bucket');
-    if (bucket !== undefined && ctx.faults.has('usage-bucket-filter-refused')) query.fail('bucket', 'bucket is not a known filter.');
+    if (bucket !== undefined && ctx.faults.has('usage-bucket-filter-refused'))
+      query.fail('bucket', 'bucket is not a known filter.');
     // Default period: the current month so far.
     const monthStart = new Date(now);
-    const from = fromText !== undefined ? Date.parse(fromText) : Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1);
+    const from =
+      fromText !== undefined
+        ? Date.parse(fromText)
+        : Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1);
     const to = toText !== undefined ? Date.parse(toText) : now;
     if (to < from) query.fail('to_date', 'to_date must not be before from_date.');
-    if ((to - from) / 86_400_000 > MAX_USAGE_DAYS) query.fail('to_date', `The period may span at most ${MAX_USAGE_DAYS} days.`);
+    if ((to - from) / 86_400_000 > MAX_USAGE_DAYS)
+      query.fail('to_date', `The period may span at most ${MAX_USAGE_DAYS} days.`);
     // A bucket filter must name a bucket of the account; a deleted one keeps its history.
     const usage = store.usage(account.id);
     if (bucket !== undefined && !store.findBucket(account.id, bucket) && !usage.knows(bucket)) {

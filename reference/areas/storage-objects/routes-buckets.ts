@@ -7,7 +7,15 @@ import type { ReferenceContext } from '../../core/context.ts';
 import { ApiError, fieldError } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
-import { CDN_DEFAULT_TTL, CDN_DOMAIN, CDN_MAX_TTL, ENCRYPTIONS, REGIONS, bucketNameProblem, isHostname } from './catalog.ts';
+import {
+  CDN_DEFAULT_TTL,
+  CDN_DOMAIN,
+  CDN_MAX_TTL,
+  ENCRYPTIONS,
+  REGIONS,
+  bucketNameProblem,
+  isHostname,
+} from './catalog.ts';
 import { checkPolicy, isPolicyProblem } from './policy.ts';
 import { bucketView, rest } from './rest.ts';
 import type { BucketRecord, ObjectStore } from './store.ts';
@@ -15,7 +23,8 @@ import type { BucketRecord, ObjectStore } from './store.ts';
 type BucketParams = { Params: { bucket_name: string } };
 
 export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store: ObjectStore): void {
-  const view = (bucket: BucketRecord) => (ctx.faults.has('bucket-size-string') ? { ...bucketView(bucket), size: String(bucket.size) } : bucketView(bucket));
+  const view = (bucket: BucketRecord) =>
+    ctx.faults.has('bucket-size-string') ? { ...bucketView(bucket), size: String(bucket.size) } : bucketView(bucket);
 
   app.get('/storage/buckets', async (request) => {
     const { account } = authOf(request);
@@ -37,11 +46,22 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const bucket = await rest(() =>
       store.createBucket(
         account.id,
-        { name, region, public: isPublic, versioning: ctx.faults.has('bucket-versioning-dropped') ? false : versioning, encryption, project_id: projectId ?? null },
+        {
+          name,
+          region,
+          public: isPublic,
+          versioning: ctx.faults.has('bucket-versioning-dropped') ? false : versioning,
+          encryption,
+          project_id: projectId ?? null,
+        },
         { uniqueNames: !ctx.faults.has('bucket-name-not-unique') },
       ),
     ).catch((error: unknown) => {
-      if (ctx.faults.has('bucket-exists-wrong-code') && error instanceof ApiError && error.code === 'bucket_already_exists') {
+      if (
+        ctx.faults.has('bucket-exists-wrong-code') &&
+        error instanceof ApiError &&
+        error.code === 'bucket_already_exists'
+      ) {
         throw new ApiError('conflict', error.message, undefined, 'bucket');
       }
       throw error;
@@ -57,7 +77,9 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   app.delete<BucketParams>('/storage/buckets/:bucket_name', async (request, reply) => {
     const { account } = authOf(request);
-    await rest(() => store.deleteBucket(account.id, request.params.bucket_name, { force: ctx.faults.has('bucket-delete-non-empty') }));
+    await rest(() =>
+      store.deleteBucket(account.id, request.params.bucket_name, { force: ctx.faults.has('bucket-delete-non-empty') }),
+    );
     return reply.status(204).send();
   });
 
@@ -65,10 +87,14 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const { account } = authOf(request);
     const fields = new Fields('storage', request.body);
     const customDomain = fields.string('custom_domain', { max: 253 });
-    if (customDomain !== undefined && !isHostname(customDomain)) fields.fail('custom_domain', 'custom_domain must be a hostname.');
-    if (customDomain?.toLowerCase().endsWith(`.${CDN_DOMAIN}`)) fields.fail('custom_domain', `custom_domain must not be under ${CDN_DOMAIN}.`);
+    if (customDomain !== undefined && !isHostname(customDomain))
+      fields.fail('custom_domain', 'custom_domain must be a hostname.');
+    if (customDomain?.toLowerCase().endsWith(`.${CDN_DOMAIN}`))
+      fields.fail('custom_domain', `custom_domain must not be under ${CDN_DOMAIN}.`);
     const cacheTtl = fields.integer('cache_ttl', { min: 0, max: CDN_MAX_TTL }) ?? CDN_DEFAULT_TTL;
-    const cdn = await rest(() => store.enableCdn(account.id, request.params.bucket_name, { custom_domain: customDomain, cache_ttl: cacheTtl }));
+    const cdn = await rest(() =>
+      store.enableCdn(account.id, request.params.bucket_name, { custom_domain: customDomain, cache_ttl: cacheTtl }),
+    );
     return {
       cdn: {
         bucket: request.params.bucket_name,

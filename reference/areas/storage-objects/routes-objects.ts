@@ -12,9 +12,28 @@ import { ApiError, fieldError, notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
 import { isoTimestamp } from '../../core/clock.ts';
-import { ACLS, type Acl, DEFAULT_CONTENT_TYPE, MAX_KEYS_DEFAULT, MAX_PART_NUMBER, MIN_PART_NUMBER, PRESIGN_DEFAULT_SECONDS, PRESIGN_MAX_SECONDS, objectKeyProblem } from './catalog.ts';
+import {
+  ACLS,
+  type Acl,
+  DEFAULT_CONTENT_TYPE,
+  MAX_KEYS_DEFAULT,
+  MAX_PART_NUMBER,
+  MIN_PART_NUMBER,
+  PRESIGN_DEFAULT_SECONDS,
+  PRESIGN_MAX_SECONDS,
+  objectKeyProblem,
+} from './catalog.ts';
 import { PRESIGNED_METHODS, encodeKey, externalBase, readPresignedQuery, sign, signatureMatches } from './presign.ts';
-import { DRAIN_LIMIT, listingView, objectPathOf, objectView, parseJsonBody, partView, readSmallBody, rest } from './rest.ts';
+import {
+  DRAIN_LIMIT,
+  listingView,
+  objectPathOf,
+  objectView,
+  parseJsonBody,
+  partView,
+  readSmallBody,
+  rest,
+} from './rest.ts';
 import type { CompletePart, ObjectRecord, ObjectStore } from './store.ts';
 
 type BucketParams = { Params: { bucket_name: string } };
@@ -48,7 +67,8 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const query = new Fields('storage', request.query);
     const prefix = query.string('prefix', { max: 1024 });
     const delimiter = query.string('delimiter', { max: 1024 });
-    if (delimiter !== undefined && ctx.faults.has('object-listing-delimiter-refused')) query.fail('delimiter', 'delimiter is not supported.');
+    if (delimiter !== undefined && ctx.faults.has('object-listing-delimiter-refused'))
+      query.fail('delimiter', 'delimiter is not supported.');
     const maxKeysText = query.string('max_keys');
     let maxKeys = MAX_KEYS_DEFAULT;
     if (maxKeysText !== undefined && maxKeysText !== '') {
@@ -57,10 +77,17 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     const marker = query.string('marker', { max: 1024 });
     // Faults: prefix ignored always, or only on the pages after the first (those with a marker).
-    const prefixIgnored = ctx.faults.has('object-listing-prefix-ignored') || (ctx.faults.has('object-listing-prefix-first-page-only') && !!marker);
+    const prefixIgnored =
+      ctx.faults.has('object-listing-prefix-ignored') ||
+      (ctx.faults.has('object-listing-prefix-first-page-only') && !!marker);
     // Fault: max_keys dropped when a prefix comes with it.
     const pageSize = ctx.faults.has('object-listing-max-keys-ignored-with-prefix') && prefix ? 1000 : maxKeys;
-    const listQuery = { prefix: prefixIgnored ? undefined : prefix, delimiter, maxKeys: pageSize, marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker };
+    const listQuery = {
+      prefix: prefixIgnored ? undefined : prefix,
+      delimiter,
+      maxKeys: pageSize,
+      marker: ctx.faults.has('object-listing-marker-ignored') ? undefined : marker,
+    };
     const listing = await rest(() => store.listObjects(account.id, request.params.bucket_name, listQuery));
     if (ctx.faults.has('object-listing-marker-skips-extension') && marker) {
       // Fault: the key right after the marker is dropped when it extends the marker.
@@ -70,7 +97,11 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     if (ctx.faults.has('object-listing-truncated-off-by-one') && listing.isTruncated) {
       // Fault: "more remain" computed as "more than one remains" (an off-by-one in the count).
       const last = listing.nextMarker ?? listing.objects.at(-1)?.key;
-      const rest1 = store.listObjects(account.id, request.params.bucket_name, { ...listQuery, maxKeys: 2, ...(last ? { marker: last } : {}) });
+      const rest1 = store.listObjects(account.id, request.params.bucket_name, {
+        ...listQuery,
+        maxKeys: 2,
+        ...(last ? { marker: last } : {}),
+      });
       if (rest1.objects.length + rest1.commonPrefixes.length === 1) listing.isTruncated = false;
     }
     return {
@@ -89,11 +120,35 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   const WILDCARD = '/storage/buckets/:bucket_name/objects/*';
 
-  app.route({ method: 'GET', url: WILDCARD, exposeHeadRoute: false, config: { presignable: true }, handler: (request, reply) => run(request, reply, () => getObject(request, reply)) });
-  app.route({ method: 'HEAD', url: WILDCARD, handler: (request, reply) => run(request, reply, () => headObject(request, reply)) });
-  app.route({ method: 'PUT', url: WILDCARD, config: { presignable: true }, handler: (request, reply) => run(request, reply, () => putDispatch(request, reply)) });
-  app.route({ method: 'DELETE', url: WILDCARD, config: { presignable: true }, handler: (request, reply) => run(request, reply, () => deleteDispatch(request, reply)) });
-  app.route({ method: 'POST', url: WILDCARD, handler: (request, reply) => run(request, reply, () => postDispatch(request, reply)) });
+  app.route({
+    method: 'GET',
+    url: WILDCARD,
+    exposeHeadRoute: false,
+    config: { presignable: true },
+    handler: (request, reply) => run(request, reply, () => getObject(request, reply)),
+  });
+  app.route({
+    method: 'HEAD',
+    url: WILDCARD,
+    handler: (request, reply) => run(request, reply, () => headObject(request, reply)),
+  });
+  app.route({
+    method: 'PUT',
+    url: WILDCARD,
+    config: { presignable: true },
+    handler: (request, reply) => run(request, reply, () => putDispatch(request, reply)),
+  });
+  app.route({
+    method: 'DELETE',
+    url: WILDCARD,
+    config: { presignable: true },
+    handler: (request, reply) => run(request, reply, () => deleteDispatch(request, reply)),
+  });
+  app.route({
+    method: 'POST',
+    url: WILDCARD,
+    handler: (request, reply) => run(request, reply, () => postDispatch(request, reply)),
+  });
 
   /**
    * Runs an object operation. When it fails before reading the request body, the body is
@@ -125,16 +180,23 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   function verifyPresigned(request: FastifyRequest, bucket: string, key: string, method: string): string {
     if (ctx.faults.has('presigned-url-refused')) throw new ApiError('unauthorized', 'An API key is required.');
     const query = request.query as Query;
-    const presigned = readPresignedQuery(ctx.faults.has('presigned-signature-param-renamed') ? { ...query, signature: query.sig } : query);
+    const presigned = readPresignedQuery(
+      ctx.faults.has('presigned-signature-param-renamed') ? { ...query, signature: query.sig } : query,
+    );
     if (!presigned) throw new ApiError('forbidden', 'The presigned URL is incomplete.');
-    if (presigned.method !== method) throw new ApiError('forbidden', `This presigned URL allows ${presigned.method}, not ${method}.`);
-    if (!ctx.faults.has('presigned-signature-unchecked') && !signatureMatches(ctx.options.signingSecret, bucket, key, presigned)) {
+    if (presigned.method !== method)
+      throw new ApiError('forbidden', `This presigned URL allows ${presigned.method}, not ${method}.`);
+    if (
+      !ctx.faults.has('presigned-signature-unchecked') &&
+      !signatureMatches(ctx.options.signingSecret, bucket, key, presigned)
+    ) {
       throw new ApiError('forbidden', 'The presigned URL signature does not match.');
     }
     if (!ctx.faults.has('presigned-expiry-unchecked') && presigned.expires * 1000 <= ctx.clock.now()) {
       throw new ApiError('forbidden', 'The presigned URL has expired.');
     }
-    if (!ctx.accounts.account(presigned.account)) throw new ApiError('forbidden', 'The presigned URL names no account.');
+    if (!ctx.accounts.account(presigned.account))
+      throw new ApiError('forbidden', 'The presigned URL names no account.');
     presignedAccounts.set(request, presigned.account);
     return presigned.account;
   }
@@ -156,11 +218,19 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   /** Refuses an announced body over the object limit before reading any of it. */
   function checkAnnouncedLength(request: FastifyRequest): void {
     const length = Number(request.headers['content-length'] ?? 0);
-    if (length > ctx.options.objectLimit) throw new ApiError('payload_too_large', `Objects and parts may be at most ${ctx.options.objectLimit} bytes.`);
+    if (length > ctx.options.objectLimit)
+      throw new ApiError('payload_too_large', `Objects and parts may be at most ${ctx.options.objectLimit} bytes.`);
   }
 
-  function sendObjectHeaders(reply: FastifyReply, object: { size: number; etag: string; content_type: string; last_modified: string; acl: Acl }, head: boolean): void {
-    void reply.header('content-type', !head && ctx.faults.has('object-get-content-type-default') ? DEFAULT_CONTENT_TYPE : object.content_type);
+  function sendObjectHeaders(
+    reply: FastifyReply,
+    object: { size: number; etag: string; content_type: string; last_modified: string; acl: Acl },
+    head: boolean,
+  ): void {
+    void reply.header(
+      'content-type',
+      !head && ctx.faults.has('object-get-content-type-default') ? DEFAULT_CONTENT_TYPE : object.content_type,
+    );
     if (!(head && ctx.faults.has('object-head-no-length'))) void reply.header('content-length', String(object.size));
     void reply.header('etag', object.etag);
     void reply.header('last-modified', new Date(object.last_modified).toUTCString());
@@ -169,7 +239,10 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   async function getObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const { account, bucket, key } = target(request);
-    const ghost = ctx.faults.has('object-delete-ghost') || ctx.faults.has('object-get-stale-after-reupload') ? ghosts.get(ghostId(account, bucket, key)) : undefined;
+    const ghost =
+      ctx.faults.has('object-delete-ghost') || ctx.faults.has('object-get-stale-after-reupload')
+        ? ghosts.get(ghostId(account, bucket, key))
+        : undefined;
     // Faults: a deleted object still served; or, once uploaded again, the bytes from before the delete (a cache keyed by name).
     const exists = store.findBucket(account, bucket)?.objects.has(key) ?? false;
     if (ghost && (ctx.faults.has('object-delete-ghost') ? !exists : exists)) {
@@ -197,7 +270,9 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       throw fieldError('storage', 'x-cloud-acl', 'x-cloud-acl is not accepted.');
     }
     const acl = readAcl(request);
-    const existing = ctx.faults.has('object-overwrite-ignored') ? store.findBucket(account, bucket)?.objects.get(key) : undefined;
+    const existing = ctx.faults.has('object-overwrite-ignored')
+      ? store.findBucket(account, bucket)?.objects.get(key)
+      : undefined;
     if (existing) {
       // Reads the new bytes and throws them away: the old object stays.
       await readSmallBody(request, DRAIN_LIMIT);
@@ -206,7 +281,13 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     await rest(() => store.getBucket(account, bucket));
     checkAnnouncedLength(request);
-    const object = await rest(() => store.putObjectStream(account, bucket, key, request.raw, { contentType: contentTypeOf(request), acl, limit: ctx.options.objectLimit }));
+    const object = await rest(() =>
+      store.putObjectStream(account, bucket, key, request.raw, {
+        contentType: contentTypeOf(request),
+        acl,
+        limit: ctx.options.objectLimit,
+      }),
+    );
     void reply.header('etag', object.etag);
     return reply.status(200).send({ object: objectView(bucket, object) });
   }
@@ -222,7 +303,9 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     await rest(() => store.getUpload(account, bucket, key, uploadId));
     checkAnnouncedLength(request);
-    const part = await rest(() => store.uploadPart(account, bucket, key, uploadId, partNumber, request.raw, ctx.options.objectLimit));
+    const part = await rest(() =>
+      store.uploadPart(account, bucket, key, uploadId, partNumber, request.raw, ctx.options.objectLimit),
+    );
     if (ctx.faults.has('multipart-part-etag-missing')) {
       const { etag: _dropped, ...withoutEtag } = partView(part);
       return reply.status(200).send({ part: withoutEtag });
@@ -277,7 +360,8 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const uploadId = new Fields('storage', query).string('uploadId', { required: true, max: 128 });
     await rest(() => store.getUpload(account, bucket, key, uploadId));
     const text = await readSmallBody(request, ctx.options.bodyLimit);
-    if (ctx.faults.has('multipart-complete-xml-refused')) throw fieldError('storage', 'parts', 'The completion body must be JSON.');
+    if (ctx.faults.has('multipart-complete-xml-refused'))
+      throw fieldError('storage', 'parts', 'The completion body must be JSON.');
     const parts = parseCompletion(text);
     const object = await rest(() =>
       store.completeMultipart(account, bucket, key, uploadId, parts, {
@@ -302,10 +386,19 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     await rest(() => store.getBucket(account.id, bucket));
     const expires = Math.floor(ctx.clock.now() / 1000) + expiresIn;
     const signature = sign(ctx.options.signingSecret, method, bucket, key, expires, account.id);
-    const query = new URLSearchParams({ method, expires: String(expires), account: account.id, [ctx.faults.has('presigned-signature-param-renamed') ? 'sig' : 'signature']: signature });
+    const query = new URLSearchParams({
+      method,
+      expires: String(expires),
+      account: account.id,
+      [ctx.faults.has('presigned-signature-param-renamed') ? 'sig' : 'signature']: signature,
+    });
     const base = externalBase(request.headers, request.host);
     const url = `${base}/v1/storage/buckets/${encodeURIComponent(bucket)}/objects/${encodeKey(key)}?${query.toString()}`;
-    return reply.status(200).send({ url, expires_at: isoTimestamp(expires * 1000), ...(!ctx.faults.has('presigned-method-missing') && { method }) });
+    return reply.status(200).send({
+      url,
+      expires_at: isoTimestamp(expires * 1000),
+      ...(!ctx.faults.has('presigned-method-missing') && { method }),
+    });
   }
 }
 
@@ -315,7 +408,8 @@ function parseCompletion(text: string): CompletePart[] {
     throw fieldError('storage', field, message);
   };
   // No DTDs: entity declarations are the classic way to make an XML parser do unbounded work.
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) fail('CompleteMultipartUpload', 'The completion body must not contain a DOCTYPE.');
+  if (/<!DOCTYPE|<!ENTITY/i.test(text))
+    fail('CompleteMultipartUpload', 'The completion body must not contain a DOCTYPE.');
   let parsed: unknown;
   try {
     parsed = xml.parse(text, true);
@@ -323,7 +417,8 @@ function parseCompletion(text: string): CompletePart[] {
     fail('CompleteMultipartUpload', 'The body is not well-formed XML.');
   }
   const root = (parsed as Record<string, unknown> | undefined)?.CompleteMultipartUpload;
-  if (root === undefined) fail('CompleteMultipartUpload', 'The body must be an XML document with root CompleteMultipartUpload.');
+  if (root === undefined)
+    fail('CompleteMultipartUpload', 'The body must be an XML document with root CompleteMultipartUpload.');
   const list = typeof root === 'object' && root !== null ? (root as Record<string, unknown>).Part : undefined;
   if (!Array.isArray(list) || list.length === 0) fail('Part', 'CompleteMultipartUpload must hold at least one Part.');
   return (list as unknown[]).map((item, index) => {

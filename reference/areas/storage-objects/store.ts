@@ -12,7 +12,14 @@ import { isoTimestamp } from '../../core/clock.ts';
 import type { ReferenceContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
 import { BlobStore, BlobTooLargeError } from './blobs.ts';
-import { type Acl, CDN_DOMAIN, DEFAULT_CONTENT_TYPE, MAX_KEYS_DEFAULT, MIN_PART_SIZE, STORAGE_CLASS } from './catalog.ts';
+import {
+  type Acl,
+  CDN_DOMAIN,
+  DEFAULT_CONTENT_TYPE,
+  MAX_KEYS_DEFAULT,
+  MIN_PART_SIZE,
+  STORAGE_CLASS,
+} from './catalog.ts';
 import { type PolicyDocument, emptyPolicy } from './policy.ts';
 import { NO_BUCKET, UsageLedger } from './usage.ts';
 
@@ -194,7 +201,14 @@ export class ObjectStore {
 
   createBucket(
     accountId: string,
-    input: { name: string; region: string; public?: boolean; versioning?: boolean; encryption?: 'AES256' | 'KMS'; project_id?: string | null },
+    input: {
+      name: string;
+      region: string;
+      public?: boolean;
+      versioning?: boolean;
+      encryption?: 'AES256' | 'KMS';
+      project_id?: string | null;
+    },
     options: { uniqueNames?: boolean } = {},
   ): BucketRecord {
     const unique = options.uniqueNames ?? true;
@@ -257,7 +271,8 @@ export class ObjectStore {
       throw new StoreError('bucket_not_empty', `The bucket ${name} still holds ${bucket.objects.size} object(s).`);
     }
     for (const object of bucket.objects.values()) this.blobs.remove(object.blob);
-    for (const upload of bucket.uploads.values()) for (const part of upload.parts.values()) this.blobs.remove(part.blob);
+    for (const upload of bucket.uploads.values())
+      for (const part of upload.parts.values()) this.blobs.remove(part.blob);
     data.usage.storage(this.now(), name, -bucket.size);
     data.buckets.delete(name);
     if (this.owners.get(name) === accountId) this.owners.delete(name);
@@ -281,7 +296,13 @@ export class ObjectStore {
   }
 
   /** Streams the bytes to disk (hashing MD5 for the ETag) and then makes the object visible. */
-  async putObjectStream(accountId: string, bucketName: string, key: string, source: Readable, options: { contentType?: string; acl?: Acl; limit: number }): Promise<ObjectRecord> {
+  async putObjectStream(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    source: Readable,
+    options: { contentType?: string; acl?: Acl; limit: number },
+  ): Promise<ObjectRecord> {
     const bucket = this.getBucket(accountId, bucketName);
     const blob = await this.writeBlob(source, options.limit);
     const record: ObjectRecord = {
@@ -333,12 +354,21 @@ export class ObjectStore {
     return true;
   }
 
-  deleteObjects(accountId: string, bucketName: string, keys: readonly string[]): Array<{ key: string; deleted: boolean }> {
+  deleteObjects(
+    accountId: string,
+    bucketName: string,
+    keys: readonly string[],
+  ): Array<{ key: string; deleted: boolean }> {
     this.getBucket(accountId, bucketName);
     return keys.map((key) => ({ key, deleted: this.deleteObject(accountId, bucketName, key) }));
   }
 
-  async copyObject(accountId: string, from: { bucket: string; key: string }, to: { bucket: string; key: string }, options: { contentType?: string; acl?: Acl } = {}): Promise<ObjectRecord> {
+  async copyObject(
+    accountId: string,
+    from: { bucket: string; key: string },
+    to: { bucket: string; key: string },
+    options: { contentType?: string; acl?: Acl } = {},
+  ): Promise<ObjectRecord> {
     const source = this.headObject(accountId, from.bucket, from.key);
     const target = this.getBucket(accountId, to.bucket);
     const blob = await this.blobs.concat([source.blob]);
@@ -393,7 +423,11 @@ export class ObjectStore {
         if (at >= 0) common = object.key.slice(0, at + delimiter.length);
       }
       // Keys of a common prefix already returned (or named by the marker) are skipped.
-      if (common !== undefined && (common === commonPrefixes.at(-1) || (marker && Buffer.compare(Buffer.from(common), marker) <= 0))) continue;
+      if (
+        common !== undefined &&
+        (common === commonPrefixes.at(-1) || (marker && Buffer.compare(Buffer.from(common), marker) <= 0))
+      )
+        continue;
       if (objects.length + commonPrefixes.length >= maxKeys) {
         isTruncated = true;
         break;
@@ -411,7 +445,12 @@ export class ObjectStore {
 
   // ---- multipart -----------------------------------------------------------------------------
 
-  initiateMultipart(accountId: string, bucketName: string, key: string, options: { contentType?: string; acl?: Acl } = {}): MultipartUpload {
+  initiateMultipart(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    options: { contentType?: string; acl?: Acl } = {},
+  ): MultipartUpload {
     const bucket = this.getBucket(accountId, bucketName);
     const upload: MultipartUpload = {
       upload_id: `mpu_${randomBytes(16).toString('hex')}`,
@@ -429,11 +468,20 @@ export class ObjectStore {
   /** An upload of this bucket and key; anything else (another key, completed, aborted) is unknown. */
   getUpload(accountId: string, bucketName: string, key: string, uploadId: string): MultipartUpload {
     const upload = this.getBucket(accountId, bucketName).uploads.get(uploadId);
-    if (!upload || upload.key !== key) throw new StoreError('no_such_upload', `No multipart upload ${uploadId} for this key.`);
+    if (!upload || upload.key !== key)
+      throw new StoreError('no_such_upload', `No multipart upload ${uploadId} for this key.`);
     return upload;
   }
 
-  async uploadPart(accountId: string, bucketName: string, key: string, uploadId: string, partNumber: number, source: Readable, limit: number): Promise<PartRecord> {
+  async uploadPart(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    source: Readable,
+    limit: number,
+  ): Promise<PartRecord> {
     const upload = this.getUpload(accountId, bucketName, key, uploadId);
     const blob = await this.writeBlob(source, limit);
     // Completed or aborted while the bytes streamed in.
@@ -504,7 +552,10 @@ export class ObjectStore {
     });
     chosen.forEach((part, index) => {
       if (index < chosen.length - 1 && part.size < MIN_PART_SIZE) {
-        throw new StoreError('entity_too_small', `Part ${part.part_number} is smaller than 5 MiB and is not the last part.`);
+        throw new StoreError(
+          'entity_too_small',
+          `Part ${part.part_number} is smaller than 5 MiB and is not the last part.`,
+        );
       }
     });
     const joined = options.order === 'upload' ? [...chosen].sort((a, b) => a.seq - b.seq) : chosen;
@@ -563,15 +614,25 @@ export class ObjectStore {
   /** The in-memory CDN has nothing to wait for: a purge completes at once. */
   purgeCdn(accountId: string, bucketName: string, paths: string[]): CdnPurge {
     const bucket = this.getBucket(accountId, bucketName);
-    if (!bucket.cdn?.enabled) throw new StoreError('cdn_not_enabled', `The CDN is not enabled for bucket ${bucket.name}.`);
-    const purge: CdnPurge = { id: newId('purge'), bucket: bucket.name, paths: [...paths], status: 'completed', created_at: isoTimestamp(this.now()) };
+    if (!bucket.cdn?.enabled)
+      throw new StoreError('cdn_not_enabled', `The CDN is not enabled for bucket ${bucket.name}.`);
+    const purge: CdnPurge = {
+      id: newId('purge'),
+      bucket: bucket.name,
+      paths: [...paths],
+      status: 'completed',
+      created_at: isoTimestamp(this.now()),
+    };
     bucket.purges.push(purge);
     return purge;
   }
 
   // ---- access keys ---------------------------------------------------------------------------
 
-  createAccessKey(accountId: string, input: { name: string; permissions: string[]; bucket_access: string[] | null }): AccessKeyRecord {
+  createAccessKey(
+    accountId: string,
+    input: { name: string; permissions: string[]; bucket_access: string[] | null },
+  ): AccessKeyRecord {
     let accessKeyId: string;
     do accessKeyId = `CCAK${randomUpperAlnum(16)}`;
     while (this.accessKeys.has(accessKeyId));

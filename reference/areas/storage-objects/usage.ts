@@ -100,7 +100,13 @@ export class UsageLedger {
         bandwidth += c.bandwidth;
         requests += c.requests;
       }
-      usage.push({ date: day, storage_used: stored, bandwidth_used: bandwidth, requests, cost: dayCost(stored, bandwidth) });
+      usage.push({
+        date: day,
+        storage_used: stored,
+        bandwidth_used: bandwidth,
+        requests,
+        cost: dayCost(stored, bandwidth),
+      });
     }
     const summary: UsageSummary = {
       total_storage: usage.reduce((sum, r) => sum + r.storage_used, 0),

@@ -6,25 +6,82 @@
 import type { FaultDefinition } from '../../core/faults.ts';
 
 export const VOLUME_FAULTS = [
-  { name: 'volume-min-size-unchecked', requirement: 'VOL-CRT-002', description: 'POST /storage/volumes accepts a size of 0 GB.' },
-  { name: 'volume-shrink-accepted', requirement: 'VOL-RSZ-001', description: 'Resize accepts a size equal to or smaller than the current one and applies it.' },
-  { name: 'volume-restore-smaller-accepted', requirement: 'VOL-RST-002', description: 'Restore accepts a size smaller than the snapshot.' },
-  { name: 'volume-list-size-string', requirement: 'VOL-FLD-001', description: 'GET /storage/volumes lists each volume with `size` as a string ("10").' },
-  { name: 'volume-tags-dropped', requirement: 'VOL-CRT-004', description: 'POST /storage/volumes creates the volume without the requested tags.' },
-  { name: 'volume-resize-ignored', requirement: 'VOL-RSZ-002', description: 'A resize to a larger size answers 200 but keeps the old size.' },
-  { name: 'volume-attach-unreported', requirement: 'VOL-ATT-001', description: 'An attach works but its response reports attached_to null.' },
-  { name: 'volume-detach-stale', requirement: 'VOL-DET-001', description: 'After a detach, GET /storage/volumes/{volume_id} still reports the old attached_to.' },
-  { name: 'volume-delete-ignored', requirement: 'VOL-DEL-001', description: 'DELETE /storage/volumes/{volume_id} answers 204 and keeps the volume.' },
-  { name: 'volume-list-attached-filter-ignored', requirement: 'VOL-LIST-002', description: 'GET /storage/volumes ignores the `attached` filter.' },
-  { name: 'volume-list-attached-to-omitted', requirement: 'VOL-FLD-002', description: 'GET /storage/volumes leaves `attached_to` out of a volume that is not attached.' },
-  { name: 'volume-status-capitalised', requirement: 'VOL-STATE-001', description: 'GET /storage/volumes and GET /storage/volumes/{volume_id} spell the ready state `Available`.' },
-  { name: 'volume-snapshot-newest-unlisted', requirement: 'VOL-SNAP-002', description: 'GET /storage/snapshots leaves out the newest volume snapshot.' },
-  { name: 'volume-restore-unstored', requirement: 'VOL-RST-001', description: 'A restore answers a new volume that is never stored: GET of its id answers 404.' },
+  {
+    name: 'volume-min-size-unchecked',
+    requirement: 'VOL-CRT-002',
+    description: 'POST /storage/volumes accepts a size of 0 GB.',
+  },
+  {
+    name: 'volume-shrink-accepted',
+    requirement: 'VOL-RSZ-001',
+    description: 'Resize accepts a size equal to or smaller than the current one and applies it.',
+  },
+  {
+    name: 'volume-restore-smaller-accepted',
+    requirement: 'VOL-RST-002',
+    description: 'Restore accepts a size smaller than the snapshot.',
+  },
+  {
+    name: 'volume-list-size-string',
+    requirement: 'VOL-FLD-001',
+    description: 'GET /storage/volumes lists each volume with `size` as a string ("10").',
+  },
+  {
+    name: 'volume-tags-dropped',
+    requirement: 'VOL-CRT-004',
+    description: 'POST /storage/volumes creates the volume without the requested tags.',
+  },
+  {
+    name: 'volume-resize-ignored',
+    requirement: 'VOL-RSZ-002',
+    description: 'A resize to a larger size answers 200 but keeps the old size.',
+  },
+  {
+    name: 'volume-attach-unreported',
+    requirement: 'VOL-ATT-001',
+    description: 'An attach works but its response reports attached_to null.',
+  },
+  {
+    name: 'volume-detach-stale',
+    requirement: 'VOL-DET-001',
+    description: 'After a detach, GET /storage/volumes/{volume_id} still reports the old attached_to.',
+  },
+  {
+    name: 'volume-delete-ignored',
+    requirement: 'VOL-DEL-001',
+    description: 'DELETE /storage/volumes/{volume_id} answers 204 and keeps the volume.',
+  },
+  {
+    name: 'volume-list-attached-filter-ignored',
+    requirement: 'VOL-LIST-002',
+    description: 'GET /storage/volumes ignores the `attached` filter.',
+  },
+  {
+    name: 'volume-list-attached-to-omitted',
+    requirement: 'VOL-FLD-002',
+    description: 'GET /storage/volumes leaves `attached_to` out of a volume that is not attached.',
+  },
+  {
+    name: 'volume-status-capitalised',
+    requirement: 'VOL-STATE-001',
+    description: 'GET /storage/volumes and GET /storage/volumes/{volume_id} spell the ready state `Available`.',
+  },
+  {
+    name: 'volume-snapshot-newest-unlisted',
+    requirement: 'VOL-SNAP-002',
+    description: 'GET /storage/snapshots leaves out the newest volume snapshot.',
+  },
+  {
+    name: 'volume-restore-unstored',
+    requirement: 'VOL-RST-001',
+    description: 'A restore answers a new volume that is never stored: GET of its id answers 404.',
+  },
   // Sequence-only fault: it shows only after an attach and a detach (cloudcheck explore finds it).
   {
     name: 'volume-attached-filter-sticky',
     requirement: 'VOL-LIST-002',
-    description: 'A volume once attached stays in GET /storage/volumes?attached=true (and out of attached=false) after its detach.',
+    description:
+      'A volume once attached stays in GET /storage/volumes?attached=true (and out of attached=false) after its detach.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

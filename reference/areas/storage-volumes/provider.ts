@@ -39,13 +39,34 @@ export function volumeResourceProvider(ctx: ReferenceContext, service: VolumeSer
     usage(accountId, fromMs, toMs) {
       const state = volumeState(ctx, accountId);
       const now = ctx.clock.now();
-      const lives = [...[...state.volumes.values()].map((v) => ({ id: v.id, name: v.name, size: v.size, createdMs: v.createdMs, deletedMs: now })), ...state.retired];
+      const lives = [
+        ...[...state.volumes.values()].map((v) => ({
+          id: v.id,
+          name: v.name,
+          size: v.size,
+          createdMs: v.createdMs,
+          deletedMs: now,
+        })),
+        ...state.retired,
+      ];
       const resources = lives
-        .map((life) => ({ life, hours: Math.max(0, Math.min(life.deletedMs, toMs) - Math.max(life.createdMs, fromMs)) / HOUR_MS }))
+        .map((life) => ({
+          life,
+          hours: Math.max(0, Math.min(life.deletedMs, toMs) - Math.max(life.createdMs, fromMs)) / HOUR_MS,
+        }))
         .filter(({ hours }) => hours > 0)
         .map(({ life, hours }) => {
           const cost = round((life.size * PRICE_PER_GB_MONTH * hours) / HOURS_PER_MONTH);
-          return { type: 'volume', bucket: life.id, id: life.id, name: life.name, cost, storage_gb: life.size, bandwidth_gb: 0, hours: round(hours, 6) };
+          return {
+            type: 'volume',
+            bucket: life.id,
+            id: life.id,
+            name: life.name,
+            cost,
+            storage_gb: life.size,
+            bandwidth_gb: 0,
+            hours: round(hours, 6),
+          };
         });
       return { service: 'storage', cost: round(resources.reduce((sum, r) => sum + r.cost, 0)), resources };
     },

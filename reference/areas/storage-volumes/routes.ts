@@ -11,7 +11,15 @@ import { fieldError, notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
 import type { VolumeService } from './service.ts';
-import { FILESYSTEMS, MAX_VOLUME_GB, type VolumeRecord, type VolumeSnapshotRecord, snapshotView, volumeState, volumeView } from './store.ts';
+import {
+  FILESYSTEMS,
+  MAX_VOLUME_GB,
+  type VolumeRecord,
+  type VolumeSnapshotRecord,
+  snapshotView,
+  volumeState,
+  volumeView,
+} from './store.ts';
 
 type VolumeParams = { Params: { volume_id: string } };
 
@@ -24,7 +32,8 @@ function fail(field: string, message: string): never {
 /** Query parameters with empty values dropped: `?region=` means no filter. */
 function queryFields(query: unknown): Fields {
   const cleaned: Record<string, unknown> = {};
-  if (query && typeof query === 'object') for (const [key, value] of Object.entries(query)) if (value !== '') cleaned[key] = value;
+  if (query && typeof query === 'object')
+    for (const [key, value] of Object.entries(query)) if (value !== '') cleaned[key] = value;
   return new Fields('storage', cleaned);
 }
 
@@ -45,7 +54,9 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
   const readSize = (f: Fields, required: boolean): number | undefined => {
     // Fault `volume-min-size-unchecked`: 0 GB passes.
     const min = ctx.faults.has('volume-min-size-unchecked') ? 0 : 1;
-    return required ? f.integer('size', { required: true, min, max: MAX_VOLUME_GB }) : f.integer('size', { min, max: MAX_VOLUME_GB });
+    return required
+      ? f.integer('size', { required: true, min, max: MAX_VOLUME_GB })
+      : f.integer('size', { min, max: MAX_VOLUME_GB });
   };
 
   /** A volume as the list shows it; the two field faults bend the list only. */
@@ -58,7 +69,9 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
 
   /** Fault `volume-status-capitalised`: reads spell the state their own way (the record keeps the spec's). */
   const spelled = (view: Record<string, unknown>): Record<string, unknown> =>
-    ctx.faults.has('volume-status-capitalised') ? { ...view, status: String(view.status).replace(/^./, (c) => c.toUpperCase()) } : view;
+    ctx.faults.has('volume-status-capitalised')
+      ? { ...view, status: String(view.status).replace(/^./, (c) => c.toUpperCase()) }
+      : view;
 
   /** Under `volume-attached-filter-sticky`: the volumes ever attached, which the `attached` filter takes for attached. */
   const everAttached = new Set<string>();
@@ -72,7 +85,12 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const volumes = [...volumeState(ctx, account.id).volumes.values()]
       .reverse()
       .filter((v) => (region === undefined || v.region === region) && (status === undefined || v.status === status))
-      .filter((v) => attached === undefined || ctx.faults.has('volume-list-attached-filter-ignored') || (v.attached_to !== null || everAttached.has(v.id)) === attached);
+      .filter(
+        (v) =>
+          attached === undefined ||
+          ctx.faults.has('volume-list-attached-filter-ignored') ||
+          (v.attached_to !== null || everAttached.has(v.id)) === attached,
+      );
     return { volumes: volumes.map((v) => listedVolume(v)) };
   });
 
@@ -89,13 +107,16 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
 
     const region = ctx.services.get('compute').findRegion(regionSlug);
     if (!region) fail('region', `region ${JSON.stringify(regionSlug)} is not a region of GET /regions.`);
-    if (!region.available || !region.features.includes('storage')) fail('region', `Region ${regionSlug} does not accept new volumes.`);
+    if (!region.available || !region.features.includes('storage'))
+      fail('region', `Region ${regionSlug} does not accept new volumes.`);
     let fromSnapshot: VolumeSnapshotRecord | undefined;
     if (snapshotId !== undefined) {
       fromSnapshot = ownSnapshot(account.id, 'snapshot_id', snapshotId);
       if (size < fromSnapshot.size) fail('size', `size must be at least the snapshot's ${fromSnapshot.size} GB.`);
-      if (fromSnapshot.region !== region.slug) fail('region', `The snapshot is in ${fromSnapshot.region}; the volume must be created there.`);
-      if (filesystem !== undefined && filesystem !== fromSnapshot.filesystem) fail('filesystem', `The snapshot holds an ${fromSnapshot.filesystem} filesystem.`);
+      if (fromSnapshot.region !== region.slug)
+        fail('region', `The snapshot is in ${fromSnapshot.region}; the volume must be created there.`);
+      if (filesystem !== undefined && filesystem !== fromSnapshot.filesystem)
+        fail('filesystem', `The snapshot holds an ${fromSnapshot.filesystem} filesystem.`);
     }
     const volume = service.create(account.id, {
       name,
@@ -153,7 +174,8 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const f = new Fields('storage', request.body);
     const size = readSize(f, true) as number;
     // Fault `volume-shrink-accepted`: an equal or smaller size is applied.
-    if (size <= volume.size && !ctx.faults.has('volume-shrink-accepted')) fail('size', `size must be larger than the current ${volume.size} GB.`);
+    if (size <= volume.size && !ctx.faults.has('volume-shrink-accepted'))
+      fail('size', `size must be larger than the current ${volume.size} GB.`);
     if (ctx.faults.has('volume-resize-ignored')) return { volume: { ...volumeView(volume), size } };
     return { volume: volumeView(service.resize(volume, size)) };
   });
@@ -165,7 +187,11 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const vpsId = f.string('vps_id', { required: true });
     const vps = ctx.services.get('compute').findVps(account.id, vpsId);
     if (!vps) fail('vps_id', `vps_id ${JSON.stringify(vpsId)} is not a VPS of this account.`);
-    if (vps.region !== volume.region) fail('vps_id', `The VPS is in ${vps.region} and the volume in ${volume.region}; both must be in the same region.`);
+    if (vps.region !== volume.region)
+      fail(
+        'vps_id',
+        `The VPS is in ${vps.region} and the volume in ${volume.region}; both must be in the same region.`,
+      );
     // An attached volume (to this VPS or another) is a 409 `volume_in_use` from the service.
     const attached = volumeView(service.attach(volume, vps.id));
     if (ctx.faults.has('volume-attached-filter-sticky')) everAttached.add(volume.id);
@@ -195,9 +221,13 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const region = f.string('region');
     const snapshots = [...volumeState(ctx, account.id).snapshots.values()]
       .reverse()
-      .filter((s) => (volumeId === undefined || s.volume_id === volumeId) && (region === undefined || s.region === region));
+      .filter(
+        (s) => (volumeId === undefined || s.volume_id === volumeId) && (region === undefined || s.region === region),
+      );
     // Fault `volume-snapshot-newest-unlisted`: the newest snapshot (first, newest first) is left out.
-    return { snapshots: (ctx.faults.has('volume-snapshot-newest-unlisted') ? snapshots.slice(1) : snapshots).map(snapshotView) };
+    return {
+      snapshots: (ctx.faults.has('volume-snapshot-newest-unlisted') ? snapshots.slice(1) : snapshots).map(snapshotView),
+    };
   });
 
   app.post('/storage/snapshots', async (request, reply) => {

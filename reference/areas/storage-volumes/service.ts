@@ -51,7 +51,8 @@ export class VolumeService {
   }
 
   attach(volume: VolumeRecord, vpsId: string): VolumeRecord {
-    if (volume.attached_to !== null) throw inUse(volume, `The volume is already attached to ${volume.attached_to}; detach it first.`);
+    if (volume.attached_to !== null)
+      throw inUse(volume, `The volume is already attached to ${volume.attached_to}; detach it first.`);
     volume.attached_to = vpsId;
     return volume;
   }
@@ -64,10 +65,17 @@ export class VolumeService {
 
   /** Permanent. `force` (project deletion) detaches first instead of refusing. */
   delete(accountId: string, volume: VolumeRecord, force = false): void {
-    if (volume.attached_to !== null && !force) throw inUse(volume, `The volume is attached to ${volume.attached_to}; detach it first.`);
+    if (volume.attached_to !== null && !force)
+      throw inUse(volume, `The volume is attached to ${volume.attached_to}; detach it first.`);
     const state = volumeState(this.ctx, accountId);
     state.volumes.delete(volume.id);
-    state.retired.push({ id: volume.id, name: volume.name, size: volume.size, createdMs: volume.createdMs, deletedMs: this.ctx.clock.now() });
+    state.retired.push({
+      id: volume.id,
+      name: volume.name,
+      size: volume.size,
+      createdMs: volume.createdMs,
+      deletedMs: this.ctx.clock.now(),
+    });
   }
 
   /** A deleted instance takes no volume with it: its volumes become detached. */

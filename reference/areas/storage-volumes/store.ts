@@ -56,7 +56,11 @@ export interface VolumeState {
 }
 
 export function volumeState(ctx: ReferenceContext, accountId: string): VolumeState {
-  return ctx.accountState<VolumeState>(accountId, 'storage-volumes', () => ({ volumes: new Map(), snapshots: new Map(), retired: [] }));
+  return ctx.accountState<VolumeState>(accountId, 'storage-volumes', () => ({
+    volumes: new Map(),
+    snapshots: new Map(),
+    retired: [],
+  }));
 }
 
 export function volumeView(record: VolumeRecord): Record<string, unknown> {

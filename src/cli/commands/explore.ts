@@ -49,7 +49,10 @@ export const EXPLORE_HELP: HelpSpec = {
   exitCodes: [
     ['0', 'no sequence contradicted the model (or the replayed sequence passed)'],
     ['1', 'a sequence contradicted the model: a MUST requirement is broken (the report shows the shrunk sequence)'],
-    ['2', "usage error, bad replay file, unreachable target or rejected key, or an error that is not the target's (nothing was proved)"],
+    [
+      '2',
+      "usage error, bad replay file, unreachable target or rejected key, or an error that is not the target's (nothing was proved)",
+    ],
     ['130', 'interrupted: the running sequence was cleaned up and what ran is reported'],
   ],
 };
@@ -76,7 +79,8 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     out(helpText('explore', EXPLORE_HELP));
     return 0;
   }
-  if (resolved.positionals.length) throw new UsageError(`explore takes no positional arguments (got "${resolved.positionals[0]}")`);
+  if (resolved.positionals.length)
+    throw new UsageError(`explore takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
   const replay = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
   const families = selectedFamilies(v.families);
@@ -85,19 +89,43 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   const runId = newRunId();
   const runPrefix = `${RUN_PREFIX}${runId}-`;
   const headers = headersFromList(v.header ?? []);
-  const settings = { target: session.target, keys: { main: session.apiKey, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, headers };
+  const settings = {
+    target: session.target,
+    keys: { main: session.apiKey, alt: null },
+    liveSms: false,
+    allowCharges: false,
+    timeoutScale: 1,
+    headers,
+  };
   // Keys of the exploration's own (revoked at the end, named with the run prefix) spread the budget
   // over the per-key limits, as `cloudcheck run` does.
   const budget = v.budget ?? DEFAULT_BUDGET;
-  const runKeys = await createRunKeys({ settings, count: Math.ceil(budget / REQUESTS_PER_KEY) - 1, namePrefix: runPrefix, journalDir: null });
-  if (runKeys.shortfall) err(`cloudcheck explore: created ${runKeys.keys.length} extra API keys (${runKeys.shortfall}); the budget may meet the hourly limit`);
+  const runKeys = await createRunKeys({
+    settings,
+    count: Math.ceil(budget / REQUESTS_PER_KEY) - 1,
+    namePrefix: runPrefix,
+    journalDir: null,
+  });
+  if (runKeys.shortfall)
+    err(
+      `cloudcheck explore: created ${runKeys.keys.length} extra API keys (${runKeys.shortfall}); the budget may meet the hourly limit`,
+    );
   // The session's key stays out of billing once there are run keys, as in `cloudcheck run`: its billing
   // window (100/h) is kept for revoking them, whatever the api-keys sequences spent.
   const keptOut = runKeys.keys.length ? { billing: [session.apiKey] } : undefined;
-  const api = new ApiClient({ settings, budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000, keptOut }) } });
+  const api = new ApiClient({
+    settings,
+    budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000, keptOut }) },
+  });
   const startedAt = new Date();
   let interrupted = false;
-  const target = new ExploreTarget(api, `${runPrefix}explore`, runPrefix, { budget, deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000 }, testNumbersOf(v));
+  const target = new ExploreTarget(
+    api,
+    `${runPrefix}explore`,
+    runPrefix,
+    { budget, deadline: startedAt.getTime() + (v.time ?? DEFAULT_TIME_S) * 1000 },
+    testNumbersOf(v),
+  );
   // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
   const onSignal = (): void => {
     // A second signal does not wait for the clean-up: `cloudcheck sweep` removes what is left.
@@ -112,7 +140,9 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     err(
       `cloudcheck explore: ${replay ? `replaying ${replay.length} steps` : `seed ${v.seed}, at most ${v.budget ?? DEFAULT_BUDGET} requests and ${v.time ?? DEFAULT_TIME_S} s`} against ${session.target}`,
     );
-    const outcome = replay ? await replayOutcome(target, replay) : await explore(target, { seed: v.seed, families, progress: progressPrinter() });
+    const outcome = replay
+      ? await replayOutcome(target, replay)
+      : await explore(target, { seed: v.seed, families, progress: progressPrinter() });
     for (const warning of target.warnings) err(`cloudcheck explore: ${warning}`);
     if (outcome.error instanceof ExploreSetupError) {
       err(`cloudcheck explore: ${outcome.error.message}`);
@@ -124,18 +154,32 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     }
     const reportDir = resolve(v['report-dir'] ?? join('reports', `explore-${runId}`));
     const rules = rulesOf(replay ? FAMILIES.filter((f) => replay.some((s) => f.commandOf(s))) : families);
-    const report = writeReport(outcome, rules, { runId, target: session.target, exploreTarget: target, embedded: session.embedded !== null, seed: v.seed, startedAt, reportDir, interrupted });
+    const report = writeReport(outcome, rules, {
+      runId,
+      target: session.target,
+      exploreTarget: target,
+      embedded: session.embedded !== null,
+      seed: v.seed,
+      startedAt,
+      reportDir,
+      interrupted,
+    });
     printSummary(outcome, rules, reportDir);
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
     if (!outcome.finding && outcome.exercised.size === 0) {
-      err('cloudcheck explore: no sequence exercised any rule of the model (raise --budget or --time); nothing was checked');
+      err(
+        'cloudcheck explore: no sequence exercised any rule of the model (raise --budget or --time); nothing was checked',
+      );
       return 2;
     }
     return report.summary.gate?.passed ? 0 : 1;
   } finally {
     const unrevoked = await runKeys.revoke().catch(() => runKeys.keys.length);
-    if (unrevoked) err(`cloudcheck explore: ${unrevoked} of its API keys could not be revoked (they expire on their own within 3 h)`);
+    if (unrevoked)
+      err(
+        `cloudcheck explore: ${unrevoked} of its API keys could not be revoked (they expire on their own within 3 h)`,
+      );
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await session.embedded?.close().catch(() => undefined);
@@ -148,7 +192,10 @@ async function openSession(v: OptionValues<'explore'>): Promise<Session> {
     addSecret(apiKey);
     const transport = { caCertFile: v['ca-cert'] ?? null, direct: false };
     configureTransport(transport);
-    await probeTarget(v.target, apiKey, 'the API key', undefined, { ...transport, headers: headersFromList(v.header ?? []) });
+    await probeTarget(v.target, apiKey, 'the API key', undefined, {
+      ...transport,
+      headers: headersFromList(v.header ?? []),
+    });
     return { target: v.target, apiKey, embedded: null };
   }
   const embedded = await startEmbedded({ seed: v.seed, testNumbers: testNumbersOf(v) });
@@ -195,7 +242,10 @@ function readReplay(file: string): StepRecord[] {
     throw new UsageError(`--replay: ${file} is not JSON (${(error as Error).message})`);
   }
   const steps = isObject(data) ? data.steps : undefined;
-  if (!Array.isArray(steps) || !steps.every((s) => isObject(s) && typeof s.op === 'string' && (s.args === undefined || isObject(s.args)))) {
+  if (
+    !Array.isArray(steps) ||
+    !steps.every((s) => isObject(s) && typeof s.op === 'string' && (s.args === undefined || isObject(s.args)))
+  ) {
     throw new UsageError(`--replay: ${file} holds no "steps" list of { op, args }`);
   }
   const records = steps.map((s) => ({ op: s.op as string, args: (s.args ?? {}) as StepRecord['args'] }));
@@ -210,7 +260,13 @@ function readReplay(file: string): StepRecord[] {
 }
 
 async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promise<ExploreOutcome> {
-  const outcome: ExploreOutcome = { sequences: 1, requests: 0, exercised: target.exercised, finding: null, error: null };
+  const outcome: ExploreOutcome = {
+    sequences: 1,
+    requests: 0,
+    exercised: target.exercised,
+    finding: null,
+    error: null,
+  };
   try {
     await replayOf(target, steps);
   } catch (error) {
@@ -226,13 +282,32 @@ function checksOf(outcome: ExploreOutcome, rules: Record<string, string>): Check
   return Object.entries(rules).map(([requirement, title]) => {
     const known = requirementById(requirement);
     // Every rule cites a requirement of the catalogue (test/explore/explore.test.ts): its class and level are the report's.
-    const base = { id: `explore.${requirement}`, requirement, level: known?.level ?? 'MUST', class: known?.class ?? 'storage-objects', operation: null, title: `explore: ${title}` };
+    const base = {
+      id: `explore.${requirement}`,
+      requirement,
+      level: known?.level ?? 'MUST',
+      class: known?.class ?? 'storage-objects',
+      operation: null,
+      title: `explore: ${title}`,
+    };
     const f = outcome.finding;
     if (f && f.requirement === requirement) {
-      return { ...base, status: 'failed' as const, classification: 'defect' as const, message: findingMessage(f), expected: f.expected, actual: f.actual, exchanges: f.exchanges };
+      return {
+        ...base,
+        status: 'failed' as const,
+        classification: 'defect' as const,
+        message: findingMessage(f),
+        expected: f.expected,
+        actual: f.actual,
+        exchanges: f.exchanges,
+      };
     }
     if (outcome.exercised.has(requirement)) return { ...base, status: 'passed' as const };
-    return { ...base, status: 'skipped' as const, message: 'no sequence exercised this rule (a bigger --budget or --time draws more)' };
+    return {
+      ...base,
+      status: 'skipped' as const,
+      message: 'no sequence exercised this rule (a bigger --budget or --time draws more)',
+    };
   });
 }
 
@@ -249,7 +324,16 @@ function findingMessage(f: ExploreFinding): string {
 function writeReport(
   outcome: ExploreOutcome,
   rules: Record<string, string>,
-  run: { runId: string; target: string; exploreTarget: ExploreTarget; embedded: boolean; seed: number; startedAt: Date; reportDir: string; interrupted: boolean },
+  run: {
+    runId: string;
+    target: string;
+    exploreTarget: ExploreTarget;
+    embedded: boolean;
+    seed: number;
+    startedAt: Date;
+    reportDir: string;
+    interrupted: boolean;
+  },
 ): ReturnType<typeof finaliseReport>['report'] {
   const checks = checksOf(outcome, rules);
   const { report, outcome: written } = finaliseReport(
@@ -278,7 +362,10 @@ function writeReport(
 
 /** The shrunk sequence as a replay file and as a script of curl lines (src/explore/repro.ts). */
 function writeReproduction(finding: ExploreFinding, dir: string, target: ExploreTarget, baseUrl: string): void {
-  writeFileSync(join(dir, 'explore-replay.json'), `${JSON.stringify({ requirement: finding.requirement, steps: finding.steps }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'explore-replay.json'),
+    `${JSON.stringify({ requirement: finding.requirement, steps: finding.steps }, null, 2)}\n`,
+  );
   const script = reproductionScript({
     requirement: finding.requirement,
     summary: `${finding.message}: expected ${finding.expected}, got ${finding.actual}`,
@@ -290,7 +377,9 @@ function writeReproduction(finding: ExploreFinding, dir: string, target: Explore
 }
 
 function printSummary(outcome: ExploreOutcome, rules: Record<string, string>, reportDir: string): void {
-  out(`${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(rules).length} rules exercised`);
+  out(
+    `${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(rules).length} rules exercised`,
+  );
   const f = outcome.finding;
   if (f) {
     out(`FAILED [${f.requirement}] ${findingMessage(f)}`);

@@ -16,9 +16,18 @@ export const LOAD_HELP: HelpSpec = {
   examples: [
     ['cloudcheck load --list', 'the built-in profiles, with the requirements each checks'],
     ['cloudcheck load smoke', 'the smoke profile against the embedded reference server'],
-    ['cloudcheck load soak --connections 20 --rate 200 --duration 60', 'the soak profile at 200 requests/s over 20 connections for a minute'],
-    ['CLOUDCHECK_API_KEY=... cloudcheck load burst-compute --target https://staging.example.net/v1', 'the compute burst limit of a staging server'],
-    ['cloudcheck load my-profile.yaml --report-dir load-report', 'a profile of your own, its report beside the conformance report'],
+    [
+      'cloudcheck load soak --connections 20 --rate 200 --duration 60',
+      'the soak profile at 200 requests/s over 20 connections for a minute',
+    ],
+    [
+      'CLOUDCHECK_API_KEY=... cloudcheck load burst-compute --target https://staging.example.net/v1',
+      'the compute burst limit of a staging server',
+    ],
+    [
+      'cloudcheck load my-profile.yaml --report-dir load-report',
+      'a profile of your own, its report beside the conformance report',
+    ],
   ],
   exitCodes: [
     ['0', 'every threshold and invariant held'],
@@ -51,7 +60,9 @@ export async function loadCommand(argv: string[]): Promise<number> {
     throw error;
   }
   if (options.help) {
-    out(`${helpText('load', LOAD_HELP)}\nBuilt-in profiles (details: cloudcheck load --list):\n  ${(await builtinProfileNames()).join(', ')}`);
+    out(
+      `${helpText('load', LOAD_HELP)}\nBuilt-in profiles (details: cloudcheck load --list):\n  ${(await builtinProfileNames()).join(', ')}`,
+    );
     return 0;
   }
   const values = options.values;

@@ -29,18 +29,28 @@ export interface ReportCommandIO {
 
 const MERGE_HELP: HelpSpec = {
   synopsis: 'cloudcheck report merge DIR|FILE... [--out DIR] [--allow-partial]',
-  summary: 'Joins the report.json of --shard runs into one report (report.json, report.html, junit.xml, summary.md) and gates on it.',
-  examples: [['cloudcheck report merge shard-1 shard-2 shard-3 --out reports/merged', 'the report of a run split in three shards']],
+  summary:
+    'Joins the report.json of --shard runs into one report (report.json, report.html, junit.xml, summary.md) and gates on it.',
+  examples: [
+    [
+      'cloudcheck report merge shard-1 shard-2 shard-3 --out reports/merged',
+      'the report of a run split in three shards',
+    ],
+  ],
   exitCodes: [
     ['0', 'the merged gate passed'],
-    ['1', 'the merged gate failed, also when a shard is missing or given twice, or the reports are of another target or version'],
+    [
+      '1',
+      'the merged gate failed, also when a shard is missing or given twice, or the reports are of another target or version',
+    ],
     ['2', 'usage error or an unreadable report (missing file, bad JSON, wrong schema_version)'],
   ],
 };
 
 const DIFF_HELP: HelpSpec = {
   synopsis: 'cloudcheck report diff A B [--json]',
-  summary: 'Shows what changed from report A to report B (report.json files or report directories): new and fixed failures, checks added and removed.',
+  summary:
+    'Shows what changed from report A to report B (report.json files or report directories): new and fixed failures, checks added and removed.',
   examples: [
     ['cloudcheck report diff reports/<old-run> reports/<new-run>', 'what the new run fixed and broke'],
     ['cloudcheck report diff old/report.json new/report.json --json', 'the same as JSON, for scripts'],
@@ -53,7 +63,8 @@ const DIFF_HELP: HelpSpec = {
 
 const REPORT_HELP: HelpSpec = {
   synopsis: 'cloudcheck report merge|diff ...',
-  summary: 'Works on reports of earlier runs: merge joins shard reports, diff compares two runs (cloudcheck report merge --help, cloudcheck report diff --help).',
+  summary:
+    'Works on reports of earlier runs: merge joins shard reports, diff compares two runs (cloudcheck report merge --help, cloudcheck report diff --help).',
   examples: [...MERGE_HELP.examples, ...DIFF_HELP.examples],
   exitCodes: [
     ['0', 'merge: the merged gate passed; diff: compared'],
@@ -75,7 +86,11 @@ const MERGE_USAGE = formatHelp(MERGE_HELP, [
   `  ${'-h, --help'.padEnd(30)} this text`,
 ]);
 
-const DIFF_USAGE = formatHelp(DIFF_HELP, ['options:', `  ${'--json'.padEnd(30)} print the difference as JSON`, `  ${'-h, --help'.padEnd(30)} this text`]);
+const DIFF_USAGE = formatHelp(DIFF_HELP, [
+  'options:',
+  `  ${'--json'.padEnd(30)} print the difference as JSON`,
+  `  ${'-h, --help'.padEnd(30)} this text`,
+]);
 
 /** An input problem the user can fix; becomes exit code 2 with this message. */
 export class ReportInputError extends Error {
@@ -95,7 +110,9 @@ export function readReport(path: string, cwd = process.cwd()): ConformanceReport
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ReportInputError(code === 'ENOENT' ? `${file}: no report.json there` : `${file}: cannot read (${(error as Error).message})`);
+    throw new ReportInputError(
+      code === 'ENOENT' ? `${file}: no report.json there` : `${file}: cannot read (${(error as Error).message})`,
+    );
   }
   let data: unknown;
   try {
@@ -103,16 +120,23 @@ export function readReport(path: string, cwd = process.cwd()): ConformanceReport
   } catch (error) {
     throw new ReportInputError(`${file}: not valid JSON (${(error as Error).message})`);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ReportInputError(`${file}: not a cloudcheck report (expected a JSON object)`);
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new ReportInputError(`${file}: not a cloudcheck report (expected a JSON object)`);
   const r = data as Partial<ConformanceReport> & { schema_version?: unknown };
   if (r.schema_version !== 1) {
-    throw new ReportInputError(`${file}: schema_version is ${JSON.stringify(r.schema_version ?? null)}; this cloudcheck reads schema_version 1`);
+    throw new ReportInputError(
+      `${file}: schema_version is ${JSON.stringify(r.schema_version ?? null)}; this cloudcheck reads schema_version 1`,
+    );
   }
-  const missing = (['run', 'summary', 'checks', 'coverage', 'leaks'] as const).filter((k) => r[k] === undefined || r[k] === null);
-  if (missing.length) throw new ReportInputError(`${file}: not a cloudcheck report (missing ${missing.map((k) => `"${k}"`).join(', ')})`);
+  const missing = (['run', 'summary', 'checks', 'coverage', 'leaks'] as const).filter(
+    (k) => r[k] === undefined || r[k] === null,
+  );
+  if (missing.length)
+    throw new ReportInputError(`${file}: not a cloudcheck report (missing ${missing.map((k) => `"${k}"`).join(', ')})`);
   if (!Array.isArray(r.checks)) throw new ReportInputError(`${file}: not a cloudcheck report ("checks" is not a list)`);
   if (!Array.isArray(r.leaks)) throw new ReportInputError(`${file}: not a cloudcheck report ("leaks" is not a list)`);
-  if (!Array.isArray(r.coverage?.operations)) throw new ReportInputError(`${file}: not a cloudcheck report ("coverage.operations" is not a list)`);
+  if (!Array.isArray(r.coverage?.operations))
+    throw new ReportInputError(`${file}: not a cloudcheck report ("coverage.operations" is not a list)`);
   return data as ConformanceReport;
 }
 
@@ -136,7 +160,8 @@ function parseMergeArgs(args: string[]): { inputs: string[]; out: string | null;
     else if (a.startsWith('-')) throw new ReportInputError(`report merge: unknown option ${a}`);
     else inputs.push(a);
   }
-  if (inputs.length === 0) throw new ReportInputError('report merge: name at least one report directory or report.json');
+  if (inputs.length === 0)
+    throw new ReportInputError('report merge: name at least one report directory or report.json');
   return { inputs, out, allowPartial };
 }
 
@@ -157,7 +182,10 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       }
       const { inputs, out: outDir, allowPartial } = parseMergeArgs(rest);
       const reports = inputs.map((p) => readReport(p, cwd));
-      const { report, notes } = mergeReportsWithNotes(reports, { allowPartial, mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]) });
+      const { report, notes } = mergeReportsWithNotes(reports, {
+        allowPartial,
+        mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]),
+      });
       const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
       const { outcome } = finaliseReport(report, dir, { writers: mergeWriters() });
       for (const n of notes) err(`note: ${n}\n`);
@@ -179,7 +207,8 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       const unknown = rest.filter((a) => a.startsWith('-') && a !== '--json');
       if (unknown.length) throw new ReportInputError(`report diff: unknown option ${unknown[0]}`);
       const paths = rest.filter((a) => !a.startsWith('-'));
-      if (paths.length !== 2) throw new ReportInputError(`report diff: expected two reports (A B), got ${paths.length}`);
+      if (paths.length !== 2)
+        throw new ReportInputError(`report diff: expected two reports (A B), got ${paths.length}`);
       const diff = diffReports(readReport(paths[0]!, cwd), readReport(paths[1]!, cwd));
       out(json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));
       return 0;

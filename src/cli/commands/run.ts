@@ -19,7 +19,16 @@ import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
 import { headersFromList } from '../../harness/headers.ts';
 import { lastFailedIds, selectionOf } from '../../harness/selection.ts';
-import { ASYNC_TIMEOUT_DEFAULT_S, RUN_PREFIX, RUN_VARIABLES, newRunId, settingsFromEnv, settingsToEnv, webhookSettings, withoutRunVariables } from '../../harness/settings.ts';
+import {
+  ASYNC_TIMEOUT_DEFAULT_S,
+  RUN_PREFIX,
+  RUN_VARIABLES,
+  newRunId,
+  settingsFromEnv,
+  settingsToEnv,
+  webhookSettings,
+  withoutRunVariables,
+} from '../../harness/settings.ts';
 import type { RunSettings } from '../../harness/settings.ts';
 import { configureTransport } from '../../harness/transport.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
@@ -35,18 +44,31 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export const RUN_HELP: HelpSpec = {
   synopsis: 'cloudcheck run [options]',
-  summary: 'Checks a target (default: the embedded reference server) against the specification, writes the report (report.json, report.html, junit.xml, summary.md) and gates on it.',
+  summary:
+    'Checks a target (default: the embedded reference server) against the specification, writes the report (report.json, report.html, junit.xml, summary.md) and gates on it.',
   examples: [
     ['cloudcheck run', 'check the embedded reference server'],
-    ['CLOUDCHECK_API_KEY=... cloudcheck run --target https://staging.example.net/v1 --classes messaging,compute', 'check two classes of a staging server'],
+    [
+      'CLOUDCHECK_API_KEY=... cloudcheck run --target https://staging.example.net/v1 --classes messaging,compute',
+      'check two classes of a staging server',
+    ],
     ['cloudcheck run --list --grep VPS-LIST', 'show which checks a selection would run, running none'],
-    ["cloudcheck run --target https://staging.example.net/v1 -H 'X-Gateway-Key: ...' --ca-cert internal-ca.pem -x", 'through a gateway with an internal certificate, stopping at the first failure'],
-    ['cloudcheck run --target URL --baseline reports/last/report.json --workers 4', 'gate only on failures the last run did not have'],
+    [
+      "cloudcheck run --target https://staging.example.net/v1 -H 'X-Gateway-Key: ...' --ca-cert internal-ca.pem -x",
+      'through a gateway with an internal certificate, stopping at the first failure',
+    ],
+    [
+      'cloudcheck run --target URL --baseline reports/last/report.json --workers 4',
+      'gate only on failures the last run did not have',
+    ],
   ],
   exitCodes: [
     ['0', 'the gate passed (--list: the selection selects checks)'],
     ['1', 'the gate failed: a MUST defect (a SHOULD deviation with --strict); also a run stopped by --max-failures'],
-    ['2', 'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, or a cloudcheck error (the suite failed, not the target)'],
+    [
+      '2',
+      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, or a cloudcheck error (the suite failed, not the target)',
+    ],
     ['130', 'interrupted (SIGINT/SIGTERM); what ran is reported'],
   ],
 };
@@ -90,7 +112,11 @@ export function settingsOfRun(
     seed: values.seed,
     examples: values.examples,
     classes: (values.classes ?? CONFORMANCE_CLASSES).filter(isConformanceClass),
-    testNumbers: { succeed: values['test-number-succeed'], fail: values['test-number-fail'], random: values['test-number-random'] },
+    testNumbers: {
+      succeed: values['test-number-succeed'],
+      fail: values['test-number-fail'],
+      random: values['test-number-random'],
+    },
     // The embedded server moves no real money, so charges are implied there.
     allowCharges: values['allow-charges'] || target.embedded,
     liveSms: values['live-sms'],
@@ -108,7 +134,10 @@ export function settingsOfRun(
     // key management costs nobody anything) six keys per worker hold them all in the first
     // minute, where three made the run wait for the next one. Against a target, the default
     // stays lower: each key costs two of the main key's 100 billing requests of the hour.
-    keysPerWorker: target.embedded && env[RUN_VARIABLES.keysPerWorker] === undefined ? EMBEDDED_KEYS_PER_WORKER : inherited.keysPerWorker,
+    keysPerWorker:
+      target.embedded && env[RUN_VARIABLES.keysPerWorker] === undefined
+        ? EMBEDDED_KEYS_PER_WORKER
+        : inherited.keysPerWorker,
     budgetKeys: [],
     headers,
     caCertFile: values['ca-cert'] ?? null,
@@ -123,7 +152,11 @@ export function settingsOfRun(
     maxFailures: values['max-failures'] ?? 0,
     // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
     // selected flow step brings the steps before it; Playwright's own filters would not.
-    selection: { grep: values.grep ?? null, grepInvert: values['grep-invert'] ?? null, onlyIds: options.onlyIds ? [...options.onlyIds] : null },
+    selection: {
+      grep: values.grep ?? null,
+      grepInvert: values['grep-invert'] ?? null,
+      onlyIds: options.onlyIds ? [...options.onlyIds] : null,
+    },
     handoffFile: null,
     suiteIndexOut: null,
   };
@@ -133,7 +166,13 @@ export function settingsOfRun(
 export function planRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: { runId: string; cwd: string; configPath: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv },
+  options: {
+    runId: string;
+    cwd: string;
+    configPath: string;
+    onlyIds?: readonly string[] | undefined;
+    env?: NodeJS.ProcessEnv;
+  },
 ): RunPlan {
   const args = ['test', '-c', options.configPath];
   if (values.shard) args.push(`--shard=${values.shard}`);
@@ -164,7 +203,9 @@ function playwrightArgs(): string[] {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
   // The code cache of Playwright's bundles (bin/compile-cache.cjs), for the runner and its workers.
   const cache = ['--require', join(ROOT, 'bin', 'compile-cache.cjs')];
-  return ROOT.split(sep).includes('node_modules') ? [...cache, '--import', import.meta.resolve('tsx'), cli] : [...cache, cli];
+  return ROOT.split(sep).includes('node_modules')
+    ? [...cache, '--import', import.meta.resolve('tsx'), cli]
+    : [...cache, cli];
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
@@ -173,7 +214,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     out(helpText('run', RUN_HELP));
     return 0;
   }
-  if (resolved.positionals.length) throw new UsageError(`run takes no positional arguments (got "${resolved.positionals[0]}")`);
+  if (resolved.positionals.length)
+    throw new UsageError(`run takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
   // Parsed once, here: a bad baseline is a usage error before anything runs, and the gate uses it at the end.
   let baseline: Set<string> | null = null;
@@ -188,12 +230,17 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const onlyIds = v['last-failed'] ? lastFailed(process.cwd()) : undefined;
   if (onlyIds?.length === 0) {
-    err('cloudcheck run: --last-failed: the last run (reports/latest/report.json) has no failed check; nothing to run again');
+    err(
+      'cloudcheck run: --last-failed: the last run (reports/latest/report.json) has no failed check; nothing to run again',
+    );
     return 2;
   }
   if (v.list) return listChecks(v, onlyIds);
   // The embedded server ends with the run: there would be nothing left to replay against.
-  if (v.keep && !v.target) throw new UsageError('--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)');
+  if (v.keep && !v.target)
+    throw new UsageError(
+      '--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)',
+    );
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
   addSecret(v['api-key']);
   addSecret(v['alt-api-key']);
@@ -216,13 +263,21 @@ export async function runCommand(argv: string[]): Promise<number> {
       return { index, exit: spawnPlaywright(p) };
     };
     const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
-    const runLine = (): void => err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
+    const runLine = (): void =>
+      err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
     if (v.target) {
-      target = { target: v.target, s3Url: v['s3-url'] ?? null, apiKey: v['api-key'] ?? '', altApiKey: v['alt-api-key'] ?? null, embedded: false };
+      target = {
+        target: v.target,
+        s3Url: v['s3-url'] ?? null,
+        apiKey: v['api-key'] ?? '',
+        altApiKey: v['alt-api-key'] ?? null,
+        embedded: false,
+      };
       const transport = { caCertFile, direct: false };
       configureTransport(transport);
       await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
-      if (target.altApiKey) await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
+      if (target.altApiKey)
+        await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
       plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
       runLine();
       running = start(plan);
@@ -230,7 +285,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     } else {
       // Playwright's runner starts while the embedded server does (each takes a few tenths of a
       // second); its global setup waits for the server's address in a hand-off file.
-      plan = planRun(v, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
+      plan = planRun(
+        v,
+        { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
+        { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds },
+      );
       const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
       plan.settings.handoffFile = handoff;
       running = start(plan);
@@ -240,13 +299,24 @@ export async function runCommand(argv: string[]): Promise<number> {
         embedded = await startEmbedded({ seed: v.seed, testNumbers: plan.settings.testNumbers });
         addSecret(embedded.apiKey);
         addSecret(embedded.altApiKey);
-        target = { target: embedded.target, s3Url: embedded.s3Url, apiKey: embedded.apiKey, altApiKey: embedded.altApiKey, embedded: true };
+        target = {
+          target: embedded.target,
+          s3Url: embedded.s3Url,
+          apiKey: embedded.apiKey,
+          altApiKey: embedded.altApiKey,
+          embedded: true,
+        };
         err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
         // The embedded server is reached directly whatever proxy the environment names (transport.ts).
         // Not probed: this process started it a moment ago with the key it answers to (the probe
         // is for a base URL or key a person typed; here it cost the HTTP client's load, 0.1 s).
         configureTransport({ caCertFile, direct: true });
-        writeHandoff(handoff, { target: target.target, s3Url: target.s3Url, apiKey: target.apiKey, altApiKey: target.altApiKey });
+        writeHandoff(handoff, {
+          target: target.target,
+          s3Url: target.s3Url,
+          apiKey: target.apiKey,
+          altApiKey: target.altApiKey,
+        });
       } catch (error) {
         writeHandoff(handoff, { error: (error as Error).message });
         await running.exit;
@@ -262,11 +332,16 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
     index.settle(exit.code === 0 || exit.code === 1);
     // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.settings.runTmp, { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers }).catch((error: Error) => {
+    const recovered = await recoverFromJournals(plan.settings.runTmp, {
+      target: target.target,
+      keys: { main: target.apiKey, alt: target.altApiKey },
+      headers,
+    }).catch((error: Error) => {
       err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
       return null;
     });
-    if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
+    if (recovered && recovered.deleted)
+      err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
 
     const { reportDir, runTmp } = plan.settings;
     const draft = readDraft(runTmp);
@@ -292,14 +367,18 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (exit.interrupted) return 130;
     if (report.run.stopped_after_failures) {
       const n = report.run.stopped_after_failures;
-      err(`cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`);
+      err(
+        `cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`,
+      );
       return 1;
     }
     // Environment failures never fail the gate, but a run in which no check passed and the
     // failures are environment problems (every request timed out, was reset, ...) proved nothing:
     // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
     if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
-      err(`cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`);
+      err(
+        `cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`,
+      );
       return 2;
     }
     if (!report.summary.gate?.passed) return 1;
@@ -321,7 +400,10 @@ export async function runCommand(argv: string[]): Promise<number> {
 
 /** The options that made a selection, as the user gave them: `--classes all, --grep X`. */
 function selectionWords(v: OptionValues<'run'>): string {
-  return [`--classes ${v.classes?.join(',') ?? 'all'}`, ...(['grep', 'grep-invert', 'shard'] as const).filter((name) => v[name]).map((name) => `--${name} ${v[name]}`)].join(', ');
+  return [
+    `--classes ${v.classes?.join(',') ?? 'all'}`,
+    ...(['grep', 'grep-invert', 'shard'] as const).filter((name) => v[name]).map((name) => `--${name} ${v[name]}`),
+  ].join(', ');
 }
 
 /**
@@ -362,7 +444,8 @@ interface ListedCheck {
 /** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds). */
 function lastFailed(cwd: string): string[] {
   const file = join(cwd, 'reports', 'latest', 'report.json');
-  if (!existsSync(file)) throw new UsageError(`--last-failed: no earlier run here (${relative(cwd, file)} does not exist)`);
+  if (!existsSync(file))
+    throw new UsageError(`--last-failed: no earlier run here (${relative(cwd, file)} does not exist)`);
   try {
     const report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
     return lastFailedIds(report.checks);
@@ -379,8 +462,19 @@ function lastFailed(cwd: string): string[] {
  */
 async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | undefined): Promise<number> {
   const runId = newRunId();
-  const target = { target: v.target ?? 'http://127.0.0.1:0/v1', s3Url: null, apiKey: '', altApiKey: null, embedded: !v.target };
-  const plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
+  const target = {
+    target: v.target ?? 'http://127.0.0.1:0/v1',
+    s3Url: null,
+    apiKey: '',
+    altApiKey: null,
+    embedded: !v.target,
+  };
+  const plan = planRun(v, target, {
+    runId,
+    cwd: process.cwd(),
+    configPath: join(ROOT, 'playwright.config.ts'),
+    onlyIds,
+  });
   const listing = join(plan.settings.runTmp, 'list.json');
   mkdirSync(plan.settings.runTmp, { recursive: true });
   try {
@@ -400,7 +494,10 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     const width = (key: 'id' | 'requirement' | 'class'): number => Math.max(...listed.map((c) => c[key].length));
     const [wId, wReq, wCls] = [width('id'), width('requirement'), width('class')];
     out(`${'check'.padEnd(wId)}  ${'requirement'.padEnd(wReq)}  level   ${'class'.padEnd(wCls)}  title`);
-    for (const c of listed) out(`${c.id.padEnd(wId)}  ${c.requirement.padEnd(wReq)}  ${c.level.padEnd(6)}  ${c.class.padEnd(wCls)}  ${c.title}`);
+    for (const c of listed)
+      out(
+        `${c.id.padEnd(wId)}  ${c.requirement.padEnd(wReq)}  ${c.level.padEnd(6)}  ${c.class.padEnd(wCls)}  ${c.title}`,
+      );
     const must = listed.filter((c) => c.level === 'MUST').length;
     const classes = new Set(listed.map((c) => c.class)).size;
     const setup = checks.length - listed.length;
@@ -468,7 +565,10 @@ function useSuiteIndex(plan: RunPlan): SuiteIndexUse {
   }
   const out = join(tmpdir(), `cloudcheck-${plan.settings.runId}-suite-index.json`);
   plan.settings.suiteIndexOut = out;
-  return { selectsNothing: false, settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })) };
+  return {
+    selectsNothing: false,
+    settle: (completed) => (completed ? storeCandidates(key, out) : rmSync(out, { force: true })),
+  };
 }
 
 interface ExitInfo {
@@ -483,7 +583,9 @@ interface ExitInfo {
  * from a test of another Playwright run): the suite's runner is a runner of its own.
  */
 function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^(TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)$/.test(name)));
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/^(TEST_WORKER_INDEX|TEST_PARALLEL_INDEX)$/.test(name)),
+  );
 }
 
 /** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
@@ -546,10 +648,12 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
   if (failed.length) {
     out('failures:');
     const TAG = { environment: 'ENV   ', 'cloudcheck-error': 'SUITE ' } as const;
-    const order = (c: (typeof failed)[number]): number => (c.level === 'MUST' ? 0 : 1) + ({ environment: 2, 'cloudcheck-error': 4 }[classificationOf(c) as string] ?? 0);
+    const order = (c: (typeof failed)[number]): number =>
+      (c.level === 'MUST' ? 0 : 1) + ({ environment: 2, 'cloudcheck-error': 4 }[classificationOf(c) as string] ?? 0);
     for (const c of [...failed].sort((a, b) => order(a) - order(b)).slice(0, 40)) {
       const cls = classificationOf(c);
-      const tag = cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
+      const tag =
+        cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
       out(
         `  ${tag} [${c.requirement}] ${c.title}${
           c.message
@@ -570,7 +674,10 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
     `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} passed/failed/skipped)${s.environment ? `, ${s.environment} environment problems` : ''}${s.cloudcheck_errors ? `, ${s.cloudcheck_errors} cloudcheck errors` : ''}`,
   );
   const waits = Object.entries(report.waits ?? {}).filter(([, ms]) => ms >= 1000);
-  if (waits.length) out(`waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`);
+  if (waits.length)
+    out(
+      `waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`,
+    );
   const thirdParty = report.third_party_output ?? [];
   if (thirdParty.length)
     out(
@@ -584,12 +691,17 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
     );
   }
   if (report.kept?.length) {
-    out(`kept (--keep): ${report.kept.length} resources the run created are still there, so the report's curl lines can be replayed:`);
+    out(
+      `kept (--keep): ${report.kept.length} resources the run created are still there, so the report's curl lines can be replayed:`,
+    );
     for (const k of report.kept.slice(0, 20)) out(`  ${k.kind} ${k.id}`);
     if (report.kept.length > 20) out(`  … and ${report.kept.length - 20} more (report.json "kept")`);
     out(`  remove them when done: cloudcheck sweep --target ${report.run.target}`);
   }
-  if (report.leaks.length) out(`leaks: ${report.leaks.length} resources could not be deleted (listed in the report; \`cloudcheck sweep\` removes cc- leftovers)`);
+  if (report.leaks.length)
+    out(
+      `leaks: ${report.leaks.length} resources could not be deleted (listed in the report; \`cloudcheck sweep\` removes cc- leftovers)`,
+    );
   out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})`);
   const shown = (file: string): string => {
     const rel = relative(process.cwd(), join(reportDir, file));

@@ -9,11 +9,18 @@ import { out, outUnredacted } from '../output.ts';
 
 export const SERVE_HELP: HelpSpec = {
   synopsis: 'cloudcheck serve [options]',
-  summary: 'Runs the embedded reference server until SIGINT/SIGTERM; prints base_url=, s3_url=, api_key= and alt_api_key= lines once it listens.',
+  summary:
+    'Runs the embedded reference server until SIGINT/SIGTERM; prints base_url=, s3_url=, api_key= and alt_api_key= lines once it listens.',
   examples: [
     ['cloudcheck serve --port 8080 --s3-port 8081 --api-key K1 --alt-api-key K2', 'a reference server with known keys'],
-    ['cloudcheck serve --port 0 --fault auth-ignored', 'a free port, with a deliberate non-conformance (--list-faults lists them)'],
-    ['cloudcheck serve --variant create-200 --variant vps-boot-slow=60000', 'other legal choices where the specification is silent'],
+    [
+      'cloudcheck serve --port 0 --fault auth-ignored',
+      'a free port, with a deliberate non-conformance (--list-faults lists them)',
+    ],
+    [
+      'cloudcheck serve --variant create-200 --variant vps-boot-slow=60000',
+      'other legal choices where the specification is silent',
+    ],
   ],
   exitCodes: [
     ['0', 'stopped by SIGINT/SIGTERM, or a list printed'],
@@ -27,7 +34,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     out(helpText('serve', SERVE_HELP));
     return 0;
   }
-  if (resolved.positionals.length) throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);
+  if (resolved.positionals.length)
+    throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
   const { listFaults, listVariants, startReferenceServer } = await import('../../../reference/server.ts');
   const faults = listFaults();
@@ -47,14 +55,18 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     const name = entry.split('=')[0]!;
     if (!variantNames.includes(name)) {
       const hint = suggest(name, variantNames);
-      throw new UsageError(`unknown variant "${name}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-variants lists them)`);
+      throw new UsageError(
+        `unknown variant "${name}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-variants lists them)`,
+      );
     }
   }
   const names = faults.map((f) => f.name);
   for (const fault of v.fault ?? []) {
     if (!names.includes(fault)) {
       const hint = suggest(fault, names);
-      throw new UsageError(`unknown fault "${fault}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-faults lists them)`);
+      throw new UsageError(
+        `unknown fault "${fault}"${hint ? `; did you mean "${hint}"?` : ''} (cloudcheck serve --list-faults lists them)`,
+      );
     }
   }
   let running: Awaited<ReturnType<typeof startReferenceServer>>;

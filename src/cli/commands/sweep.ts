@@ -22,8 +22,14 @@ import { probeTarget } from '../probe.ts';
 
 export const SWEEP_HELP: HelpSpec = {
   synopsis: 'cloudcheck sweep --target URL [options]',
-  summary: 'Deletes what earlier runs left on a target (names starting with cc-), and lists what the API cannot delete.',
-  examples: [['CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1', 'remove the leftovers of earlier runs']],
+  summary:
+    'Deletes what earlier runs left on a target (names starting with cc-), and lists what the API cannot delete.',
+  examples: [
+    [
+      'CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1',
+      'remove the leftovers of earlier runs',
+    ],
+  ],
   exitCodes: [
     ['0', 'nothing failed to delete'],
     ['1', 'some deletes failed (listed)'],
@@ -63,7 +69,11 @@ const NOT_DELETABLE: ReadonlyArray<{ kind: string; path: string; field: string }
 ];
 
 /** The sweep itself, separate from option handling so tests can call it with a client. */
-export async function sweep(api: ApiClient, ownKey: string, log: (line: string) => void = () => undefined): Promise<SweepResult> {
+export async function sweep(
+  api: ApiClient,
+  ownKey: string,
+  log: (line: string) => void = () => undefined,
+): Promise<SweepResult> {
   const result: SweepResult = { deleted: [], alreadyGone: [], failed: [], notDeletable: [], skipped: [] };
   const del = async (label: string, path: string, before?: () => Promise<void>): Promise<void> => {
     try {
@@ -101,7 +111,10 @@ export async function sweep(api: ApiClient, ownKey: string, log: (line: string) 
         const res = await api.get(`/storage/buckets/${enc(name)}/objects`, { query: { max_keys: 1000, marker } });
         for (const object of listOf(res, 'objects')) {
           const key = str(object.key);
-          await del(`object ${name}/${key}`, `/storage/buckets/${enc(name)}/objects/${key.split('/').map(enc).join('/')}`);
+          await del(
+            `object ${name}/${key}`,
+            `/storage/buckets/${enc(name)}/objects/${key.split('/').map(enc).join('/')}`,
+          );
         }
         const body = res.body as { is_truncated?: boolean; next_marker?: string | null } | undefined;
         if (!body?.is_truncated || !body.next_marker) break;
@@ -110,17 +123,21 @@ export async function sweep(api: ApiClient, ownKey: string, log: (line: string) 
     });
   }
   // VPS snapshots before their VPS; volumes (detached) before the VPS they hang on.
-  for (const snap of listOf(await api.get('/snapshots'), 'snapshots').filter(ours)) await del(`snapshot ${str(snap.id)} (${str(snap.name)})`, `/snapshots/${enc(str(snap.id))}`);
-  for (const volume of listOf(await api.get('/storage/volumes'), 'volumes').filter(ours)) await del(`volume ${str(volume.id)} (${str(volume.name)})`, `/storage/volumes/${enc(str(volume.id))}`);
+  for (const snap of listOf(await api.get('/snapshots'), 'snapshots').filter(ours))
+    await del(`snapshot ${str(snap.id)} (${str(snap.name)})`, `/snapshots/${enc(str(snap.id))}`);
+  for (const volume of listOf(await api.get('/storage/volumes'), 'volumes').filter(ours))
+    await del(`volume ${str(volume.id)} (${str(volume.name)})`, `/storage/volumes/${enc(str(volume.id))}`);
   for (let page = 1; page <= 100; page++) {
     const res = await api.get('/vps', { query: { page, per_page: 100 } });
     const items = listOf(res, 'vps_instances');
-    for (const vps of items.filter(ours)) await del(`vps ${str(vps.id)} (${str(vps.name)})`, `/vps/${enc(str(vps.id))}`);
+    for (const vps of items.filter(ours))
+      await del(`vps ${str(vps.id)} (${str(vps.name)})`, `/vps/${enc(str(vps.id))}`);
     const meta = (res.body as { meta?: { pages?: number } } | undefined)?.meta;
     // Deleting shifts later pages forward; stop when this was the last page.
     if (!meta?.pages || page >= meta.pages || items.length === 0) break;
   }
-  for (const project of listOf(await api.get('/projects'), 'projects').filter(ours)) await del(`project ${str(project.id)} (${str(project.name)})`, `/projects/${enc(str(project.id))}`);
+  for (const project of listOf(await api.get('/projects'), 'projects').filter(ours))
+    await del(`project ${str(project.id)} (${str(project.name)})`, `/projects/${enc(str(project.id))}`);
   for (const { kind, path, field } of NOT_DELETABLE) {
     const res = await api.get(path);
     if (res.status < 200 || res.status >= 300) continue;
@@ -151,7 +168,10 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const v = resolved.values;
   const target = v.target;
   const key = v['api-key'];
-  if (!target) throw new UsageError('sweep needs --target (or CLOUDCHECK_TARGET): there is nothing to sweep on an embedded server');
+  if (!target)
+    throw new UsageError(
+      'sweep needs --target (or CLOUDCHECK_TARGET): there is nothing to sweep on an embedded server',
+    );
   if (!key) throw new UsageError('sweep needs --api-key (or CLOUDCHECK_API_KEY)');
   addSecret(key);
   const headers = headersFromList(v.header ?? []);

@@ -58,10 +58,14 @@ async function createKey(
 ): Promise<{ id: string; secret: string } | { refused: string; requirement: 'KEY-CRT-002' | 'KEY-CRT-003' }> {
   // Whole seconds: a target may write timestamps without a fraction.
   const expiresAt = new Date(Math.ceil((Date.now() + lifetimeMs) / 1000) * 1000).toISOString();
-  const res = await target.send('POST', '/account/api-keys', { json: { name, permissions: ['read', 'write'], expires_at: expiresAt }, key });
+  const res = await target.send('POST', '/account/api-keys', {
+    json: { name, permissions: ['read', 'write'], expires_at: expiresAt },
+    key,
+  });
   if (!ok(res)) return { refused: `${res.status} ${short(res.text)}`, requirement: 'KEY-CRT-002' };
   const created = resourceOf(res.body, 'api_key');
-  if (typeof created?.id !== 'string' || typeof created.key !== 'string') return { refused: `no api_key with id and key: ${short(res.text)}`, requirement: 'KEY-CRT-003' };
+  if (typeof created?.id !== 'string' || typeof created.key !== 'string')
+    return { refused: `no api_key with id and key: ${short(res.text)}`, requirement: 'KEY-CRT-003' };
   addSecret(created.key);
   return { id: created.id, secret: created.key };
 }
@@ -84,7 +88,12 @@ class FamilyKey {
 
   /** A new family key created with the old one, which the new one then revokes. */
   private async rotate(target: ExploreTarget): Promise<void> {
-    const next = await createKey(target, target.resourceName(`keys-${++this.generation}`), FAMILY_KEY_LIFETIME_MS, this.secret);
+    const next = await createKey(
+      target,
+      target.resourceName(`keys-${++this.generation}`),
+      FAMILY_KEY_LIFETIME_MS,
+      this.secret,
+    );
     if ('refused' in next) throw new Error(`could not replace the api-keys family's key: ${next.refused}`);
     const old = this.id;
     [this.id, this.secret, this.uses] = [next.id, next.secret, 1];
@@ -109,7 +118,10 @@ function familyKeyOf(target: ExploreTarget): Promise<FamilyKey> {
   let key = familyKeys.get(target);
   if (!key) {
     key = createKey(target, target.resourceName('keys-1'), FAMILY_KEY_LIFETIME_MS, undefined).then((created) => {
-      if ('refused' in created) throw new ExploreSetupError(`could not create the api-keys family's key: ${created.refused} (leave the family out with --families)`);
+      if ('refused' in created)
+        throw new ExploreSetupError(
+          `could not create the api-keys family's key: ${created.refused} (leave the family out with --families)`,
+        );
       return new FamilyKey(created.id, created.secret);
     });
     familyKeys.set(target, key);
@@ -140,9 +152,17 @@ class CreateKey implements ExploreCommand {
     return step(apiKeys, this, target, async () => {
       const name = target.resourceName(this.label);
       const created = await createKey(target, name, HOUR_MS, await managingKey(model, target));
-      if ('refused' in created) throw new ModelViolation(created.requirement, 'POST /account/api-keys', 'the key created, with its id and secret', created.refused);
+      if ('refused' in created)
+        throw new ModelViolation(
+          created.requirement,
+          'POST /account/api-keys',
+          'the key created, with its id and secret',
+          created.refused,
+        );
       const id = created.id;
-      target.track(keyPath(id), async () => target.send('DELETE', keyPath(id), { key: await (await familyKeyOf(target)).take(target) }));
+      target.track(keyPath(id), async () =>
+        target.send('DELETE', keyPath(id), { key: await (await familyKeyOf(target)).take(target) }),
+      );
       keysOf(model).keys.push({ id, secret: created.secret, name, revoked: false });
     });
   }
@@ -171,10 +191,20 @@ class UseKey implements ExploreCommand {
       const key = keyAt(model, this.index, false)!;
       const res = await target.send('GET', '/account', { key: key.secret });
       if (key.revoked) {
-        if (ok(res)) throw new ModelViolation('KEY-REVOKE-001', `GET /account with the revoked key ${key.name}`, 'refused as unauthenticated', `${res.status} (served)`);
+        if (ok(res))
+          throw new ModelViolation(
+            'KEY-REVOKE-001',
+            `GET /account with the revoked key ${key.name}`,
+            'refused as unauthenticated',
+            `${res.status} (served)`,
+          );
         return;
       }
-      expectOk(res, 'AUTH-KEY-003', `GET /account with the key ${key.name} (read and write, not revoked, expiring in an hour)`);
+      expectOk(
+        res,
+        'AUTH-KEY-003',
+        `GET /account with the key ${key.name} (read and write, not revoked, expiring in an hour)`,
+      );
     });
   }
   toString(): string {
@@ -219,10 +249,23 @@ class ListKeys implements ExploreCommand {
       expectOk(res, 'KEY-LIST-001', 'GET /account/api-keys');
       const ids = new Set((listOf<Record<string, unknown>>(res.body, 'api_keys') ?? []).map((k) => k.id));
       for (const key of keysOf(model).keys) {
-        if (!key.revoked && !ids.has(key.id)) throw new ModelViolation('KEY-LIST-001', 'GET /account/api-keys', `${key.name} listed`, 'not listed');
-        if (key.revoked && ids.has(key.id)) throw new ModelViolation('KEY-DEL-001', 'GET /account/api-keys', `the revoked ${key.name} not listed`, 'listed');
+        if (!key.revoked && !ids.has(key.id))
+          throw new ModelViolation('KEY-LIST-001', 'GET /account/api-keys', `${key.name} listed`, 'not listed');
+        if (key.revoked && ids.has(key.id))
+          throw new ModelViolation(
+            'KEY-DEL-001',
+            'GET /account/api-keys',
+            `the revoked ${key.name} not listed`,
+            'listed',
+          );
         // The raw body: the secret in any field of any entry is a leak.
-        if (res.text.includes(key.secret)) throw new ModelViolation('KEY-LIST-002', 'GET /account/api-keys', `the secret of ${key.name} nowhere in the listing`, 'in the body');
+        if (res.text.includes(key.secret))
+          throw new ModelViolation(
+            'KEY-LIST-002',
+            'GET /account/api-keys',
+            `the secret of ${key.name} nowhere in the listing`,
+            'in the body',
+          );
       }
     });
   }

@@ -38,10 +38,13 @@ class ComputeState {
 const computeOf = (model: ExploreModel): ComputeState => model.part('compute', () => new ComputeState());
 const tagsOf = (tag: string): string[] => (tag === '' ? [] : [tag]);
 /** Tags compare as a set: the order the target keeps them in is not shown. */
-const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 function vpsAt(model: ExploreModel, index: number, pool: 'live' | 'known'): VpsState | undefined {
-  const all = computeOf(model).vps.filter((v) => (pool === 'live' ? v.existence === 'live' : v.existence !== 'unknown'));
+  const all = computeOf(model).vps.filter((v) =>
+    pool === 'live' ? v.existence === 'live' : v.existence !== 'unknown',
+  );
   return all.length ? all[index % all.length] : undefined;
 }
 
@@ -73,7 +76,12 @@ class CreateVps implements ExploreCommand {
       computeOf(model).vps.push({ id, label: this.label, name, tags, region, existence: 'live' });
       const echoed = stringsOf(created.tags);
       if (created.name !== name || created.region !== region || !echoed || !sameTags(echoed, tags))
-        throw new ModelViolation('VPS-CRT-005', 'POST /vps', `name ${name}, region ${region}, tags ${JSON.stringify(tags)}`, short(JSON.stringify(created)));
+        throw new ModelViolation(
+          'VPS-CRT-005',
+          'POST /vps',
+          `name ${name}, region ${region}, tags ${JSON.stringify(tags)}`,
+          short(JSON.stringify(created)),
+        );
     });
   }
   toString(): string {
@@ -86,10 +94,28 @@ async function readBack(target: ExploreTarget, vps: VpsState, what: string): Pro
   const res = await target.send('GET', vpsPath(vps.id));
   expectOk(res, 'VPS-GET-001', `GET /vps/{id} of ${vps.name}${what}`);
   const got = vpsOf(res.body);
-  if (got?.id !== vps.id) throw new ModelViolation('VPS-GET-001', `GET /vps/{id} of ${vps.name}${what}`, `the VPS ${vps.id}`, short(res.text));
-  if (got.name !== vps.name) throw new ModelViolation('VPS-UPD-001', `GET /vps/{id} of ${vps.name}${what}`, `name "${vps.name}" (as last set)`, `"${String(got.name)}"`);
+  if (got?.id !== vps.id)
+    throw new ModelViolation(
+      'VPS-GET-001',
+      `GET /vps/{id} of ${vps.name}${what}`,
+      `the VPS ${vps.id}`,
+      short(res.text),
+    );
+  if (got.name !== vps.name)
+    throw new ModelViolation(
+      'VPS-UPD-001',
+      `GET /vps/{id} of ${vps.name}${what}`,
+      `name "${vps.name}" (as last set)`,
+      `"${String(got.name)}"`,
+    );
   const tags = stringsOf(got.tags);
-  if (!tags || !sameTags(tags, vps.tags)) throw new ModelViolation('VPS-UPD-001', `GET /vps/{id} of ${vps.name}${what}`, `tags ${JSON.stringify(vps.tags)} (as last set)`, JSON.stringify(got.tags));
+  if (!tags || !sameTags(tags, vps.tags))
+    throw new ModelViolation(
+      'VPS-UPD-001',
+      `GET /vps/{id} of ${vps.name}${what}`,
+      `tags ${JSON.stringify(vps.tags)} (as last set)`,
+      JSON.stringify(got.tags),
+    );
 }
 
 class GetVps implements ExploreCommand {
@@ -106,7 +132,13 @@ class GetVps implements ExploreCommand {
       if (vps.existence === 'live') return readBack(target, vps, '');
       let last: ApiResponse | undefined;
       const answers = async (): Promise<boolean> => ok((last = await target.send('GET', vpsPath(vps.id))));
-      if (await stillThere(target, answers)) throw new ModelViolation('VPS-DEL-001', `GET /vps/{id} of the deleted ${vps.name}`, 'no success', `${last!.status} ${short(last!.text)}`);
+      if (await stillThere(target, answers))
+        throw new ModelViolation(
+          'VPS-DEL-001',
+          `GET /vps/{id} of the deleted ${vps.name}`,
+          'no success',
+          `${last!.status} ${short(last!.text)}`,
+        );
     });
   }
   toString(): string {
@@ -130,7 +162,10 @@ class UpdateVps implements ExploreCommand {
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const vps = vpsAt(model, this.index, 'live')!;
-      const change = this.field === 'name' ? { name: target.resourceName(`${vps.label}-${this.value}`) } : { tags: tagsOf(this.value) };
+      const change =
+        this.field === 'name'
+          ? { name: target.resourceName(`${vps.label}-${this.value}`) }
+          : { tags: tagsOf(this.value) };
       const res = await target.send('PUT', vpsPath(vps.id), { json: change });
       expectOk(res, 'VPS-UPD-001', `PUT /vps/{id} of ${vps.name} ${JSON.stringify(change)}`);
       Object.assign(vps, change);
@@ -208,7 +243,9 @@ class ListVps implements ExploreCommand {
    */
   private region(model: ExploreModel, regions: readonly string[]): string {
     const live = computeOf(model).vps.filter((v) => v.existence === 'live');
-    const most = [...regions].sort((a, b) => live.filter((v) => v.region === b).length - live.filter((v) => v.region === a).length)[0]!;
+    const most = [...regions].sort(
+      (a, b) => live.filter((v) => v.region === b).length - live.filter((v) => v.region === a).length,
+    )[0]!;
     return this.value < 2 ? most : (regions.find((r) => r !== most) ?? most);
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
@@ -223,11 +260,16 @@ class ListVps implements ExploreCommand {
     });
   }
   /** One walk; a deleted instance still listed is walked again too (deletion may take a moment on a real platform). */
-  private async attempt(model: ExploreModel, target: ExploreTarget, filter: Record<string, string>): Promise<WalkResult> {
+  private async attempt(
+    model: ExploreModel,
+    target: ExploreTarget,
+    filter: Record<string, string>,
+  ): Promise<WalkResult> {
     try {
       return await this.walk(model, target, filter);
     } catch (error) {
-      if (error instanceof ModelViolation && error.requirement === 'VPS-DEL-001') return { ids: [], partial: false, problem: error };
+      if (error instanceof ModelViolation && error.requirement === 'VPS-DEL-001')
+        return { ids: [], partial: false, problem: error };
       throw error;
     }
   }
@@ -235,49 +277,104 @@ class ListVps implements ExploreCommand {
     const described = `GET /vps ${JSON.stringify(filter)}`;
     const first = await this.page(model, target, filter, 1, this.perPage);
     // Many instances (others' on a shared account): bigger pages, so the walk stays a few requests.
-    const perPage = first.total > this.perPage * MAX_PAGES ? Math.min(100, Math.ceil(first.total / MAX_PAGES)) : this.perPage;
+    const perPage =
+      first.total > this.perPage * MAX_PAGES ? Math.min(100, Math.ceil(first.total / MAX_PAGES)) : this.perPage;
     const start = perPage === this.perPage ? first : await this.page(model, target, filter, 1, perPage);
     const pages = Math.max(1, Math.ceil(start.total / perPage));
     const partial = pages > MAX_PAGES;
     const ids = [...start.ids];
     for (let page = 2; page <= Math.min(pages, MAX_PAGES); page++) {
       const next = await this.page(model, target, filter, page, perPage);
-      if (next.total !== start.total) return { ids, partial, problem: new ModelViolation('PAGE-NUM-002', `${described} page ${page}`, `meta.total ${start.total} as on page 1`, `${next.total}`) };
+      if (next.total !== start.total)
+        return {
+          ids,
+          partial,
+          problem: new ModelViolation(
+            'PAGE-NUM-002',
+            `${described} page ${page}`,
+            `meta.total ${start.total} as on page 1`,
+            `${next.total}`,
+          ),
+        };
       ids.push(...next.ids);
     }
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (twice !== undefined) return { ids, partial, problem: new ModelViolation('PAGE-NUM-002', `walking ${described}, per_page ${perPage}`, 'each instance once', `${twice} twice`) };
+    if (twice !== undefined)
+      return {
+        ids,
+        partial,
+        problem: new ModelViolation(
+          'PAGE-NUM-002',
+          `walking ${described}, per_page ${perPage}`,
+          'each instance once',
+          `${twice} twice`,
+        ),
+      };
     if (!partial && ids.length !== start.total)
       return {
         ids,
         partial,
-        problem: new ModelViolation('PAGE-NUM-002', `walking ${described}, per_page ${perPage}, ${pages} page(s)`, `meta.total = ${start.total} instances in all`, `${ids.length}`),
+        problem: new ModelViolation(
+          'PAGE-NUM-002',
+          `walking ${described}, per_page ${perPage}, ${pages} page(s)`,
+          `meta.total = ${start.total} instances in all`,
+          `${ids.length}`,
+        ),
       };
     // Unfiltered, the walk holds every instance the sequence created and did not delete.
-    const missing = this.filter === 'none' && !partial ? computeOf(model).vps.find((v) => v.existence === 'live' && !ids.includes(v.id)) : undefined;
+    const missing =
+      this.filter === 'none' && !partial
+        ? computeOf(model).vps.find((v) => v.existence === 'live' && !ids.includes(v.id))
+        : undefined;
     if (missing)
       return {
         ids,
         partial,
-        problem: new ModelViolation('VPS-LIST-001', `walking ${described}, per_page ${perPage}`, `${missing.name} (${missing.id}) listed`, `not on any page (${ids.join(', ') || 'none'})`),
+        problem: new ModelViolation(
+          'VPS-LIST-001',
+          `walking ${described}, per_page ${perPage}`,
+          `${missing.name} (${missing.id}) listed`,
+          `not on any page (${ids.join(', ') || 'none'})`,
+        ),
       };
     return { ids, partial, problem: null };
   }
   /** One page: its own rules are checked here (a page is wrong whatever else changes in the account). */
-  private async page(model: ExploreModel, target: ExploreTarget, filter: Record<string, string>, page: number, perPage: number): Promise<{ ids: string[]; total: number }> {
+  private async page(
+    model: ExploreModel,
+    target: ExploreTarget,
+    filter: Record<string, string>,
+    page: number,
+    perPage: number,
+  ): Promise<{ ids: string[]; total: number }> {
     const where = `GET /vps ${JSON.stringify({ ...filter, page, per_page: perPage })}`;
     const res = await target.send('GET', '/vps', { query: { ...filter, page, per_page: perPage } });
     expectOk(res, this.filter === 'none' ? 'VPS-LIST-001' : 'VPS-LIST-002', where);
     const body = isObject(res.body) ? res.body : {};
     const meta = isObject(body.meta) ? body.meta : {};
-    if (!Array.isArray(body.vps_instances) || !isObject(body.meta)) throw new ModelViolation('VPS-LIST-001', where, 'an array vps_instances and an object meta', short(res.text));
-    if (![meta.total, meta.page, meta.per_page, meta.pages].every(integer)) throw new ModelViolation('PAGE-META-001', where, 'integer meta.total, page, per_page and pages', JSON.stringify(meta));
+    if (!Array.isArray(body.vps_instances) || !isObject(body.meta))
+      throw new ModelViolation('VPS-LIST-001', where, 'an array vps_instances and an object meta', short(res.text));
+    if (![meta.total, meta.page, meta.per_page, meta.pages].every(integer))
+      throw new ModelViolation(
+        'PAGE-META-001',
+        where,
+        'integer meta.total, page, per_page and pages',
+        JSON.stringify(meta),
+      );
     if (meta.page !== page) throw new ModelViolation('PAGE-NUM-002', where, `meta.page ${page}`, String(meta.page));
-    if (meta.per_page !== perPage) throw new ModelViolation('PAGE-SIZE-003', where, `meta.per_page ${perPage}`, String(meta.per_page));
+    if (meta.per_page !== perPage)
+      throw new ModelViolation('PAGE-SIZE-003', where, `meta.per_page ${perPage}`, String(meta.per_page));
     const items = body.vps_instances.map((v): Json => (isObject(v) ? v : {}));
-    if (items.length > perPage) throw new ModelViolation('PAGE-SIZE-003', where, `at most ${perPage} instance(s)`, `${items.length}`);
+    if (items.length > perPage)
+      throw new ModelViolation('PAGE-SIZE-003', where, `at most ${perPage} instance(s)`, `${items.length}`);
     const stray = items.find((v) => Object.entries(filter).some(([field, value]) => v[field] !== value));
-    if (stray) throw new ModelViolation('VPS-LIST-002', where, `only instances with ${JSON.stringify(filter)}`, short(JSON.stringify(stray)));
+    if (stray)
+      throw new ModelViolation(
+        'VPS-LIST-002',
+        where,
+        `only instances with ${JSON.stringify(filter)}`,
+        short(JSON.stringify(stray)),
+      );
     const ids = items.map((v) => String(v.id));
     const deleted = computeOf(model).vps.find((v) => v.existence === 'deleted' && ids.includes(v.id));
     if (deleted) throw new ModelViolation('VPS-DEL-001', where, `the deleted ${deleted.name} not listed`, 'listed');
@@ -298,7 +395,8 @@ export const compute: ExploreFamily = {
     'VPS-CRT-005': 'the created VPS reports the name, region and tags sent',
     'VPS-CRT-006': 'POST /vps accepts a region, image and size of the target’s own catalogue',
     'VPS-GET-001': 'GET /vps/{id} of an instance of the sequence answers success with that instance',
-    'VPS-UPD-001': 'after PUT /vps/{id} of a name or tags, a following GET reports the new value and the other field unchanged',
+    'VPS-UPD-001':
+      'after PUT /vps/{id} of a name or tags, a following GET reports the new value and the other field unchanged',
     'VPS-DEL-001': 'a deleted instance is no longer found nor listed',
     'VPS-LIST-001': 'walking GET /vps lists every instance the sequence created and did not delete',
     'VPS-LIST-002': 'GET /vps with region or status lists only matching instances, on every page',
@@ -315,26 +413,51 @@ export const compute: ExploreFamily = {
   },
   arbitraries() {
     const index = fc.nat({ max: 3 });
-    const create = fc.tuple(fc.constantFrom(...LABELS), fc.nat({ max: 1 }), fc.constantFrom(...TAGS)).map(([l, r, t]): ExploreCommand => new CreateVps(l, r, t));
-    const update = fc.tuple(index, fc.constantFrom('name' as const, 'tags' as const), fc.constantFrom('a', 'b', ...TAGS.slice(1))).map(([i, f, v]) => new UpdateVps(i, f, v));
+    const create = fc
+      .tuple(fc.constantFrom(...LABELS), fc.nat({ max: 1 }), fc.constantFrom(...TAGS))
+      .map(([l, r, t]): ExploreCommand => new CreateVps(l, r, t));
+    const update = fc
+      .tuple(index, fc.constantFrom('name' as const, 'tags' as const), fc.constantFrom('a', 'b', ...TAGS.slice(1)))
+      .map(([i, f, v]) => new UpdateVps(i, f, v));
     // The region filter walks pages of one, mostly by the region most instances are in: instances
     // in two regions are where a filter lost between pages shows. Other walks take pages of one or two.
     const byRegion = fc.nat({ max: 2 }).map((v): ExploreCommand => new ListVps('region', v, 1));
-    const other = fc.tuple(fc.constantFrom<ListFilter>('none', 'status'), fc.nat({ max: 1 }), fc.constantFrom(1, 2)).map(([f, v, p]): ExploreCommand => new ListVps(f, v, p));
+    const other = fc
+      .tuple(fc.constantFrom<ListFilter>('none', 'status'), fc.nat({ max: 1 }), fc.constantFrom(1, 2))
+      .map(([f, v, p]): ExploreCommand => new ListVps(f, v, p));
     // fc.commands draws its arbitraries evenly, so weight is repetition: creations and listings
     // weigh most, as a walk needs several instances; updates twice, as two of one instance is
     // where a lost update shows.
-    return [create, create, create, create, update, update, index.map((i) => new GetVps(i)), index.map((i) => new DeleteVps(i)), byRegion, byRegion, byRegion, byRegion, other];
+    return [
+      create,
+      create,
+      create,
+      create,
+      update,
+      update,
+      index.map((i) => new GetVps(i)),
+      index.map((i) => new DeleteVps(i)),
+      byRegion,
+      byRegion,
+      byRegion,
+      byRegion,
+      other,
+    ];
   },
   commandOf(s: StepRecord) {
     const a = s.args;
     if (s.op === 'create-vps') return new CreateVps(argString(a.label), argNumber(a.region), argString(a.tag));
     if (s.op === 'get-vps') return new GetVps(argNumber(a.index));
-    if (s.op === 'update-vps') return new UpdateVps(argNumber(a.index), argString(a.field) === 'tags' ? 'tags' : 'name', argString(a.value));
+    if (s.op === 'update-vps')
+      return new UpdateVps(argNumber(a.index), argString(a.field) === 'tags' ? 'tags' : 'name', argString(a.value));
     if (s.op === 'delete-vps') return new DeleteVps(argNumber(a.index));
     if (s.op === 'list-vps') {
       const filter = argString(a.filter);
-      return new ListVps(filter === 'region' || filter === 'status' ? filter : 'none', argNumber(a.value), argNumber(a.per_page));
+      return new ListVps(
+        filter === 'region' || filter === 'status' ? filter : 'none',
+        argNumber(a.value),
+        argNumber(a.per_page),
+      );
     }
     return undefined;
   },

@@ -17,7 +17,8 @@ export const FAMILIES: readonly ExploreFamily[] = [objects, projects, compute, v
 export function familiesNamed(names: readonly string[] | undefined): ExploreFamily[] {
   if (!names?.length) return [...FAMILIES];
   const unknown = names.find((n) => !FAMILIES.some((f) => f.name === n));
-  if (unknown !== undefined) throw new Error(`unknown family "${unknown}" (families: ${FAMILIES.map((f) => f.name).join(', ')})`);
+  if (unknown !== undefined)
+    throw new Error(`unknown family "${unknown}" (families: ${FAMILIES.map((f) => f.name).join(', ')})`);
   return FAMILIES.filter((f) => names.includes(f.name));
 }
 

@@ -81,9 +81,12 @@ function noteSent(state: MessagingState, createdAt: unknown): void {
 
 /** What the specification promises of a status seen at any time: one of the six, and the outcome the test number stands for. */
 function checkStatus(status: unknown, role: Role | null, where: string): void {
-  if (typeof status !== 'string' || !MESSAGE_STATES.includes(status)) throw new ModelViolation('MSG-FLD-005', where, `a status of ${MESSAGE_STATES.join(', ')}`, JSON.stringify(status));
-  if (role === 'succeed' && status === 'failed') throw new ModelViolation('TEST-NUM-001', where, 'a message to the succeed test number never failed', 'failed');
-  if (role === 'fail' && status === 'delivered') throw new ModelViolation('TEST-NUM-002', where, 'a message to the fail test number never delivered', 'delivered');
+  if (typeof status !== 'string' || !MESSAGE_STATES.includes(status))
+    throw new ModelViolation('MSG-FLD-005', where, `a status of ${MESSAGE_STATES.join(', ')}`, JSON.stringify(status));
+  if (role === 'succeed' && status === 'failed')
+    throw new ModelViolation('TEST-NUM-001', where, 'a message to the succeed test number never failed', 'failed');
+  if (role === 'fail' && status === 'delivered')
+    throw new ModelViolation('TEST-NUM-002', where, 'a message to the fail test number never delivered', 'delivered');
 }
 
 class SendMessage implements ExploreCommand {
@@ -106,10 +109,17 @@ class SendMessage implements ExploreCommand {
       const res = await target.send('POST', '/sms/send', { json: { to, message: text }, headers: TEST_MODE });
       expectOk(res, 'TEST-MODE-001', where);
       const sent = resourceOf(res.body, 'message', 'message_id');
-      if (typeof sent?.message_id !== 'string') throw new ModelViolation('MSG-FLD-001', where, 'the message with its message_id', short(res.text));
-      if (sent.status !== 'sent') throw new ModelViolation('TEST-MODE-001', where, 'status "sent"', JSON.stringify(sent.status));
+      if (typeof sent?.message_id !== 'string')
+        throw new ModelViolation('MSG-FLD-001', where, 'the message with its message_id', short(res.text));
+      if (sent.status !== 'sent')
+        throw new ModelViolation('TEST-MODE-001', where, 'status "sent"', JSON.stringify(sent.status));
       if (sent.to !== to || sent.message !== text)
-        throw new ModelViolation('MSG-SEND-006', where, `to ${to} and the text sent echoed`, `to ${JSON.stringify(sent.to)}, message ${JSON.stringify(sent.message)}`);
+        throw new ModelViolation(
+          'MSG-SEND-006',
+          where,
+          `to ${to} and the text sent echoed`,
+          `to ${JSON.stringify(sent.to)}, message ${JSON.stringify(sent.message)}`,
+        );
       const state = messagingOf(model);
       noteSent(state, sent.created_at);
       state.messages.push({ id: sent.message_id, role: this.role, text, single: true, afterBound: true });
@@ -130,7 +140,12 @@ class BulkSend implements ExploreCommand {
   }
   /** Distinct recipients (whether a bulk send may merge duplicates is not shown), few messages in all. */
   check(model: ExploreModel): boolean {
-    return this.roles.length > 0 && new Set(this.roles).size === this.roles.length && this.roles.every((r) => ROLES.includes(r)) && messagingOf(model).messages.length + this.roles.length <= 6;
+    return (
+      this.roles.length > 0 &&
+      new Set(this.roles).size === this.roles.length &&
+      this.roles.every((r) => ROLES.includes(r)) &&
+      messagingOf(model).messages.length + this.roles.length <= 6
+    );
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(messaging, this, target, async () => {
@@ -138,17 +153,34 @@ class BulkSend implements ExploreCommand {
       const name = target.resourceName(this.label);
       const text = `${name} explore`;
       const where = `POST /sms/bulk to the ${this.roles.join(', ')} test numbers in test mode`;
-      const res = await target.send('POST', '/sms/bulk', { json: { recipients, message: text, campaign_name: name }, headers: TEST_MODE });
+      const res = await target.send('POST', '/sms/bulk', {
+        json: { recipients, message: text, campaign_name: name },
+        headers: TEST_MODE,
+      });
       // A valid bulk send with a campaign_name refused: "accepts optional ... campaign_name".
       expectOk(res, 'MSG-BULK-002', where);
       const campaign = resourceOf(res.body, 'campaign', 'campaign_id');
-      if (typeof campaign?.campaign_id !== 'string' || !Array.isArray(campaign.messages)) throw new ModelViolation('MSG-BULK-003', where, 'a campaign with campaign_id and messages', short(res.text));
-      if (campaign.campaign_name !== name) throw new ModelViolation('MSG-BULK-002', where, `campaign_name "${name}" echoed`, JSON.stringify(campaign.campaign_name));
-      if (campaign.status !== 'processing') throw new ModelViolation('MSG-BULK-005', where, 'campaign status "processing"', JSON.stringify(campaign.status));
+      if (typeof campaign?.campaign_id !== 'string' || !Array.isArray(campaign.messages))
+        throw new ModelViolation('MSG-BULK-003', where, 'a campaign with campaign_id and messages', short(res.text));
+      if (campaign.campaign_name !== name)
+        throw new ModelViolation(
+          'MSG-BULK-002',
+          where,
+          `campaign_name "${name}" echoed`,
+          JSON.stringify(campaign.campaign_name),
+        );
+      if (campaign.status !== 'processing')
+        throw new ModelViolation(
+          'MSG-BULK-005',
+          where,
+          'campaign status "processing"',
+          JSON.stringify(campaign.status),
+        );
       const state = messagingOf(model);
       state.campaigns.push(campaign.campaign_id);
       const afterBound = state.since !== null;
-      for (const entry of campaign.messages) state.messages.push({ ...bulkEntry(entry, recipients, this.roles, text, where), afterBound });
+      for (const entry of campaign.messages)
+        state.messages.push({ ...bulkEntry(entry, recipients, this.roles, text, where), afterBound });
       noteSent(state, campaign.created_at);
     });
   }
@@ -158,11 +190,22 @@ class BulkSend implements ExploreCommand {
 }
 
 /** One entry of a bulk response: message_id, one of the recipients, status `sent` (MSG-BULK-004). */
-function bulkEntry(entry: unknown, recipients: readonly string[], roles: readonly Role[], text: string, where: string): Omit<SentMessage, 'afterBound'> {
+function bulkEntry(
+  entry: unknown,
+  recipients: readonly string[],
+  roles: readonly Role[],
+  text: string,
+  where: string,
+): Omit<SentMessage, 'afterBound'> {
   const e = isObject(entry) ? entry : {};
   const index = recipients.indexOf(String(e.to));
   if (typeof e.message_id !== 'string' || index < 0 || e.status !== 'sent')
-    throw new ModelViolation('MSG-BULK-004', where, `entries of message_id, a recipient (${recipients.join(', ')}) and status "sent"`, short(JSON.stringify(entry)));
+    throw new ModelViolation(
+      'MSG-BULK-004',
+      where,
+      `entries of message_id, a recipient (${recipients.join(', ')}) and status "sent"`,
+      short(JSON.stringify(entry)),
+    );
   return { id: e.message_id, role: roles[index]!, text, single: false };
 }
 
@@ -214,9 +257,15 @@ async function readStatus(target: ExploreTarget, m: SentMessage): Promise<unknow
   const res = await target.send('GET', `/sms/status/${enc(m.id)}`);
   expectOk(res, requirement, where);
   const got = resourceOf(res.body, 'message', 'message_id');
-  if (got?.message_id !== m.id) throw new ModelViolation(requirement, where, `message_id ${m.id}`, JSON.stringify(got?.message_id));
+  if (got?.message_id !== m.id)
+    throw new ModelViolation(requirement, where, `message_id ${m.id}`, JSON.stringify(got?.message_id));
   if (m.single && (got.to !== target.testNumbers[m.role] || got.message !== m.text))
-    throw new ModelViolation('MSG-SEND-008', where, `to ${target.testNumbers[m.role]} and the text sent`, `to ${JSON.stringify(got.to)}, message ${JSON.stringify(got.message)}`);
+    throw new ModelViolation(
+      'MSG-SEND-008',
+      where,
+      `to ${target.testNumbers[m.role]} and the text sent`,
+      `to ${JSON.stringify(got.to)}, message ${JSON.stringify(got.message)}`,
+    );
   checkStatus(got.status, m.role, where);
   return got.status;
 }
@@ -265,13 +314,22 @@ class ListMessages implements ExploreCommand {
   }
 
   private get described(): string {
-    const filters = [this.role !== null ? `to the ${this.role} number` : '', this.status !== null ? `status ${this.status}` : ''].filter(Boolean).join(', ');
+    const filters = [
+      this.role !== null ? `to the ${this.role} number` : '',
+      this.status !== null ? `status ${this.status}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     return `GET /sms/messages (${filters}, per_page ${this.perPage})`;
   }
 
   private async walk(target: ExploreTarget, since: string): Promise<Walk> {
     const walk: Walk = { ids: [], total: 0, complete: false, stable: true };
-    const filters = { from_date: since, ...(this.role !== null ? { to: target.testNumbers[this.role] } : {}), ...(this.status !== null ? { status: this.status } : {}) };
+    const filters = {
+      from_date: since,
+      ...(this.role !== null ? { to: target.testNumbers[this.role] } : {}),
+      ...(this.status !== null ? { status: this.status } : {}),
+    };
     for (let page = 1; page <= MAX_PAGES; page++) {
       const res = await target.send('GET', '/sms/messages', { query: { ...filters, per_page: this.perPage, page } });
       // A page past the last may be an error (PAGE-META-002, which would make it empty, is only a SHOULD).
@@ -286,23 +344,49 @@ class ListMessages implements ExploreCommand {
   }
 
   /** One page, checked on its own: the envelope, the page's numbers and size, every item within the filters. */
-  private pageOf(res: ApiResponse, page: number, target: ExploreTarget): { items: Array<Record<string, unknown>>; meta: Record<'total' | 'page' | 'per_page' | 'pages', number> } {
+  private pageOf(
+    res: ApiResponse,
+    page: number,
+    target: ExploreTarget,
+  ): { items: Array<Record<string, unknown>>; meta: Record<'total' | 'page' | 'per_page' | 'pages', number> } {
     const where = `${this.described}, page ${page}`;
     expectOk(res, 'MSG-LIST-001', where);
     const items = listOf<unknown>(res.body, 'messages');
     if (!items) throw new ModelViolation('MSG-LIST-001', where, 'an array `messages`', short(res.text));
     const meta = metaOf(res.body);
     const missing = ['total', 'page', 'per_page', 'pages'].find((k) => !Number.isInteger(meta?.[k]));
-    if (!meta || missing !== undefined) throw new ModelViolation('PAGE-META-001', where, 'meta with integer total, page, per_page and pages', short(JSON.stringify(meta ?? null)));
+    if (!meta || missing !== undefined)
+      throw new ModelViolation(
+        'PAGE-META-001',
+        where,
+        'meta with integer total, page, per_page and pages',
+        short(JSON.stringify(meta ?? null)),
+      );
     if (meta.page !== page) throw new ModelViolation('PAGE-NUM-002', where, `meta.page ${page}`, String(meta.page));
     if (meta.per_page !== this.perPage || items.length > this.perPage)
-      throw new ModelViolation('PAGE-SIZE-003', where, `meta.per_page ${this.perPage} and at most that many items`, `meta.per_page ${String(meta.per_page)}, ${items.length} items`);
+      throw new ModelViolation(
+        'PAGE-SIZE-003',
+        where,
+        `meta.per_page ${this.perPage} and at most that many items`,
+        `meta.per_page ${String(meta.per_page)}, ${items.length} items`,
+      );
     const entries = items.map((m) => (isObject(m) ? m : {}));
     const to = this.role !== null ? target.testNumbers[this.role] : null;
     for (const m of entries) {
-      if (to !== null && m.to !== to) throw new ModelViolation('MSG-LIST-003', where, `only messages to ${to}`, `${String(m.message_id)} to ${JSON.stringify(m.to)}`);
+      if (to !== null && m.to !== to)
+        throw new ModelViolation(
+          'MSG-LIST-003',
+          where,
+          `only messages to ${to}`,
+          `${String(m.message_id)} to ${JSON.stringify(m.to)}`,
+        );
       if (this.status !== null && m.status !== this.status)
-        throw new ModelViolation('MSG-LIST-002', where, `only messages in status ${this.status}`, `${String(m.message_id)} in ${JSON.stringify(m.status)}`);
+        throw new ModelViolation(
+          'MSG-LIST-002',
+          where,
+          `only messages in status ${this.status}`,
+          `${String(m.message_id)} in ${JSON.stringify(m.status)}`,
+        );
       checkStatus(m.status, ROLES.find((r) => target.testNumbers[r] === m.to) ?? null, where);
     }
     return { items: entries, meta: meta as Record<'total' | 'page' | 'per_page' | 'pages', number> };
@@ -312,11 +396,23 @@ class ListMessages implements ExploreCommand {
   private checkWalk(walk: Walk, state: MessagingState, target: ExploreTarget): void {
     const where = `walking ${this.described}`;
     const duplicate = walk.ids.find((id, i) => walk.ids.indexOf(id) !== i);
-    if (duplicate !== undefined) throw new ModelViolation('PAGE-NUM-002', where, 'each message once over the pages', `${duplicate} twice`);
-    if (walk.ids.length !== walk.total) throw new ModelViolation('PAGE-NUM-002', where, `meta.total (${walk.total}) messages in all`, `${walk.ids.length} over the pages`);
+    if (duplicate !== undefined)
+      throw new ModelViolation('PAGE-NUM-002', where, 'each message once over the pages', `${duplicate} twice`);
+    if (walk.ids.length !== walk.total)
+      throw new ModelViolation(
+        'PAGE-NUM-002',
+        where,
+        `meta.total (${walk.total}) messages in all`,
+        `${walk.ids.length} over the pages`,
+      );
     const missing = state.messages.find((m) => m.role === this.role && m.afterBound && !walk.ids.includes(m.id));
     if (missing !== undefined)
-      throw new ModelViolation('MSG-LIST-001', where, `every message the sequence sent to ${target.testNumbers[this.role!]}`, `${missing.id} (${missing.single ? 'single' : 'bulk'} send) missing`);
+      throw new ModelViolation(
+        'MSG-LIST-001',
+        where,
+        `every message the sequence sent to ${target.testNumbers[this.role!]}`,
+        `${missing.id} (${missing.single ? 'single' : 'bulk'} send) missing`,
+      );
   }
 
   toString(): string {
@@ -343,9 +439,17 @@ class ListCampaigns implements ExploreCommand {
     return step(messaging, this, target, async () => {
       const res = await target.send('GET', '/sms/campaigns');
       expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
-      const ids = new Set((listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c.campaign_id : undefined)));
+      const ids = new Set(
+        (listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c.campaign_id : undefined)),
+      );
       const missing = messagingOf(model).campaigns.find((id) => !ids.has(id));
-      if (missing !== undefined) throw new ModelViolation('MSG-CMP-001', 'GET /sms/campaigns', `the campaign ${missing} of a bulk send listed`, 'not listed');
+      if (missing !== undefined)
+        throw new ModelViolation(
+          'MSG-CMP-001',
+          'GET /sms/campaigns',
+          `the campaign ${missing} of a bulk send listed`,
+          'not listed',
+        );
     });
   }
   toString(): string {
@@ -370,7 +474,8 @@ class GetCampaign implements ExploreCommand {
       const res = await target.send('GET', `/sms/campaigns/${enc(id)}`);
       expectOk(res, 'MSG-CMP-005', where);
       const got = resourceOf(res.body, 'campaign', 'campaign_id')?.campaign_id;
-      if (got !== id) throw new ModelViolation('MSG-CMP-005', where, `the details of ${id}`, `campaign_id ${JSON.stringify(got)}`);
+      if (got !== id)
+        throw new ModelViolation('MSG-CMP-005', where, `the details of ${id}`, `campaign_id ${JSON.stringify(got)}`);
     });
   }
   toString(): string {
@@ -378,7 +483,8 @@ class GetCampaign implements ExploreCommand {
   }
 }
 
-const roleOf = (v: string | number | undefined): Role | null => (ROLES.includes(argString(v) as Role) ? (argString(v) as Role) : null);
+const roleOf = (v: string | number | undefined): Role | null =>
+  ROLES.includes(argString(v) as Role) ? (argString(v) as Role) : null;
 
 export const messaging: ExploreFamily = {
   name: 'messaging',
@@ -395,7 +501,8 @@ export const messaging: ExploreFamily = {
     'MSG-BULK-004': 'each message of a bulk response has a message_id, one of the recipients and status "sent"',
     'MSG-BULK-005': 'an accepted bulk send puts the campaign in "processing"',
     'MSG-BULK-006': 'every message of a bulk response is found by GET /sms/status',
-    'MSG-LIST-001': 'GET /sms/messages answers messages and meta; a walk by recipient lists every message the sequence sent to it',
+    'MSG-LIST-001':
+      'GET /sms/messages answers messages and meta; a walk by recipient lists every message the sequence sent to it',
     'MSG-LIST-002': 'GET /sms/messages with a status filter lists only messages in that status, on every page',
     'MSG-LIST-003': 'GET /sms/messages with a to filter lists only messages to that number, on every page',
     'PAGE-META-001': 'every page of GET /sms/messages carries meta with integer total, page, per_page and pages',
@@ -408,7 +515,17 @@ export const messaging: ExploreFamily = {
     'send-sms': ['TEST-MODE-001', 'MSG-FLD-001', 'MSG-SEND-006'],
     'bulk-sms': ['MSG-BULK-002', 'MSG-BULK-003', 'MSG-BULK-004', 'MSG-BULK-005'],
     'get-sms': ['MSG-SEND-008', 'MSG-BULK-006', 'MSG-FLD-005', 'TEST-NUM-001', 'TEST-NUM-002'],
-    'list-sms': ['MSG-LIST-001', 'MSG-LIST-002', 'MSG-LIST-003', 'PAGE-META-001', 'PAGE-SIZE-003', 'PAGE-NUM-002', 'MSG-FLD-005', 'TEST-NUM-001', 'TEST-NUM-002'],
+    'list-sms': [
+      'MSG-LIST-001',
+      'MSG-LIST-002',
+      'MSG-LIST-003',
+      'PAGE-META-001',
+      'PAGE-SIZE-003',
+      'PAGE-NUM-002',
+      'MSG-FLD-005',
+      'TEST-NUM-001',
+      'TEST-NUM-002',
+    ],
     'list-campaigns': ['MSG-CMP-001'],
     'get-campaign': ['MSG-CMP-005'],
   },
@@ -416,7 +533,9 @@ export const messaging: ExploreFamily = {
     const role = fc.constantFrom(...ROLES);
     const label = fc.constantFrom('m1', 'm2', 'm3');
     const send = fc.tuple(role, label).map(([r, l]): ExploreCommand => new SendMessage(r, l));
-    const bulk = fc.tuple(fc.subarray([...ROLES], { minLength: 1 }), fc.constantFrom('c1', 'c2')).map(([rs, l]): ExploreCommand => new BulkSend(rs, l));
+    const bulk = fc
+      .tuple(fc.subarray([...ROLES], { minLength: 1 }), fc.constantFrom('c1', 'c2'))
+      .map(([rs, l]): ExploreCommand => new BulkSend(rs, l));
     const get = fc.nat({ max: 5 }).map((i): ExploreCommand => new GetMessage(i));
     // Pages of one or two, where page-by-page bugs show. A walk by recipient checks the whole walk;
     // a walk by status (the final states the two test numbers promise) checks each page, over the
@@ -424,16 +543,36 @@ export const messaging: ExploreFamily = {
     // second page holds a message of the other status.
     const perPage = fc.integer({ min: 1, max: 2 });
     const byTo = fc.tuple(role, perPage).map(([r, p]): ExploreCommand => new ListMessages(r, null, p));
-    const byStatus = fc.tuple(fc.constantFrom('delivered', 'failed'), fc.constantFrom(1, 1, 2)).map(([st, p]): ExploreCommand => new ListMessages(null, st, p));
+    const byStatus = fc
+      .tuple(fc.constantFrom('delivered', 'failed'), fc.constantFrom(1, 1, 2))
+      .map(([st, p]): ExploreCommand => new ListMessages(null, st, p));
     const getCampaign = fc.nat({ max: 2 }).map((i): ExploreCommand => new GetCampaign(i));
     // fc.commands draws its arbitraries evenly: sends weigh more (the other operations need
     // messages), and so do the walks, where most of the rules are.
-    return [send, send, send, bulk, bulk, bulk, get, byTo, byTo, byTo, byStatus, byStatus, byStatus, fc.constant(new ListCampaigns()), getCampaign, getCampaign];
+    return [
+      send,
+      send,
+      send,
+      bulk,
+      bulk,
+      bulk,
+      get,
+      byTo,
+      byTo,
+      byTo,
+      byStatus,
+      byStatus,
+      byStatus,
+      fc.constant(new ListCampaigns()),
+      getCampaign,
+      getCampaign,
+    ];
   },
   commandOf(s: StepRecord) {
     const a = s.args;
     if (s.op === 'send-sms') return new SendMessage(roleOf(a.role) ?? 'succeed', argString(a.label));
-    if (s.op === 'bulk-sms') return new BulkSend(argString(a.roles).split(',').filter(Boolean) as Role[], argString(a.label));
+    if (s.op === 'bulk-sms')
+      return new BulkSend(argString(a.roles).split(',').filter(Boolean) as Role[], argString(a.label));
     if (s.op === 'get-sms') return new GetMessage(argNumber(a.index));
     if (s.op === 'list-sms') return new ListMessages(roleOf(a.to), argString(a.status) || null, argNumber(a.per_page));
     if (s.op === 'list-campaigns') return new ListCampaigns();

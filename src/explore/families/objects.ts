@@ -38,7 +38,10 @@ class PutObject implements ExploreCommand {
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(objects, this, target, async () => {
-      const res = await target.send('PUT', target.objectPath(this.key), { body: this.content, headers: { 'content-type': 'text/plain' } });
+      const res = await target.send('PUT', target.objectPath(this.key), {
+        body: this.content,
+        headers: { 'content-type': 'text/plain' },
+      });
       expectOk(res, 'OBJ-PUT-001', `PUT of ${this.key}`);
       target.trackPath(target.objectPath(this.key));
       objectsOf(model).objects.set(this.key, this.content);
@@ -46,7 +49,13 @@ class PutObject implements ExploreCommand {
       // "Stores the raw request body as the object": read it back at once.
       const got = await target.send('GET', target.objectPath(this.key));
       expectOk(got, 'OBJ-PUT-001', `GET of ${this.key} after its PUT`);
-      if (got.text !== this.content) throw new ModelViolation('OBJ-PUT-001', `GET of ${this.key} after its PUT`, `the bytes just uploaded ("${this.content}")`, `"${short(got.text)}"`);
+      if (got.text !== this.content)
+        throw new ModelViolation(
+          'OBJ-PUT-001',
+          `GET of ${this.key} after its PUT`,
+          `the bytes just uploaded ("${this.content}")`,
+          `"${short(got.text)}"`,
+        );
     });
   }
   toString(): string {
@@ -68,11 +77,23 @@ class GetObject implements ExploreCommand {
       const res = await target.send('GET', target.objectPath(this.key));
       const expected = objectsOf(model).objects.get(this.key);
       if (expected === undefined) {
-        if (ok(res)) throw new ModelViolation('OBJ-DEL-001', `GET of ${this.key} after its DELETE`, 'no success', `${res.status} "${short(res.text)}"`);
+        if (ok(res))
+          throw new ModelViolation(
+            'OBJ-DEL-001',
+            `GET of ${this.key} after its DELETE`,
+            'no success',
+            `${res.status} "${short(res.text)}"`,
+          );
         return;
       }
       expectOk(res, 'OBJ-PUT-001', `GET of ${this.key}`);
-      if (res.text !== expected) throw new ModelViolation('OBJ-PUT-001', `GET of ${this.key}`, `the bytes last uploaded ("${expected}")`, `"${short(res.text)}"`);
+      if (res.text !== expected)
+        throw new ModelViolation(
+          'OBJ-PUT-001',
+          `GET of ${this.key}`,
+          `the bytes last uploaded ("${expected}")`,
+          `"${short(res.text)}"`,
+        );
     });
   }
   toString(): string {
@@ -126,37 +147,79 @@ class ListObjects implements ExploreCommand {
       let pages = 0;
       // One page more than the model needs: a listing that never ends is a finding, not a hang.
       for (let page = 1; page <= expected.length + 2; page++) {
-        const query: Record<string, string | number> = { prefix: fullPrefix, max_keys: this.maxKeys, ...(marker !== null ? { marker } : {}) };
+        const query: Record<string, string | number> = {
+          prefix: fullPrefix,
+          max_keys: this.maxKeys,
+          ...(marker !== null ? { marker } : {}),
+        };
         const res = await target.send('GET', target.listingPath, { query });
         pages = page;
         expectOk(res, 'OBJ-LIST-003', `listing page ${page} (prefix "${this.prefix}", max_keys ${this.maxKeys})`);
         const body = isObject(res.body) ? res.body : {};
-        const keys = (Array.isArray(body.objects) ? body.objects : []).map((o) => (isObject(o) && typeof o.key === 'string' ? o.key : ''));
+        const keys = (Array.isArray(body.objects) ? body.objects : []).map((o) =>
+          isObject(o) && typeof o.key === 'string' ? o.key : '',
+        );
         const where = `listing page ${page} (prefix "${this.prefix}", max_keys ${this.maxKeys}${marker !== null ? `, marker "${marker}"` : ''})`;
         const outside = keys.find((k) => !k.startsWith(fullPrefix));
-        if (outside !== undefined) throw new ModelViolation('OBJ-LIST-003', where, `only keys starting with "${fullPrefix}"`, `"${outside}"`);
-        if (keys.length > this.maxKeys) throw new ModelViolation('OBJ-LIST-004', where, `at most ${this.maxKeys} objects`, `${keys.length}`);
+        if (outside !== undefined)
+          throw new ModelViolation('OBJ-LIST-003', where, `only keys starting with "${fullPrefix}"`, `"${outside}"`);
+        if (keys.length > this.maxKeys)
+          throw new ModelViolation('OBJ-LIST-004', where, `at most ${this.maxKeys} objects`, `${keys.length}`);
         const notAfter = marker !== null ? keys.find((k) => compareKeys(k, marker!) <= 0) : undefined;
-        if (notAfter !== undefined) throw new ModelViolation('OBJ-LIST-005', where, `only keys after "${marker}"`, `"${notAfter}"`);
+        if (notAfter !== undefined)
+          throw new ModelViolation('OBJ-LIST-005', where, `only keys after "${marker}"`, `"${notAfter}"`);
         // "Starts after that key": the first key the model has after the marker opens the page.
-        const firstAfter = marker !== null ? expected.map((k) => target.objectKey(k)).find((k) => compareKeys(k, marker!) > 0) : undefined;
+        const firstAfter =
+          marker !== null
+            ? expected.map((k) => target.objectKey(k)).find((k) => compareKeys(k, marker!) > 0)
+            : undefined;
         if (firstAfter !== undefined && keys.length > 0 && compareKeys(keys[0]!, firstAfter) > 0)
-          throw new ModelViolation('OBJ-LIST-005', where, `the page to start at "${firstAfter}", the first key after the marker`, `"${keys[0]}"`);
+          throw new ModelViolation(
+            'OBJ-LIST-005',
+            where,
+            `the page to start at "${firstAfter}", the first key after the marker`,
+            `"${keys[0]}"`,
+          );
         seen.push(...keys.map((k) => k.slice(target.keyPrefix.length)));
         const truncated = body.is_truncated === true;
-        const remaining = expected.filter((k) => !seen.includes(k) && (seen.length === 0 || compareKeys(k, seen.at(-1)!) > 0));
+        const remaining = expected.filter(
+          (k) => !seen.includes(k) && (seen.length === 0 || compareKeys(k, seen.at(-1)!) > 0),
+        );
         if (!truncated && remaining.length > 0) {
           // An empty last page after a marker skipped what follows the marker; otherwise the page miscounted what remains.
-          if (marker !== null && keys.length === 0) throw new ModelViolation('OBJ-LIST-005', where, `the keys after the marker (${remaining.slice(0, 3).join(', ')})`, 'an empty page, not truncated');
-          throw new ModelViolation('OBJ-LIST-004', where, `is_truncated true: ${remaining.length} more object(s) remain (${remaining.slice(0, 3).join(', ')})`, 'is_truncated false');
+          if (marker !== null && keys.length === 0)
+            throw new ModelViolation(
+              'OBJ-LIST-005',
+              where,
+              `the keys after the marker (${remaining.slice(0, 3).join(', ')})`,
+              'an empty page, not truncated',
+            );
+          throw new ModelViolation(
+            'OBJ-LIST-004',
+            where,
+            `is_truncated true: ${remaining.length} more object(s) remain (${remaining.slice(0, 3).join(', ')})`,
+            'is_truncated false',
+          );
         }
         if (!truncated || keys.length === 0) break;
         marker = typeof body.next_marker === 'string' && body.next_marker !== '' ? body.next_marker : keys.at(-1)!;
       }
       const duplicate = seen.find((k, i) => seen.indexOf(k) !== i);
-      if (duplicate !== undefined) throw new ModelViolation('OBJ-LIST-005', `walking the listing (prefix "${this.prefix}", max_keys ${this.maxKeys})`, 'each key once', `"${duplicate}" twice`);
+      if (duplicate !== undefined)
+        throw new ModelViolation(
+          'OBJ-LIST-005',
+          `walking the listing (prefix "${this.prefix}", max_keys ${this.maxKeys})`,
+          'each key once',
+          `"${duplicate}" twice`,
+        );
       const deletedListed = seen.find((k) => objectsOf(model).deleted.has(k));
-      if (deletedListed !== undefined) throw new ModelViolation('OBJ-DEL-001', `walking the listing (prefix "${this.prefix}")`, `no deleted key`, `"${deletedListed}" listed after its DELETE`);
+      if (deletedListed !== undefined)
+        throw new ModelViolation(
+          'OBJ-DEL-001',
+          `walking the listing (prefix "${this.prefix}")`,
+          `no deleted key`,
+          `"${deletedListed}" listed after its DELETE`,
+        );
       const missing = expected.find((k) => !seen.includes(k));
       // Lost between pages, the key is the walk's (each key once across the pages); lost from the only page, the upload's.
       if (missing !== undefined && pages > 1) {
@@ -206,7 +269,9 @@ export const objects: ExploreFamily = {
     const content = fc.stringMatching(/^[a-z]{1,6}$/);
     const put = fc.tuple(key, content).map(([k, c]): ExploreCommand => new PutObject(k, c));
     // Pages of one key most often: the most pages, so the most page boundaries, for the keys there are.
-    const list = fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(1, 1, 2)).map(([p, m]): ExploreCommand => new ListObjects(p, m));
+    const list = fc
+      .tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(1, 1, 2))
+      .map(([p, m]): ExploreCommand => new ListObjects(p, m));
     // Uploads, listings and deletes (a key uploaded again after it) weigh more (fc.commands draws its arbitraries evenly): a listing needs
     // three keys or so to have pages worth walking, and with six families taking turns an objects
     // sequence is one in six, so each must reach such a listing often.
@@ -225,13 +290,22 @@ export const objects: ExploreFamily = {
   async setUp(target: ExploreTarget) {
     const regions = await target.send('GET', '/regions');
     const list = isObject(regions.body) && Array.isArray(regions.body.regions) ? regions.body.regions : [];
-    const region = list.map((r) => (isObject(r) ? r : {})).find((r) => r.available !== false && (!Array.isArray(r.features) || r.features.includes('storage')))?.slug;
-    if (typeof region !== 'string') throw new ExploreSetupError(`GET /regions lists no region offering storage (${regions.status}): explore needs one for its bucket`);
+    const region = list
+      .map((r) => (isObject(r) ? r : {}))
+      .find((r) => r.available !== false && (!Array.isArray(r.features) || r.features.includes('storage')))?.slug;
+    if (typeof region !== 'string')
+      throw new ExploreSetupError(
+        `GET /regions lists no region offering storage (${regions.status}): explore needs one for its bucket`,
+      );
     const res = await target.send('POST', '/storage/buckets', { json: { name: target.bucket, region } });
-    if (!ok(res)) throw new ExploreSetupError(`could not create the exploration's bucket ${target.bucket}: ${res.status} ${short(res.text)}`);
+    if (!ok(res))
+      throw new ExploreSetupError(
+        `could not create the exploration's bucket ${target.bucket}: ${res.status} ${short(res.text)}`,
+      );
   },
   async tearDown(target: ExploreTarget) {
     const res = await target.send('DELETE', `/storage/buckets/${encodeURIComponent(target.bucket)}`).catch(() => null);
-    if (!res || !ok(res)) target.warn(`could not delete the bucket ${target.bucket} (cloudcheck sweep removes cc- leftovers)`);
+    if (!res || !ok(res))
+      target.warn(`could not delete the bucket ${target.bucket} (cloudcheck sweep removes cc- leftovers)`);
   },
 };

@@ -46,7 +46,8 @@ class CreateProject implements ExploreCommand {
       const res = await target.send('POST', '/projects', { json: { name, description } });
       expectOk(res, 'PROJ-LIST-001', 'POST /projects');
       const id = projectOf(res.body)?.id;
-      if (typeof id !== 'string') throw new ModelViolation('PROJ-LIST-001', 'POST /projects', 'the created project with its id', short(res.text));
+      if (typeof id !== 'string')
+        throw new ModelViolation('PROJ-LIST-001', 'POST /projects', 'the created project with its id', short(res.text));
       target.trackPath(projectPath(id));
       projectsOf(model).projects.push({ id, name, description, deleted: false });
     });
@@ -84,7 +85,12 @@ class UpdateProject implements ExploreCommand {
       expectOk(got, 'PROJ-GET-001', `GET /projects/{id} of ${project.name} after its update`);
       const description = projectOf(got.body)?.description;
       if (description !== this.description)
-        throw new ModelViolation('PROJ-UPD-001', `GET /projects/{id} of ${project.name} after PUT`, `description "${this.description}"`, `"${String(description)}"`);
+        throw new ModelViolation(
+          'PROJ-UPD-001',
+          `GET /projects/{id} of ${project.name} after PUT`,
+          `description "${this.description}"`,
+          `"${String(description)}"`,
+        );
     });
   }
   toString(): string {
@@ -105,14 +111,31 @@ class GetProject implements ExploreCommand {
       const project = projectAt(model, this.index, false)!;
       const res = await target.send('GET', projectPath(project.id));
       if (project.deleted) {
-        if (ok(res)) throw new ModelViolation('PROJ-DEL-001', `GET /projects/{id} of the deleted ${project.name}`, 'no success', `${res.status}`);
+        if (ok(res))
+          throw new ModelViolation(
+            'PROJ-DEL-001',
+            `GET /projects/{id} of the deleted ${project.name}`,
+            'no success',
+            `${res.status}`,
+          );
         return;
       }
       expectOk(res, 'PROJ-GET-001', `GET /projects/{id} of ${project.name}`);
       const got = projectOf(res.body);
-      if (got?.name !== project.name) throw new ModelViolation('PROJ-UPD-001', `GET /projects/{id} of ${project.name}`, `name "${project.name}"`, `"${String(got?.name)}"`);
+      if (got?.name !== project.name)
+        throw new ModelViolation(
+          'PROJ-UPD-001',
+          `GET /projects/{id} of ${project.name}`,
+          `name "${project.name}"`,
+          `"${String(got?.name)}"`,
+        );
       if (got?.description !== project.description)
-        throw new ModelViolation('PROJ-UPD-001', `GET /projects/{id} of ${project.name}`, `description "${project.description}" (the last PUT)`, `"${String(got?.description)}"`);
+        throw new ModelViolation(
+          'PROJ-UPD-001',
+          `GET /projects/{id} of ${project.name}`,
+          `description "${project.description}" (the last PUT)`,
+          `"${String(got?.description)}"`,
+        );
     });
   }
   toString(): string {
@@ -156,8 +179,10 @@ class ListProjects implements ExploreCommand {
       expectOk(res, 'PROJ-LIST-001', 'GET /projects');
       const ids = new Set((listedProjects(res.body) ?? []).map((p) => p.id));
       for (const p of projectsOf(model).projects) {
-        if (!p.deleted && !ids.has(p.id)) throw new ModelViolation('PROJ-LIST-001', 'GET /projects', `${p.name} listed`, 'not listed');
-        if (p.deleted && ids.has(p.id)) throw new ModelViolation('PROJ-DEL-001', 'GET /projects', `the deleted ${p.name} not listed`, 'listed');
+        if (!p.deleted && !ids.has(p.id))
+          throw new ModelViolation('PROJ-LIST-001', 'GET /projects', `${p.name} listed`, 'not listed');
+        if (p.deleted && ids.has(p.id))
+          throw new ModelViolation('PROJ-DEL-001', 'GET /projects', `the deleted ${p.name} not listed`, 'listed');
       }
     });
   }

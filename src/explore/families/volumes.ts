@@ -52,7 +52,8 @@ const volumesOf = (model: ExploreModel): VolumesState => model.part('volumes', (
 const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponent(id)}`;
 const volumeOf = (body: unknown): Json | undefined => resourceOf(body, 'volume');
 const tagsOf = (tag: string): string[] => (tag === '' ? [] : [tag]);
-const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 /** The one size every target takes (VOL-CRT-002) and the cheapest. */
 const SIZE_GB = 1;
 
@@ -68,7 +69,8 @@ function trackVolume(target: ExploreTarget, volume: VolumeState): void {
   target.track(volumePath(volume.id), async () => {
     if (volume.attachedTo !== null) await target.send('POST', `${volumePath(volume.id)}/detach`);
     const res = await target.send('DELETE', volumePath(volume.id));
-    if (!ok(res) && res.status !== 404) target.warn(`could not delete the volume ${volume.id} (${res.status}); cloudcheck sweep removes cc- leftovers`);
+    if (!ok(res) && res.status !== 404)
+      target.warn(`could not delete the volume ${volume.id} (${res.status}); cloudcheck sweep removes cc- leftovers`);
   });
 }
 
@@ -78,15 +80,29 @@ const MAX_VOLUMES = 3;
 const MAX_HOSTS = 2;
 
 /** POST /storage/volumes of 1 GB in the catalogue's first region; tracked for clean-up at once. */
-async function createVolume(model: ExploreModel, target: ExploreTarget, label: string, tag: string): Promise<VolumeState> {
+async function createVolume(
+  model: ExploreModel,
+  target: ExploreTarget,
+  label: string,
+  tag: string,
+): Promise<VolumeState> {
   const name = target.resourceName(label);
   const region = catalogueOf(target).regions[0]!;
   const tags = tagsOf(tag);
   const res = await target.send('POST', '/storage/volumes', { json: { name, size: SIZE_GB, region, tags } });
   expectOk(res, 'VOL-CRT-002', `POST /storage/volumes (size ${SIZE_GB}, region ${region})`);
   const id = volumeOf(res.body)?.id;
-  if (typeof id !== 'string') throw new ModelViolation('VOL-FLD-001', 'POST /storage/volumes', 'the created volume with its id', short(res.text));
-  const volume: VolumeState = { id, name, tags, region, existence: 'live', attachedTo: null, attachedBecause: 'VOL-FLD-002' };
+  if (typeof id !== 'string')
+    throw new ModelViolation('VOL-FLD-001', 'POST /storage/volumes', 'the created volume with its id', short(res.text));
+  const volume: VolumeState = {
+    id,
+    name,
+    tags,
+    region,
+    existence: 'live',
+    attachedTo: null,
+    attachedBecause: 'VOL-FLD-002',
+  };
   volumesOf(model).volumes.push(volume);
   trackVolume(target, volume);
   return volume;
@@ -116,13 +132,33 @@ class CreateVolume implements ExploreCommand {
 /** What one record (from GET or the list) must say of a volume the model knows; `where` names the answer. */
 function checkRecord(volume: VolumeState, got: Json, where: string): void {
   const tags = stringsOf(got.tags);
-  if (got.name !== volume.name || got.size !== SIZE_GB || got.region !== volume.region || !tags || !sameTags(tags, volume.tags)) {
+  if (
+    got.name !== volume.name ||
+    got.size !== SIZE_GB ||
+    got.region !== volume.region ||
+    !tags ||
+    !sameTags(tags, volume.tags)
+  ) {
     const expected = `name ${volume.name}, size ${SIZE_GB}, region ${volume.region}, tags ${JSON.stringify(volume.tags)}`;
-    throw new ModelViolation('VOL-CRT-004', where, expected, short(JSON.stringify({ name: got.name, size: got.size, region: got.region, tags: got.tags })));
+    throw new ModelViolation(
+      'VOL-CRT-004',
+      where,
+      expected,
+      short(JSON.stringify({ name: got.name, size: got.size, region: got.region, tags: got.tags })),
+    );
   }
   if (volume.attachedTo !== undefined && got.attached_to !== volume.attachedTo) {
-    const why = { 'VOL-FLD-002': 'null: never attached', 'VOL-ATT-001': 'the VPS of the last attach', 'VOL-DET-001': 'null: detached' }[volume.attachedBecause];
-    throw new ModelViolation(volume.attachedBecause, where, `attached_to ${JSON.stringify(volume.attachedTo)} (${why})`, JSON.stringify(got.attached_to));
+    const why = {
+      'VOL-FLD-002': 'null: never attached',
+      'VOL-ATT-001': 'the VPS of the last attach',
+      'VOL-DET-001': 'null: detached',
+    }[volume.attachedBecause];
+    throw new ModelViolation(
+      volume.attachedBecause,
+      where,
+      `attached_to ${JSON.stringify(volume.attachedTo)} (${why})`,
+      JSON.stringify(got.attached_to),
+    );
   }
 }
 
@@ -141,12 +177,19 @@ class GetVolume implements ExploreCommand {
       let res = await target.send('GET', volumePath(volume.id));
       if (volume.existence === 'deleted') {
         const answers = async (): Promise<boolean> => ok((res = await target.send('GET', volumePath(volume.id))));
-        if (ok(res) && (await stillThere(target, answers))) throw new ModelViolation('VOL-DEL-001', `${where} after its DELETE`, 'no success', `${res.status} ${short(res.text)}`);
+        if (ok(res) && (await stillThere(target, answers)))
+          throw new ModelViolation(
+            'VOL-DEL-001',
+            `${where} after its DELETE`,
+            'no success',
+            `${res.status} ${short(res.text)}`,
+          );
         return;
       }
       expectOk(res, 'VOL-GET-001', where);
       const got = volumeOf(res.body);
-      if (got?.id !== volume.id) throw new ModelViolation('VOL-GET-001', where, `the volume ${volume.id}`, short(res.text));
+      if (got?.id !== volume.id)
+        throw new ModelViolation('VOL-GET-001', where, `the volume ${volume.id}`, short(res.text));
       checkRecord(volume, got, where);
     });
   }
@@ -196,7 +239,8 @@ class AttachVolume implements ExploreCommand {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, detached) ?? (await createVolume(model, target, 'd0', ''));
       const host = await hostFor(model, target);
-      const attach = (): ReturnType<ExploreTarget['send']> => target.send('POST', `${volumePath(volume.id)}/attach`, { json: { vps_id: host.id } });
+      const attach = (): ReturnType<ExploreTarget['send']> =>
+        target.send('POST', `${volumePath(volume.id)}/attach`, { json: { vps_id: host.id } });
       let res = await attach();
       if (!ok(res)) {
         await waitUntilBooted(target, host);
@@ -283,7 +327,12 @@ class DeleteHost implements ExploreCommand {
       let got: ApiResponse | undefined;
       const answers = async (): Promise<boolean> => ok((got = await target.send('GET', vpsPath(host.id))));
       if (await stillThere(target, answers))
-        throw new ModelViolation('VPS-DEL-001', `GET /vps/{id} of ${host.name} after its DELETE (volumes were attached to it)`, 'no success', `${got!.status} ${short(got!.text)}`);
+        throw new ModelViolation(
+          'VPS-DEL-001',
+          `GET /vps/{id} of ${host.name} after its DELETE (volumes were attached to it)`,
+          'no success',
+          `${got!.status} ${short(got!.text)}`,
+        );
     });
   }
   toString(): string {
@@ -307,7 +356,12 @@ class ListVolumes implements ExploreCommand {
   }
   private query(target: ExploreTarget): Record<string, string> {
     const regions = catalogueOf(target).regions;
-    return { none: {}, attached: { attached: 'true' }, unattached: { attached: 'false' }, region: { region: regions[this.region % regions.length]! } }[this.filter];
+    return {
+      none: {},
+      attached: { attached: 'true' },
+      unattached: { attached: 'false' },
+      region: { region: regions[this.region % regions.length]! },
+    }[this.filter];
   }
   run(model: ExploreModel, target: ExploreTarget): Promise<void> {
     return step(volumes, this, target, async () => {
@@ -316,7 +370,8 @@ class ListVolumes implements ExploreCommand {
         try {
           return await this.list(model, target);
         } catch (error) {
-          if (!(error instanceof ModelViolation) || error.requirement !== 'VOL-DEL-001' || attempt >= LIST_ATTEMPTS) throw error;
+          if (!(error instanceof ModelViolation) || error.requirement !== 'VOL-DEL-001' || attempt >= LIST_ATTEMPTS)
+            throw error;
           await target.pause(250 * attempt);
         }
       }
@@ -329,7 +384,13 @@ class ListVolumes implements ExploreCommand {
     expectOk(res, this.filter === 'none' ? 'VOL-LIST-001' : 'VOL-LIST-002', where);
     const items = (listOf(res.body, 'volumes') ?? []).map((v): Json => (isObject(v) ? v : {}));
     const stray = items.find((v) => !this.matches(v, query));
-    if (stray) throw new ModelViolation('VOL-LIST-002', where, `only volumes matching ${JSON.stringify(query)}`, short(JSON.stringify(stray)));
+    if (stray)
+      throw new ModelViolation(
+        'VOL-LIST-002',
+        where,
+        `only volumes matching ${JSON.stringify(query)}`,
+        short(JSON.stringify(stray)),
+      );
     for (const volume of volumesOf(model).volumes) this.checkVolume(volume, items, where);
   }
   /** Whether a listed record matches the filter by its own fields (a missing attached_to is VOL-FLD-002's business, not the filter's). */
@@ -341,13 +402,20 @@ class ListVolumes implements ExploreCommand {
   }
   private checkVolume(volume: VolumeState, items: Json[], where: string): void {
     const item = items.find((v) => v.id === volume.id);
-    if (volume.existence === 'deleted' && item) throw new ModelViolation('VOL-DEL-001', where, `the deleted ${volume.name} not listed`, 'listed');
+    if (volume.existence === 'deleted' && item)
+      throw new ModelViolation('VOL-DEL-001', where, `the deleted ${volume.name} not listed`, 'listed');
     if (volume.existence !== 'live') return;
-    if (this.filter === 'none' && !item) throw new ModelViolation('VOL-LIST-001', where, `${volume.name} (${volume.id}) listed`, 'not listed');
+    if (this.filter === 'none' && !item)
+      throw new ModelViolation('VOL-LIST-001', where, `${volume.name} (${volume.id}) listed`, 'not listed');
     // Listed under `attached` while the model knows it is not (or the reverse), whatever the record says.
     const attached = this.filter === 'attached' ? true : this.filter === 'unattached' ? false : undefined;
     if (item && attached !== undefined && volume.attachedTo !== undefined && (volume.attachedTo !== null) !== attached)
-      throw new ModelViolation('VOL-LIST-002', where, `${volume.name} left out (attached_to ${JSON.stringify(volume.attachedTo)})`, 'listed');
+      throw new ModelViolation(
+        'VOL-LIST-002',
+        where,
+        `${volume.name} left out (attached_to ${JSON.stringify(volume.attachedTo)})`,
+        'listed',
+      );
     if (item) checkRecord(volume, item, where);
   }
   toString(): string {
@@ -370,7 +438,8 @@ export const volumes: ExploreFamily = {
     'VOL-DET-001': 'after a successful detach, the volume reports attached_to null',
     'VOL-DEL-001': 'a deleted volume is no longer found nor listed',
     'VOL-LIST-001': 'GET /storage/volumes lists every volume the sequence created and did not delete',
-    'VOL-LIST-002': 'GET /storage/volumes with attached or region lists only matching volumes (by their fields and by the model)',
+    'VOL-LIST-002':
+      'GET /storage/volumes with attached or region lists only matching volumes (by their fields and by the model)',
     'VPS-CRT-006': 'POST /vps (the VPS to attach to) accepts the target’s own catalogue',
     'VPS-CRT-003': 'an accepted POST /vps answers the created VPS with its id',
     'VPS-DEL-001': 'a VPS deleted with volumes attached is no longer found',
@@ -382,15 +451,29 @@ export const volumes: ExploreFamily = {
     'detach-volume': [],
     'delete-volume': [],
     'delete-volume-vps': ['VPS-DEL-001'],
-    'list-volumes': ['VOL-LIST-001', 'VOL-LIST-002', 'VOL-CRT-004', 'VOL-FLD-002', 'VOL-ATT-001', 'VOL-DET-001', 'VOL-DEL-001'],
+    'list-volumes': [
+      'VOL-LIST-001',
+      'VOL-LIST-002',
+      'VOL-CRT-004',
+      'VOL-FLD-002',
+      'VOL-ATT-001',
+      'VOL-DET-001',
+      'VOL-DEL-001',
+    ],
   },
   arbitraries() {
     const index = fc.nat({ max: 2 });
-    const create = fc.tuple(fc.constantFrom(...LABELS), fc.constantFrom(...TAGS)).map(([l, t]): ExploreCommand => new CreateVolume(l, t));
+    const create = fc
+      .tuple(fc.constantFrom(...LABELS), fc.constantFrom(...TAGS))
+      .map(([l, t]): ExploreCommand => new CreateVolume(l, t));
     const attach = index.map((i): ExploreCommand => new AttachVolume(i));
     const detach = index.map((i): ExploreCommand => new DetachVolume(i));
-    const byAttachment = fc.constantFrom<VolumeFilter>('attached', 'attached', 'unattached').map((f): ExploreCommand => new ListVolumes(f, 0));
-    const other = fc.tuple(fc.constantFrom<VolumeFilter>('none', 'region'), fc.nat({ max: 1 })).map(([f, r]): ExploreCommand => new ListVolumes(f, r));
+    const byAttachment = fc
+      .constantFrom<VolumeFilter>('attached', 'attached', 'unattached')
+      .map((f): ExploreCommand => new ListVolumes(f, 0));
+    const other = fc
+      .tuple(fc.constantFrom<VolumeFilter>('none', 'region'), fc.nat({ max: 1 }))
+      .map(([f, r]): ExploreCommand => new ListVolumes(f, r));
     // fc.commands draws its arbitraries evenly, so weight is repetition: attach, detach and the
     // listings by attachment weigh most, as the interplay needs a volume attached and detached.
     return [
@@ -420,7 +503,10 @@ export const volumes: ExploreFamily = {
     if (s.op === 'delete-volume-vps') return new DeleteHost();
     if (s.op === 'list-volumes') {
       const filter = argString(a.filter);
-      return new ListVolumes(filter === 'attached' || filter === 'unattached' || filter === 'region' ? filter : 'none', argNumber(a.region));
+      return new ListVolumes(
+        filter === 'attached' || filter === 'unattached' || filter === 'region' ? filter : 'none',
+        argNumber(a.region),
+      );
     }
     return undefined;
   },

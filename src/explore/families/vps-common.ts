@@ -22,15 +22,21 @@ const catalogues = new WeakMap<ExploreTarget, VpsCatalogue>();
 export const vpsPath = (id: string): string => `/vps/${encodeURIComponent(id)}`;
 /** A VPS from a create, get or update answer: under `vps` (the creation's shape), a generic envelope, or flat. */
 export const vpsOf = (body: unknown): Json | undefined => resourceOf(body, 'vps');
-export const stringsOf = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined);
+export const stringsOf = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 
-const listed = (body: unknown, plural: string): Json[] => (listOf(body, plural) ?? []).map((x) => (isObject(x) ? x : {}));
+const listed = (body: unknown, plural: string): Json[] =>
+  (listOf(body, plural) ?? []).map((x) => (isObject(x) ? x : {}));
 
 /** Reads GET /regions, /images and /sizes once; a target offering nothing to create a VPS with is a set-up error, not a finding. */
 export async function vpsCatalogue(target: ExploreTarget): Promise<VpsCatalogue> {
   const known = catalogues.get(target);
   if (known) return known;
-  const [regions, images, sizes] = [await target.send('GET', '/regions'), await target.send('GET', '/images', { query: { type: 'linux' } }), await target.send('GET', '/sizes')];
+  const [regions, images, sizes] = [
+    await target.send('GET', '/regions'),
+    await target.send('GET', '/images', { query: { type: 'linux' } }),
+    await target.send('GET', '/sizes'),
+  ];
   const offers = (r: Json, feature: string): boolean => !Array.isArray(r.features) || r.features.includes(feature);
   const slugs = listed(regions.body, 'regions')
     .filter((r) => r.available !== false && offers(r, 'vps') && offers(r, 'storage'))
@@ -40,10 +46,17 @@ export async function vpsCatalogue(target: ExploreTarget): Promise<VpsCatalogue>
   const image = imageList.find((i) => typeof i.id === 'string');
   // The cheapest available size the image fits: exploration creates many short-lived instances.
   const size = listed(sizes.body, 'sizes')
-    .filter((s) => s.available !== false && typeof s.slug === 'string' && (typeof image?.min_disk_size !== 'number' || typeof s.disk !== 'number' || s.disk >= image.min_disk_size))
+    .filter(
+      (s) =>
+        s.available !== false &&
+        typeof s.slug === 'string' &&
+        (typeof image?.min_disk_size !== 'number' || typeof s.disk !== 'number' || s.disk >= image.min_disk_size),
+    )
     .sort((a, b) => Number(a.price_monthly ?? 0) - Number(b.price_monthly ?? 0))[0];
   if (!slugs.length || typeof image?.id !== 'string' || typeof size?.slug !== 'string') {
-    throw new ExploreSetupError(`the target's catalogue offers no region with vps and storage, linux image or size (GET /regions ${regions.status}, /images ${images.status}, /sizes ${sizes.status})`);
+    throw new ExploreSetupError(
+      `the target's catalogue offers no region with vps and storage, linux image or size (GET /regions ${regions.status}, /images ${images.status}, /sizes ${sizes.status})`,
+    );
   }
   const catalogue = { regions: slugs.slice(0, 2), image: image.id, size: size.slug };
   catalogues.set(target, catalogue);
@@ -61,13 +74,19 @@ export function catalogueOf(target: ExploreTarget): VpsCatalogue {
  * A refusal of what GET /regions, /images and /sizes offer breaks VPS-CRT-006; an accepted create
  * without an id, VPS-CRT-003.
  */
-export async function createVps(target: ExploreTarget, name: string, region: string, tags: readonly string[]): Promise<{ id: string; created: Json }> {
+export async function createVps(
+  target: ExploreTarget,
+  name: string,
+  region: string,
+  tags: readonly string[],
+): Promise<{ id: string; created: Json }> {
   const { image, size } = catalogueOf(target);
   const res = await target.send('POST', '/vps', { json: { name, region, image, size, tags } });
   expectOk(res, 'VPS-CRT-006', `POST /vps (region ${region}, image ${image}, size ${size})`);
   const created = vpsOf(res.body);
   const id = created?.id;
-  if (typeof id !== 'string') throw new ModelViolation('VPS-CRT-003', 'POST /vps', 'the created VPS with its id', short(res.text));
+  if (typeof id !== 'string')
+    throw new ModelViolation('VPS-CRT-003', 'POST /vps', 'the created VPS with its id', short(res.text));
   target.track(vpsPath(id), () => removeVps(target, id));
   return { id, created: created! };
 }
@@ -77,7 +96,10 @@ export async function createVps(target: ExploreTarget, name: string, region: str
  * `creating`, or with a volume attached, may be deleted is not shown): its existence is then
  * unknown and it stays tracked for the clean-up. An accepted delete ends the tracking.
  */
-export async function deleteVps(target: ExploreTarget, vps: { id: string; existence: 'live' | 'deleted' | 'unknown' }): Promise<boolean> {
+export async function deleteVps(
+  target: ExploreTarget,
+  vps: { id: string; existence: 'live' | 'deleted' | 'unknown' },
+): Promise<boolean> {
   const res = await target.send('DELETE', vpsPath(vps.id));
   if (!ok(res)) {
     vps.existence = 'unknown';

@@ -45,7 +45,10 @@ export function chartLibrary(): ChartLibrary {
       js = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8');
       css = readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8');
     } catch (error) {
-      throw new Error(`report.html: the chart library uplot is not installed (run npm ci): ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `report.html: the chart library uplot is not installed (run npm ci): ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     chartLib = { js, css, name: 'uPlot 1.6.32' };
   }

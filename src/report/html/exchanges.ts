@@ -41,7 +41,9 @@ function bodyBlock(body: string | undefined, headers: Record<string, string> | u
 function headersBlock(headers: Record<string, string> | undefined): string {
   const entries = Object.entries(headers ?? {});
   if (entries.length === 0) return '<p class="none">no headers recorded</p>';
-  const rows = entries.map(([k, v]) => `<span class="hn">${esc(k)}:</span> <span class="hv">${esc(v)}</span>`).join('\n');
+  const rows = entries
+    .map(([k, v]) => `<span class="hn">${esc(k)}:</span> <span class="hv">${esc(v)}</span>`)
+    .join('\n');
   return `<pre class="headers"><code>${rows}</code></pre>`;
 }
 
@@ -58,7 +60,9 @@ export function curlBlock(curl: string, label = 'curl'): string {
 
 export function renderExchange(ex: Exchange, index: number, total: number): string {
   const status = ex.response?.status;
-  const outcome = ex.response ? `<span class="status ${statusClassName(status)}">${esc(status)}</span>` : `<span class="status sx">${esc(ex.error ? 'network error' : 'no response')}</span>`;
+  const outcome = ex.response
+    ? `<span class="status ${statusClassName(status)}">${esc(status)}</span>`
+    : `<span class="status sx">${esc(ex.error ? 'network error' : 'no response')}</span>`;
   const line = `<span class="method">${esc(ex.request.method)}</span> <span class="url">${esc(ex.request.url)}</span> <span class="arrow" aria-hidden="true">→</span> ${outcome} <span class="dur">${esc(Math.round(ex.duration_ms))} ms</span>`;
   const request = `<div class="half"><h5>Request</h5>${headersBlock(ex.request.headers)}${bodyBlock(ex.request.body, ex.request.headers, 'request')}</div>`;
   const response = ex.response

@@ -8,7 +8,18 @@ import { chartLibrary, pageAssets } from './assets.ts';
 import { esc, inlineScriptText, inlineStyleText, jsonForScript } from './escape.ts';
 import { loadView, type LoadView } from './load.ts';
 import { classRows, failures, requirementRows } from './model.ts';
-import { renderClasses, renderCoverage, renderFailures, renderHeader, renderLeaks, renderLoad, renderNotCheckable, renderOverview, renderRequirements, verdictOf } from './sections.ts';
+import {
+  renderClasses,
+  renderCoverage,
+  renderFailures,
+  renderHeader,
+  renderLeaks,
+  renderLoad,
+  renderNotCheckable,
+  renderOverview,
+  renderRequirements,
+  verdictOf,
+} from './sections.ts';
 import { loadRequirements } from '../../../spec/requirements.ts';
 import type { ConformanceReport } from '../../model/report.ts';
 import type { Requirement } from '../../../spec/requirement.ts';
@@ -24,9 +35,25 @@ export interface HtmlReportOptions {
 function chartData(view: LoadView): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   view.profiles.forEach((p, i) => {
-    if (p.spectrum) out[`spectrum-${i}`] = { kind: 'spectrum', x: p.spectrum.x, series: p.spectrum.series.map((s) => ({ label: s.cls, values: s.values })) };
-    if (p.throughput) out[`throughput-${i}`] = { kind: 'throughput', x: p.throughput.t, count: p.throughput.count, mean: p.throughput.meanMs };
-    if (p.remaining) out[`remaining-${i}`] = { kind: 'remaining', x: p.remaining.x, series: p.remaining.keys.map((k, j) => ({ label: k, values: p.remaining!.ys[j] })) };
+    if (p.spectrum)
+      out[`spectrum-${i}`] = {
+        kind: 'spectrum',
+        x: p.spectrum.x,
+        series: p.spectrum.series.map((s) => ({ label: s.cls, values: s.values })),
+      };
+    if (p.throughput)
+      out[`throughput-${i}`] = {
+        kind: 'throughput',
+        x: p.throughput.t,
+        count: p.throughput.count,
+        mean: p.throughput.meanMs,
+      };
+    if (p.remaining)
+      out[`remaining-${i}`] = {
+        kind: 'remaining',
+        x: p.remaining.x,
+        series: p.remaining.keys.map((k, j) => ({ label: k, values: p.remaining!.ys[j] })),
+      };
   });
   return out;
 }

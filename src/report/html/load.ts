@@ -103,7 +103,8 @@ function arr(v: unknown): unknown[] {
  * with every report (every `cloudcheck run` writes one).
  */
 let hdr: typeof HdrHistogram | undefined;
-const loadHdr = (): typeof HdrHistogram => (hdr ??= createRequire(import.meta.url)('hdr-histogram-js') as typeof HdrHistogram);
+const loadHdr = (): typeof HdrHistogram =>
+  (hdr ??= createRequire(import.meta.url)('hdr-histogram-js') as typeof HdrHistogram);
 
 /** Percentile points from p0 to p99.999 in tenths of a nine (smooth enough, 51 points). */
 const NINES = Array.from({ length: 51 }, (_, i) => i / 10);
@@ -134,7 +135,8 @@ function spectrumFromHistograms(histograms: unknown): SpectrumChart | null {
   // Past log10(count) nines every percentile is the maximum; showing that flat tail says nothing.
   const last = Math.min(NINES.length - 1, Math.max(10, Math.ceil(Math.log10(maxCount) * 10) + 5));
   const x = NINES.slice(0, last + 1);
-  for (const d of decoded) series.push({ cls: d.cls, values: d.values.slice(0, last + 1).map((v) => Math.round(v * 1000) / 1000) });
+  for (const d of decoded)
+    series.push({ cls: d.cls, values: d.values.slice(0, last + 1).map((v) => Math.round(v * 1000) / 1000) });
   return { x, series, source: 'histogram' };
 }
 
@@ -155,7 +157,15 @@ function latencyRows(latency: unknown): LatencyRow[] {
   for (const cls of STATUS_CLASSES) {
     const l = latency[cls];
     if (!isObj(l)) continue;
-    rows.push({ cls, count: num(l.count) ?? 0, p50: num(l.p50), p95: num(l.p95), p99: num(l.p99), max: num(l.max), mean: num(l.mean) });
+    rows.push({
+      cls,
+      count: num(l.count) ?? 0,
+      p50: num(l.p50),
+      p95: num(l.p95),
+      p99: num(l.p99),
+      max: num(l.max),
+      mean: num(l.mean),
+    });
   }
   return rows;
 }
@@ -201,7 +211,9 @@ function remaining(series: unknown): RemainingChart | null {
   const perKey: Array<{ key: string; points: Array<[number, number]> }> = [];
   const pairs = (v: unknown): Array<[number, number]> =>
     arr(v)
-      .map((p) => (Array.isArray(p) ? [num(p[0]), num(p[1])] : isObj(p) ? [num(p.index), num(p.remaining)] : [null, null]))
+      .map((p) =>
+        Array.isArray(p) ? [num(p[0]), num(p[1])] : isObj(p) ? [num(p.index), num(p.remaining)] : [null, null],
+      )
       .filter((p): p is [number, number] => p[0] !== null && p[1] !== null);
   if (Array.isArray(series)) {
     for (const s of series) {
@@ -257,10 +269,20 @@ function profileView(p: Obj, index: number): LoadProfileView {
     latency,
     thresholds: arr(p.thresholds)
       .filter(isObj)
-      .map((t) => ({ name: str(t.name) ?? '?', expected: str(t.expected) ?? '', actual: str(t.actual) ?? '', passed: t.passed === true })),
+      .map((t) => ({
+        name: str(t.name) ?? '?',
+        expected: str(t.expected) ?? '',
+        actual: str(t.actual) ?? '',
+        passed: t.passed === true,
+      })),
     violations: arr(p.violations)
       .filter(isObj)
-      .map((v) => ({ invariant: str(v.invariant) ?? '?', index: num(v.index), key: str(v.key), message: str(v.message) ?? '' })),
+      .map((v) => ({
+        invariant: str(v.invariant) ?? '?',
+        index: num(v.index),
+        key: str(v.key),
+        message: str(v.message) ?? '',
+      })),
     notes: arr(p.notes).filter((n): n is string => typeof n === 'string'),
     spectrum: spectrumFromHistograms(p.histograms) ?? spectrumFromSummary(latency),
     throughput: throughput(p.timeline),
@@ -290,6 +312,7 @@ export function loadView(load: unknown): LoadView | null {
     if (sp !== null) passed = (passed ?? true) && sp;
   }
   if (profiles.length === 0 && problems.length === 0) return null;
-  if (passed === null && profiles.length > 0 && profiles.every((p) => p.passed !== null)) passed = profiles.every((p) => p.passed);
+  if (passed === null && profiles.length > 0 && profiles.every((p) => p.passed !== null))
+    passed = profiles.every((p) => p.passed);
   return { passed, profiles, problems };
 }

@@ -50,9 +50,18 @@ export function aggregateStatus(checks: readonly CheckResult[]): RequirementStat
 }
 
 const LEVEL_ORDER: Record<Level, number> = { MUST: 0, SHOULD: 1 };
-const STATUS_ORDER: Record<RequirementStatus, number> = { failed: 0, unchecked: 1, environment: 2, passed: 3, skipped: 4 };
+const STATUS_ORDER: Record<RequirementStatus, number> = {
+  failed: 0,
+  unchecked: 1,
+  environment: 2,
+  passed: 3,
+  skipped: 4,
+};
 
-export function requirementRows(checks: readonly CheckResult[], catalogue: readonly Requirement[] | undefined): RequirementRow[] {
+export function requirementRows(
+  checks: readonly CheckResult[],
+  catalogue: readonly Requirement[] | undefined,
+): RequirementRow[] {
   const byId = new Map((catalogue ?? []).map((r) => [r.id, r]));
   const grouped = new Map<string, CheckResult[]>();
   for (const c of checks) grouped.set(c.requirement, [...(grouped.get(c.requirement) ?? []), c]);
@@ -72,7 +81,12 @@ export function requirementRows(checks: readonly CheckResult[], catalogue: reado
       checks: list,
     });
   }
-  return rows.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
+  return rows.sort(
+    (a, b) =>
+      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+      LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 export interface ClassRow {
@@ -129,7 +143,10 @@ export interface Failures {
 export function failures(checks: readonly CheckResult[]): Failures {
   const out: Failures = { must: [], should: [], environment: [], cloudcheck: [] };
   for (const c of checks) if (c.status === 'failed') out[failureGroup(c)].push(c);
-  const order = (a: CheckResult, b: CheckResult): number => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.requirement.localeCompare(b.requirement) || a.id.localeCompare(b.id);
+  const order = (a: CheckResult, b: CheckResult): number =>
+    LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] ||
+    a.requirement.localeCompare(b.requirement) ||
+    a.id.localeCompare(b.id);
   out.must.sort(order);
   out.should.sort(order);
   out.environment.sort(order);

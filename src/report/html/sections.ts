@@ -4,7 +4,15 @@
  */
 import { anchorId, esc } from './escape.ts';
 import { curlBlock, renderExchange, statusClassName } from './exchanges.ts';
-import { failureGroup, formatDuration, formatTime, type ClassRow, type Failures, type RequirementRow, type RequirementStatus } from './model.ts';
+import {
+  failureGroup,
+  formatDuration,
+  formatTime,
+  type ClassRow,
+  type Failures,
+  type RequirementRow,
+  type RequirementStatus,
+} from './model.ts';
 import type { LoadProfileView, LoadView } from './load.ts';
 import { classificationOf } from '../gate.ts';
 import type { CheckResult } from '../../model/finding.ts';
@@ -25,17 +33,26 @@ function levelBadge(level: string): string {
   return `<span class="badge lvl-${level === 'MUST' ? 'must' : 'should'}">${esc(level)}</span>`;
 }
 
-const STATUS_LABEL: Record<RequirementStatus, string> = { failed: 'failed', unchecked: 'cloudcheck error', environment: 'environment', passed: 'passed', skipped: 'skipped' };
+const STATUS_LABEL: Record<RequirementStatus, string> = {
+  failed: 'failed',
+  unchecked: 'cloudcheck error',
+  environment: 'environment',
+  passed: 'passed',
+  skipped: 'skipped',
+};
 
 /** Failed SHOULD reads "deviation" (amber), failed MUST "failed" (red). */
 function statusBadge(status: RequirementStatus | CheckResult['status'], level: string): string {
-  if (status === 'failed') return level === 'MUST' ? '<span class="st st-fail">failed</span>' : '<span class="st st-dev">deviation</span>';
+  if (status === 'failed')
+    return level === 'MUST' ? '<span class="st st-fail">failed</span>' : '<span class="st st-dev">deviation</span>';
   return `<span class="st st-${status === 'environment' || status === 'unchecked' ? 'env' : status === 'passed' ? 'pass' : 'skip'}">${esc(STATUS_LABEL[status])}</span>`;
 }
 
 function checkStatusBadge(check: CheckResult): string {
-  if (check.status === 'failed' && classificationOf(check) === 'environment') return statusBadge('environment', check.level);
-  if (check.status === 'failed' && classificationOf(check) === 'cloudcheck-error') return statusBadge('unchecked', check.level);
+  if (check.status === 'failed' && classificationOf(check) === 'environment')
+    return statusBadge('environment', check.level);
+  if (check.status === 'failed' && classificationOf(check) === 'cloudcheck-error')
+    return statusBadge('unchecked', check.level);
   return statusBadge(check.status, check.level);
 }
 
@@ -48,18 +65,34 @@ export function verdictOf(report: ConformanceReport, f: Failures, loadPassed: bo
   const s = report.summary;
   let text = s.headline;
   if (!text) {
-    text = s.verdict === 'conformant' ? 'conformant (MUST)' : `non-conformant: ${plural(f.must.length, 'MUST failure')}`;
+    text =
+      s.verdict === 'conformant' ? 'conformant (MUST)' : `non-conformant: ${plural(f.must.length, 'MUST failure')}`;
     text += `, ${plural(f.should.length, 'SHOULD deviation')}`;
   }
-  if (report.checks.length === 0 && loadPassed !== null) return { tone: loadPassed ? 'ok' : 'bad', text: s.headline ?? (loadPassed ? 'load profiles passed' : 'load profiles failed') };
+  if (report.checks.length === 0 && loadPassed !== null)
+    return {
+      tone: loadPassed ? 'ok' : 'bad',
+      text: s.headline ?? (loadPassed ? 'load profiles passed' : 'load profiles failed'),
+    };
   if (s.verdict === 'non-conformant') return { tone: 'bad', text };
   return { tone: f.should.length > 0 ? 'warn' : 'ok', text };
 }
 
-export function renderHeader(report: ConformanceReport, verdict: VerdictInfo, nav: Array<[string, string, number | null]>): string {
+export function renderHeader(
+  report: ConformanceReport,
+  verdict: VerdictInfo,
+  nav: Array<[string, string, number | null]>,
+): string {
   const gate = report.summary.gate;
-  const gateText = gate ? `<span class="gate ${gate.passed ? 'gate-ok' : 'gate-bad'}">gate ${gate.passed ? 'passed' : 'failed'}</span>` : '';
-  const links = nav.map(([href, label, n]) => `<a href="#${esc(href)}">${esc(label)}${n !== null ? ` <span class="count">${esc(n)}</span>` : ''}</a>`).join('');
+  const gateText = gate
+    ? `<span class="gate ${gate.passed ? 'gate-ok' : 'gate-bad'}">gate ${gate.passed ? 'passed' : 'failed'}</span>`
+    : '';
+  const links = nav
+    .map(
+      ([href, label, n]) =>
+        `<a href="#${esc(href)}">${esc(label)}${n !== null ? ` <span class="count">${esc(n)}</span>` : ''}</a>`,
+    )
+    .join('');
   return `<header class="top verdict-${verdict.tone}">
 <div class="top-inner">
 <div class="verdict"><span class="verdict-dot" aria-hidden="true"></span><h1>${esc(verdict.text)}</h1>${gateText}</div>
@@ -77,24 +110,43 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
   const run = report.run as ConformanceReport['run'] & { merged_from?: unknown; merge_notes?: unknown };
   const s = report.summary;
   const duration = formatDuration(run.started_at, run.finished_at);
-  const facts: string[] = [fact('target', `<code>${esc(run.target)}</code>${run.embedded ? ' <span class="muted">(embedded reference server)</span>' : ''}`)];
+  const facts: string[] = [
+    fact(
+      'target',
+      `<code>${esc(run.target)}</code>${run.embedded ? ' <span class="muted">(embedded reference server)</span>' : ''}`,
+    ),
+  ];
   if (run.s3_url) facts.push(fact('S3 endpoint', `<code>${esc(run.s3_url)}</code>`));
   facts.push(fact('started', esc(formatTime(run.started_at))));
   facts.push(fact('duration', esc(duration ?? '?')));
   facts.push(fact('seed', `<code>${esc(run.seed)}</code>`));
   facts.push(fact('run id', `<code>${esc(run.id)}</code>`));
-  if (run.shard) facts.push(fact('shard', esc(typeof run.shard === 'string' ? run.shard : `${run.shard.index}/${run.shard.total}`)));
-  facts.push(fact('mode', run.strict ? 'strict (SHOULD deviations fail the gate)' : 'default (only MUST defects fail the gate)'));
-  if (s.gate) facts.push(fact('gate', `${s.gate.passed ? 'passed' : '<strong>failed</strong>'}: ${esc(s.gate.reason)}${s.gate.baseline ? ` (baseline <code>${esc(s.gate.baseline)}</code>)` : ''}`));
-  const classes = run.classes.length ? run.classes.map((c) => `<span class="chip">${esc(c)}</span>`).join(' ') : '<span class="muted">none</span>';
+  if (run.shard)
+    facts.push(fact('shard', esc(typeof run.shard === 'string' ? run.shard : `${run.shard.index}/${run.shard.total}`)));
+  facts.push(
+    fact('mode', run.strict ? 'strict (SHOULD deviations fail the gate)' : 'default (only MUST defects fail the gate)'),
+  );
+  if (s.gate)
+    facts.push(
+      fact(
+        'gate',
+        `${s.gate.passed ? 'passed' : '<strong>failed</strong>'}: ${esc(s.gate.reason)}${s.gate.baseline ? ` (baseline <code>${esc(s.gate.baseline)}</code>)` : ''}`,
+      ),
+    );
+  const classes = run.classes.length
+    ? run.classes.map((c) => `<span class="chip">${esc(c)}</span>`).join(' ')
+    : '<span class="muted">none</span>';
   facts.push(fact(`classes run (${run.classes.length})`, classes));
-  if (Array.isArray(run.merged_from)) facts.push(fact('merged from', run.merged_from.map((id) => `<code>${esc(id)}</code>`).join(' ')));
+  if (Array.isArray(run.merged_from))
+    facts.push(fact('merged from', run.merged_from.map((id) => `<code>${esc(id)}</code>`).join(' ')));
   if (run.cloudcheck_version) facts.push(fact('cloudcheck', esc(run.cloudcheck_version)));
 
   const env = f.environment.length;
   const tile = (tone: string, n: number, label: string, href: string | null): string => {
     const inner = `<span class="n">${esc(n)}</span><span class="l">${esc(label)}</span>`;
-    return href && n > 0 ? `<a class="tile tile-${tone}" href="#${href}">${inner}</a>` : `<div class="tile tile-${tone}${n === 0 ? ' zero' : ''}">${inner}</div>`;
+    return href && n > 0
+      ? `<a class="tile tile-${tone}" href="#${href}">${inner}</a>`
+      : `<div class="tile tile-${tone}${n === 0 ? ' zero' : ''}">${inner}</div>`;
   };
   const tiles = [
     tile('must', f.must.length, 'MUST failures', 'failures-must'),
@@ -142,7 +194,17 @@ export function renderClasses(rows: readonly ClassRow[]): string {
   const cards = rows.map((r) => {
     const total = r.must.passed + r.must.failed + r.must.skipped + r.should.passed + r.should.failed + r.should.skipped;
     const tone =
-      !r.claimed && total === 0 ? 'unclaimed' : r.must.failed > 0 ? 'must' : r.should.failed > 0 ? 'should' : total === 0 ? 'unclaimed' : r.must.passed + r.should.passed > 0 ? 'pass' : 'unclaimed';
+      !r.claimed && total === 0
+        ? 'unclaimed'
+        : r.must.failed > 0
+          ? 'must'
+          : r.should.failed > 0
+            ? 'should'
+            : total === 0
+              ? 'unclaimed'
+              : r.must.passed + r.should.passed > 0
+                ? 'pass'
+                : 'unclaimed';
     const state = !r.claimed
       ? 'not claimed: skipped'
       : r.must.failed > 0
@@ -169,7 +231,9 @@ function requirementBlock(check: CheckResult, req: Requirement | undefined): str
   if (!req) {
     return `<div class="why"><h4>Requirement <a href="#${esc(requirementAnchor(check.requirement))}">${esc(check.requirement)}</a></h4><p class="statement muted">${esc(check.title)} <span class="muted">(the requirement catalogue was not available to this page)</span></p></div>`;
   }
-  const assumption = req.assumption ? `<p class="assumption"><strong>Assumed convention</strong> (the specification is silent): ${esc(req.assumption)}</p>` : '';
+  const assumption = req.assumption
+    ? `<p class="assumption"><strong>Assumed convention</strong> (the specification is silent): ${esc(req.assumption)}</p>`
+    : '';
   return `<div class="why"><h4>Requirement <a href="#${esc(requirementAnchor(req.id))}">${esc(req.id)}</a> ${levelBadge(req.level)}</h4>
 <blockquote class="statement">${esc(req.statement)}</blockquote>
 <p class="source">Source: <strong>${esc(req.source)}</strong> of the specification · class <code>${esc(req.class)}</code></p>${assumption}</div>`;
@@ -178,7 +242,8 @@ function requirementBlock(check: CheckResult, req: Requirement | undefined): str
 function whatBlock(check: CheckResult): string {
   const rows: string[] = [];
   if (check.expected !== undefined) rows.push(`<tr><th>expected</th><td><code>${esc(check.expected)}</code></td></tr>`);
-  if (check.actual !== undefined) rows.push(`<tr><th>actual</th><td><code class="actual">${esc(check.actual)}</code></td></tr>`);
+  if (check.actual !== undefined)
+    rows.push(`<tr><th>actual</th><td><code class="actual">${esc(check.actual)}</code></td></tr>`);
   const table = rows.length ? `<table class="ea">${rows.join('')}</table>` : '';
   const message = check.message ? `<pre class="message"><code>${esc(check.message)}</code></pre>` : '';
   if (!table && !message) return '';
@@ -234,7 +299,9 @@ export function renderRequirements(rows: readonly RequirementRow[]): string {
   const counts = (s: RequirementStatus): number => rows.filter((r) => r.status === s).length;
   const body = rows
     .map((r) => {
-      const text = [r.id, r.statement, r.source ?? '', ...r.checks.flatMap((c) => [c.id, c.title, c.operation ?? ''])].join(' ').toLowerCase();
+      const text = [r.id, r.statement, r.source ?? '', ...r.checks.flatMap((c) => [c.id, c.title, c.operation ?? ''])]
+        .join(' ')
+        .toLowerCase();
       const failedN = r.checks.filter((c) => c.status === 'failed').length;
       const items = r.checks
         .map((c) => {
@@ -279,23 +346,34 @@ function statusSort(a: string, b: string): number {
 
 export function renderCoverage(operations: readonly OperationCoverage[]): string {
   if (operations.length === 0) return '';
-  const columns = [...new Set(operations.flatMap((o) => [...o.statuses_seen.map(String), ...(o.statuses_unexercised ?? []).map(String)]))].sort(statusSort);
+  const columns = [
+    ...new Set(
+      operations.flatMap((o) => [...o.statuses_seen.map(String), ...(o.statuses_unexercised ?? []).map(String)]),
+    ),
+  ].sort(statusSort);
   const withChecks = operations.filter((o) => o.checks > 0).length;
   const unexercised = operations.reduce((n, o) => n + (o.statuses_unexercised?.length ?? 0), 0);
-  const head = columns.map((c) => `<th class="sc ${statusClassName(Number(c) || undefined)}"><span>${esc(c)}</span></th>`).join('');
+  const head = columns
+    .map((c) => `<th class="sc ${statusClassName(Number(c) || undefined)}"><span>${esc(c)}</span></th>`)
+    .join('');
   const rows = operations
     .map((o) => {
       const seen = new Set(o.statuses_seen.map(String));
       const doc = new Set((o.statuses_unexercised ?? []).map(String));
       const cells = columns
         .map((c) => {
-          if (seen.has(c)) return `<td class="cov seen ${statusClassName(Number(c) || undefined)}" title="${esc(`${o.operation}: ${c} seen`)}">●</td>`;
-          if (doc.has(c)) return `<td class="cov unex" title="${esc(`${o.operation}: ${c} documented, not exercised`)}">○</td>`;
+          if (seen.has(c))
+            return `<td class="cov seen ${statusClassName(Number(c) || undefined)}" title="${esc(`${o.operation}: ${c} seen`)}">●</td>`;
+          if (doc.has(c))
+            return `<td class="cov unex" title="${esc(`${o.operation}: ${c} documented, not exercised`)}">○</td>`;
           return '<td class="cov"></td>';
         })
         .join('');
       const [method, ...path] = o.operation.split(' ');
-      const result = o.checks === 0 ? '<span class="muted">no checks</span>' : `${o.failed ? `<span class="c-must">${esc(o.failed)} failed</span> · ` : ''}${esc(o.checks)}`;
+      const result =
+        o.checks === 0
+          ? '<span class="muted">no checks</span>'
+          : `${o.failed ? `<span class="c-must">${esc(o.failed)} failed</span> · ` : ''}${esc(o.checks)}`;
       return `<tr class="${o.checks === 0 ? 'nochecks' : ''}"><td class="opn"><span class="method">${esc(method)}</span> ${esc(path.join(' '))}</td><td class="num">${result}</td>${cells}</tr>`;
     })
     .join('\n');
@@ -309,7 +387,9 @@ ${rows}
 }
 
 function ms(v: number | null): string {
-  return v === null ? '–' : `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} ms`;
+  return v === null
+    ? '–'
+    : `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} ms`;
 }
 
 function renderProfile(p: LoadProfileView, index: number): string {
@@ -320,7 +400,12 @@ function renderProfile(p: LoadProfileView, index: number): string {
   if (p.networkErrors) stats.push(`${p.networkErrors.toLocaleString('en-US')} network errors`);
   if (p.durationMs !== null) stats.push(`${(p.durationMs / 1000).toFixed(1)} s`);
   if (p.runs !== null && p.runs > 1) stats.push(`merged from ${p.runs} runs`);
-  const statuses = p.byStatus.map(([s, n]) => `<span class="chip ${statusClassName(Number(s) || undefined)}">${esc(s)} × ${esc(n.toLocaleString('en-US'))}</span>`).join(' ');
+  const statuses = p.byStatus
+    .map(
+      ([s, n]) =>
+        `<span class="chip ${statusClassName(Number(s) || undefined)}">${esc(s)} × ${esc(n.toLocaleString('en-US'))}</span>`,
+    )
+    .join(' ');
   const thresholds = p.thresholds.length
     ? `<div class="scroll"><table class="thresholds"><thead><tr><th>threshold</th><th>expected</th><th>actual</th><th></th></tr></thead><tbody>${p.thresholds
         .map(
@@ -343,7 +428,9 @@ function renderProfile(p: LoadProfileView, index: number): string {
     chart(
       'spectrum',
       'Latency by percentile',
-      p.spectrum?.source === 'summary' ? 'per status class (from p50/p95/p99/max only)' : 'per status class, from the HDR histograms',
+      p.spectrum?.source === 'summary'
+        ? 'per status class (from p50/p95/p99/max only)'
+        : 'per status class, from the HDR histograms',
       p.spectrum !== null,
       'no latency recorded',
     ),
@@ -362,11 +449,15 @@ function renderProfile(p: LoadProfileView, index: number): string {
       'X-RateLimit-Remaining',
       'against request index, per key',
       (p.remaining?.x.length ?? 0) > 1,
-      p.remaining ? `one sample: ${p.remaining.keys.map((k, i) => `${k} ${p.remaining!.ys[i]?.[0] ?? '–'}`).join(', ')}` : 'this profile recorded no X-RateLimit-Remaining samples',
+      p.remaining
+        ? `one sample: ${p.remaining.keys.map((k, i) => `${k} ${p.remaining!.ys[i]?.[0] ?? '–'}`).join(', ')}`
+        : 'this profile recorded no X-RateLimit-Remaining samples',
     ),
   ];
   const violations = p.violations.length
-    ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${groupedViolations(p.violations)
+    ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${groupedViolations(
+        p.violations,
+      )
         .map(
           (g) =>
             `<li><code>${esc(g.invariant)}</code>${g.key ? ` key <code>${esc(g.key)}</code>` : ''}${g.count > 1 ? ` <span class="count">${esc(g.count)}×</span>` : ''}${g.first.index !== null && g.first.index >= 0 ? ` ${g.count > 1 ? 'first at ' : ''}request #${esc(g.first.index)}` : ''}: ${esc(g.first.message)}</li>`,
@@ -387,7 +478,12 @@ ${violations}${notes}
 
 export function renderLoad(view: LoadView | null): string {
   if (!view) return '';
-  const verdict = view.passed === null ? '' : view.passed ? ' <span class="st st-pass">all profiles passed</span>' : ' <span class="st st-fail">a profile failed</span>';
+  const verdict =
+    view.passed === null
+      ? ''
+      : view.passed
+        ? ' <span class="st st-pass">all profiles passed</span>'
+        : ' <span class="st st-fail">a profile failed</span>';
   return `<section id="load"><h2>Load${verdict}</h2>${view.profiles.map(renderProfile).join('')}</section>`;
 }
 

@@ -1,6 +1,6 @@
 import { expect, test } from '../base.ts';
 import { decideGate, parseBaseline, summarize } from '../../src/report/gate.ts';
-import { check, report } from './helpers.ts';
+import { check, report } from '../harness/helpers.ts';
 
 const mustFail = check({ id: 'm1', requirement: 'MSG-SEND-005', status: 'failed' });
 const shouldFail = check({ id: 's1', requirement: 'ERR-STATUS-002', level: 'SHOULD', status: 'failed' });
@@ -19,7 +19,9 @@ test('environment failures never fail the gate, strict or not', () => {
 });
 
 test('a baseline excuses known failures by requirement or check id, not new ones', () => {
-  const g = decideGate([mustFail, check({ id: 'm2', requirement: 'NEW-001', status: 'failed' })], { baseline: new Set(['MSG-SEND-005']) });
+  const g = decideGate([mustFail, check({ id: 'm2', requirement: 'NEW-001', status: 'failed' })], {
+    baseline: new Set(['MSG-SEND-005']),
+  });
   expect(g.passed).toBe(false);
   expect(g.new_failures).toEqual(['m2']);
   expect(g.known_failures).toEqual(['m1']);
@@ -40,7 +42,10 @@ test('summary: verdict and headline', () => {
 test('baseline formats: report.json, text lines, YAML list, YAML object', () => {
   const fromReport = parseBaseline(JSON.stringify(report([mustFail, pass])));
   expect([...fromReport].sort()).toEqual(['MSG-SEND-005', 'm1']);
-  expect([...parseBaseline('# known\nMSG-SEND-005\nERR-STATUS-002 # flaky\n')]).toEqual(['MSG-SEND-005', 'ERR-STATUS-002']);
+  expect([...parseBaseline('# known\nMSG-SEND-005\nERR-STATUS-002 # flaky\n')]).toEqual([
+    'MSG-SEND-005',
+    'ERR-STATUS-002',
+  ]);
   expect([...parseBaseline('- A-1\n- B-2\n')]).toEqual(['A-1', 'B-2']);
   expect([...parseBaseline('requirements:\n  - A-1\n')]).toEqual(['A-1']);
   expect(() => parseBaseline('{"nope": 1}', 'b.json')).toThrow(/b\.json/);

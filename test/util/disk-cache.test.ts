@@ -1,12 +1,12 @@
 /**
- * The disk cache (spec/cache.ts) keeps a few entries of each name: a key changes with every edit of
+ * The disk cache (src/util/disk-cache.ts) keeps a few entries of each name: a key changes with every edit of
  * its inputs, so without a limit every edit of a suite file left a third of a megabyte behind.
  */
 import { readdirSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '../base.ts';
-import { KEEP_PER_NAME, cacheDir, cachedValue, storeValue } from '../../spec/cache.ts';
+import { KEEP_PER_NAME, cacheDir, cachedValue, storeValue } from '../../src/util/disk-cache.ts';
 
 test('storing an entry keeps the most recently written of its name, and no entry of another name', () => {
   const dir = cacheDir();

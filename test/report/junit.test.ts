@@ -7,25 +7,46 @@ import { writeReportFiles } from '../../src/report/writers.ts';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, report } from './helpers.ts';
+import { check, report } from '../harness/helpers.ts';
 
 const checks = [
   check({ id: 'a', class: 'messaging', status: 'passed' }),
   check({ id: 'b', class: 'messaging', status: 'failed', message: 'expected <201> & got "400"\u0001' }),
   check({ id: 'c', class: 'compute', level: 'SHOULD', status: 'failed', message: 'deviation ]]> here' }),
-  check({ id: 'd', class: 'compute', status: 'failed', classification: 'environment', message: 'EnvironmentError: budget' }),
+  check({
+    id: 'd',
+    class: 'compute',
+    status: 'failed',
+    classification: 'environment',
+    message: 'EnvironmentError: budget',
+  }),
   check({ id: 'e', class: 'auth', status: 'skipped', message: 'needs --alt-api-key' }),
 ];
 
 function parse(xml: string) {
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) });
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name),
+  });
   return parser.parse(xml, true) as {
     testsuites: {
       tests: string;
       failures: string;
       errors: string;
       skipped: string;
-      testsuite: Array<{ name: string; tests: string; failures: string; testcase: Array<{ name: string; failure?: unknown; error?: unknown; skipped?: unknown; 'system-out'?: unknown }> }>;
+      testsuite: Array<{
+        name: string;
+        tests: string;
+        failures: string;
+        testcase: Array<{
+          name: string;
+          failure?: unknown;
+          error?: unknown;
+          skipped?: unknown;
+          'system-out'?: unknown;
+        }>;
+      }>;
     };
   };
 }

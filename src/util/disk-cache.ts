@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Where entries live: node_modules/.cache/cloudcheck, or the temp dir when that is not writable. */
 export function cacheDir(): string | null {
@@ -42,7 +42,8 @@ function filesOf(path: string): string[] {
 /** A key from the contents of `inputs` (files or directories) and `salt` (versions, options). */
 export function contentKey(inputs: readonly string[], salt: string): string {
   const hash = createHash('sha256').update(salt);
-  for (const file of inputs.flatMap(filesOf)) hash.update(file.slice(ROOT.length)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of inputs.flatMap(filesOf))
+    hash.update(file.slice(ROOT.length)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 24);
 }
 
@@ -80,7 +81,8 @@ function store(name: string, file: string | null, value: unknown): void {
 /** Removes the entries of `name` beyond the KEEP_PER_NAME most recently written (`current` is one). */
 function prune(name: string, current: string): void {
   const dir = dirname(current);
-  const ofName = (entry: string): boolean => entry.startsWith(`${name}-`) && /^[0-9a-f]+\.json$/.test(entry.slice(name.length + 1));
+  const ofName = (entry: string): boolean =>
+    entry.startsWith(`${name}-`) && /^[0-9a-f]+\.json$/.test(entry.slice(name.length + 1));
   const entries = readdirSync(dir)
     .filter((entry) => ofName(entry) && entry !== basename(current))
     .flatMap((entry) => {
@@ -139,7 +141,8 @@ export function storeValue(name: string, key: string, value: unknown): void {
 /** The installed version of a package, for cache keys. */
 export function packageVersion(name: string): string {
   try {
-    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown';
   }
