@@ -9,9 +9,9 @@ import type { ApiResponse } from '../harness/client.ts';
 import { shortText } from '../harness/body-shape.ts';
 import { ModelViolation } from './model.ts';
 import type { ExploreModel, StepRecord } from './model.ts';
-import type { ExploreTarget } from './target.ts';
+import type { SequenceTarget } from './target.ts';
 
-export type ExploreCommand = fc.AsyncCommand<ExploreModel, ExploreTarget> & { readonly record: StepRecord };
+export type ExploreCommand = fc.AsyncCommand<ExploreModel, SequenceTarget> & { readonly record: StepRecord };
 
 export interface ExploreFamily {
   /** Its name on the command line (`--families objects,projects`). */
@@ -24,10 +24,17 @@ export interface ExploreFamily {
   arbitraries(): Array<fc.Arbitrary<ExploreCommand>>;
   /** A replay file's step back into its command; undefined when the operation is not the family's. */
   commandOf(step: StepRecord): ExploreCommand | undefined;
+  /**
+   * What of the account the family's sequences list whole (`observes`: a walk that counts every
+   * instance of the account) and what they create or delete (`changes`). Two families whose
+   * sequences would see each other's changes in such a list never run at once; the others do.
+   */
+  readonly observes?: readonly string[];
+  readonly changes?: readonly string[];
   /** Once before the first sequence (a bucket to work in); a refusal throws ExploreSetupError. */
-  setUp?(target: ExploreTarget): Promise<void>;
+  setUp?(target: SequenceTarget): Promise<void>;
   /** Once after the last sequence, whatever happened. */
-  tearDown?(target: ExploreTarget): Promise<void>;
+  tearDown?(target: SequenceTarget): Promise<void>;
 }
 
 /** The target refused what the exploration needs to start: no finding, nothing proved. */
@@ -39,7 +46,7 @@ export class ExploreSetupError extends Error {
 export async function step(
   family: ExploreFamily,
   command: ExploreCommand,
-  target: ExploreTarget,
+  target: SequenceTarget,
   body: () => Promise<void>,
 ): Promise<void> {
   target.ranSteps.push(command.record);
@@ -60,7 +67,7 @@ export function expectOk(res: ApiResponse, requirement: string, what: string): v
  * in all): deletion may take a moment on a real platform (the fixed flows poll for it too), so
  * only one that stays is a finding.
  */
-export async function stillThere(target: ExploreTarget, answers: () => Promise<boolean>): Promise<boolean> {
+export async function stillThere(target: SequenceTarget, answers: () => Promise<boolean>): Promise<boolean> {
   for (const ms of [0, 250, 500, 1000]) {
     if (ms) await target.pause(ms);
     if (!(await answers())) return false;

@@ -21,7 +21,7 @@ import { ExploreSetupError, argNumber, argString, expectOk, ok, short, step } fr
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { ExploreTarget, SequenceTarget } from '../target.ts';
 
 interface KeyState {
   id: string;
@@ -51,7 +51,7 @@ const FAMILY_KEY_LIFETIME_MS = 3 * HOUR_MS;
  * expires_at"), or an answer without the key.
  */
 async function createKey(
-  target: ExploreTarget,
+  target: SequenceTarget,
   name: string,
   lifetimeMs: number,
   key: string | undefined,
@@ -80,14 +80,14 @@ class FamilyKey {
   ) {}
 
   /** The key for one more billing request, replaced first when its window is nearly spent. */
-  async take(target: ExploreTarget): Promise<string> {
+  async take(target: SequenceTarget): Promise<string> {
     if (this.uses >= ROTATE_AFTER) await this.rotate(target);
     this.uses++;
     return this.secret;
   }
 
   /** A new family key created with the old one, which the new one then revokes. */
-  private async rotate(target: ExploreTarget): Promise<void> {
+  private async rotate(target: SequenceTarget): Promise<void> {
     const next = await createKey(
       target,
       target.resourceName(`keys-${++this.generation}`),
@@ -101,7 +101,7 @@ class FamilyKey {
     if (!ok(revoked)) target.warn(`could not revoke the api-keys family's key ${old} (it expires within 3 h)`);
   }
 
-  async revoke(target: ExploreTarget): Promise<void> {
+  async revoke(target: SequenceTarget): Promise<void> {
     const res = await target.send('DELETE', keyPath(this.id), { key: this.secret });
     if (!ok(res)) target.warn(`could not revoke the api-keys family's key ${this.id} (it expires within 3 h)`);
   }
@@ -114,8 +114,8 @@ const familyKeys = new WeakMap<ExploreTarget, Promise<FamilyKey>>();
  * set-up: a finding of another family would replay its creation in `explore-repro.sh`). A refusal
  * is the session's error, not a finding.
  */
-function familyKeyOf(target: ExploreTarget): Promise<FamilyKey> {
-  let key = familyKeys.get(target);
+function familyKeyOf(target: SequenceTarget): Promise<FamilyKey> {
+  let key = familyKeys.get(target.exploration);
   if (!key) {
     key = createKey(target, target.resourceName('keys-1'), FAMILY_KEY_LIFETIME_MS, undefined).then((created) => {
       if ('refused' in created)
@@ -124,13 +124,13 @@ function familyKeyOf(target: ExploreTarget): Promise<FamilyKey> {
         );
       return new FamilyKey(created.id, created.secret);
     });
-    familyKeys.set(target, key);
+    familyKeys.set(target.exploration, key);
   }
   return key;
 }
 
 /** The key that sends a management request of the sequence: its newest live key other than `except`, else the family's key. */
-async function managingKey(model: ExploreModel, target: ExploreTarget, except?: KeyState): Promise<string> {
+async function managingKey(model: ExploreModel, target: SequenceTarget, except?: KeyState): Promise<string> {
   const live = keysOf(model)
     .keys.filter((k) => !k.revoked && k !== except)
     .at(-1);
@@ -148,7 +148,7 @@ class CreateKey implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keysOf(model).keys.length < MAX_KEYS;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const name = target.resourceName(this.label);
       const created = await createKey(target, name, HOUR_MS, await managingKey(model, target));
@@ -186,7 +186,7 @@ class UseKey implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keyAt(model, this.index, false) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const key = keyAt(model, this.index, false)!;
       const res = await target.send('GET', '/account', { key: key.secret });
@@ -220,7 +220,7 @@ class RevokeKey implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keyAt(model, this.index, true) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const key = keyAt(model, this.index, true)!;
       // Revoked with another key of the sequence: whether a key may revoke itself is not shown.
@@ -243,7 +243,7 @@ class ListKeys implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keysOf(model).keys.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const res = await target.send('GET', '/account/api-keys', { key: await managingKey(model, target) });
       expectOk(res, 'KEY-LIST-001', 'GET /account/api-keys');
@@ -302,9 +302,9 @@ export const apiKeys: ExploreFamily = {
     return [create, create, create, revoke, revoke, revoke, use, use, use, list, list];
   },
   /** The family's key, if a sequence created it. */
-  async tearDown(target: ExploreTarget) {
-    const key = familyKeys.get(target);
-    familyKeys.delete(target);
+  async tearDown(target: SequenceTarget) {
+    const key = familyKeys.get(target.exploration);
+    familyKeys.delete(target.exploration);
     if (key) await (await key).revoke(target);
   },
   commandOf(s: StepRecord) {

@@ -17,7 +17,7 @@ import { argNumber, argString, expectOk, ok, short, step, stillThere } from '../
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
 import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
 
 interface VpsState {
@@ -66,7 +66,7 @@ class CreateVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return computeOf(model).vps.length < MAX_VPS;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const regions = catalogueOf(target).regions;
       const region = regions[this.region % regions.length]!;
@@ -90,7 +90,7 @@ class CreateVps implements ExploreCommand {
 }
 
 /** GET /vps/{id} of a live instance must give its name and tags as last set; of a deleted one, no success. */
-async function readBack(target: ExploreTarget, vps: VpsState, what: string): Promise<void> {
+async function readBack(target: SequenceTarget, vps: VpsState, what: string): Promise<void> {
   const res = await target.send('GET', vpsPath(vps.id));
   expectOk(res, 'VPS-GET-001', `GET /vps/{id} of ${vps.name}${what}`);
   const got = vpsOf(res.body);
@@ -126,7 +126,7 @@ class GetVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return vpsAt(model, this.index, 'known') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const vps = vpsAt(model, this.index, 'known')!;
       if (vps.existence === 'live') return readBack(target, vps, '');
@@ -159,7 +159,7 @@ class UpdateVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return vpsAt(model, this.index, 'live') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const vps = vpsAt(model, this.index, 'live')!;
       const change =
@@ -186,7 +186,7 @@ class DeleteVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return vpsAt(model, this.index, 'live') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       await deleteVps(target, vpsAt(model, this.index, 'live')!);
     });
@@ -232,7 +232,7 @@ class ListVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return computeOf(model).vps.length > 0 && this.perPage >= 1 && this.perPage <= 100;
   }
-  private query(model: ExploreModel, target: ExploreTarget): Record<string, string> {
+  private query(model: ExploreModel, target: SequenceTarget): Record<string, string> {
     if (this.filter === 'region') return { region: this.region(model, catalogueOf(target).regions) };
     if (this.filter === 'status') return { status: STATUSES[this.value % STATUSES.length]! };
     return {};
@@ -248,7 +248,7 @@ class ListVps implements ExploreCommand {
     )[0]!;
     return this.value < 2 ? most : (regions.find((r) => r !== most) ?? most);
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const filter = this.query(model, target);
       let result = await this.attempt(model, target, filter);
@@ -262,7 +262,7 @@ class ListVps implements ExploreCommand {
   /** One walk; a deleted instance still listed is walked again too (deletion may take a moment on a real platform). */
   private async attempt(
     model: ExploreModel,
-    target: ExploreTarget,
+    target: SequenceTarget,
     filter: Record<string, string>,
   ): Promise<WalkResult> {
     try {
@@ -273,7 +273,7 @@ class ListVps implements ExploreCommand {
       throw error;
     }
   }
-  private async walk(model: ExploreModel, target: ExploreTarget, filter: Record<string, string>): Promise<WalkResult> {
+  private async walk(model: ExploreModel, target: SequenceTarget, filter: Record<string, string>): Promise<WalkResult> {
     const described = `GET /vps ${JSON.stringify(filter)}`;
     const first = await this.page(model, target, filter, 1, this.perPage);
     // Many instances (others' on a shared account): bigger pages, so the walk stays a few requests.
@@ -342,7 +342,7 @@ class ListVps implements ExploreCommand {
   /** One page: its own rules are checked here (a page is wrong whatever else changes in the account). */
   private async page(
     model: ExploreModel,
-    target: ExploreTarget,
+    target: SequenceTarget,
     filter: Record<string, string>,
     page: number,
     perPage: number,
@@ -390,6 +390,9 @@ const TAGS = ['', 'web', 'db'];
 
 export const compute: ExploreFamily = {
   name: 'compute',
+  // Its walks count every instance of the account: nothing else creates or deletes one meanwhile.
+  observes: ['vps'],
+  changes: ['vps'],
   rules: {
     'VPS-CRT-003': 'an accepted POST /vps answers the created VPS with its id',
     'VPS-CRT-005': 'the created VPS reports the name, region and tags sent',
@@ -461,7 +464,7 @@ export const compute: ExploreFamily = {
     }
     return undefined;
   },
-  async setUp(target: ExploreTarget) {
+  async setUp(target: SequenceTarget) {
     await vpsCatalogue(target);
   },
 };

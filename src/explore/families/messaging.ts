@@ -31,7 +31,7 @@ import { argNumber, argString, expectOk, ok, short, step } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
 
 /**
  * The test numbers by what the specification promises of them. The random one is left out: its
@@ -101,7 +101,7 @@ class SendMessage implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).messages.length < 6;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const to = target.testNumbers[this.role];
       const text = `${target.resourceName(this.label)} explore`;
@@ -147,7 +147,7 @@ class BulkSend implements ExploreCommand {
       messagingOf(model).messages.length + this.roles.length <= 6
     );
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const recipients = this.roles.map((r) => target.testNumbers[r]);
       const name = target.resourceName(this.label);
@@ -222,7 +222,7 @@ class GetMessage implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).messages.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const messages = messagingOf(model).messages;
       await readStatus(target, messages[this.index % messages.length]!);
@@ -240,7 +240,7 @@ class GetMessage implements ExploreCommand {
  * so that what they list does not hang on how fast the steps before them went (a shrunk sequence
  * then fails again on replay).
  */
-async function settle(state: MessagingState, target: ExploreTarget): Promise<void> {
+async function settle(state: MessagingState, target: SequenceTarget): Promise<void> {
   if (state.settled === state.messages.length) return;
   for (let poll = 1; poll <= POLLS; poll++) {
     if (poll > 1) await target.pause(POLL_INTERVAL_MS);
@@ -251,7 +251,7 @@ async function settle(state: MessagingState, target: ExploreTarget): Promise<voi
 }
 
 /** One read of a message's status, checked against what its send promised; returns the status. */
-async function readStatus(target: ExploreTarget, m: SentMessage): Promise<unknown> {
+async function readStatus(target: SequenceTarget, m: SentMessage): Promise<unknown> {
   const requirement = m.single ? 'MSG-SEND-008' : 'MSG-BULK-006';
   const where = `GET /sms/status/{message_id} of the message to the ${m.role} test number`;
   const res = await target.send('GET', `/sms/status/${enc(m.id)}`);
@@ -303,7 +303,7 @@ class ListMessages implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).since !== null && (this.role !== null || this.status !== null) && this.perPage >= 1;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const state = messagingOf(model);
       if (this.status !== null) await settle(state, target);
@@ -323,7 +323,7 @@ class ListMessages implements ExploreCommand {
     return `GET /sms/messages (${filters}, per_page ${this.perPage})`;
   }
 
-  private async walk(target: ExploreTarget, since: string): Promise<Walk> {
+  private async walk(target: SequenceTarget, since: string): Promise<Walk> {
     const walk: Walk = { ids: [], total: 0, complete: false, stable: true };
     const filters = {
       from_date: since,
@@ -347,7 +347,7 @@ class ListMessages implements ExploreCommand {
   private pageOf(
     res: ApiResponse,
     page: number,
-    target: ExploreTarget,
+    target: SequenceTarget,
   ): { items: Array<Record<string, unknown>>; meta: Record<'total' | 'page' | 'per_page' | 'pages', number> } {
     const where = `${this.described}, page ${page}`;
     expectOk(res, 'MSG-LIST-001', where);
@@ -393,7 +393,7 @@ class ListMessages implements ExploreCommand {
   }
 
   /** A whole, steady walk by `to`: each message once, meta.total in all, the sequence's messages to that number among them. */
-  private checkWalk(walk: Walk, state: MessagingState, target: ExploreTarget): void {
+  private checkWalk(walk: Walk, state: MessagingState, target: SequenceTarget): void {
     const where = `walking ${this.described}`;
     const duplicate = walk.ids.find((id, i) => walk.ids.indexOf(id) !== i);
     if (duplicate !== undefined)
@@ -435,7 +435,7 @@ class ListCampaigns implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).campaigns.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const res = await target.send('GET', '/sms/campaigns');
       expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
@@ -466,7 +466,7 @@ class GetCampaign implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).campaigns.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const campaigns = messagingOf(model).campaigns;
       const id = campaigns[this.index % campaigns.length]!;
@@ -488,6 +488,9 @@ const roleOf = (v: string | number | undefined): Role | null =>
 
 export const messaging: ExploreFamily = {
   name: 'messaging',
+  // Its walks by recipient count every message to a test number since the sequence's first send.
+  observes: ['messages'],
+  changes: ['messages'],
   rules: {
     'TEST-MODE-001': 'a test-mode send to a test number is accepted with status "sent"',
     'MSG-FLD-001': 'an accepted send answers the message with its message_id',

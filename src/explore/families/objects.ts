@@ -9,7 +9,7 @@ import { ExploreSetupError, argNumber, argString, expectOk, ok, short, step } fr
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation, compareKeys } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
 
 class ObjectsState {
   /** Object key (inside the sequence's prefix) → the bytes last uploaded, as text. */
@@ -36,7 +36,7 @@ class PutObject implements ExploreCommand {
   check(): boolean {
     return true;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(objects, this, target, async () => {
       const res = await target.send('PUT', target.objectPath(this.key), {
         body: this.content,
@@ -72,7 +72,7 @@ class GetObject implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return objectsOf(model).objects.has(this.key) || objectsOf(model).deleted.has(this.key);
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(objects, this, target, async () => {
       const res = await target.send('GET', target.objectPath(this.key));
       const expected = objectsOf(model).objects.get(this.key);
@@ -109,7 +109,7 @@ class DeleteObject implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return objectsOf(model).objects.has(this.key);
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(objects, this, target, async () => {
       const res = await target.send('DELETE', target.objectPath(this.key));
       expectOk(res, 'OBJ-DEL-001', `DELETE of ${this.key}`);
@@ -138,7 +138,7 @@ class ListObjects implements ExploreCommand {
   check(): boolean {
     return true;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(objects, this, target, async () => {
       const expected = objectsOf(model).keysWithPrefix(this.prefix);
       const fullPrefix = target.objectKey(this.prefix);
@@ -287,7 +287,7 @@ export const objects: ExploreFamily = {
     return undefined;
   },
   /** The exploration's own bucket, in the first region offering storage; a refusal is the session's error, not a finding. */
-  async setUp(target: ExploreTarget) {
+  async setUp(target: SequenceTarget) {
     const regions = await target.send('GET', '/regions');
     const list = isObject(regions.body) && Array.isArray(regions.body.regions) ? regions.body.regions : [];
     const region = list
@@ -303,7 +303,7 @@ export const objects: ExploreFamily = {
         `could not create the exploration's bucket ${target.bucket}: ${res.status} ${short(res.text)}`,
       );
   },
-  async tearDown(target: ExploreTarget) {
+  async tearDown(target: SequenceTarget) {
     const res = await target.send('DELETE', `/storage/buckets/${encodeURIComponent(target.bucket)}`).catch(() => null);
     if (!res || !ok(res))
       target.warn(`could not delete the bucket ${target.bucket} (cloudcheck sweep removes cc- leftovers)`);

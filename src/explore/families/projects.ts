@@ -8,7 +8,7 @@ import { argNumber, argString, expectOk, ok, short, step } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
 
 interface ProjectState {
   /** The target's id, known once the create ran. */
@@ -39,7 +39,7 @@ class CreateProject implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return projectsOf(model).projects.length < 4;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(projects, this, target, async () => {
       const name = target.resourceName(this.label);
       const description = `explore ${this.label}`;
@@ -74,7 +74,7 @@ class UpdateProject implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return projectAt(model, this.index, true) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(projects, this, target, async () => {
       const project = projectAt(model, this.index, true)!;
       const res = await target.send('PUT', projectPath(project.id), { json: { description: this.description } });
@@ -106,7 +106,7 @@ class GetProject implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return projectAt(model, this.index, false) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(projects, this, target, async () => {
       const project = projectAt(model, this.index, false)!;
       const res = await target.send('GET', projectPath(project.id));
@@ -151,7 +151,7 @@ class DeleteProject implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return projectAt(model, this.index, true) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(projects, this, target, async () => {
       const project = projectAt(model, this.index, true)!;
       const res = await target.send('DELETE', projectPath(project.id));
@@ -173,7 +173,7 @@ class ListProjects implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return projectsOf(model).projects.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(projects, this, target, async () => {
       const res = await target.send('GET', '/projects');
       expectOk(res, 'PROJ-LIST-001', 'GET /projects');

@@ -18,7 +18,7 @@ import { argNumber, argString, expectOk, ok, short, step, stillThere } from '../
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
 import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
 
 type Existence = 'live' | 'deleted' | 'unknown';
@@ -65,7 +65,7 @@ function volumeAt(model: ExploreModel, index: number, accept: (v: VolumeState) =
 }
 
 /** Clean-up of a volume: detached first when it may be attached (a volume is removed before its VPS, newest first). */
-function trackVolume(target: ExploreTarget, volume: VolumeState): void {
+function trackVolume(target: SequenceTarget, volume: VolumeState): void {
   target.track(volumePath(volume.id), async () => {
     if (volume.attachedTo !== null) await target.send('POST', `${volumePath(volume.id)}/detach`);
     const res = await target.send('DELETE', volumePath(volume.id));
@@ -82,7 +82,7 @@ const MAX_HOSTS = 2;
 /** POST /storage/volumes of 1 GB in the catalogue's first region; tracked for clean-up at once. */
 async function createVolume(
   model: ExploreModel,
-  target: ExploreTarget,
+  target: SequenceTarget,
   label: string,
   tag: string,
 ): Promise<VolumeState> {
@@ -119,7 +119,7 @@ class CreateVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumesOf(model).volumes.length < MAX_VOLUMES;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       await createVolume(model, target, this.label, this.tag);
     });
@@ -170,7 +170,7 @@ class GetVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumeAt(model, this.index, (v) => v.existence !== 'unknown') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, (v) => v.existence !== 'unknown')!;
       const where = `GET /storage/volumes/{id} of ${volume.name}`;
@@ -201,7 +201,7 @@ class GetVolume implements ExploreCommand {
 /** Polls for a VPS leaving `creating` (a real cloud may refuse to attach before): a few requests, a few seconds. */
 const BOOT_WAITS_MS = [500, 1_000, 2_000, 4_000];
 
-async function waitUntilBooted(target: ExploreTarget, host: HostState): Promise<void> {
+async function waitUntilBooted(target: SequenceTarget, host: HostState): Promise<void> {
   for (const wait of BOOT_WAITS_MS) {
     const res = await target.send('GET', vpsPath(host.id));
     if (ok(res) && vpsOf(res.body)?.status !== 'creating') return;
@@ -210,7 +210,7 @@ async function waitUntilBooted(target: ExploreTarget, host: HostState): Promise<
 }
 
 /** The sequence's instance to attach to, created on first need (in the volumes' region; VOL-ATT-002 asks for the same one). */
-async function hostFor(model: ExploreModel, target: ExploreTarget): Promise<HostState> {
+async function hostFor(model: ExploreModel, target: SequenceTarget): Promise<HostState> {
   const live = volumesOf(model).hosts.find((h) => h.existence === 'live');
   if (live) return live;
   const name = target.resourceName('host');
@@ -235,11 +235,11 @@ class AttachVolume implements ExploreCommand {
     const host = hosts.some((h) => h.existence === 'live') || hosts.length < MAX_HOSTS;
     return host && (volumeAt(model, this.index, detached) !== undefined || volumes.length < MAX_VOLUMES);
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, detached) ?? (await createVolume(model, target, 'd0', ''));
       const host = await hostFor(model, target);
-      const attach = (): ReturnType<ExploreTarget['send']> =>
+      const attach = (): ReturnType<SequenceTarget['send']> =>
         target.send('POST', `${volumePath(volume.id)}/attach`, { json: { vps_id: host.id } });
       let res = await attach();
       if (!ok(res)) {
@@ -265,7 +265,7 @@ class DetachVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumeAt(model, this.index, (v) => v.existence === 'live' && typeof v.attachedTo === 'string') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, (v) => v.existence === 'live' && typeof v.attachedTo === 'string')!;
       // No body: the specification's request is "none".
@@ -291,7 +291,7 @@ class DeleteVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumeAt(model, this.index, detached) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, detached)!;
       const res = await target.send('DELETE', volumePath(volume.id));
@@ -313,7 +313,7 @@ class DeleteHost implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumesOf(model).hosts.some((h) => h.existence === 'live');
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const host = volumesOf(model).hosts.find((h) => h.existence === 'live')!;
       // Refusing while a volume is attached (or while it boots) is allowed: the instance is then left alone.
@@ -354,7 +354,7 @@ class ListVolumes implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumesOf(model).volumes.length > 0;
   }
-  private query(target: ExploreTarget): Record<string, string> {
+  private query(target: SequenceTarget): Record<string, string> {
     const regions = catalogueOf(target).regions;
     return {
       none: {},
@@ -363,7 +363,7 @@ class ListVolumes implements ExploreCommand {
       region: { region: regions[this.region % regions.length]! },
     }[this.filter];
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       // A deleted volume still listed is listed again a few times first: deletion may take a moment on a real platform.
       for (let attempt = 1; ; attempt++) {
@@ -377,7 +377,7 @@ class ListVolumes implements ExploreCommand {
       }
     });
   }
-  private async list(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  private async list(model: ExploreModel, target: SequenceTarget): Promise<void> {
     const query = this.query(target);
     const where = `GET /storage/volumes ${JSON.stringify(query)}`;
     const res = await target.send('GET', '/storage/volumes', { query });
@@ -428,6 +428,8 @@ const TAGS = ['', 'data', 'logs'];
 
 export const volumes: ExploreFamily = {
   name: 'volumes',
+  // The instances it attaches to.
+  changes: ['vps'],
   rules: {
     'VOL-CRT-002': 'POST /storage/volumes accepts a size of 1 GB',
     'VOL-FLD-001': 'a created volume has an id',
@@ -510,7 +512,7 @@ export const volumes: ExploreFamily = {
     }
     return undefined;
   },
-  async setUp(target: ExploreTarget) {
+  async setUp(target: SequenceTarget) {
     await vpsCatalogue(target);
   },
 };
