@@ -90,6 +90,12 @@ export function sequenceIndex(family: ExploreFamily, k: number): number {
   return k * FAMILIES.length + (position < 0 ? FAMILIES.length - 1 : position);
 }
 
+/**
+ * The longest sequence drawn ('medium' sizes draw half as many steps on average). Long enough for
+ * the interplays of four or five steps (three keys, then a listing by prefix a page at a time) to
+ * come up within a family's first few sequences: a family has a share of the budget only.
+ */
+const MAX_COMMANDS = 24;
 /** How long shrinking a failure may go on (seconds): each attempt replays a sequence against the target. */
 const SHRINK_TIME_MS = 120_000;
 /** How many sequences a family may run ahead of the family that has run fewest: the families explore at one pace. */
@@ -143,7 +149,11 @@ interface Lane {
 
 /** What one fast-check run (a sequence and its shrinking) is after: the first violation's requirement, and the last failing run's steps. */
 interface Failing {
+  /** Runs of the property so far: the first is the sequence itself, the others shrink it. */
+  runs: number;
   requirement: string | null;
+  /** The steps of the first failing run (the sequence as drawn), in case the shrunk one does not fail again. */
+  original: StepRecord[] | null;
   steps: StepRecord[] | null;
   /** An error that is not the model's: every later run of the property ends on it at once (nothing to shrink). */
   error: unknown;
@@ -152,8 +162,6 @@ interface Failing {
 class Exploration {
   private readonly lanes: Lane[];
   private readonly outcome: ExploreOutcome;
-  /** SHOULD requirements a finding already reports (or a shrinking is after): met again, they end a sequence quietly. */
-  private readonly deviations = new Set<string>();
   private readonly parallel: number;
 
   constructor(
@@ -161,10 +169,9 @@ class Exploration {
     families: readonly ExploreFamily[],
     private readonly options: ExploreOptions,
   ) {
-    // 'medium' sizes: sequences long enough for three-step interplays (update, update, get) to come up often.
     this.lanes = families.map((family) => ({
       family,
-      commands: fc.commands(family.arbitraries(), { maxCommands: options.maxCommands ?? 16, size: 'medium' }),
+      commands: fc.commands(family.arbitraries(), { maxCommands: options.maxCommands ?? MAX_COMMANDS, size: 'medium' }),
       started: 0,
       running: false,
       stopped: false,
@@ -212,7 +219,7 @@ class Exploration {
   }
 
   private async runSequenceOf(lane: Lane, k: number): Promise<void> {
-    const failing: Failing = { requirement: null, steps: null, error: undefined };
+    const failing: Failing = { runs: 0, requirement: null, original: null, steps: null, error: undefined };
     const property = fc.asyncProperty(lane.commands, (sequence) => this.runOnce(lane.family, sequence, failing));
     const details = await fc.check(property, {
       seed: sequenceSeed(this.options.seed, sequenceIndex(lane.family, k)),
@@ -230,7 +237,9 @@ class Exploration {
     }
     const level = levelOf(failure.requirement);
     if (level === 'MUST') lane.stopped = true;
-    this.outcome.findings.push(await confirm(this.target, lane.family, failing.steps ?? [], failure, level));
+    this.outcome.findings.push(
+      await confirm(this.target, lane.family, failing.steps ?? [], failing.original ?? [], failure, level),
+    );
     this.outcome.requests = this.target.requestsSent;
   }
 
@@ -242,6 +251,8 @@ class Exploration {
   ): Promise<void> {
     if (failing.error !== undefined) throw failing.error;
     const sequence = this.target.sequence(family.name);
+    sequence.shrinking = failing.runs++ > 0;
+    sequence.pursuing = failing.requirement;
     try {
       await fc.asyncModelRun(() => ({ model: new ExploreModel(), real: sequence }), commands);
     } catch (error) {
@@ -251,14 +262,15 @@ class Exploration {
       }
       if (failing.requirement === null) {
         // A deviation another finding reports: the model cannot go past it, and that is no news.
-        if (levelOf(error.requirement) === 'SHOULD' && this.deviations.has(error.requirement)) return;
+        if (levelOf(error.requirement) === 'SHOULD' && this.target.deviations.has(error.requirement)) return;
         failing.requirement = error.requirement;
-        if (levelOf(error.requirement) === 'SHOULD') this.deviations.add(error.requirement);
+        if (levelOf(error.requirement) === 'SHOULD') this.target.deviations.add(error.requirement);
       }
       // Shrinking one finding: a shorter sequence that breaks another rule does not reproduce it.
       if (error.requirement !== failing.requirement) return;
       // fast-check reports the last failing sequence of its shrinking: the last one kept here.
       failing.steps = [...sequence.ranSteps];
+      failing.original ??= failing.steps;
       throw error;
     } finally {
       await sequence.end();
@@ -296,22 +308,34 @@ export function findingOf(
   };
 }
 
-/** Replays the shrunk sequence once more on a fresh namespace, keeping its exchanges. */
+/**
+ * Replays the shrunk sequence once more on a fresh namespace, waiting in full for what may take a
+ * moment, and keeps its exchanges. When it does not fail again (shrinking waits less: a slow
+ * target may have shown a passing delay), the sequence as first drawn is replayed instead, and
+ * reported whole if it fails again.
+ */
 async function confirm(
   target: ExploreTarget,
   family: ExploreFamily,
   steps: StepRecord[],
+  drawn: StepRecord[],
   original: ModelViolation,
   level: Level,
 ): Promise<ExploreFinding> {
-  const sequence = target.sequence(family.name);
-  try {
-    await replaySteps(sequence, steps);
-    return { ...findingOf(original, family.name, steps, sequence.exchanges, false), level };
-  } catch (error) {
-    const again = error instanceof ModelViolation && error.requirement === original.requirement;
-    return findingOf(again ? error : original, family.name, steps, sequence.exchanges, again);
+  let last: ExploreFinding | undefined;
+  for (const candidate of drawn.length > steps.length ? [steps, drawn] : [steps]) {
+    const sequence = target.sequence(family.name);
+    sequence.pursuing = original.requirement;
+    try {
+      await replaySteps(sequence, candidate);
+      last ??= { ...findingOf(original, family.name, candidate, sequence.exchanges, false), level };
+    } catch (error) {
+      if (error instanceof ModelViolation && error.requirement === original.requirement)
+        return findingOf(error, family.name, candidate, sequence.exchanges, true);
+      last ??= { ...findingOf(original, family.name, candidate, sequence.exchanges, false), level };
+    }
   }
+  return last!;
 }
 
 /**

@@ -51,6 +51,8 @@ export async function step(
 ): Promise<void> {
   target.ranSteps.push(command.record);
   await body();
+  const deviated = target.takeDeviation();
+  if (deviated) throw deviated;
   target.stepPassed(family.rulesOf[command.record.op] ?? []);
 }
 
@@ -63,17 +65,70 @@ export function expectOk(res: ApiResponse, requirement: string, what: string): v
 }
 
 /**
- * Whether a deleted resource still answers after a few more looks (a second and three quarters
- * in all): deletion may take a moment on a real platform (the fixed flows poll for it too), so
- * only one that stays is a finding.
+ * How long the model waits for what may take a moment on a real platform (a deletion, a list
+ * catching up with a change): 250, 500 and 1000 ms, a second and three quarters in all. While a
+ * finding is being shrunk it does not wait (the sequence that found it waited in full, and the
+ * shrunk one is confirmed waiting in full, or else the sequence as drawn is reported).
+ */
+const SETTLE_WAITS_MS = [250, 500, 1000];
+const SETTLE_WAITS_SHRINKING_MS: readonly number[] = [];
+
+const settleWaits = (target: SequenceTarget): readonly number[] =>
+  target.shrinking ? SETTLE_WAITS_SHRINKING_MS : SETTLE_WAITS_MS;
+
+/**
+ * Whether a deleted resource still answers after a few more looks: deletion may take a moment on
+ * a real platform (the fixed flows poll for it too), so only one that stays is a finding.
  */
 export async function stillThere(target: SequenceTarget, answers: () => Promise<boolean>): Promise<boolean> {
-  for (const ms of [0, 250, 500, 1000]) {
+  for (const ms of [0, ...settleWaits(target)]) {
     if (ms) await target.pause(ms);
     if (!(await answers())) return false;
   }
   return true;
 }
+
+/**
+ * Compares with the model what the specification shows without saying how soon it follows a
+ * change (a list, a filtered list, a count): `compare` reads and throws a ModelViolation on a
+ * difference. A difference is read again a few times, as deletions are, before it counts, and the
+ * finding says the model waited.
+ */
+export async function compareSettled(target: SequenceTarget, compare: () => Promise<void>): Promise<void> {
+  const waits = settleWaits(target);
+  const waited = (attempts: number, v: ModelViolation): ModelViolation =>
+    attempts === 1
+      ? v
+      : new ModelViolation(
+          v.requirement,
+          `${v.what} (the same on ${attempts} reads over ${waits.reduce((sum, ms) => sum + ms, 0) / 1000} s: how soon it follows a change is not shown, so the model waited)`,
+          v.expected,
+          v.actual,
+        );
+  for (let attempt = 0; ; attempt++) {
+    let violation: ModelViolation | null = null;
+    try {
+      await compare();
+    } catch (error) {
+      if (!(error instanceof ModelViolation)) throw error;
+      violation = error;
+    }
+    // A deviation from a SHOULD rule the read met counts only when it stays too.
+    const deviated = target.takeDeviation();
+    const wait = waits[attempt];
+    if (wait === undefined) {
+      if (violation) throw waited(attempt + 1, violation);
+      if (deviated) target.deviation(waited(attempt + 1, deviated));
+      return;
+    }
+    if (!violation && !deviated) return;
+    await target.pause(wait);
+  }
+}
+
+/** A media type without its parameters, lowercased (`text/plain; charset=utf-8` is `text/plain`). */
+export const mediaType = (value: unknown): string =>
+  typeof value === 'string' ? value.split(';')[0]!.trim().toLowerCase() : '';
 
 /** Reads a replay step's argument as a string / a number (a missing one is empty / 0, which preconditions then refuse). */
 export const argString = (v: string | number | undefined): string => String(v ?? '');

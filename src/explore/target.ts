@@ -11,7 +11,7 @@
 import type { ApiClient, ApiResponse } from '../harness/client.ts';
 import type { Exchange } from '../model/finding.ts';
 import { DEFAULT_TEST_NUMBERS } from '../harness/settings.ts';
-import type { StepRecord } from './model.ts';
+import type { ModelViolation, StepRecord } from './model.ts';
 
 /** The specification's three test-mode numbers (Limits, "Test mode"): the only recipients explore ever sends to. */
 export interface TestNumbers {
@@ -57,6 +57,8 @@ export class ExploreTarget {
   waitedMs = 0;
   /** Steps the model agreed with, over every sequence. */
   stepsPassed = 0;
+  /** SHOULD requirements a finding reports already (or a shrinking is after): a deviation from them is no news. */
+  readonly deviations = new Set<string>();
 
   constructor(
     readonly api: ApiClient,
@@ -118,6 +120,12 @@ export class SequenceTarget {
   /** What the sequence created and did not delete (key → how to remove it), undone at its end, newest first. */
   private readonly cleanUps = new Map<string, () => Promise<unknown>>();
   readonly keyPrefix: string;
+  /** A run that shrinks a finding: waits for what may take a moment are cut short (the finding's own runs wait in full). */
+  shrinking = false;
+  /** The requirement the fast-check run of this sequence pursues (its first violation), once it has one. */
+  pursuing: string | null = null;
+  /** The first deviation from a SHOULD rule the running step met, thrown once the step is done. */
+  private deviated: ModelViolation | null = null;
 
   constructor(
     /** The exploration this run belongs to (what its families read once: catalogues, keys). */
@@ -181,6 +189,23 @@ export class SequenceTarget {
 
   warn(message: string): void {
     this.exploration.warn(message);
+  }
+
+  /**
+   * A deviation from a SHOULD rule: the step goes on with the rules it has left (a convention the
+   * target does not follow must not hide a MUST finding after it), and fails at its end. One a
+   * finding reports already is no news: the sequence goes on as if it had not been met.
+   */
+  deviation(violation: ModelViolation): void {
+    const known = this.exploration.deviations.has(violation.requirement) && violation.requirement !== this.pursuing;
+    if (!known) this.deviated ??= violation;
+  }
+
+  /** The step's deviation, if it met one (and forgets it). */
+  takeDeviation(): ModelViolation | null {
+    const deviated = this.deviated;
+    this.deviated = null;
+    return deviated;
   }
 
   /** Something the sequence created: removed at the sequence's end unless `untrack`ed (deleted by a step) before. */

@@ -167,6 +167,19 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
     ).toMatchObject({ name: 'second', tags: ['t'] });
     expect(json(await api.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'first', tags: [] });
   },
+  'vps-list-stale-after-update': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: { ...VPS_BODY, name: 'before' } })).vps;
+    const params = { vps_id: vps.id };
+    await api.op('PUT /vps/{vps_id}', { params, body: { name: 'after', tags: ['t'] } });
+    expect(json(await api.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'after', tags: ['t'] });
+    expect(json(await api.op('GET /vps')).vps_instances[0]).toMatchObject({ id: vps.id, name: 'before', tags: [] });
+  },
+  'vps-list-pages-unfiltered': async (api) => {
+    for (const region of ['nyc1', 'ams3', 'ams3']) await api.op('POST /vps', { body: { ...VPS_BODY, region } });
+    expect(json(await api.op('GET /vps', { query: { per_page: '1' } })).meta).toMatchObject({ total: 3, pages: 3 });
+    const filtered = json(await api.op('GET /vps', { query: { region: 'nyc1', per_page: '1' } }));
+    expect(filtered.meta).toMatchObject({ total: 1, pages: 3 });
+  },
 };
 
 for (const fault of COMPUTE_FAULTS) {

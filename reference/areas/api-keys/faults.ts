@@ -17,6 +17,7 @@ export const KEY_FAULTS = {
   newKeyRefusedBriefly: 'key-new-refused-briefly',
   revokedListedAfterNewKey: 'key-revoked-listed-after-new-key',
   revokedServedAfterNewKey: 'key-revoked-served-after-new-key',
+  listExpiryOfNewest: 'key-list-expiry-of-newest',
 } as const;
 
 /** How long a new key is refused under `key-new-refused-briefly` (a slow key propagation). */
@@ -76,6 +77,12 @@ export const apiKeyFaults = [
     requirement: 'KEY-REVOKE-001',
     description:
       'A revoked key is served again once another key has been created after its revocation (a revocation list rebuilt from the live keys forgets it); it stays unlisted.',
+  },
+  {
+    name: KEY_FAULTS.listExpiryOfNewest,
+    requirement: 'KEY-FLD-002',
+    description:
+      'GET /account/api-keys shows every key that expires with the expires_at of the newest such key (the creation answer is right).',
   },
 ] as const satisfies readonly FaultDefinition[];
 

@@ -114,6 +114,18 @@ export const COMPUTE_FAULTS = [
     description:
       'Only the first PUT /vps/{vps_id} of an instance is kept; later ones answer the new values and store nothing.',
   },
+  {
+    name: 'vps-list-stale-after-update',
+    requirement: 'VPS-UPD-001',
+    description:
+      'GET /vps lists each instance with the name and tags it was created with (GET /vps/{vps_id} shows the update).',
+  },
+  {
+    name: 'vps-list-pages-unfiltered',
+    requirement: 'PAGE-META-002',
+    description:
+      'GET /vps with `region` or `status` answers `meta.pages` counted over every instance of the account (`total` is right).',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

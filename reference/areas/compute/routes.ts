@@ -91,7 +91,12 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
       ctx.faults.has('vps-list-filter-first-page-only') && filtered && page > 1
         ? pastFirstFilteredPage(newestFirst, matching, page, perPage)
         : items;
-    const vpsInstances = served.map(vpsView);
+    // Fault `vps-list-stale-after-update`: the list shows each instance as it was created.
+    const asCreated = ctx.faults.has('vps-list-stale-after-update');
+    const vpsInstances = served.map((vps) => vpsView(asCreated && vps.created ? { ...vps, ...vps.created } : vps));
+    // Fault `vps-list-pages-unfiltered`: a filtered list counts its pages over every instance.
+    if (filtered && ctx.faults.has('vps-list-pages-unfiltered'))
+      Object.assign(meta, { pages: Math.ceil(newestFirst.length / perPage) });
     // Fault `vps-list-total-stale-after-delete`: deletions since the last creation still count.
     const stale = ctx.faults.has('vps-list-total-stale-after-delete')
       ? computeState(ctx, account.id).deletedSinceCreate

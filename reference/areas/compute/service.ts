@@ -83,6 +83,9 @@ export class ComputeService {
       backups: input.backups,
       monitoring: input.monitoring,
       createdMs: now,
+      ...(this.ctx.faults.has('vps-list-stale-after-update') && {
+        created: { name: input.name, tags: [...input.tags] },
+      }),
     };
     if (this.ctx.faults.has('vps-created-with-ips')) this.assignAddresses(record);
     state.vps.set(record.id, record);

@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { listOf, resourceOf } from '../../harness/body-shape.ts';
 import { addSecret } from '../../harness/redact.ts';
-import { ExploreSetupError, argNumber, argString, expectOk, ok, short, step } from '../family.ts';
+import { ExploreSetupError, argNumber, argString, compareSettled, expectOk, ok, short, step } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
@@ -30,6 +30,8 @@ interface KeyState {
   name: string;
   /** Revoked ones stay in the list, so commands can still aim at them by position. */
   revoked: boolean;
+  /** The expires_at it was created with. */
+  expiresAt: string;
 }
 
 class KeysState {
@@ -55,7 +57,10 @@ async function createKey(
   name: string,
   lifetimeMs: number,
   key: string | undefined,
-): Promise<{ id: string; secret: string } | { refused: string; requirement: 'KEY-CRT-002' | 'KEY-CRT-003' }> {
+): Promise<
+  | { id: string; secret: string; expiresAt: string; created: Record<string, unknown> }
+  | { refused: string; requirement: 'KEY-CRT-002' | 'KEY-CRT-003' }
+> {
   // Whole seconds: a target may write timestamps without a fraction.
   const expiresAt = new Date(Math.ceil((Date.now() + lifetimeMs) / 1000) * 1000).toISOString();
   const res = await target.send('POST', '/account/api-keys', {
@@ -67,7 +72,22 @@ async function createKey(
   if (typeof created?.id !== 'string' || typeof created.key !== 'string')
     return { refused: `no api_key with id and key: ${short(res.text)}`, requirement: 'KEY-CRT-003' };
   addSecret(created.key);
-  return { id: created.id, secret: created.key };
+  return { id: created.id, secret: created.key, expiresAt, created };
+}
+
+/** Whether a record's `expires_at` is the instant sent (any ISO 8601 form of it: a target may write it with an offset). */
+const sameInstant = (value: unknown, sent: string): boolean =>
+  typeof value === 'string' && Date.parse(value) === Date.parse(sent);
+
+/** "A key created with one reports that instant", wherever a record of the key shows it. */
+function checkExpiry(key: KeyState, record: Record<string, unknown>, where: string): void {
+  if (!sameInstant(record.expires_at, key.expiresAt))
+    throw new ModelViolation(
+      'KEY-FLD-002',
+      where,
+      `expires_at ${key.expiresAt} (as created)`,
+      JSON.stringify(record.expires_at ?? null),
+    );
 }
 
 /** The family's own key for key management: its billing window instead of the budget's. */
@@ -151,7 +171,9 @@ class CreateKey implements ExploreCommand {
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const name = target.resourceName(this.label);
-      const created = await createKey(target, name, HOUR_MS, await managingKey(model, target));
+      // An hour or two, by label: keys that expire at different instants (each one's own is what every record shows).
+      const lifetime = (1 + (this.label.charCodeAt(this.label.length - 1) % 2)) * HOUR_MS;
+      const created = await createKey(target, name, lifetime, await managingKey(model, target));
       if ('refused' in created)
         throw new ModelViolation(
           created.requirement,
@@ -163,7 +185,9 @@ class CreateKey implements ExploreCommand {
       target.track(keyPath(id), async () =>
         target.send('DELETE', keyPath(id), { key: await (await familyKeyOf(target)).take(target) }),
       );
-      keysOf(model).keys.push({ id, secret: created.secret, name, revoked: false });
+      const key: KeyState = { id, secret: created.secret, name, revoked: false, expiresAt: created.expiresAt };
+      keysOf(model).keys.push(key);
+      checkExpiry(key, created.created, 'POST /account/api-keys');
     });
   }
   toString(): string {
@@ -244,30 +268,34 @@ class ListKeys implements ExploreCommand {
     return keysOf(model).keys.length > 0;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(apiKeys, this, target, async () => {
-      const res = await target.send('GET', '/account/api-keys', { key: await managingKey(model, target) });
-      expectOk(res, 'KEY-LIST-001', 'GET /account/api-keys');
-      const ids = new Set((listOf<Record<string, unknown>>(res.body, 'api_keys') ?? []).map((k) => k.id));
-      for (const key of keysOf(model).keys) {
-        if (!key.revoked && !ids.has(key.id))
-          throw new ModelViolation('KEY-LIST-001', 'GET /account/api-keys', `${key.name} listed`, 'not listed');
-        if (key.revoked && ids.has(key.id))
-          throw new ModelViolation(
-            'KEY-DEL-001',
-            'GET /account/api-keys',
-            `the revoked ${key.name} not listed`,
-            'listed',
-          );
-        // The raw body: the secret in any field of any entry is a leak.
-        if (res.text.includes(key.secret))
-          throw new ModelViolation(
-            'KEY-LIST-002',
-            'GET /account/api-keys',
-            `the secret of ${key.name} nowhere in the listing`,
-            'in the body',
-          );
-      }
-    });
+    return step(apiKeys, this, target, () => compareSettled(target, () => this.compare(model, target)));
+  }
+  private async compare(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    const res = await target.send('GET', '/account/api-keys', { key: await managingKey(model, target) });
+    expectOk(res, 'KEY-LIST-001', 'GET /account/api-keys');
+    const listed = listOf<Record<string, unknown>>(res.body, 'api_keys') ?? [];
+    const ids = new Set(listed.map((k) => k.id));
+    for (const key of keysOf(model).keys) {
+      const entry = listed.find((k) => k.id === key.id);
+      if (entry && !key.revoked) checkExpiry(key, entry, `the entry of ${key.name} in GET /account/api-keys`);
+      if (!key.revoked && !ids.has(key.id))
+        throw new ModelViolation('KEY-LIST-001', 'GET /account/api-keys', `${key.name} listed`, 'not listed');
+      if (key.revoked && ids.has(key.id))
+        throw new ModelViolation(
+          'KEY-DEL-001',
+          'GET /account/api-keys',
+          `the revoked ${key.name} not listed`,
+          'listed',
+        );
+      // The raw body: the secret in any field of any entry is a leak.
+      if (res.text.includes(key.secret))
+        throw new ModelViolation(
+          'KEY-LIST-002',
+          'GET /account/api-keys',
+          `the secret of ${key.name} nowhere in the listing`,
+          'in the body',
+        );
+    }
   }
   toString(): string {
     return 'list-keys';
@@ -284,12 +312,13 @@ export const apiKeys: ExploreFamily = {
     'KEY-LIST-001': 'GET /account/api-keys lists every key the sequence created and did not revoke',
     'KEY-DEL-001': 'a revoked key is no longer listed',
     'KEY-LIST-002': 'the listing never shows the secret of a key',
+    'KEY-FLD-002': 'the creation and every listing report the expires_at a key was created with',
   },
   rulesOf: {
-    'create-key': ['KEY-CRT-002', 'KEY-CRT-003'],
+    'create-key': ['KEY-CRT-002', 'KEY-CRT-003', 'KEY-FLD-002'],
     'use-key': ['AUTH-KEY-003', 'KEY-REVOKE-001'],
     'revoke-key': ['KEY-REVOKE-001'],
-    'list-keys': ['KEY-LIST-001', 'KEY-DEL-001', 'KEY-LIST-002'],
+    'list-keys': ['KEY-LIST-001', 'KEY-DEL-001', 'KEY-LIST-002', 'KEY-FLD-002'],
   },
   arbitraries() {
     const index = fc.nat({ max: 2 });
