@@ -115,6 +115,22 @@ export const COMPUTE_FAULTS = [
       'Only the first PUT /vps/{vps_id} of an instance is kept; later ones answer the new values and store nothing.',
   },
   {
+    name: 'snapshot-delete-removes-newest',
+    requirement: 'SNAP-DEL-001',
+    description:
+      'DELETE /snapshots/{snapshot_id} removes the newest snapshot of the same VPS instead of the one named (right while a VPS has one).',
+  },
+  {
+    name: 'snapshot-list-newest-per-vps',
+    requirement: 'SNAP-LIST-001',
+    description: 'GET /snapshots lists the newest snapshot of each VPS only.',
+  },
+  {
+    name: 'vps-second-snapshot-ignored',
+    requirement: 'VPS-ACT-007',
+    description: 'A snapshot action on a VPS that has a snapshot answers completed but takes none.',
+  },
+  {
     name: 'vps-list-stale-after-update',
     requirement: 'VPS-UPD-001',
     description:

@@ -212,7 +212,11 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   app.get('/snapshots', async (request) => {
     const { account } = authOf(request);
-    return { snapshots: [...computeState(ctx, account.id).snapshots.values()].reverse().map(snapshotView) };
+    let snapshots = [...computeState(ctx, account.id).snapshots.values()].reverse();
+    // Fault `snapshot-list-newest-per-vps`: one snapshot per instance, its newest.
+    if (ctx.faults.has('snapshot-list-newest-per-vps'))
+      snapshots = snapshots.filter((s, i) => snapshots.findIndex((t) => t.vps_id === s.vps_id) === i);
+    return { snapshots: snapshots.map(snapshotView) };
   });
 
   app.delete<{ Params: { snapshot_id: string } }>('/snapshots/:snapshot_id', async (request, reply) => {

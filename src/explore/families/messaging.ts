@@ -27,7 +27,7 @@
 import fc from 'fast-check';
 import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { argNumber, argString, expectOk, ok, short, step } from '../family.ts';
+import { argNumber, argString, compareSettled, expectOk, ok, short, step } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
@@ -59,6 +59,8 @@ class MessagingState {
   readonly messages: SentMessage[] = [];
   /** Campaign ids of the sequence's bulk sends, in order. */
   readonly campaigns: string[] = [];
+  /** Campaign id → how many recipients its bulk send had. */
+  readonly recipients = new Map<string, number>();
   /** How many of the messages (the oldest) were waited for (see settle). */
   settled = 0;
   /** `from_date` of the sequence's listings: its first send's created_at (server clock), or null before any send. */
@@ -178,6 +180,17 @@ class BulkSend implements ExploreCommand {
         );
       const state = messagingOf(model);
       state.campaigns.push(campaign.campaign_id);
+      state.recipients.set(campaign.campaign_id, recipients.length);
+      // A SHOULD convention: one message per recipient, counted as such.
+      if (campaign.total_messages !== recipients.length || campaign.messages.length !== recipients.length)
+        target.deviation(
+          new ModelViolation(
+            'MSG-BULK-007',
+            where,
+            `total_messages ${recipients.length} and ${recipients.length} messages (one per recipient)`,
+            `total_messages ${JSON.stringify(campaign.total_messages)}, ${campaign.messages.length} messages`,
+          ),
+        );
       const afterBound = state.since !== null;
       for (const entry of campaign.messages)
         state.messages.push({ ...bulkEntry(entry, recipients, this.roles, text, where), afterBound });
@@ -259,9 +272,9 @@ async function readStatus(target: SequenceTarget, m: SentMessage): Promise<unkno
   const got = resourceOf(res.body, 'message', 'message_id');
   if (got?.message_id !== m.id)
     throw new ModelViolation(requirement, where, `message_id ${m.id}`, JSON.stringify(got?.message_id));
-  if (m.single && (got.to !== target.testNumbers[m.role] || got.message !== m.text))
+  if (got.to !== target.testNumbers[m.role] || got.message !== m.text)
     throw new ModelViolation(
-      'MSG-SEND-008',
+      m.single ? 'MSG-SEND-008' : 'MSG-FLD-006',
       where,
       `to ${target.testNumbers[m.role]} and the text sent`,
       `to ${JSON.stringify(got.to)}, message ${JSON.stringify(got.message)}`,
@@ -307,9 +320,12 @@ class ListMessages implements ExploreCommand {
     return step(messaging, this, target, async () => {
       const state = messagingOf(model);
       if (this.status !== null) await settle(state, target);
-      let walk = await this.walk(target, state.since!);
-      for (let again = 1; again < WALKS && !walk.stable; again++) walk = await this.walk(target, state.since!);
-      if (this.status === null && walk.complete && walk.stable) this.checkWalk(walk, state, target);
+      // A walk that differs from the model is walked again for a moment first: a list may lag.
+      await compareSettled(target, async () => {
+        let walk = await this.walk(target, state);
+        for (let again = 1; again < WALKS && !walk.stable; again++) walk = await this.walk(target, state);
+        if (this.status === null && walk.complete && walk.stable) this.checkWalk(walk, state, target);
+      });
     });
   }
 
@@ -323,10 +339,10 @@ class ListMessages implements ExploreCommand {
     return `GET /sms/messages (${filters}, per_page ${this.perPage})`;
   }
 
-  private async walk(target: SequenceTarget, since: string): Promise<Walk> {
+  private async walk(target: SequenceTarget, state: MessagingState): Promise<Walk> {
     const walk: Walk = { ids: [], total: 0, complete: false, stable: true };
     const filters = {
-      from_date: since,
+      from_date: state.since!,
       ...(this.role !== null ? { to: target.testNumbers[this.role] } : {}),
       ...(this.status !== null ? { status: this.status } : {}),
     };
@@ -334,7 +350,7 @@ class ListMessages implements ExploreCommand {
       const res = await target.send('GET', '/sms/messages', { query: { ...filters, per_page: this.perPage, page } });
       // A page past the last may be an error (PAGE-META-002, which would make it empty, is only a SHOULD).
       if (page > 1 && !ok(res) && (page - 1) * this.perPage >= walk.total) return { ...walk, complete: true };
-      const { items, meta } = this.pageOf(res, page, target);
+      const { items, meta } = this.pageOf(res, page, target, state.messages);
       if (page === 1) walk.total = meta.total;
       else if (meta.total !== walk.total) return { ...walk, stable: false };
       walk.ids.push(...items.map((m) => String(m.message_id)));
@@ -348,6 +364,7 @@ class ListMessages implements ExploreCommand {
     res: ApiResponse,
     page: number,
     target: SequenceTarget,
+    sent: readonly SentMessage[],
   ): { items: Array<Record<string, unknown>>; meta: Record<'total' | 'page' | 'per_page' | 'pages', number> } {
     const where = `${this.described}, page ${page}`;
     expectOk(res, 'MSG-LIST-001', where);
@@ -373,6 +390,14 @@ class ListMessages implements ExploreCommand {
     const entries = items.map((m) => (isObject(m) ? m : {}));
     const to = this.role !== null ? target.testNumbers[this.role] : null;
     for (const m of entries) {
+      const mine = sent.find((s) => s.id === m.message_id);
+      if (mine && (m.to !== target.testNumbers[mine.role] || m.message !== mine.text))
+        throw new ModelViolation(
+          'MSG-FLD-006',
+          `${where}, the entry of ${mine.id}`,
+          `to ${target.testNumbers[mine.role]} and the text sent`,
+          `to ${JSON.stringify(m.to)}, message ${JSON.stringify(m.message)}`,
+        );
       if (to !== null && m.to !== to)
         throw new ModelViolation(
           'MSG-LIST-003',
@@ -389,6 +414,16 @@ class ListMessages implements ExploreCommand {
         );
       checkStatus(m.status, ROLES.find((r) => target.testNumbers[r] === m.to) ?? null, where);
     }
+    const pages = Math.ceil((meta.total as number) / this.perPage);
+    if (meta.pages !== pages)
+      target.deviation(
+        new ModelViolation(
+          'PAGE-META-002',
+          where,
+          `meta.pages ${pages} (ceil of total ${String(meta.total)} / ${this.perPage})`,
+          String(meta.pages),
+        ),
+      );
     return { items: entries, meta: meta as Record<'total' | 'page' | 'per_page' | 'pages', number> };
   }
 
@@ -436,21 +471,34 @@ class ListCampaigns implements ExploreCommand {
     return messagingOf(model).campaigns.length > 0;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(messaging, this, target, async () => {
-      const res = await target.send('GET', '/sms/campaigns');
-      expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
-      const ids = new Set(
-        (listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c.campaign_id : undefined)),
-      );
-      const missing = messagingOf(model).campaigns.find((id) => !ids.has(id));
-      if (missing !== undefined)
-        throw new ModelViolation(
-          'MSG-CMP-001',
-          'GET /sms/campaigns',
-          `the campaign ${missing} of a bulk send listed`,
-          'not listed',
+    return step(messaging, this, target, () => compareSettled(target, () => this.compare(model, target)));
+  }
+  private async compare(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    const res = await target.send('GET', '/sms/campaigns');
+    expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
+    const entries = (listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c : {}));
+    const ids = new Set(entries.map((c) => c.campaign_id));
+    const state = messagingOf(model);
+    for (const entry of entries) {
+      const recipients = state.recipients.get(String(entry.campaign_id));
+      if (recipients !== undefined && entry.total_messages !== recipients)
+        target.deviation(
+          new ModelViolation(
+            'MSG-BULK-007',
+            `the entry of ${String(entry.campaign_id)} in GET /sms/campaigns`,
+            `total_messages ${recipients} (one per recipient of its bulk send)`,
+            JSON.stringify(entry.total_messages),
+          ),
         );
-    });
+    }
+    const missing = state.campaigns.find((id) => !ids.has(id));
+    if (missing !== undefined)
+      throw new ModelViolation(
+        'MSG-CMP-001',
+        'GET /sms/campaigns',
+        `the campaign ${missing} of a bulk send listed`,
+        'not listed',
+      );
   }
   toString(): string {
     return 'list-campaigns';
@@ -513,11 +561,16 @@ export const messaging: ExploreFamily = {
     'PAGE-NUM-002': 'page=N answers meta.page N; walking the pages gives each message once and meta.total in all',
     'MSG-CMP-001': 'GET /sms/campaigns lists every campaign of the sequence',
     'MSG-CMP-005': 'GET /sms/campaigns/{id} answers that campaign',
+    'MSG-FLD-006':
+      'every status read and list entry of a message of the sequence shows its recipient and the text sent',
+    'MSG-BULK-007':
+      'SHOULD: a campaign counts one message per recipient (total_messages in the bulk answer and the list, messages of the answer)',
+    'PAGE-META-002': 'SHOULD: every page of GET /sms/messages says meta.pages = ceil(total / per_page)',
   },
   rulesOf: {
     'send-sms': ['TEST-MODE-001', 'MSG-FLD-001', 'MSG-SEND-006'],
-    'bulk-sms': ['MSG-BULK-002', 'MSG-BULK-003', 'MSG-BULK-004', 'MSG-BULK-005'],
-    'get-sms': ['MSG-SEND-008', 'MSG-BULK-006', 'MSG-FLD-005', 'TEST-NUM-001', 'TEST-NUM-002'],
+    'bulk-sms': ['MSG-BULK-002', 'MSG-BULK-003', 'MSG-BULK-004', 'MSG-BULK-005', 'MSG-BULK-007'],
+    'get-sms': ['MSG-SEND-008', 'MSG-BULK-006', 'MSG-FLD-005', 'MSG-FLD-006', 'TEST-NUM-001', 'TEST-NUM-002'],
     'list-sms': [
       'MSG-LIST-001',
       'MSG-LIST-002',
@@ -525,11 +578,13 @@ export const messaging: ExploreFamily = {
       'PAGE-META-001',
       'PAGE-SIZE-003',
       'PAGE-NUM-002',
+      'PAGE-META-002',
       'MSG-FLD-005',
+      'MSG-FLD-006',
       'TEST-NUM-001',
       'TEST-NUM-002',
     ],
-    'list-campaigns': ['MSG-CMP-001'],
+    'list-campaigns': ['MSG-CMP-001', 'MSG-BULK-007'],
     'get-campaign': ['MSG-CMP-005'],
   },
   arbitraries() {

@@ -11,7 +11,7 @@
  * A refused attach, detach or delete is no finding; it leaves what it aimed at unknown.
  */
 import fc from 'fast-check';
-import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
+import { isObject, listOf } from '../../harness/body-shape.ts';
 import type { Json } from '../../harness/body-shape.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { argNumber, argString, expectOk, ok, short, step, stillThere } from '../family.ts';
@@ -19,7 +19,17 @@ import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
 import type { SequenceTarget } from '../target.ts';
-import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
+import {
+  catalogueOf,
+  createVps,
+  deleteVps,
+  stringsOf,
+  volumeOf,
+  volumePath,
+  vpsCatalogue,
+  vpsPath,
+  waitUntilBooted,
+} from './vps-common.ts';
 
 type Existence = 'live' | 'deleted' | 'unknown';
 
@@ -49,8 +59,6 @@ class VolumesState {
 }
 
 const volumesOf = (model: ExploreModel): VolumesState => model.part('volumes', () => new VolumesState());
-const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponent(id)}`;
-const volumeOf = (body: unknown): Json | undefined => resourceOf(body, 'volume');
 const tagsOf = (tag: string): string[] => (tag === '' ? [] : [tag]);
 const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
@@ -198,17 +206,6 @@ class GetVolume implements ExploreCommand {
   }
 }
 
-/** Polls for a VPS leaving `creating` (a real cloud may refuse to attach before): a few requests, a few seconds. */
-const BOOT_WAITS_MS = [500, 1_000, 2_000, 4_000];
-
-async function waitUntilBooted(target: SequenceTarget, host: HostState): Promise<void> {
-  for (const wait of BOOT_WAITS_MS) {
-    const res = await target.send('GET', vpsPath(host.id));
-    if (ok(res) && vpsOf(res.body)?.status !== 'creating') return;
-    await target.pause(wait);
-  }
-}
-
 /** The sequence's instance to attach to, created on first need (in the volumes' region; VOL-ATT-002 asks for the same one). */
 async function hostFor(model: ExploreModel, target: SequenceTarget): Promise<HostState> {
   const live = volumesOf(model).hosts.find((h) => h.existence === 'live');
@@ -243,7 +240,7 @@ class AttachVolume implements ExploreCommand {
         target.send('POST', `${volumePath(volume.id)}/attach`, { json: { vps_id: host.id } });
       let res = await attach();
       if (!ok(res)) {
-        await waitUntilBooted(target, host);
+        await waitUntilBooted(target, host.id);
         res = await attach();
       }
       volume.attachedTo = ok(res) ? host.id : undefined;

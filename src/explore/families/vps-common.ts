@@ -1,7 +1,8 @@
 /**
- * What the compute and volumes families share (families never import each other): the target's
- * own catalogue (regions, an image, a size), creating a VPS with a run-prefixed name and its
- * clean-up, and reading a VPS out of a body whose wrapper the specification does not show.
+ * What the families of instances and volumes share (compute, volumes, snapshots, projects;
+ * families never import each other): the target's own catalogue (regions, an image, a size),
+ * creating a VPS with a run-prefixed name, waiting for its boot, its clean-up, and reading a VPS
+ * or a volume out of a body whose wrapper the specification does not show.
  */
 import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
 import type { Json } from '../../harness/body-shape.ts';
@@ -20,6 +21,9 @@ export interface VpsCatalogue {
 const catalogues = new WeakMap<ExploreTarget, VpsCatalogue>();
 
 export const vpsPath = (id: string): string => `/vps/${encodeURIComponent(id)}`;
+export const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponent(id)}`;
+/** A volume from an answer whose body is not shown: under `volume`, a generic envelope, or flat. */
+export const volumeOf = (body: unknown): Json | undefined => resourceOf(body, 'volume');
 /** A VPS from a create, get or update answer: under `vps` (the creation's shape), a generic envelope, or flat. */
 export const vpsOf = (body: unknown): Json | undefined => resourceOf(body, 'vps');
 export const stringsOf = (value: unknown): string[] | undefined =>
@@ -126,6 +130,18 @@ export async function removeVps(target: SequenceTarget, id: string): Promise<voi
       target.warn(`could not delete the VPS ${id} (${res.status}); cloudcheck sweep removes cc- leftovers`);
       return;
     }
+    await target.pause(wait);
+  }
+}
+
+/** Polls for a VPS leaving `creating` (a real cloud may refuse an attach or an action before): a few requests, a few seconds. */
+const BOOT_WAITS_MS = [100, 200, 400, 800, 1_600, 3_200];
+
+/** Waits a few seconds at most for the instance to leave `creating`; what it is then is the caller's to find out. */
+export async function waitUntilBooted(target: SequenceTarget, id: string): Promise<void> {
+  for (const wait of BOOT_WAITS_MS) {
+    const res = await target.send('GET', vpsPath(id));
+    if (ok(res) && vpsOf(res.body)?.status !== 'creating') return;
     await target.pause(wait);
   }
 }
