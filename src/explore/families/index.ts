@@ -10,9 +10,19 @@ import { messaging } from './messaging.ts';
 import { objects } from './objects.ts';
 import { projects } from './projects.ts';
 import { snapshots } from './snapshots.ts';
+import { templates } from './templates.ts';
 import { volumes } from './volumes.ts';
 
-export const FAMILIES: readonly ExploreFamily[] = [objects, projects, compute, volumes, messaging, apiKeys, snapshots];
+export const FAMILIES: readonly ExploreFamily[] = [
+  objects,
+  projects,
+  compute,
+  volumes,
+  messaging,
+  apiKeys,
+  snapshots,
+  templates,
+];
 
 /** The families named (`--families`), in the table's order; an unknown name is an error naming the known ones. */
 export function familiesNamed(names: readonly string[] | undefined): ExploreFamily[] {

@@ -32,17 +32,10 @@ import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
 import type { SequenceTarget } from '../target.ts';
+import { ROLES, TEST_MODE, boundOf, metaOf, roleOf } from './messaging-common.ts';
+import type { Role } from './messaging-common.ts';
 
-/**
- * The test numbers by what the specification promises of them. The random one is left out: its
- * outcome is random by design, so a shrunk sequence holding it would not fail the same way again
- * on replay, and it promises nothing else a sequence could check.
- */
-type Role = 'succeed' | 'fail';
-const ROLES: readonly Role[] = ['succeed', 'fail'];
 const MESSAGE_STATES = ['sent', 'delivered', 'failed', 'pending', 'expired', 'rejected'];
-/** Test mode, said explicitly (the client adds it to every send too). */
-const TEST_MODE = { 'x-test-mode': 'true' };
 
 interface SentMessage {
   id: string;
@@ -71,14 +64,13 @@ const messagingOf = (model: ExploreModel): MessagingState => model.part('messagi
 const enc = encodeURIComponent;
 
 /**
- * Sets the sequence's listing bound at its first send's `created_at` (a range includes its ends,
- * as the fixed page walk reads MSG-LIST-004). A campaign's created_at says nothing of when its
- * messages were created, so only messages sent once the bound was set (their request left after
- * the answer that set it) must be in a walk from it; a bulk send's own messages need not.
+ * Sets the sequence's listing bound at its first send's `created_at` (boundOf). A campaign's
+ * created_at says nothing of when its messages were created, so only messages sent once the bound
+ * was set (their request left after the answer that set it) must be in a walk from it; a bulk
+ * send's own messages need not.
  */
 function noteSent(state: MessagingState, createdAt: unknown): void {
-  const ms = typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN;
-  if (state.since === null && !Number.isNaN(ms)) state.since = new Date(ms).toISOString();
+  state.since = boundOf(state.since, createdAt);
 }
 
 /** What the specification promises of a status seen at any time: one of the six, and the outcome the test number stands for. */
@@ -455,13 +447,6 @@ class ListMessages implements ExploreCommand {
   }
 }
 
-/** `meta` of a list body (beside the items, or inside a `data` envelope). */
-function metaOf(body: unknown): Record<string, unknown> | undefined {
-  if (!isObject(body)) return undefined;
-  if (isObject(body.meta)) return body.meta;
-  return isObject(body.data) && isObject(body.data.meta) ? body.data.meta : undefined;
-}
-
 /** GET /sms/campaigns: every campaign of the sequence listed (others' campaigns are not the model's business). */
 class ListCampaigns implements ExploreCommand {
   get record(): StepRecord {
@@ -530,9 +515,6 @@ class GetCampaign implements ExploreCommand {
     return `get-campaign #${this.index}`;
   }
 }
-
-const roleOf = (v: string | number | undefined): Role | null =>
-  ROLES.includes(argString(v) as Role) ? (argString(v) as Role) : null;
 
 export const messaging: ExploreFamily = {
   name: 'messaging',
