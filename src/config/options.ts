@@ -172,6 +172,21 @@ const TABLE = [
       "retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0). Never a request that got an answer: an answer is what a check judges. A POST only when its connection was refused (it never reached the target). The report counts each check's retried requests",
   },
   {
+    name: 'rerun-unanswered',
+    type: 'integer',
+    commands: ['run'],
+    placeholder: 'N',
+    description:
+      "run a check that got no answer (connection refused, reset or timed out; the run's own request budget ran out) again, whole, at the end of the run, up to N times (default 2; 0: never). A flow step runs again with its flow. A check makes its own resources under new names, so this is safe where resending a POST is not. The report keeps every attempt",
+  },
+  {
+    name: 'allow-inconclusive',
+    type: 'boolean',
+    commands: ['run'],
+    description:
+      'let an inconclusive run pass the gate (exit 0): MUST checks that got no answer, or a class named with --classes that could not run. The verdict still says inconclusive; an interrupted run never passes',
+  },
+  {
     name: 'har',
     type: 'string',
     commands: ['run'],
