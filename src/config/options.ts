@@ -392,7 +392,15 @@ const TABLE = [
     type: 'string',
     commands: ['explore'],
     placeholder: 'FILE',
-    description: 'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring',
+    description:
+      'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring; against the target it came from (give its --target), unless --replay-any-target',
+  },
+  {
+    name: 'replay-any-target',
+    type: 'boolean',
+    commands: ['explore'],
+    description:
+      'replay a file against another target than the one it came from (another --target, or the embedded server for a file of a --target)',
   },
   {
     name: 'config',
