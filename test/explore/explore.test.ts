@@ -259,34 +259,29 @@ test('a bad replay file or option is a one-line usage error (exit 2)', () => {
       join(dir, 'remote.json'),
       JSON.stringify({ target: 'http://127.0.0.1:9/v1', embedded: false, steps }),
     );
-    const without = cli(['explore', '--replay', join(dir, 'remote.json')]);
-    expect(without.status).toBe(2);
-    expect(without.output).toContain(
-      'the replay file came from http://127.0.0.1:9/v1: pass --target http://127.0.0.1:9/v1 (and its API key), or --replay-any-target',
-    );
-    const other = cli([
-      'explore',
-      '--replay',
-      join(dir, 'remote.json'),
-      '--target',
-      'http://127.0.0.1:8/v1',
-      '--api-key',
-      'k',
-    ]);
-    expect(other.status).toBe(2);
-    expect(other.output).toContain('the replay file came from http://127.0.0.1:9/v1, not from http://127.0.0.1:8/v1');
     writeFileSync(join(dir, 'local.json'), JSON.stringify({ target: 'http://127.0.0.1:7/v1', embedded: true, steps }));
-    const local = cli([
-      'explore',
-      '--replay',
-      join(dir, 'local.json'),
-      '--target',
-      'http://127.0.0.1:9/v1',
-      '--api-key',
-      'k',
-    ]);
-    expect(local.status).toBe(2);
-    expect(local.output).toContain('the replay file came from the embedded reference server');
+    const refusals: Array<[string, string[], string]> = [
+      [
+        'remote.json',
+        [],
+        'the replay file came from http://127.0.0.1:9/v1: pass --target http://127.0.0.1:9/v1 (and its API key), or --replay-any-target',
+      ],
+      [
+        'remote.json',
+        ['--target', 'http://127.0.0.1:8/v1', '--api-key', 'k'],
+        'the replay file came from http://127.0.0.1:9/v1, not from http://127.0.0.1:8/v1',
+      ],
+      [
+        'local.json',
+        ['--target', 'http://127.0.0.1:9/v1', '--api-key', 'k'],
+        'came from the embedded reference server',
+      ],
+    ];
+    for (const [file, args, reason] of refusals) {
+      const refused = cli(['explore', '--replay', join(dir, file), ...args]);
+      expect(refused.status, refused.output).toBe(2);
+      expect(refused.output).toContain(reason);
+    }
     const family = cli(['explore', '--families', 'objects,rockets']);
     expect(family.status).toBe(2);
     expect(family.output).toContain(
