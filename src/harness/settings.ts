@@ -101,6 +101,8 @@ export interface RunSettings {
 export const ASYNC_TIMEOUT_DEFAULT_S = 300;
 /** API keys per worker against a target: each costs two of the main key's 100 billing requests of the hour. */
 export const DEFAULT_KEYS_PER_WORKER = 3;
+/** Playwright workers of a run without `--workers`. */
+export const DEFAULT_WORKERS = 2;
 
 export function parseBool(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
