@@ -169,7 +169,7 @@ const TABLE = [
     commands: ['run'],
     placeholder: 'N',
     description:
-      "retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0). Never a request that got an answer: an answer is what a check judges. A POST only when its connection was refused (it never reached the target). The report counts each check's retried requests",
+      "send a GET, HEAD or OPTIONS request that got no answer (connection refused, reset or timed out) again, up to N times, with backoff (default 2; 0: never). Never a request that got an answer: an answer is what a check judges. Other methods only when the connection was refused (the request never reached the target); a check whose POST, PUT or DELETE got no answer runs again whole (--rerun-unanswered). The report counts each check's retried requests",
   },
   {
     name: 'rerun-unanswered',

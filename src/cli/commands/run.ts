@@ -21,6 +21,7 @@ import { headersFromList } from '../../harness/headers.ts';
 import { lastFailedIds, repeatedId, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
+  DEFAULT_RETRIES,
   DEFAULT_WORKERS,
   RUN_PREFIX,
   RUN_VARIABLES,
@@ -150,7 +151,7 @@ export function settingsOfRun(
     budgetKeys: [],
     headers,
     caCertFile: values['ca-cert'] ?? null,
-    retries: values.retries ?? 0,
+    retries: values.retries ?? DEFAULT_RETRIES,
     harAll: values.har === 'all',
     driven: true,
     progress: true,
