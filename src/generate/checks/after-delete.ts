@@ -4,13 +4,20 @@
  * DELETE operation has them.
  */
 import type { ApiResponse } from '../../harness/check.ts';
-import { expect } from '../../harness/check.ts';
-import { expectRefused } from '../../harness/resource.ts';
+import {
+  excerpt,
+  expectErrorEnvelope,
+  expectRefused,
+  expectState,
+  expectStatusExactly,
+  expectSuccess,
+  judged,
+} from '../../harness/assert.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation } from '../model.ts';
 import { AFTER_DELETE_MUST, AFTER_DELETE_SHOULD } from '../requirement-map.ts';
 import { buildValid } from '../requests.ts';
-import { contractCheck, expectEnvelope, reqLine, send, short } from './common.ts';
+import { contractCheck, send } from './common.ts';
 import type { Env, Share } from './common.ts';
 import type { ContractCheckKind } from './registry.ts';
 
@@ -44,11 +51,7 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
         return { first, lookup, again, id: { ...again, text: id } };
       },
     );
-  const firstOk = (first: ApiResponse) =>
-    expect(
-      first.status >= 200 && first.status < 300,
-      `the first ${reqLine(first)} should succeed, got ${first.status}: ${short(first.text)}`,
-    ).toBe(true);
+  const firstOk = (first: ApiResponse) => expectSuccess(first, 'the first delete');
   if (mustId && (get || list)) {
     contractCheck(
       model,
@@ -66,13 +69,17 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
         const res = lookup!;
         if (get) {
           expectRefused(res, 'reading a deleted resource');
-          expectEnvelope(res, 'reading a deleted resource');
+          expectErrorEnvelope(res, undefined, 'reading a deleted resource');
         } else {
-          expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(200);
-          expect(
-            res.text.includes(JSON.stringify(id!.text)),
-            `${list!.key} still lists the deleted ${id!.text}: ${short(res.text)}`,
-          ).toBe(false);
+          expectStatusExactly(res, 200, 'the list after the delete');
+          expectState(!res.text.includes(JSON.stringify(id!.text)), () => ({
+            subject: 'listed after delete',
+            expected: 'absent',
+            actual: 'listed',
+            judged: judged(res),
+            says: `still lists the deleted ${id!.text}`,
+            evidence: excerpt(res.text, 400),
+          }));
         }
       },
     );
@@ -90,9 +97,8 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
     async (env, share) => {
       const { first, lookup, again } = await scenario(env, share);
       firstOk(first!);
-      if (get)
-        expect(lookup!.status, `reading a deleted resource: ${reqLine(lookup!)} ${short(lookup!.text)}`).toBe(404);
-      expect(again!.status, `deleting a deleted resource: ${reqLine(again!)} ${short(again!.text)}`).toBe(404);
+      if (get) expectStatusExactly(lookup!, 404, 'reading a deleted resource');
+      expectStatusExactly(again!, 404, 'deleting a deleted resource');
     },
   );
 }

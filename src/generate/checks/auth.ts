@@ -4,9 +4,8 @@
  * than Bearer. Every operation has them.
  */
 import type { ApiResponse, CheckContext } from '../../harness/check.ts';
-import { expect } from '../../harness/check.ts';
 import type { RequestOptions } from '../../harness/client.ts';
-import { expectRefused } from '../../harness/resource.ts';
+import { expectErrorCode, expectErrorEnvelope, expectRefused, expectStatusExactly } from '../../harness/assert.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import { generateValue } from '../data.ts';
 import type { ContractModel, ContractOperation } from '../model.ts';
@@ -14,7 +13,7 @@ import { dataContext } from '../prerequisites.ts';
 import { AUTH } from '../requirement-map.ts';
 import { fillPath, movesMoney, pathParams } from '../requests.ts';
 import type { BuiltRequest } from '../requests.ts';
-import { contractCheck, expectCode, expectEnvelope, reqLine, send, short, unknownValue } from './common.ts';
+import { contractCheck, send, unknownValue } from './common.ts';
 import type { Env } from './common.ts';
 import type { ContractCheckKind } from './registry.ts';
 
@@ -52,7 +51,7 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
   const head = op.method === 'HEAD';
   const verify = (res: ApiResponse, what: string) => {
     expectRefused(res, what);
-    if (!head) expectEnvelope(res, what);
+    if (!head) expectErrorEnvelope(res, undefined, what);
   };
   contractCheck(
     model,
@@ -111,8 +110,8 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
       ];
       for (const [what, extra] of variants) {
         const res = await send(env, op, built, extra);
-        expect(res.status, `${what}: ${reqLine(res)} ${short(res.text)}`).toBe(401);
-        if (!head) expectCode(res, 'unauthorized', what);
+        expectStatusExactly(res, 401, what);
+        if (!head) expectErrorCode(res, 'unauthorized', what);
       }
     },
   );

@@ -5,15 +5,19 @@
  * request (the ledger's two safety rules); and the small readers of answers the kinds share.
  */
 import type { ApiResponse, CheckContext } from '../../harness/check.ts';
+import { expectPrerequisite } from '../../harness/assert.ts';
 import type { ApiClient, RequestOptions } from '../../harness/client.ts';
-import { defineCheck, EnvironmentError, expect } from '../../harness/check.ts';
+import { defineCheck, EnvironmentError } from '../../harness/check.ts';
+import { judged, schemaFindings } from '../../harness/assert.ts';
+import type { SchemaError } from '../../harness/assert.ts';
+import { fail, findingSays } from '../../harness/failure.ts';
 import { repetitionOfId } from '../../harness/selection.ts';
 import { originalOnce } from '../../harness/ledger.ts';
 import { shortText } from '../../harness/body-shape.ts';
 import type { ConformanceClass, Level } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation, JsonSchema } from '../model.ts';
-import { validateAgainst } from '../model.ts';
-import { accountState, createdKind, expectOk, pointer } from '../prerequisites.ts';
+import { compileSchema } from '../model.ts';
+import { accountState, createdKind, pointer } from '../prerequisites.ts';
 import type { Env } from '../prerequisites.ts';
 import type { BuiltRequest } from '../requests.ts';
 
@@ -22,23 +26,45 @@ export type { Env } from '../prerequisites.ts';
 // ---------------------------------------------------------------------------------------------
 // Envelope guard: every error response a check receives is validated against the Error schema.
 
-function guarded(api: ApiClient, errorSchema: JsonSchema | undefined, problems: string[]): ApiClient {
+/** An error response whose body the `Error` schema refused, with the validator's errors. */
+interface EnvelopeProblem {
+  res: ApiResponse;
+  errors: SchemaError[];
+}
+
+function guarded(api: ApiClient, errorSchema: JsonSchema | undefined, problems: EnvelopeProblem[]): ApiClient {
   return new Proxy(api, {
     get(target, prop, receiver) {
       if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
       return async (options: RequestOptions): Promise<ApiResponse> => {
         const res = await target.request.call(receiver, options);
         if (res.status >= 400 && options.method.toUpperCase() !== 'HEAD' && errorSchema) {
-          const errors = validateAgainst(errorSchema, res.body);
-          if (errors.length) {
-            problems.push(
-              `${options.method.toUpperCase()} ${new URL(res.exchange.request.url).pathname} answered ${res.status} without a valid error envelope: ${errors.join('; ')}${res.body === undefined ? ` (body: ${JSON.stringify(res.text.slice(0, 120))})` : ''}`,
-            );
-          }
+          const validate = compileSchema(errorSchema);
+          if (!validate(res.body)) problems.push({ res, errors: [...(validate.errors ?? [])] });
         }
         return res;
       };
     },
+  });
+}
+
+/** Every error response of the check without a valid envelope, as one failure (ERR-ENVELOPE-001). */
+function failEnvelopes(problems: readonly EnvelopeProblem[]): never {
+  const findings = problems.flatMap((p) => schemaFindings(p.errors, p.res.body));
+  const [first, ...rest] = findings;
+  const statuses = [...new Set(problems.map((p) => p.res.status))].join(', ');
+  return fail({
+    kind: 'envelope',
+    ...(first ?? { subject: '/error', keyword: 'required', expected: 'present', actual: 'absent' }),
+    ...(rest.length ? { also: rest } : {}),
+    judged: problems.map((p) => judged(p.res)),
+    says: `answered ${statuses} without a valid error envelope (ERR-ENVELOPE-001): ${first ? findingSays(first) : 'invalid'}${rest.length ? ` (and ${rest.length} more)` : ''}`,
+    evidence: problems
+      .map(
+        (p) =>
+          `${p.res.requestLine} answered ${p.res.status}: ${p.errors.map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ')}${p.res.body === undefined ? ` (body: ${JSON.stringify(p.res.text.slice(0, 120))})` : ''}`,
+      )
+      .join('\n'),
   });
 }
 
@@ -73,7 +99,7 @@ export function contractCheck(
       title: meta.title,
     },
     async ({ api, ledger, ctx }) => {
-      const problems: string[] = [];
+      const problems: EnvelopeProblem[] = [];
       const env: Env = { api: guarded(api, model.schemas.Error, problems), ledger, ctx, model };
       const share: Share = async <T extends Partial<Record<string, ApiResponse>>>(
         scenarioKey: string,
@@ -93,10 +119,7 @@ export function contractCheck(
         return run;
       };
       await body(env, share);
-      if (problems.length)
-        throw new Error(
-          `error responses must carry the error envelope (ERR-ENVELOPE-001):\n  ${problems.join('\n  ')}`,
-        );
+      if (problems.length) failEnvelopes(problems);
     },
   );
 }
@@ -145,7 +168,7 @@ function trackIfCreated(env: Env, op: ContractOperation, res: ApiResponse): void
   else
     env.ledger.untrackable(
       kind.kind,
-      `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${short(res.text)}`,
+      `${op.key} answered ${res.status} without an id at ${kind.pointer}: ${shortText(res.text, 400)}`,
     );
 }
 
@@ -159,7 +182,7 @@ async function recordRestore(env: Env, op: ContractOperation, built: BuiltReques
   if (!state) return;
   const original = await originalOnce(env.ctx.runTmp, state.label, async () => {
     const res = await env.api.get(state.read);
-    expectOk(res, `GET ${state.read} (the original values, before ${op.key})`);
+    expectPrerequisite(res, `GET ${state.read} (the original values, before ${op.key})`);
     return pointer(res.body, state.pointer) as Record<string, unknown> | undefined;
   });
   const schema = op.requestBody?.content.find((c) => /json/.test(c.contentType))?.schema;
@@ -170,33 +193,6 @@ async function recordRestore(env: Env, op: ContractOperation, built: BuiltReques
       `cannot restore ${op.key} afterwards: GET ${state.read} did not show the fields ${fields.join(', ')}`,
     );
   env.ledger.restore(op.key, { method: op.method, path: built.path, json: values });
-}
-
-export function reqLine(res: ApiResponse): string {
-  const r = res.exchange.request;
-  return `${r.method} ${new URL(r.url).pathname}${new URL(r.url).search}`;
-}
-
-export const short = (text: string): string => shortText(text, 400);
-
-export function errorOf(
-  res: ApiResponse,
-): { code?: unknown; message?: unknown; details?: unknown; resource?: unknown } | undefined {
-  return (res.body as { error?: Record<string, unknown> } | undefined)?.error;
-}
-
-export function expectEnvelope(res: ApiResponse, what: string): void {
-  const error = errorOf(res);
-  expect(
-    typeof error?.code === 'string' && typeof error?.message === 'string',
-    `${what}: ${reqLine(res)} answered ${res.status} without the error envelope {"error": {"code", "message"}}: ${short(res.text)}`,
-  ).toBe(true);
-}
-
-export function expectCode(res: ApiResponse, code: string, what: string): void {
-  expect(errorOf(res)?.code, `${what}: ${reqLine(res)} answered ${res.status} ${short(res.text)}; error.code`).toBe(
-    code,
-  );
 }
 
 /**

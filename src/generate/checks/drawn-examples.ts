@@ -3,6 +3,7 @@
  * from the operation's schema and judged like the seeded one.
  */
 import { CloudcheckError, isEnvironmentError, isSuiteError } from '../../harness/errors.ts';
+import { CheckFailed, restated } from '../../harness/failure.ts';
 import type { ContractModel, ContractOperation, VariantModel } from '../model.ts';
 import { fillPath, buildValid, movesMoney } from '../requests.ts';
 import type { BuiltRequest } from '../requests.ts';
@@ -83,6 +84,8 @@ export async function drawnExamples(
   const plans = planFields(op, key);
   if (plans.length === 0) return;
   const seed = seedOf(env.ctx.seed, checkId);
+  // The typed failure of each failing input: the shrunk one's is what the check fails with.
+  const failures = new Map<string, unknown>();
   const notAboutTarget = (error: unknown): boolean =>
     isEnvironmentError(error) || isSuiteError(error) || env.ctx.testInfo.expectedStatus === 'skipped';
   const outcome = await runExamples({
@@ -98,6 +101,7 @@ export async function drawnExamples(
         return { ok: true };
       } catch (error) {
         if (notAboutTarget(error)) throw error;
+        failures.set(JSON.stringify(input), error);
         return { ok: false, message: error instanceof Error ? error.message : String(error) };
       }
     },
@@ -108,8 +112,11 @@ export async function drawnExamples(
   const how = unchanged
     ? `no smaller input failed (${failure.shrinks} tried)`
     : `shrunk in ${failure.shrinks} requests${failure.shrinkBudgetSpent ? ' (the shrink budget ran out: maybe not the smallest)' : ''} from ${describeInput(failure.firstInput)}`;
-  throw new Error(
+  const story =
     `--examples ${env.ctx.examples}: a valid request drawn from the schema failed after ${outcome.drawn} drawn inputs (seed ${outcome.seed} of this check, from --seed ${env.ctx.seed}; ${how}).\n` +
-      `Shrunk input: ${describeInput(failure.input)}\n${failure.message}`,
-  );
+    `Shrunk input: ${describeInput(failure.input)}\n${failure.message}`;
+  const typed = failures.get(JSON.stringify(failure.input));
+  if (typed instanceof CheckFailed)
+    throw restated(typed, { context: 'a request drawn by --examples', evidence: story });
+  throw new Error(story);
 }

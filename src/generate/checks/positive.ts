@@ -5,14 +5,14 @@
  * `positive-status` (SHOULD): exactly the documented status; `positive-body` (SHOULD): the whole
  * schema, conventions included. One set per row of an operation with `x-variants`.
  */
-import { expect } from '../../harness/check.ts';
+import { expectSchema, expectStatusExactly, expectSuccess } from '../../harness/assert.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation, VariantModel } from '../model.ts';
-import { hasAssumption, validateAgainst } from '../model.ts';
+import { compileSchema, hasAssumption } from '../model.ts';
 import { POSITIVE_BODY_SHOULD, POSITIVE_MUST, statusRequirement } from '../requirement-map.ts';
 import { buildValid } from '../requests.ts';
 import type { BuiltRequest } from '../requests.ts';
-import { contractCheck, reqLine, send, short, successOf } from './common.ts';
+import { contractCheck, send, successOf } from './common.ts';
 import type { Env, Share } from './common.ts';
 import { drawnExamples } from './drawn-examples.ts';
 import type { ContractCheckKind } from './registry.ts';
@@ -70,7 +70,7 @@ function definePositive(
       },
       async (env, share) => {
         const { res } = await positive(env, share);
-        expect(res.status, `${reqLine(res)}: ${short(res.text)}`).toBe(Number(success.status));
+        expectStatusExactly(res, Number(success.status));
       },
     );
   }
@@ -89,14 +89,8 @@ function definePositive(
       },
       async (env, share) => {
         const { res } = await positive(env, share);
-        expect(
-          res.status >= 200 && res.status < 300,
-          `${reqLine(res)} should succeed, got ${res.status}: ${short(res.text)}`,
-        ).toBe(true);
-        const errors = validateAgainst(schema, res.body);
-        expect(errors, `${reqLine(res)}: the body does not match the full response schema: ${short(res.text)}`).toEqual(
-          [],
-        );
+        expectSuccess(res);
+        expectSchema(res.body, compileSchema(schema), { res, what: 'the full response schema' });
       },
     );
   }

@@ -3,8 +3,13 @@
  * (naming the resource, in storage); `unknown-id-404` (SHOULD): 404 `not_found` with
  * `error.resource`. Every operation with a path parameter has them.
  */
-import { expect } from '../../harness/check.ts';
-import { expectRefused } from '../../harness/resource.ts';
+import {
+  expectErrorCode,
+  expectErrorEnvelope,
+  expectErrorMember,
+  expectRefused,
+  expectStatusExactly,
+} from '../../harness/assert.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation } from '../model.ts';
 import {
@@ -15,7 +20,7 @@ import {
 } from '../requirement-map.ts';
 import { buildValid, fillPath, pathParams } from '../requests.ts';
 import type { BuiltRequest } from '../requests.ts';
-import { contractCheck, errorOf, expectCode, expectEnvelope, reqLine, send, short, unknownValue } from './common.ts';
+import { contractCheck, send, unknownValue } from './common.ts';
 import type { Env, Share } from './common.ts';
 import type { ContractCheckKind } from './registry.ts';
 
@@ -28,6 +33,9 @@ function unknownTarget(op: ContractOperation): string | undefined {
   if (op.path.endsWith('/presigned-url')) return 'bucket_name';
   return names[names.length - 1];
 }
+
+/** `error.resource` names the kind of resource. */
+const namesOne = (resource: unknown): boolean => typeof resource === 'string' && resource.length > 0;
 
 function defineUnknownId(model: ContractModel, op: ContractOperation, cls: ConformanceClass, idBase: string): void {
   const target = unknownTarget(op);
@@ -59,14 +67,8 @@ function defineUnknownId(model: ContractModel, op: ContractOperation, cls: Confo
       async (env, share) => {
         const { res } = await unknown(env, share);
         expectRefused(res, `unknown ${target}`);
-        expectEnvelope(res, `unknown ${target}`);
-        if (storage) {
-          const resource = errorOf(res)?.resource;
-          expect(
-            typeof resource === 'string' && resource.length > 0,
-            `unknown ${target}: error.resource should name the resource, got ${JSON.stringify(resource)}`,
-          ).toBe(true);
-        }
+        expectErrorEnvelope(res, undefined, `unknown ${target}`);
+        if (storage) expectErrorMember(res, 'resource', namesOne, 'a non-empty string', `unknown ${target}`);
       },
     );
   }
@@ -82,14 +84,10 @@ function defineUnknownId(model: ContractModel, op: ContractOperation, cls: Confo
     },
     async (env, share) => {
       const { res } = await unknown(env, share);
-      expect(res.status, `${reqLine(res)} ${short(res.text)}`).toBe(404);
+      expectStatusExactly(res, 404, `unknown ${target}`);
       if (op.method !== 'HEAD') {
-        expectCode(res, 'not_found', `unknown ${target}`);
-        const resource = errorOf(res)?.resource;
-        expect(
-          typeof resource === 'string' && resource.length > 0,
-          `error.resource should name the kind of resource, got ${JSON.stringify(resource)}`,
-        ).toBe(true);
+        expectErrorCode(res, 'not_found', `unknown ${target}`);
+        expectErrorMember(res, 'resource', namesOne, 'a non-empty string', `unknown ${target}`);
       }
     },
   );
