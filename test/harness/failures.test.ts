@@ -57,12 +57,16 @@ function response(
 
 /** The record of what `run` threw (a typed failure or anything else, as the check wrapper sees it). */
 function recorded(run: () => unknown): FailureRecord {
+  return failureOf(thrownBy(run));
+}
+
+function thrownBy(run: () => unknown): unknown {
   try {
     run();
   } catch (error) {
-    return failureOf(error);
+    return error;
   }
-  throw new Error('did not fail');
+  throw new Error('did not throw');
 }
 
 function inCheck<T>(level: 'MUST' | 'SHOULD', operation: string | null, run: () => T): T {
@@ -190,12 +194,7 @@ test('the field table, the resource, the envelope, its code and a header: each i
 });
 
 test('a failed prerequisite is the environment, not the target, and a typed failure all the same', () => {
-  let thrown: unknown;
-  try {
-    expectPrerequisite(response(503, {}, 'GET /regions'), 'GET /regions');
-  } catch (error) {
-    thrown = error;
-  }
+  const thrown = thrownBy(() => expectPrerequisite(response(503, {}, 'GET /regions'), 'GET /regions'));
   expect(thrown).toBeInstanceOf(CheckFailed);
   expect(isEnvironmentError(thrown)).toBe(true);
   expect(failureOf(thrown).failure).toMatchObject({ kind: 'prerequisite', expected: '2xx', actual: '503' });
@@ -261,12 +260,9 @@ test("explore's model violations are typed failures: state by default, a status 
     expected: 'the deleted p1 not listed',
     actual: 'listed',
   });
-  let thrown: unknown;
-  try {
-    expectOk(response(500, { error: {} }, 'GET /projects/p1'), 'PROJ-GET-001', 'reading the project');
-  } catch (error) {
-    thrown = error;
-  }
+  const thrown = thrownBy(() =>
+    expectOk(response(500, { error: {} }, 'GET /projects/p1'), 'PROJ-GET-001', 'reading the project'),
+  );
   expect(thrown).toBeInstanceOf(ModelViolation);
   expect((thrown as ModelViolation).record.failure).toMatchObject({
     kind: 'status',
