@@ -4,7 +4,13 @@
  */
 import { createRequire } from 'node:module';
 import { expect, test } from '../base.ts';
-import { CloudcheckError, NetworkError, isEnvironmentError, isSuiteError, loadDependency } from '../../src/harness/errors.ts';
+import {
+  CloudcheckError,
+  NetworkError,
+  isEnvironmentError,
+  isSuiteError,
+  loadDependency,
+} from '../../src/harness/errors.ts';
 
 test('a dependency that does not load is a cloudcheck error naming it; one that loads is returned', () => {
   const require = createRequire(import.meta.url);
