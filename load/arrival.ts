@@ -13,14 +13,7 @@
 import { Pool } from 'undici';
 import type { Collector, KeyedObservation, Pending } from './collector.ts';
 import { buildRequest, errorCodeOf, unitsOf } from './collector.ts';
-import type { ResolvedPhase } from './profile.ts';
-
-export interface ArrivalStage {
-  /** Seconds. */
-  duration: number;
-  /** Requests per second reached at the end of the stage (linearly from the previous rate). */
-  target: number;
-}
+import type { ArrivalStage, ResolvedPhase } from './profile.ts';
 
 /**
  * Start times (ms from the phase start) of a piecewise-linear arrival rate beginning at

@@ -16,7 +16,7 @@ import {
   type LoadedProfile,
   type PhaseOverrides,
 } from './profile.ts';
-import type { LoadReport, ProfileResult } from './result.ts';
+import type { LoadReport, ProfileResult } from '../src/model/load.ts';
 import { probeTarget } from '../src/cli/probe.ts';
 import { startEmbedded } from '../src/harness/embedded.ts';
 import { addSecret } from '../src/harness/redact.ts';

@@ -31,7 +31,8 @@ import {
   type Violation,
 } from '../src/rules/rate-limits.ts';
 import type { LoadedProfile, Profile, RateLimitSpec, RequestTemplate, ResolvedPhase } from './profile.ts';
-import { boundSeries, invariantLines, measuredThresholds, type ProfileResult, type RateLimitSeries } from './result.ts';
+import { boundSeries, invariantLines, measuredThresholds } from './result.ts';
+import type { ProfileResult, RateLimitSeries } from '../src/model/load.ts';
 import { expandString, expandValue } from './template.ts';
 import {
   Collector,

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { arrivalTimes, runArrivalPhase } from '../../load/arrival.ts';
 import { Collector } from '../../load/collector.ts';
 import { validateProfile } from '../../load/profile.ts';
-import type { LoadReport } from '../../load/result.ts';
+import type { LoadReport } from '../../src/model/load.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 

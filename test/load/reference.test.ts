@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runLoadCommand, type LoadCommandOptions } from '../../load/command.ts';
-import type { LoadReport } from '../../load/result.ts';
+import type { LoadReport } from '../../src/model/load.ts';
 
 async function run(
   options: Partial<LoadCommandOptions> & { profiles: string[] },

@@ -3,7 +3,7 @@
  * dropped silently (requests still in flight when the duration ended are said).
  */
 import { expect, test } from '../base.ts';
-import type { ProfileResult } from '../../load/result.ts';
+import type { ProfileResult } from '../../src/model/load.ts';
 import { formatProfile } from '../../load/summary.ts';
 
 function result(requests: ProfileResult['requests']): ProfileResult {

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoadCommand } from '../../load/command.ts';
-import type { LoadReport } from '../../load/result.ts';
+import type { LoadReport } from '../../src/model/load.ts';
 import { inUnit } from '../../reference/core/faults.ts';
 import { faultOrigins, listFaults } from '../../reference/server.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
