@@ -3,6 +3,7 @@
  * 2 usage error, bad config or unreachable target. Usage problems print one line, no stack.
  */
 import { UsageError, suggest } from '../config/resolve.ts';
+import { TargetError } from '../harness/probe.ts';
 import { redactString } from '../harness/redact.ts';
 import { err, out } from './output.ts';
 import { cloudcheckVersion } from './version.ts';
@@ -81,7 +82,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // One error style: `cloudcheck <command>: ...`, one line, exit 2.
     const label = (COMMANDS as readonly string[]).includes(command ?? '') ? `cloudcheck ${command}` : 'cloudcheck';
-    if (error instanceof UsageError) {
+    // A target that cannot be used as given (unreachable, not the API, a key refused) is told the same way.
+    if (error instanceof UsageError || error instanceof TargetError) {
       err(`${label}: ${error.message}`);
       return 2;
     }

@@ -46,11 +46,16 @@ const TABLE = [
   {
     name: 'api-key',
     type: 'string',
+    multiple: true,
     commands: ['run', 'serve', 'load', 'sweep', 'explore'],
     placeholder: 'KEY',
     secret: true,
-    description: 'API key of the account under test',
-    descriptionFor: { serve: 'bootstrap key of the first account (default: generated, printed at start)' },
+    description:
+      'API key of the account under test. Repeat it (the variable: a comma list) to give more keys of the same account: the run spreads its request budget over them, for an account whose key may not create keys',
+    descriptionFor: {
+      serve: 'bootstrap key of the first account (default: generated, printed at start)',
+      load: 'API key of the account under test (the profiles use the first; more are probed and unused)',
+    },
   },
   {
     name: 'alt-api-key',
@@ -166,10 +171,17 @@ const TABLE = [
   {
     name: 'retries',
     type: 'integer',
-    commands: ['run'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: 'N',
     description:
       "retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0). Never a request that got an answer: an answer is what a check judges. A POST only when its connection was refused (it never reached the target). The report counts each check's retried requests",
+    descriptionFor: {
+      load: 'retry a side request (key creation and revocation, window and side-effect probes) that got no answer, up to N times (default 0); the generated load is never resent: a lost request is what it measures',
+      sweep:
+        'retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0); a POST only when its connection was refused',
+      explore:
+        'retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0); a POST only when its connection was refused',
+    },
   },
   {
     name: 'har',
@@ -185,7 +197,7 @@ const TABLE = [
     multiple: true,
     separator: '\n',
     short: 'H',
-    commands: ['run', 'sweep', 'explore'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: "'NAME: VALUE'",
     secret: true,
     description:
@@ -194,7 +206,7 @@ const TABLE = [
   {
     name: 'ca-cert',
     type: 'string',
-    commands: ['run', 'sweep', 'explore'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: 'FILE',
     description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)',
   },
@@ -204,6 +216,14 @@ const TABLE = [
     commands: ['run'],
     description:
       "keep what the run creates (listed at the end) so the report's curl lines can be replayed; remove it later with cloudcheck sweep",
+  },
+  {
+    name: 'dry-run',
+    type: 'boolean',
+    commands: ['sweep'],
+    noConfig: true,
+    description:
+      'list the cc- resources the sweep would delete (and those the API cannot delete), delete nothing; exit 0',
   },
   {
     name: 'allow-charges',

@@ -33,7 +33,7 @@ import {
 } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redactString } from '../harness/redact.ts';
-import { settingsFromEnv } from '../harness/settings.ts';
+import { processSettings } from '../harness/settings.ts';
 import type { RunSettings } from '../harness/settings.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
@@ -248,11 +248,15 @@ const PROGRESS_EVERY_MS = 10_000;
 export default class CloudcheckReporter implements Reporter {
   private rootSuite: Suite | undefined;
   /**
-   * The run's settings as the CLI handed them over. Read again at the end: the global setup,
-   * which runs after the reporter is made, completes them (the embedded server's address, keys).
+   * The run's settings: the process's (settings.ts processSettings), which the global setup, run
+   * after the reporter is made, completes (the embedded server's address, the run's keys).
    */
-  private readonly settings: RunSettings = settingsFromEnv(process.env, { requireTarget: false });
-  private readonly progress = this.settings.progress;
+  private get settings(): RunSettings {
+    return processSettings();
+  }
+  private get progress(): boolean {
+    return this.settings.progress;
+  }
   private readonly tty = process.stderr.isTTY === true;
   private readonly remaining = new Map<string, number>();
   private readonly counts = new Map<string, { passed: number; failed: number; skipped: number }>();
@@ -262,7 +266,9 @@ export default class CloudcheckReporter implements Reporter {
   private startedAt = Date.now();
   private lastProgressAt = 0;
   /** `--max-failures N`: stop once N failures count against the gate. */
-  private readonly maxFailures = this.settings.maxFailures;
+  private get maxFailures(): number {
+    return this.settings.maxFailures;
+  }
   private gateFailures = 0;
   /** Why the checks of each class were skipped, with how many, for the class's console line. */
   private readonly skipReasons = new Map<string, Map<string, number>>();
@@ -401,7 +407,7 @@ export default class CloudcheckReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<void> {
-    const settings = settingsFromEnv(process.env, { requireTarget: false });
+    const settings = this.settings;
     addSecret(settings.keys.main);
     addSecret(settings.keys.alt);
     for (const value of Object.values(settings.headers)) addSecret(value);

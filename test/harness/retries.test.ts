@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolveOptions, UsageError } from '../../src/config/resolve.ts';
 import { planRun, runnerEnv } from '../../src/cli/commands/run.ts';
+import { connectionOf } from '../../src/cli/connection.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient, mayResend } from '../../src/harness/client.ts';
 import { NetworkError } from '../../src/harness/errors.ts';
@@ -130,7 +131,7 @@ test('--retries resolves from flag, variable and config, is bounded, and reaches
   const plan = planRun(
     values,
     { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
-    { runId: 'r', cwd: process.cwd(), configPath: 'c' },
+    { runId: 'r', cwd: process.cwd(), configPath: 'c', connection: connectionOf(values, {}), env: {} },
   );
   expect(plan.settings.retries).toBe(2);
   expect(runnerEnv(plan, {}).CLOUDCHECK_RETRIES).toBe('2');

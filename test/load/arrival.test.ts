@@ -95,7 +95,7 @@ test('against a slow target: arrivals keep their schedule, latency counts from t
       },
       'x.yaml',
     ).phases[0]!;
-  const ctx = { baseUrl, runPrefix: 'cc-test', keyFor: () => 'k', freshCount: 0 };
+  const ctx = { baseUrl, headers: {}, caCertFile: null, runPrefix: 'cc-test', keyFor: () => 'k', freshCount: 0 };
   try {
     // Room for every arrival in flight at once: 40 in the second, none dropped, each >= 100 ms.
     const roomy = new Collector(undefined, new Set());

@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runLoadCommand } from '../../load/command.ts';
+import { runLoadCommand } from '../../src/cli/commands/load.ts';
 import type { LoadReport } from '../../src/model/load.ts';
 import { inUnit } from '../../reference/core/faults.ts';
 import { faultOrigins, listFaults } from '../../reference/server.ts';

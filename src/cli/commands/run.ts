@@ -5,6 +5,7 @@
  * workers left, then finalise the reporter's draft once (finalise.ts) and gate on it.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,9 @@ import { fileURLToPath } from 'node:url';
 import type { OptionValues } from '../../config/options.ts';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
-import { startEmbedded } from '../../harness/embedded.ts';
-import type { EmbeddedTarget } from '../../harness/embedded.ts';
-import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
-import { headersFromList } from '../../harness/headers.ts';
+import { onInterrupt, openSession } from '../../harness/session.ts';
+import type { ConnectionOptions, Session } from '../../harness/session.ts';
 import { lastFailedIds, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
@@ -30,15 +29,14 @@ import {
   withoutRunVariables,
 } from '../../harness/settings.ts';
 import type { RunSettings } from '../../harness/settings.ts';
-import { configureTransport } from '../../harness/transport.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
 import type { ConformanceReport } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
 import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
+import { connectionOf } from '../connection.ts';
 import { err, out } from '../output.ts';
-import { probeTarget } from '../probe.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -87,28 +85,35 @@ export interface RunTarget {
   s3Url: string | null;
   apiKey: string;
   altApiKey: string | null;
+  /** More keys of the account (`--api-key` repeated). */
+  extraKeys?: string[];
   embedded: boolean;
 }
 
-/**
- * The run's settings from the resolved options (pure; tested). What only a variable sets
- * (timeout scale, request deadline, keys per worker) is read from `env`.
- */
+export interface RunPlanOptions {
+  runId: string;
+  cwd: string;
+  onlyIds?: readonly string[] | undefined;
+  /** The connection options, read once (connection.ts): headers, CA, retries, request deadline, timeout scale. */
+  connection: ConnectionOptions;
+  /** Where CLOUDCHECK_KEYS_PER_WORKER, a variable only a person sets, is read. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The run's settings from the resolved options and the connection (pure; tested). */
 export function settingsOfRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: { runId: string; cwd: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv },
+  options: RunPlanOptions,
 ): RunPlan['settings'] {
-  const env = options.env ?? process.env;
-  const inherited = settingsFromEnv(env, { requireTarget: false });
-  const headers = headersFromList(values.header ?? []);
+  const { connection, env } = options;
   const runPrefix = `${RUN_PREFIX}${options.runId}-`;
   return {
     runId: options.runId,
     runPrefix,
     target: target.target,
     s3Url: target.s3Url,
-    keys: { main: target.apiKey, alt: target.altApiKey },
+    keys: { main: target.apiKey, alt: target.altApiKey, extra: target.extraKeys ?? [] },
     seed: values.seed,
     examples: values.examples,
     classes: (values.classes ?? CONFORMANCE_CLASSES).filter(isConformanceClass),
@@ -121,8 +126,8 @@ export function settingsOfRun(
     allowCharges: values['allow-charges'] || target.embedded,
     liveSms: values['live-sms'],
     strict: values.strict,
-    timeoutScale: inherited.timeoutScale,
-    requestTimeoutMs: inherited.requestTimeoutMs,
+    timeoutScale: connection.timeoutScale,
+    requestTimeoutMs: connection.requestTimeoutMs,
     asyncTimeoutMs: (values['async-timeout'] ?? ASYNC_TIMEOUT_DEFAULT_S) * 1000,
     webhook: webhookSettings(target.target, values['webhook-listen'] ?? null, values['webhook-url'] ?? null),
     embedded: target.embedded,
@@ -134,14 +139,11 @@ export function settingsOfRun(
     // key management costs nobody anything) six keys per worker hold them all in the first
     // minute, where three made the run wait for the next one. Against a target, the default
     // stays lower: each key costs two of the main key's 100 billing requests of the hour.
-    keysPerWorker:
-      target.embedded && env[RUN_VARIABLES.keysPerWorker] === undefined
-        ? EMBEDDED_KEYS_PER_WORKER
-        : inherited.keysPerWorker,
+    keysPerWorker: keysPerWorkerOf(env, target.embedded),
     budgetKeys: [],
-    headers,
-    caCertFile: values['ca-cert'] ?? null,
-    retries: values.retries ?? 0,
+    headers: connection.headers,
+    caCertFile: connection.caCertFile,
+    retries: connection.retries,
     harAll: values.har === 'all',
     driven: true,
     progress: true,
@@ -162,17 +164,18 @@ export function settingsOfRun(
   };
 }
 
+/** CLOUDCHECK_KEYS_PER_WORKER, or the default of the target (more against the embedded server). */
+function keysPerWorkerOf(env: NodeJS.ProcessEnv, embedded: boolean): number {
+  const given = env[RUN_VARIABLES.keysPerWorker];
+  if (given === undefined && embedded) return EMBEDDED_KEYS_PER_WORKER;
+  return settingsFromEnv({ [RUN_VARIABLES.keysPerWorker]: given }, { requireTarget: false }).keysPerWorker;
+}
+
 /** The Playwright command line for resolved options (pure; tested). */
 export function planRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: {
-    runId: string;
-    cwd: string;
-    configPath: string;
-    onlyIds?: readonly string[] | undefined;
-    env?: NodeJS.ProcessEnv;
-  },
+  options: RunPlanOptions & { configPath: string },
 ): RunPlan {
   const args = ['test', '-c', options.configPath];
   if (values.shard) args.push(`--shard=${values.shard}`);
@@ -183,7 +186,7 @@ export function planRun(
  * The environment of the Playwright runner: this process's, without any run contract variable
  * it may carry (a run started from another run's worker), plus the plan's settings.
  */
-export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...withoutRunVariables(outsidePlaywright(env)),
     ...settingsToEnv(plan.settings),
@@ -209,7 +212,7 @@ function playwrightArgs(): string[] {
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions('run', argv);
+  const resolved = resolveOptions('run', argv, process.env, process.cwd());
   if (resolved.help) {
     out(helpText('run', RUN_HELP));
     return 0;
@@ -241,161 +244,181 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       '--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)',
     );
-  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
-  addSecret(v['api-key']);
-  addSecret(v['alt-api-key']);
-  const headers = headersFromList(v.header ?? []);
-  for (const value of Object.values(headers)) addSecret(value);
-  const caCertFile = v['ca-cert'] ?? null;
-
+  const connection = connectionOf(v, process.env);
   const runId = newRunId();
-  let embedded: EmbeddedTarget | null = null;
+  const opened = await openRun(v, connection, runId, onlyIds);
+  if (!opened) return selectsNoCheck(v, 'nothing was checked');
+  const { session, plan, running } = opened;
   try {
-    let target: RunTarget;
-    let plan: RunPlan;
-    let running: { exit: Promise<ExitInfo>; index: SuiteIndexUse } | null;
-    /** Starts the runner; null when the suite index says the selection selects no check. */
-    const start = (p: RunPlan): typeof running => {
-      const index = useSuiteIndex(p);
-      if (index.selectsNothing) return null;
-      rmSync(p.settings.runTmp, { recursive: true, force: true });
-      mkdirSync(p.settings.runTmp, { recursive: true });
-      return { index, exit: spawnPlaywright(p) };
-    };
-    const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
-    const runLine = (): void =>
-      err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
-    if (v.target) {
-      target = {
-        target: v.target,
-        s3Url: v['s3-url'] ?? null,
-        apiKey: v['api-key'] ?? '',
-        altApiKey: v['alt-api-key'] ?? null,
-        embedded: false,
-      };
-      const transport = { caCertFile, direct: false };
-      configureTransport(transport);
-      await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
-      if (target.altApiKey)
-        await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
-      plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
-      runLine();
-      running = start(plan);
-      if (!running) return nothingSelected();
-    } else {
-      // Playwright's runner starts while the embedded server does (each takes a few tenths of a
-      // second); its global setup waits for the server's address in a hand-off file.
-      plan = planRun(
-        v,
-        { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
-        { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds },
-      );
-      const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
-      plan.settings.handoffFile = handoff;
-      running = start(plan);
-      // Known before anything starts: no server, no keys, no temp dir.
-      if (!running) return nothingSelected();
-      try {
-        embedded = await startEmbedded({ seed: v.seed, testNumbers: plan.settings.testNumbers });
-        addSecret(embedded.apiKey);
-        addSecret(embedded.altApiKey);
-        target = {
-          target: embedded.target,
-          s3Url: embedded.s3Url,
-          apiKey: embedded.apiKey,
-          altApiKey: embedded.altApiKey,
-          embedded: true,
-        };
-        err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
-        // The embedded server is reached directly whatever proxy the environment names (transport.ts).
-        // Not probed: this process started it a moment ago with the key it answers to (the probe
-        // is for a base URL or key a person typed; here it cost the HTTP client's load, 0.1 s).
-        configureTransport({ caCertFile, direct: true });
-        writeHandoff(handoff, {
-          target: target.target,
-          s3Url: target.s3Url,
-          apiKey: target.apiKey,
-          altApiKey: target.altApiKey,
-        });
-      } catch (error) {
-        writeHandoff(handoff, { error: (error as Error).message });
-        await running.exit;
-        removeLeftovers(plan.settings);
-        throw error;
-      }
-      runLine();
-    }
-    const { index } = running;
     const exit = await running.exit;
     // The runner reads the hand-off in its global setup, which a runner stopped (or failed)
     // before it never reaches: the file holds the embedded server's keys.
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
-    index.settle(exit.code === 0 || exit.code === 1);
-    // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.settings.runTmp, {
-      target: target.target,
-      keys: { main: target.apiKey, alt: target.altApiKey },
-      headers,
-    }).catch((error: Error) => {
+    running.index.settle(exit.code === 0 || exit.code === 1);
+    return await finishRun(v, session, plan, exit, baseline);
+  } finally {
+    await session.close();
+  }
+}
+
+/** A run under way: the session that reached its target, its plan, and the runner started with it. */
+interface OpenRun {
+  session: Session;
+  plan: RunPlan;
+  running: { exit: Promise<ExitInfo>; index: SuiteIndexUse };
+}
+
+/** Starts the runner for a plan; null when the suite index says the selection selects no check. */
+function startRunner(plan: RunPlan): OpenRun['running'] | null {
+  const index = useSuiteIndex(plan);
+  if (index.selectsNothing) return null;
+  rmSync(plan.settings.runTmp, { recursive: true, force: true });
+  mkdirSync(plan.settings.runTmp, { recursive: true });
+  return { index, exit: spawnPlaywright(plan) };
+}
+
+/**
+ * Opens the run's session and starts the runner; null when nothing is selected. A target is
+ * probed first. Without one, Playwright's runner starts while the embedded server does (each
+ * takes a few tenths of a second); its global setup waits for the server's address in a hand-off file.
+ */
+async function openRun(
+  v: OptionValues<'run'>,
+  connection: ConnectionOptions,
+  runId: string,
+  onlyIds: readonly string[] | undefined,
+): Promise<OpenRun | null> {
+  const planOptions = { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds };
+  const sessionOptions = (testNumbers?: RunSettings['testNumbers']) => ({
+    connection,
+    command: 'cloudcheck',
+    embedded: { seed: v.seed, ...(testNumbers ? { testNumbers } : {}) },
+    env: process.env,
+    log: err,
+  });
+  const runLine = (target: string): void =>
+    err(`cloudcheck: run ${runId} against ${target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
+  if (connection.target) {
+    const session = await openSession(sessionOptions());
+    const plan = planRun(v, runTargetOf(session), { ...planOptions, connection, env: process.env });
+    runLine(session.target);
+    const running = startRunner(plan);
+    if (!running) await session.close();
+    return running ? { session, plan, running } : null;
+  }
+  const pending = { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true };
+  const plan = planRun(v, pending, { ...planOptions, connection, env: process.env });
+  const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
+  plan.settings.handoffFile = handoff;
+  // Known before anything starts: no server, no keys, no temp dir.
+  const running = startRunner(plan);
+  if (!running) return null;
+  let session: Session;
+  try {
+    session = await openSession(sessionOptions(plan.settings.testNumbers));
+    writeHandoff(handoff, {
+      target: session.target,
+      s3Url: session.s3Url,
+      apiKey: session.keys.main,
+      altApiKey: session.keys.alt,
+    });
+  } catch (error) {
+    writeHandoff(handoff, { error: (error as Error).message });
+    await running.exit;
+    removeLeftovers(plan.settings);
+    throw error;
+  }
+  runLine(session.target);
+  return { session, plan, running };
+}
+
+/** What the run's settings take of its session (settingsOfRun). */
+function runTargetOf(session: Session): RunTarget {
+  return {
+    target: session.target,
+    s3Url: session.s3Url,
+    apiKey: session.keys.main,
+    altApiKey: session.keys.alt,
+    extraKeys: session.keys.extra,
+    embedded: session.server !== null,
+  };
+}
+
+/**
+ * After the runner: what dead workers left is deleted, the reporter's draft finalised into the
+ * report (finalise.ts), the summary printed, and the exit code decided.
+ */
+async function finishRun(
+  v: OptionValues<'run'>,
+  session: Session,
+  plan: RunPlan,
+  exit: ExitInfo,
+  baseline: Set<string> | null,
+): Promise<number> {
+  // Workers that died before their teardown leave journal entries: delete those resources now.
+  const recovered = await recoverFromJournals(plan.settings.runTmp, session.clientSettings, session.dispatcher()).catch(
+    (error: Error) => {
       err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
       return null;
-    });
-    if (recovered && recovered.deleted)
-      err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
+    },
+  );
+  if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
 
-    const { reportDir, runTmp } = plan.settings;
-    const draft = readDraft(runTmp);
-    if (!draft) {
-      err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
-      if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
-      rmSync(runTmp, { recursive: true, force: true });
-      return exit.interrupted ? 130 : 2;
-    }
-    // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
-    const { report, outcome } = finaliseReport(draft, reportDir, {
-      gate: { strict: v.strict, baseline, baselineSource: v.baseline ?? null },
-      ...(recovered ? { leaks: recovered.leaks } : {}),
-      interrupted: exit.interrupted,
-    });
-    for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
-    // Journals and Playwright artifacts are only needed until the report is final.
+  const { reportDir, runTmp } = plan.settings;
+  const draft = readDraft(runTmp);
+  if (!draft) {
+    err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
+    if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
     rmSync(runTmp, { recursive: true, force: true });
-    // Where the suite index could not tell beforehand (its first run after an edit, a shard).
-    if (report.checks.length === 0 && !exit.interrupted) return nothingSelected();
-    appendJobSummary(reportDir);
-    printSummary(report, reportDir);
-    if (exit.interrupted) return 130;
-    if (report.run.stopped_after_failures) {
-      const n = report.run.stopped_after_failures;
-      err(
-        `cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`,
-      );
-      return 1;
-    }
-    // Environment failures never fail the gate, but a run in which no check passed and the
-    // failures are environment problems (every request timed out, was reset, ...) proved nothing:
-    // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
-    if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
-      err(
-        `cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`,
-      );
-      return 2;
-    }
-    if (!report.summary.gate?.passed) return 1;
-    // The suite's own failures never blame the target, but the requirements they stood for went
-    // unchecked: a gate that passed on them would pass on no evidence.
-    const suiteErrors = cloudcheckErrors(report.checks);
-    if (suiteErrors.length > 0) {
-      const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
-      err(
-        `cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`,
-      );
-      return 2;
-    }
-    return 0;
-  } finally {
-    await embedded?.close().catch(() => undefined);
+    return exit.interrupted ? 130 : 2;
   }
+  // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
+  const { report, outcome } = finaliseReport(draft, reportDir, {
+    gate: { strict: v.strict, baseline, baselineSource: v.baseline ?? null },
+    ...(recovered ? { leaks: recovered.leaks } : {}),
+    interrupted: exit.interrupted,
+  });
+  for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
+  // Journals and Playwright artifacts are only needed until the report is final.
+  rmSync(runTmp, { recursive: true, force: true });
+  // Where the suite index could not tell beforehand (its first run after an edit, a shard).
+  if (report.checks.length === 0 && !exit.interrupted) return selectsNoCheck(v, 'nothing was checked');
+  appendJobSummary(reportDir);
+  printSummary(report, reportDir);
+  return exitCodeOf(report, exit, session.target);
+}
+
+/** The run's exit code from its finished report (the gate, a stop, an unusable target, the suite's own errors). */
+function exitCodeOf(report: ConformanceReport, exit: ExitInfo, target: string): number {
+  if (exit.interrupted) return 130;
+  if (report.run.stopped_after_failures) {
+    const n = report.run.stopped_after_failures;
+    err(
+      `cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`,
+    );
+    return 1;
+  }
+  // Environment failures never fail the gate, but a run in which no check passed and the
+  // failures are environment problems (every request timed out, was reset, ...) proved nothing:
+  // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
+  if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
+    err(
+      `cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target} is unusable from here (see the report)`,
+    );
+    return 2;
+  }
+  if (!report.summary.gate?.passed) return 1;
+  // The suite's own failures never blame the target, but the requirements they stood for went
+  // unchecked: a gate that passed on them would pass on no evidence.
+  const suiteErrors = cloudcheckErrors(report.checks);
+  if (suiteErrors.length > 0) {
+    const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
+    err(
+      `cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`,
+    );
+    return 2;
+  }
+  return 0;
 }
 
 /** The options that made a selection, as the user gave them: `--classes all, --grep X`. */
@@ -474,6 +497,8 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     cwd: process.cwd(),
     configPath: join(ROOT, 'playwright.config.ts'),
     onlyIds,
+    connection: connectionOf(v, process.env),
+    env: process.env,
   });
   const listing = join(plan.settings.runTmp, 'list.json');
   mkdirSync(plan.settings.runTmp, { recursive: true });
@@ -556,7 +581,7 @@ interface SuiteIndexUse {
  * is said before anything starts (loading every file to find nothing took 6 s of CPU).
  */
 function useSuiteIndex(plan: RunPlan): SuiteIndexUse {
-  const key = suiteIndexKey(runnerEnv(plan));
+  const key = suiteIndexKey(runnerEnv(plan, process.env));
   const candidates = cachedCandidates(key);
   if (candidates) {
     const files = fileFilters(selectionOf(plan.settings), candidates);
@@ -593,7 +618,7 @@ function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, 
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
-      env: { ...runnerEnv(plan), ...extraEnv },
+      env: { ...runnerEnv(plan, process.env), ...extraEnv },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
       // progress lines go to stderr, straight through.
       stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'],
@@ -605,28 +630,30 @@ function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, 
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    let interrupted = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (!interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);
-      else child.kill('SIGKILL');
-      interrupted = true;
-      // From a terminal the child got the signal too; from `kill` it did not. Playwright handles a
-      // second SIGINT as "stop now", so forward only once.
-      if (child.exitCode === null) child.kill('SIGINT');
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const state = { interrupted: false };
+    const stopListening = onInterrupt((signal) => reactToInterrupt(signal, child, state));
     child.on('error', (error) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stopListening();
       reject(error);
     });
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolvePromise({ code, signal, output, interrupted });
+      stopListening();
+      resolvePromise({ code, signal, output, interrupted: state.interrupted });
     });
   });
+}
+
+/**
+ * How a run reacts to SIGINT or SIGTERM while its runner works (the session's onInterrupt delivers
+ * them): the first stops the suite, which cleans up and reports what ran; the second kills it.
+ */
+function reactToInterrupt(signal: NodeJS.Signals, child: ChildProcess, state: { interrupted: boolean }): void {
+  if (!state.interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);
+  else child.kill('SIGKILL');
+  state.interrupted = true;
+  // From a terminal the child got the signal too; from `kill` it did not. Playwright handles a
+  // second SIGINT as "stop now", so forward only once.
+  if (child.exitCode === null) child.kill('SIGINT');
 }
 
 /** On GitHub Actions, the Markdown summary also goes onto the job's summary page. */

@@ -29,7 +29,7 @@ export const SERVE_HELP: HelpSpec = {
 };
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
-  const resolved = resolveOptions('serve', argv);
+  const resolved = resolveOptions('serve', argv, process.env, process.cwd());
   if (resolved.help) {
     out(helpText('serve', SERVE_HELP));
     return 0;
@@ -37,6 +37,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (resolved.positionals.length)
     throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
+  if ((v['api-key']?.length ?? 0) > 1)
+    throw new UsageError('serve takes one --api-key: the bootstrap key of the first account');
   const { listFaults, listVariants, startReferenceServer } = await import('../../../reference/server.ts');
   const faults = listFaults();
   if (v['list-faults']) {
@@ -75,7 +77,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       host: v.host,
       port: v.port,
       s3Port: v['s3-port'],
-      apiKey: v['api-key'],
+      apiKey: v['api-key']?.[0],
       altApiKey: v['alt-api-key'],
       faults: v.fault,
       variants: v.variant,
