@@ -68,15 +68,27 @@ function publish(settings: RunSettings): RunSettings {
   return publishSettings(settings);
 }
 
+/**
+ * The run's budget keys: those created here, then the more keys of the account a person gave
+ * (--api-key repeated), which the workers share out the same way (run-keys.ts keysForWorker).
+ */
 async function createKeysForWorkers(workers: number, settings: RunSettings): Promise<void> {
   const count = Math.max(0, workers) * settings.keysPerWorker;
-  if (count === 0 || !settings.keys.main) return;
+  const extra = settings.keys.extra;
+  for (const key of extra) addSecret(key);
+  if (count === 0 || !settings.keys.main) {
+    if (extra.length) publish({ ...settings, budgetKeys: [...extra] });
+    return;
+  }
   const runKeys = await createRunKeys({ settings, count, namePrefix: settings.runPrefix, journalDir: settings.runTmp });
   (globalThis as Holder)[KEYS] = runKeys;
-  publish({ ...settings, budgetKeys: runKeys.keys });
+  publish({ ...settings, budgetKeys: [...runKeys.keys, ...extra] });
   if (runKeys.shortfall) {
+    const rest = extra.length
+      ? `the run's key and the ${extra.length} more key${extra.length === 1 ? '' : 's'} given (--api-key) take the rest of the work`
+      : "the run's own key takes the rest of the work (give more keys of the account with --api-key, repeated)";
     process.stderr.write(
-      `cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); the run's own key takes the rest of the work\n`,
+      `cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); ${rest}\n`,
     );
   }
 }

@@ -34,6 +34,7 @@ import {
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redactString } from '../harness/redact.ts';
 import { processSettings } from '../harness/settings.ts';
+import { RunEstimate, budgetWait, describeBudget, formatDuration, pacingKeys } from '../harness/run-estimate.ts';
 import type { RunSettings } from '../harness/settings.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
@@ -276,6 +277,8 @@ export default class CloudcheckReporter implements Reporter {
   /** Third-party output of the workers (report.json third_party_output), by stream and line. */
   private readonly thirdParty = new Map<string, ThirdPartyLine>();
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
+  /** The run's request budget and the windows it waits for (run-estimate.ts), from onBegin. */
+  private estimate: RunEstimate | undefined;
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
@@ -293,8 +296,15 @@ export default class CloudcheckReporter implements Reporter {
     const runWide = this.counts.has('rate-limits')
       ? ` (and ${Object.keys(RUN_CHECKS).length} run-wide rate-limit invariants at the end)`
       : '';
-    if (this.progress)
+    // The global setup has run: the keys the run paces over are known.
+    this.estimate = new RunEstimate(this.remaining, pacingKeys(this.settings.budgetKeys.length));
+    if (this.progress) {
       process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
+      const requests = this.estimate.remainingRequests();
+      process.stderr.write(
+        `  ${describeBudget(requests, this.estimate.keys, budgetWait(requests, this.estimate.keys, Date.now()))}\n`,
+      );
+    }
   }
 
   /**
@@ -347,6 +357,7 @@ export default class CloudcheckReporter implements Reporter {
       this.remaining.set(cls, (this.remaining.get(cls) ?? 0) + 1);
     }
     this.finishedTests++;
+    this.estimate?.finished(cls, Date.now());
     this.countForMaxFailures(check);
     const c = this.counts.get(cls) ?? { passed: 0, failed: 0, skipped: 0 };
     this.counts.set(cls, c);
@@ -398,12 +409,25 @@ export default class CloudcheckReporter implements Reporter {
     if (!this.tty && (done || now - this.lastProgressAt < PROGRESS_EVERY_MS)) return;
     this.lastProgressAt = now;
     const elapsed = (now - this.startedAt) / 1000;
-    const rate = this.finishedTests / Math.max(elapsed, 0.001);
-    // An estimate from the first few checks says nothing: wait for a sample.
-    const left =
-      rate > 0 && this.finishedTests >= 20 && elapsed >= 3 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
-    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${Number.isFinite(left) && !done ? ` · about ${Math.ceil(left)} s left` : ''}`;
+    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${done ? '' : this.timeLeft(now, elapsed)}`;
     process.stderr.write(this.tty ? `\r\x1b[K${line}${done ? '\n' : ''}` : `${line}\n`);
+  }
+
+  /**
+   * What is left, from the budget first: the windows the remaining requests must wait for (run-estimate.ts),
+   * which no pace of the checks so far shows; the pace only when it says longer.
+   */
+  private timeLeft(now: number, elapsed: number): string {
+    const wait = this.estimate?.wait(now) ?? { waitMs: 0, rule: null };
+    const rate = this.finishedTests / Math.max(elapsed, 0.001);
+    // A pace from the first few checks says nothing: wait for a sample.
+    const paced =
+      rate > 0 && this.finishedTests >= 20 && elapsed >= 3
+        ? ((this.totalTests - this.finishedTests) / rate) * 1000
+        : Number.NaN;
+    if (wait.rule && !(paced > wait.waitMs))
+      return ` · about ${formatDuration(wait.waitMs)} left (the ${wait.rule} limit of the keys)`;
+    return Number.isFinite(paced) ? ` · about ${formatDuration(paced)} left` : '';
   }
 
   async onEnd(result: FullResult): Promise<void> {
