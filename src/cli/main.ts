@@ -5,7 +5,7 @@
 import { UsageError, suggest } from '../config/resolve.ts';
 import { TargetError } from '../harness/probe.ts';
 import { redactString } from '../harness/redact.ts';
-import { err, out } from './output.ts';
+import { err, out, outText } from './output.ts';
 import { cloudcheckVersion } from './version.ts';
 
 const COMMANDS = ['run', 'explore', 'serve', 'load', 'sweep', 'report'] as const;
@@ -70,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
-        out(OVERVIEW);
+        outText(OVERVIEW);
         return command === undefined ? 2 : 0;
       default: {
         const hint = suggest(command, COMMANDS);

@@ -390,7 +390,7 @@ const TABLE = [
     commands: ['explore'],
     placeholder: 'a,b',
     description:
-      'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
+      'the families of operations sequences draw from, taking turns (default: all; listed at the end of this help)',
   },
   {
     name: 'replay',

@@ -243,6 +243,18 @@ test('serve lists the legal variants and refuses an unknown one', async () => {
   const list = await cli(['serve', '--list-variants']);
   expect(list.code).toBe(0);
   for (const name of ['create-200', 'flat-bodies', 'vps-boot-slow', 'latency']) expect(list.stdout).toContain(name);
+  // Text cloudcheck wrote holds no secret: help and the lists are printed as written, never redacted.
+  expect(list.stdout).toContain('`X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`');
+  for (const args of [
+    ['serve', '--list-variants'],
+    ['serve', '--list-faults'],
+    ['serve', '--help'],
+    ['load', '--help'],
+  ])
+    expect((await cli(args)).stdout, args.join(' ')).not.toMatch(/[=:] \[REDACTED\]/);
+  expect((await cli(['serve', '--help'])).stdout).toContain(
+    'prints base_url=, s3_url=, api_key= and alt_api_key= lines',
+  );
   const bad = await cli(['serve', '--variant', 'create-201', '--port', '0', '--s3-port', '0']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('did you mean "create-200"');

@@ -265,3 +265,12 @@ test('a bad replay file or option is a one-line usage error (exit 2)', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('explore --help lists every family --families takes, with what its sequences do', () => {
+  const { status, output } = cli(['explore', '--help']);
+  expect(status).toBe(0);
+  const section = output.slice(output.indexOf('families (--families a,b'));
+  const lines = section.split('\n').map((line) => line.trim().split(/ {2,}/));
+  for (const family of FAMILIES) expect(lines).toContainEqual([family.name, family.summary]);
+  expect(output).not.toContain('see the README');
+});

@@ -29,12 +29,12 @@ import type { CheckResult } from '../../model/finding.ts';
 import { requirementById } from '../../../spec/requirements.ts';
 import { finaliseReport } from '../../report/finalise.ts';
 import { connectionOf } from '../connection.ts';
-import { err, out } from '../output.ts';
+import { err, out, outText } from '../output.ts';
 
 export const EXPLORE_HELP: HelpSpec = {
   synopsis: 'cloudcheck explore [options]',
   summary:
-    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; compute: VPS create, get, update, delete, GET /vps walked page by page with filters; volumes: create, get, attach, detach, delete, filtered lists, the VPS deleted under them; messaging in test mode: sends to the test numbers, bulk sends, status, the message list walked by recipient and status, campaigns; API keys: create, use, revoke, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+    'Sends random sequences of operations, each drawn from one family (listed below), the families taking turns, and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
   examples: [
     ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
     ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],
@@ -66,7 +66,7 @@ const DEFAULT_TIME_S = 60;
 export async function exploreCommand(argv: string[]): Promise<number> {
   const resolved = resolveOptions('explore', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('explore', EXPLORE_HELP));
+    outText(`${helpText('explore', EXPLORE_HELP)}\n${familiesText()}`);
     return 0;
   }
   if (resolved.positionals.length)
@@ -191,6 +191,16 @@ function testNumbersOf(v: OptionValues<'explore'>): TestNumbers {
     fail: v['test-number-fail'] ?? DEFAULT_TEST_NUMBERS.fail,
     random: v['test-number-random'] ?? DEFAULT_TEST_NUMBERS.random,
   };
+}
+
+/** The families `--families` takes, each with what its sequences do (the help's last section). */
+function familiesText(): string {
+  const width = Math.max(...FAMILIES.map((f) => f.name.length));
+  return [
+    'families (--families a,b; default: all, taking turns):',
+    ...FAMILIES.map((f) => `  ${f.name.padEnd(width)}  ${f.summary}`),
+    '',
+  ].join('\n');
 }
 
 /** `--families a,b`: the families named, each known (default: all). */

@@ -18,7 +18,7 @@ import { redactString } from '../../harness/redact.ts';
 import { openSession } from '../../harness/session.ts';
 import type { ConnectionOptions } from '../../harness/session.ts';
 import { connectionOf } from '../connection.ts';
-import { err, out } from '../output.ts';
+import { err, outText } from '../output.ts';
 
 /**
  * What `cloudcheck load` runs when no profile is named: the short mix of reads, well under every
@@ -66,7 +66,7 @@ async function listProfiles(): Promise<number> {
     lines.push(`${name}${requirements}`, `    ${(profile.description ?? '').replace(/\s+/g, ' ').trim()}`);
   }
   lines.push('', `with no profile named, cloudcheck load runs ${DEFAULT_PROFILE}`);
-  out(lines.join('\n'));
+  outText(lines.join('\n'));
   return 0;
 }
 
@@ -198,7 +198,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
     throw error;
   }
   if (options.help) {
-    out(
+    outText(
       `${helpText('load', LOAD_HELP)}\nBuilt-in profiles (details: cloudcheck load --list):\n  ${(await builtinProfileNames()).join(', ')}`,
     );
     return 0;

@@ -36,7 +36,7 @@ import type { ConformanceReport } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
 import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
 import { connectionOf } from '../connection.ts';
-import { err, out } from '../output.ts';
+import { err, out, outText } from '../output.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -214,7 +214,7 @@ function playwrightArgs(): string[] {
 export async function runCommand(argv: string[]): Promise<number> {
   const resolved = resolveOptions('run', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('run', RUN_HELP));
+    outText(helpText('run', RUN_HELP));
     return 0;
   }
   if (resolved.positionals.length)

@@ -5,7 +5,7 @@
  */
 import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
-import { out, outUnredacted } from '../output.ts';
+import { out, outText, outUnredacted } from '../output.ts';
 
 export const SERVE_HELP: HelpSpec = {
   synopsis: 'cloudcheck serve [options]',
@@ -31,7 +31,7 @@ export const SERVE_HELP: HelpSpec = {
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const resolved = resolveOptions('serve', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('serve', SERVE_HELP));
+    outText(helpText('serve', SERVE_HELP));
     return 0;
   }
   if (resolved.positionals.length)
@@ -43,13 +43,13 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   const faults = listFaults();
   if (v['list-faults']) {
     const width = Math.max(4, ...faults.map((f) => f.name.length));
-    for (const f of faults) out(`${f.name.padEnd(width)}  ${(f.requirement ?? '').padEnd(16)}  ${f.description}`);
+    for (const f of faults) outText(`${f.name.padEnd(width)}  ${(f.requirement ?? '').padEnd(16)}  ${f.description}`);
     return 0;
   }
   const variants = listVariants();
   if (v['list-variants']) {
     const width = Math.max(4, ...variants.map((variant) => variant.name.length));
-    for (const variant of variants) out(`${variant.name.padEnd(width)}  ${variant.description}`);
+    for (const variant of variants) outText(`${variant.name.padEnd(width)}  ${variant.description}`);
     return 0;
   }
   const variantNames = variants.map((variant) => variant.name);

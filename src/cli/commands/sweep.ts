@@ -15,7 +15,7 @@ import type { ApiClient, ApiResponse } from '../../harness/client.ts';
 import { openSession } from '../../harness/session.ts';
 import { RUN_PREFIX } from '../../harness/settings.ts';
 import { connectionOf } from '../connection.ts';
-import { err, out } from '../output.ts';
+import { err, out, outText } from '../output.ts';
 
 export const SWEEP_HELP: HelpSpec = {
   synopsis: 'cloudcheck sweep --target URL [options]',
@@ -178,7 +178,7 @@ export async function sweep(
 export async function sweepCommand(argv: string[]): Promise<number> {
   const resolved = resolveOptions('sweep', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('sweep', SWEEP_HELP));
+    outText(helpText('sweep', SWEEP_HELP));
     return 0;
   }
   const v = resolved.values;
