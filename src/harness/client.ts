@@ -267,10 +267,9 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
+/** `base`: the target, normalised where it was given (resolution, the run contract): no trailing slash. */
 export function buildUrl(base: string, path: string, query?: Record<string, QueryValue>): URL {
-  const url = /^https?:\/\//.test(path)
-    ? new URL(path)
-    : new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(base + (path.startsWith('/') ? path : `/${path}`));
   if (query) {
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined || value === null || value === false) continue;

@@ -29,7 +29,7 @@ export const DEFAULT_PROFILE = 'smoke';
 
 export const LOAD_HELP: HelpSpec = {
   synopsis: 'cloudcheck load [PROFILE|FILE.yaml...] [options]',
-  summary: `Runs load profiles (default: ${DEFAULT_PROFILE}, a short mix of reads; cloudcheck load --list shows every built-in profile) against a target (default: the embedded reference server) and checks their thresholds and rate-limit invariants.`,
+  summary: `Runs load profiles (default: ${DEFAULT_PROFILE}, a short mix of reads; cloudcheck load --list shows every built-in profile, docs/load.md what each proves) against a target (default: the embedded reference server) and checks their thresholds and rate-limit invariants.`,
   examples: [
     ['cloudcheck load --list', 'the built-in profiles, with the requirements each checks'],
     ['cloudcheck load', `the ${DEFAULT_PROFILE} profile against the embedded reference server`],
