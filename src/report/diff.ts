@@ -57,7 +57,6 @@ export interface LatencyChange {
   after: LatencyFigures;
 }
 
-
 /** `report.load`'s latency per profile and status class (src/model/load.ts). */
 function loadLatency(report: ConformanceReport): Map<string, LatencyFigures> {
   const out = new Map<string, LatencyFigures>();

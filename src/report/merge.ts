@@ -159,7 +159,9 @@ function mergeLoad(
     try {
       return mergeSections(loads);
     } catch (error) {
-      notes.push(`load sections could not be merged (${(error as Error).message}); their profiles are kept side by side`);
+      notes.push(
+        `load sections could not be merged (${(error as Error).message}); their profiles are kept side by side`,
+      );
     }
   } else notes.push('several load sections and no merge for them; their profiles are kept side by side');
   const profiles = loads.flatMap((l) => l.profiles);
