@@ -140,7 +140,9 @@ test('load --retries: a side request that got no answer is sent again; without i
   const dirs = [mkdtempSync(join(tmpdir(), 'cc-load-retry-')), mkdtempSync(join(tmpdir(), 'cc-load-noretry-'))];
   try {
     const retried = await cli([...args, '--retries', '1', '--report-dir', dirs[0]!], { CLOUDCHECK_API_KEY: gw.apiKey });
-    expect(retried.code, retried.stdout + retried.stderr).toBe(0);
+    // The profile ran (its latency thresholds, which a busy machine can miss, are not this test's point).
+    expect(loadSection(dirs[0]!)?.profiles[0]?.error, retried.stdout + retried.stderr).toBeUndefined();
+    expect(loadSection(dirs[0]!)?.profiles[0]?.requests.completed).toBe(80);
     // The window probe cut and sent again, then the profile's 20 of its 80 requests (4 paths in turn).
     expect(gw.seen.filter((s) => s.method === 'GET' && s.path === '/v1/regions')).toHaveLength(22);
     const cut = await gateway((method, path, n) => method === 'GET' && path === '/v1/regions' && n === 1);

@@ -8,7 +8,6 @@
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import { join, resolve } from 'node:path';
-import { runLoad } from '../../../load/engine.ts';
 import { ProfileError, applyOverrides, builtinProfileNames, resolveProfile } from '../../../load/profile.ts';
 import type { LoadedProfile, PhaseOverrides } from '../../../load/profile.ts';
 import { writeLoadReport } from '../../../load/report.ts';
@@ -156,6 +155,8 @@ export async function runLoadCommand(options: LoadCommandOptions): Promise<numbe
     return 2;
   }
   try {
+    // The generator (autocannon, histograms) loads once the target answered: a wrong one fails fast.
+    const { runLoad } = await import('../../../load/engine.ts');
     const { report, runPrefix } = await runLoad(
       profiles,
       {
