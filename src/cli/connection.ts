@@ -6,7 +6,7 @@
  */
 import { headersFromList } from '../harness/headers.ts';
 import type { ConnectionOptions } from '../harness/session.ts';
-import { RUN_VARIABLES, settingsFromEnv } from '../harness/settings.ts';
+import { DEFAULT_RETRIES, RUN_VARIABLES, settingsFromEnv } from '../harness/settings.ts';
 
 /** The options of the table (options.ts) a command that reaches a target has; the others are absent. */
 export interface ConnectionValues {
@@ -35,7 +35,7 @@ export function connectionOf(values: ConnectionValues, env: NodeJS.ProcessEnv): 
     s3Url: values['s3-url'] ?? null,
     headers: headersFromList(values.header ?? []),
     caCertFile: values['ca-cert'] ?? null,
-    retries: values.retries ?? 0,
+    retries: values.retries ?? DEFAULT_RETRIES,
     requestTimeoutMs: fromEnv.requestTimeoutMs,
     timeoutScale: fromEnv.timeoutScale,
   };

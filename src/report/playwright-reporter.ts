@@ -42,6 +42,7 @@ import { type CoverageInput, computeCoverage, loadInventory } from './coverage.t
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { countsAgainstGate, parseBaseline } from './gate.ts';
 import { type DraftReport, draftFile, finaliseReport } from './finalise.ts';
+import { stopGracefullyOnSigterm } from './stop-on-term.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
 const MAX_EXCHANGES = 20;
@@ -157,6 +158,7 @@ export function checkFromTest(
     operation: ann.get(ANNOTATION.operation) ?? null,
     title,
     status,
+    ...(ann.has(ANNOTATION.flow) ? { flow: ann.get(ANNOTATION.flow)! } : {}),
     ...(classification ? { classification } : {}),
     ...(message ? { message } : {}),
     ...(message && status === 'failed' ? expectedActual(message) : {}),
@@ -279,6 +281,10 @@ export default class CloudcheckReporter implements Reporter {
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
   /** The run's request budget and the windows it waits for (run-estimate.ts), from onBegin. */
   private estimate: RunEstimate | undefined;
+
+  constructor() {
+    stopGracefullyOnSigterm();
+  }
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;

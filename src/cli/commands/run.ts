@@ -5,21 +5,22 @@
  * workers left, then finalise the reporter's draft once (finalise.ts) and gate on it.
  */
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Dispatcher } from 'undici';
 import type { OptionValues } from '../../config/options.ts';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
-import { onInterrupt, openSession } from '../../harness/session.ts';
+import { openSession } from '../../harness/session.ts';
 import type { ConnectionOptions, Session } from '../../harness/session.ts';
-import { lastFailedIds, selectionOf } from '../../harness/selection.ts';
+import { lastFailedIds, repeatedId, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
+  DEFAULT_WORKERS,
   RUN_PREFIX,
   RUN_VARIABLES,
   newRunId,
@@ -32,9 +33,13 @@ import type { RunSettings } from '../../harness/settings.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
-import type { ConformanceReport } from '../../model/report.ts';
+import type { ConformanceReport, Leak } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
-import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
+import { classificationOf, parseBaseline } from '../../report/gate.ts';
+import { rerunUnanswered } from '../../report/rerun.ts';
+import { type Interruption, watchInterruption } from '../interruption.ts';
+import { lastRunReport } from '../last-run.ts';
+import { emptyDraft, exitCodeOfRun, removeTree } from '../run-outcome.ts';
 import { connectionOf } from '../connection.ts';
 import { err, out, outText } from '../output.ts';
 
@@ -65,9 +70,10 @@ export const RUN_HELP: HelpSpec = {
     ['1', 'the gate failed: a MUST defect (a SHOULD deviation with --strict); also a run stopped by --max-failures'],
     [
       '2',
-      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, or a cloudcheck error (the suite failed, not the target)',
+      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, a cloudcheck error (the suite failed, not the target), or an inconclusive verdict: MUST checks not judged (no answer after the re-runs, a class named with --classes that could not run, no selected check ran) and no defect; --allow-inconclusive makes that 0',
     ],
-    ['130', 'interrupted (SIGINT/SIGTERM); what ran is reported'],
+    ['130', 'interrupted by SIGINT; what ran is reported, headed "interrupted", and the gate does not pass'],
+    ['143', 'interrupted by SIGTERM (a CI timeout, docker stop, timeout), as 130'],
   ],
 };
 
@@ -76,6 +82,9 @@ export interface RunPlan {
   settings: RunSettings & { reportDir: string; runTmp: string };
   args: string[];
 }
+
+/** `--rerun-unanswered` when not given: a check that got no answer is run twice more at most. */
+export const DEFAULT_RERUNS = 2;
 
 /** API keys per worker against the embedded server (the default elsewhere: settings.ts). */
 export const EMBEDDED_KEYS_PER_WORKER = 6;
@@ -233,9 +242,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const onlyIds = v['last-failed'] ? lastFailed(process.cwd()) : undefined;
   if (onlyIds?.length === 0) {
-    err(
-      'cloudcheck run: --last-failed: the last run (reports/latest/report.json) has no failed check; nothing to run again',
-    );
+    err('cloudcheck run: --last-failed: the last run has no failed check; nothing to run again');
     return 2;
   }
   if (v.list) return listChecks(v, onlyIds);
@@ -246,90 +253,141 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
   const connection = connectionOf(v, process.env);
   const runId = newRunId();
-  const opened = await openRun(v, connection, runId, onlyIds);
-  if (!opened) return selectsNoCheck(v, 'nothing was checked');
-  const { session, plan, running } = opened;
+  let session: Session | null = null;
+  // Watched from the runner's start to the report (interruption.ts); set inside `start`.
+  let interruption = null as Interruption | null;
   try {
+    let target: RunTarget;
+    let plan: RunPlan;
+    let running: { exit: Promise<ExitInfo>; index: SuiteIndexUse } | null;
+    /** Starts the runner; null when the suite index says the selection selects no check. */
+    const start = (p: RunPlan): typeof running => {
+      const index = useSuiteIndex(p);
+      if (index.selectsNothing) return null;
+      rmSync(p.settings.runTmp, { recursive: true, force: true });
+      mkdirSync(p.settings.runTmp, { recursive: true });
+      interruption ??= watchInterruption(err);
+      return { index, exit: spawnPlaywright(p, false, {}, interruption) };
+    };
+    const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
+    const planOptions = {
+      runId,
+      cwd: process.cwd(),
+      configPath: join(ROOT, 'playwright.config.ts'),
+      onlyIds,
+      connection,
+      env: process.env,
+    };
+    // The one way in (session.ts): a target is probed; without one, the embedded server starts.
+    const open = (testNumbers?: RunSettings['testNumbers']): Promise<Session> =>
+      openSession({
+        connection,
+        command: 'cloudcheck',
+        embedded: { seed: v.seed, ...(testNumbers ? { testNumbers } : {}) },
+        env: process.env,
+        log: err,
+      });
+    const runLine = (): void =>
+      err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
+    if (connection.target) {
+      const opened = (session = await open());
+      target = runTargetOf(opened);
+      plan = planRun(v, target, planOptions);
+      runLine();
+      running = start(plan);
+      if (!running) return nothingSelected();
+    } else {
+      // Playwright's runner starts while the embedded server does (each takes a few tenths of a
+      // second); its global setup waits for the server's address in a hand-off file.
+      plan = planRun(v, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, planOptions);
+      const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
+      plan.settings.handoffFile = handoff;
+      running = start(plan);
+      // Known before anything starts: no server, no keys, no temp dir.
+      if (!running) return nothingSelected();
+      try {
+        const opened = (session = await open(plan.settings.testNumbers));
+        target = runTargetOf(opened);
+        writeHandoff(handoff, {
+          target: target.target,
+          s3Url: target.s3Url,
+          apiKey: target.apiKey,
+          altApiKey: target.altApiKey,
+        });
+      } catch (error) {
+        writeHandoff(handoff, { error: (error as Error).message });
+        await running.exit;
+        removeLeftovers(plan.settings);
+        throw error;
+      }
+      runLine();
+    }
+    const { index } = running;
     const exit = await running.exit;
     // The runner reads the hand-off in its global setup, which a runner stopped (or failed)
     // before it never reaches: the file holds the embedded server's keys.
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
-    running.index.settle(exit.code === 0 || exit.code === 1);
-    return await finishRun(v, session, plan, exit, baseline);
-  } finally {
-    await session.close();
-  }
-}
-
-/** A run under way: the session that reached its target, its plan, and the runner started with it. */
-interface OpenRun {
-  session: Session;
-  plan: RunPlan;
-  running: { exit: Promise<ExitInfo>; index: SuiteIndexUse };
-}
-
-/** Starts the runner for a plan; null when the suite index says the selection selects no check. */
-function startRunner(plan: RunPlan): OpenRun['running'] | null {
-  const index = useSuiteIndex(plan);
-  if (index.selectsNothing) return null;
-  rmSync(plan.settings.runTmp, { recursive: true, force: true });
-  mkdirSync(plan.settings.runTmp, { recursive: true });
-  return { index, exit: spawnPlaywright(plan) };
-}
-
-/**
- * Opens the run's session and starts the runner; null when nothing is selected. A target is
- * probed first. Without one, Playwright's runner starts while the embedded server does (each
- * takes a few tenths of a second); its global setup waits for the server's address in a hand-off file.
- */
-async function openRun(
-  v: OptionValues<'run'>,
-  connection: ConnectionOptions,
-  runId: string,
-  onlyIds: readonly string[] | undefined,
-): Promise<OpenRun | null> {
-  const planOptions = { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds };
-  const sessionOptions = (testNumbers?: RunSettings['testNumbers']) => ({
-    connection,
-    command: 'cloudcheck',
-    embedded: { seed: v.seed, ...(testNumbers ? { testNumbers } : {}) },
-    env: process.env,
-    log: err,
-  });
-  const runLine = (target: string): void =>
-    err(`cloudcheck: run ${runId} against ${target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
-  if (connection.target) {
-    const session = await openSession(sessionOptions());
-    const plan = planRun(v, runTargetOf(session), { ...planOptions, connection, env: process.env });
-    runLine(session.target);
-    const running = startRunner(plan);
-    if (!running) await session.close();
-    return running ? { session, plan, running } : null;
-  }
-  const pending = { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true };
-  const plan = planRun(v, pending, { ...planOptions, connection, env: process.env });
-  const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
-  plan.settings.handoffFile = handoff;
-  // Known before anything starts: no server, no keys, no temp dir.
-  const running = startRunner(plan);
-  if (!running) return null;
-  let session: Session;
-  try {
-    session = await openSession(sessionOptions(plan.settings.testNumbers));
-    writeHandoff(handoff, {
-      target: session.target,
-      s3Url: session.s3Url,
-      apiKey: session.keys.main,
-      altApiKey: session.keys.alt,
+    index.settle(exit.code === 0 || exit.code === 1);
+    const recover = { settings: session.clientSettings, dispatcher: session.dispatcher() };
+    const first = await draftOfRun(plan.settings.runTmp, recover);
+    const { reportDir, runTmp } = plan.settings;
+    let draft = first.draft;
+    if (draft && !interruption?.signal && !draft.run.stopped_after_failures) {
+      // --rerun-unanswered: the checks that got no answer, whole again, each time in a runner of its own.
+      draft = await rerunUnanswered(
+        draft,
+        v['rerun-unanswered'] ?? DEFAULT_RERUNS,
+        async (ids, attempt) => {
+          if (interruption?.signal) return null;
+          const p = planRerun(v, target, plan, ids, attempt, planOptions);
+          const rerun = start(p);
+          if (!rerun) return null;
+          const rerunExit = await rerun.exit;
+          rerun.index.settle(false);
+          const { draft: result } = await draftOfRun(p.settings.runTmp, recover);
+          if (!result)
+            err(
+              `cloudcheck: the re-run ended without a report (Playwright exit ${rerunExit.code ?? rerunExit.signal})`,
+            );
+          return result;
+        },
+        err,
+      );
+    }
+    const interruptedExit = interruption?.signal ? interruption.exitCode : null;
+    if (!draft) {
+      if (interruptedExit === null) {
+        err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
+        if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
+        removeTree(runTmp);
+        return 2;
+      }
+      // An interrupted run always reports, even before its runner wrote anything: nothing was judged.
+      draft = emptyDraft({ ...plan.settings, target: target.target }, first.leaks);
+    }
+    // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
+    const { report, outcome } = finaliseReport(draft, reportDir, {
+      gate: {
+        strict: v.strict,
+        baseline,
+        baselineSource: v.baseline ?? null,
+        claimedClasses: v.classes ?? null,
+        allowInconclusive: v['allow-inconclusive'] ?? false,
+      },
+      interrupted: interruptedExit !== null,
     });
-  } catch (error) {
-    writeHandoff(handoff, { error: (error as Error).message });
-    await running.exit;
-    removeLeftovers(plan.settings);
-    throw error;
+    for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
+    // Journals and Playwright artifacts are only needed until the report is final.
+    removeTree(runTmp);
+    // Where the suite index could not tell beforehand (its first run after an edit, a shard).
+    if (report.checks.length === 0 && interruptedExit === null) return nothingSelected();
+    appendJobSummary(reportDir);
+    printSummary(report, reportDir);
+    return exitCodeOfRun(report, { interruptedExit, target: target.target });
+  } finally {
+    interruption?.dispose();
+    await session?.close();
   }
-  runLine(session.target);
-  return { session, plan, running };
 }
 
 /** What the run's settings take of its session (settingsOfRun). */
@@ -345,80 +403,29 @@ function runTargetOf(session: Session): RunTarget {
 }
 
 /**
- * After the runner: what dead workers left is deleted, the reporter's draft finalised into the
- * report (finalise.ts), the summary printed, and the exit code decided.
+ * Re-run `attempt` of `--rerun-unanswered`: the checks `ids` (a flow step brings the steps before
+ * it as setup), without --shard (they are this shard's already), in a temp dir of its own.
  */
-async function finishRun(
+export function planRerun(
   v: OptionValues<'run'>,
-  session: Session,
+  target: RunTarget,
   plan: RunPlan,
-  exit: ExitInfo,
-  baseline: Set<string> | null,
-): Promise<number> {
-  // Workers that died before their teardown leave journal entries: delete those resources now.
-  const recovered = await recoverFromJournals(plan.settings.runTmp, session.clientSettings, session.dispatcher()).catch(
-    (error: Error) => {
-      err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
-      return null;
-    },
-  );
-  if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
-
-  const { reportDir, runTmp } = plan.settings;
-  const draft = readDraft(runTmp);
-  if (!draft) {
-    err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
-    if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
-    rmSync(runTmp, { recursive: true, force: true });
-    return exit.interrupted ? 130 : 2;
-  }
-  // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
-  const { report, outcome } = finaliseReport(draft, reportDir, {
-    gate: { strict: v.strict, baseline, baselineSource: v.baseline ?? null },
-    ...(recovered ? { leaks: recovered.leaks } : {}),
-    interrupted: exit.interrupted,
+  ids: string[],
+  attempt: number,
+  options: Pick<RunPlanOptions, 'connection' | 'env'>,
+): RunPlan {
+  const rerun = planRun({ ...v, shard: undefined }, target, {
+    ...options,
+    runId: plan.settings.runId,
+    cwd: process.cwd(),
+    configPath: join(ROOT, 'playwright.config.ts'),
+    // A repetition's check (`<id>#k`, the suite's own tests) is selected by the check it repeats.
+    onlyIds: [...new Set(ids.map(repeatedId))],
   });
-  for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
-  // Journals and Playwright artifacts are only needed until the report is final.
-  rmSync(runTmp, { recursive: true, force: true });
-  // Where the suite index could not tell beforehand (its first run after an edit, a shard).
-  if (report.checks.length === 0 && !exit.interrupted) return selectsNoCheck(v, 'nothing was checked');
-  appendJobSummary(reportDir);
-  printSummary(report, reportDir);
-  return exitCodeOf(report, exit, session.target);
-}
-
-/** The run's exit code from its finished report (the gate, a stop, an unusable target, the suite's own errors). */
-function exitCodeOf(report: ConformanceReport, exit: ExitInfo, target: string): number {
-  if (exit.interrupted) return 130;
-  if (report.run.stopped_after_failures) {
-    const n = report.run.stopped_after_failures;
-    err(
-      `cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`,
-    );
-    return 1;
-  }
-  // Environment failures never fail the gate, but a run in which no check passed and the
-  // failures are environment problems (every request timed out, was reset, ...) proved nothing:
-  // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
-  if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
-    err(
-      `cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target} is unusable from here (see the report)`,
-    );
-    return 2;
-  }
-  if (!report.summary.gate?.passed) return 1;
-  // The suite's own failures never blame the target, but the requirements they stood for went
-  // unchecked: a gate that passed on them would pass on no evidence.
-  const suiteErrors = cloudcheckErrors(report.checks);
-  if (suiteErrors.length > 0) {
-    const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
-    err(
-      `cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`,
-    );
-    return 2;
-  }
-  return 0;
+  rerun.settings.runTmp = join(plan.settings.runTmp, `rerun-${attempt}`);
+  // A few checks need no more workers than they are (each worker costs the run keys it creates).
+  rerun.settings.workers = Math.min(rerun.settings.workers ?? DEFAULT_WORKERS, ids.length);
+  return rerun;
 }
 
 /** The options that made a selection, as the user gave them: `--classes all, --grep X`. */
@@ -444,6 +451,22 @@ function removeLeftovers(settings: RunSettings): void {
   if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
 }
 
+/** What one runner left: its draft (null when it wrote none), with the leaks recovered after its workers. */
+async function draftOfRun(
+  runTmp: string,
+  recover: { settings: Parameters<typeof recoverFromJournals>[1]; dispatcher: Dispatcher },
+): Promise<{ draft: DraftReport | null; leaks: Leak[] }> {
+  // Workers that died before their teardown leave journal entries: delete those resources now.
+  const recovered = await recoverFromJournals(runTmp, recover.settings, recover.dispatcher).catch((error: Error) => {
+    err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
+    return null;
+  });
+  if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
+  const draft = readDraft(runTmp);
+  const leaks = recovered?.leaks ?? draft?.leaks ?? [];
+  return { draft: draft && { ...draft, leaks }, leaks };
+}
+
 /** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
 function readDraft(runTmp: string): DraftReport | null {
   const file = draftFile(runTmp);
@@ -464,17 +487,11 @@ interface ListedCheck {
   setup: boolean;
 }
 
-/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds). */
+/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds), saying which report it read. */
 function lastFailed(cwd: string): string[] {
-  const file = join(cwd, 'reports', 'latest', 'report.json');
-  if (!existsSync(file))
-    throw new UsageError(`--last-failed: no earlier run here (${relative(cwd, file)} does not exist)`);
-  try {
-    const report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-    return lastFailedIds(report.checks);
-  } catch (error) {
-    throw new UsageError(`--last-failed: ${relative(cwd, file)} is not a report: ${(error as Error).message}`);
-  }
+  const { file, report } = lastRunReport(cwd);
+  err(`cloudcheck run: --last-failed: read ${relative(cwd, file)} (run ${report.run.id}, ${report.run.finished_at})`);
+  return lastFailedIds(report.checks);
 }
 
 /**
@@ -613,8 +630,16 @@ function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   );
 }
 
-/** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
-function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, string> = {}): Promise<ExitInfo> {
+/**
+ * `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. A signal
+ * stops the runner through `interruption` (interruption.ts); without one, this call watches alone.
+ */
+function spawnPlaywright(
+  plan: RunPlan,
+  quiet = false,
+  extraEnv: Record<string, string> = {},
+  interruption?: Interruption,
+): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
@@ -630,30 +655,20 @@ function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, 
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const state = { interrupted: false };
-    const stopListening = onInterrupt((signal) => reactToInterrupt(signal, child, state));
+    const watch = interruption ?? watchInterruption(err);
+    watch.follow(child);
+    const done = (): void => {
+      if (!interruption) watch.dispose();
+    };
     child.on('error', (error) => {
-      stopListening();
+      done();
       reject(error);
     });
     child.on('exit', (code, signal) => {
-      stopListening();
-      resolvePromise({ code, signal, output, interrupted: state.interrupted });
+      done();
+      resolvePromise({ code, signal, output, interrupted: watch.signal !== null });
     });
   });
-}
-
-/**
- * How a run reacts to SIGINT or SIGTERM while its runner works (the session's onInterrupt delivers
- * them): the first stops the suite, which cleans up and reports what ran; the second kills it.
- */
-function reactToInterrupt(signal: NodeJS.Signals, child: ChildProcess, state: { interrupted: boolean }): void {
-  if (!state.interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);
-  else child.kill('SIGKILL');
-  state.interrupted = true;
-  // From a terminal the child got the signal too; from `kill` it did not. Playwright handles a
-  // second SIGINT as "stop now", so forward only once.
-  if (child.exitCode === null) child.kill('SIGINT');
 }
 
 /** On GitHub Actions, the Markdown summary also goes onto the job's summary page. */

@@ -5,6 +5,7 @@
  */
 import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
+import { onInterrupt } from '../../harness/session.ts';
 import { out, outText, outUnredacted } from '../output.ts';
 
 export const SERVE_HELP: HelpSpec = {
@@ -100,14 +101,13 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (v.fault && v.fault.length) out(`faults=${v.fault.join(',')}`);
   if (v.variant && v.variant.length) out(`variants=${v.variant.join(',')}`);
   await new Promise<void>((resolve) => {
+    // The one listener of SIGINT and SIGTERM (src/harness/session.ts): either stops the server.
+    const stopListening = onInterrupt(() => stop());
     const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      stopListening();
       signal?.removeEventListener('abort', stop);
       resolve();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
     signal?.addEventListener('abort', stop);
   });
   await running.close();
