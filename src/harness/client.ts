@@ -21,6 +21,7 @@ import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from '../../spec/areas.ts';
 import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
+import { fail } from './failure.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
 import { createDispatcher, undici } from './transport.ts';
@@ -120,6 +121,8 @@ export interface ApiResponse {
   json<T = unknown>(): T;
   exchange: Exchange;
   durationMs: number;
+  /** The request as sent: method, path below the target's base and query (`GET /vps/vps_1?page=2`). */
+  requestLine: string;
 }
 
 export interface ClientSettings {
@@ -583,6 +586,7 @@ export class ApiClient {
       duration_ms: durationMs,
     });
     this.record?.(exchange);
+    const requestLine = `${method} ${this.relative(url.pathname)}${url.search}`;
     return {
       status,
       headers: resHeaders,
@@ -591,13 +595,19 @@ export class ApiClient {
       body,
       json<T>(): T {
         if (body === undefined)
-          throw new Error(
-            `expected a JSON body from ${method} ${url.pathname}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
-          );
+          fail({
+            kind: 'body',
+            subject: 'json',
+            expected: 'a JSON body',
+            actual: text.length ? 'not JSON' : 'empty',
+            judged: { requestLine, exchange, status },
+            says: `expected a JSON body, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
+          });
         return body as T;
       },
       exchange,
       durationMs,
+      requestLine,
     };
   }
 }
