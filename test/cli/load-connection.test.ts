@@ -132,7 +132,7 @@ test('load smoke passes against an HTTPS target with a private CA (--ca-cert) be
   }
 });
 
-test('load --retries: a side request that got no answer is sent again; without it the profile cannot run (exit 2)', async () => {
+test('load --retries: a side request that got no answer is sent again; with --retries 0 the profile cannot run (exit 2)', async () => {
   test.setTimeout(120_000);
   // The first GET /regions is the profile's window probe (smoke aligns to a fresh minute): cut it.
   const gw = await gateway((method, path, n) => method === 'GET' && path === '/v1/regions' && n === 1);
@@ -157,6 +157,8 @@ test('load --retries: a side request that got no answer is sent again; without i
           TLS.ca,
           '-H',
           `X-Gateway-Key: ${SECRET}`,
+          '--retries',
+          '0',
           '--report-dir',
           dirs[1]!,
         ],
