@@ -1,5 +1,5 @@
 /**
- * Every option of every command, in one table (README, Configuration). One naming rule ties the
+ * Every option of every command, in one table (docs/options.md documents each). One naming rule ties the
  * three sources together: flag `--alt-api-key` ↔ environment `CLOUDCHECK_ALT_API_KEY` ↔ config
  * key `alt_api_key`. Defaults and validation live here and in resolve.ts, apart from the commands
  * (as autocannon keeps defaultOptions/validate apart from its run loop).
@@ -370,7 +370,7 @@ const TABLE = [
     commands: ['explore'],
     placeholder: 'a,b',
     description:
-      'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
+      'the families of operations sequences draw from, taking turns (default: all; see docs/explore.md, Families)',
   },
   {
     name: 'replay',

@@ -35,7 +35,7 @@ function ed25519Key(): string {
 
 const MAIN_KEY = 'cck_trust_main_0123456789abcdef';
 const ALT_KEY = 'cck_trust_alt_fedcba9876543210';
-/** Bounds asserted (README, "Safety guarantees and how they are tested"). */
+/** Bounds asserted (docs/testing.md, "Safety"). */
 const FULL_RUN_BOUND_MS = 8 * 60_000;
 const SIGINT_EXIT_BOUND_MS = 30_000;
 
