@@ -41,8 +41,8 @@ export function isCreation(query: Query): boolean {
   return [...query.keys()].every((k) => !isSubresource(k));
 }
 
-/** Query keys that pick an operation (listing parameters and hoisted `x-amz-*` values do not). */
-function isSubresource(key: string): boolean {
+/** Query keys of a bucket that pick an operation (listing parameters and hoisted `x-amz-*` values do not). */
+export function isSubresource(key: string): boolean {
   return (
     !/^x-amz-/i.test(key) &&
     ![

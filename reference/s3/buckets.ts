@@ -6,6 +6,7 @@ import { type Call, intParam } from './shared.ts';
 import type { S3Env, S3Helpers } from './env.ts';
 import type { ListingOperations } from './listing.ts';
 import type { AclOperations } from './acls.ts';
+import { isSubresource } from './access.ts';
 
 export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: ListingOperations, acls: AclOperations) {
   const { ctx, store } = env;
@@ -181,19 +182,7 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
     if (method === 'GET' && q.has('acl')) return getBucketAcl(call, bucket);
     if (method === 'PUT' && q.has('acl')) return putBucketAcl(call, bucket);
     if (method === 'POST' && q.has('delete')) return deleteObjects(call, bucket);
-    const known = new Set([
-      'list-type',
-      'prefix',
-      'delimiter',
-      'max-keys',
-      'continuation-token',
-      'start-after',
-      'encoding-type',
-      'fetch-owner',
-      'marker',
-      'x-id',
-    ]);
-    const unknown = [...q.keys()].filter((k) => !known.has(k) && !/^x-amz-/i.test(k));
+    const unknown = [...q.keys()].filter(isSubresource);
     if (unknown.length > 0)
       throw new S3Error('NotImplemented', `The bucket sub-resource ${unknown[0]} is not implemented.`);
     switch (method) {
