@@ -276,6 +276,32 @@ test.describe('request edges', () => {
       expect(await errorCode(s3.send(new CreateBucketCommand({ Bucket: name })))).toBe('InvalidBucketName');
   });
 
+  test('variants: owners without display names, UUID version ids, V1 listing prefix encoded', async () => {
+    const other = await startReferenceServer({
+      variants: ['s3-owner-display-name-absent', 's3-version-ids-uuid', 's3-list-v1-prefix-encoded'],
+    });
+    try {
+      const s3 = s3Client(other, await accessKey(other));
+      const bucket = await newBucket(s3, 'var', 'Enabled');
+      const put = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a b', Body: 'x' }));
+      expect(put.VersionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      const acl = await s3.send(new GetBucketAclCommand({ Bucket: bucket }));
+      expect(acl.Owner?.ID).toBeTruthy();
+      expect(acl.Owner?.DisplayName).toBeUndefined();
+      const listed = await s3.send(new ListObjectsCommand({ Bucket: bucket, Prefix: 'a b', EncodingType: 'url' }));
+      expect(listed.Prefix).toBe('a%20b');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('without variants the V1 listing prefix comes back as sent', async () => {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = await newBucket(s3, 'v1p');
+    const listed = await s3.send(new ListObjectsCommand({ Bucket: bucket, Prefix: 'a b', EncodingType: 'url' }));
+    expect(listed.Prefix).toBe('a b');
+  });
+
   test('variant s3-recreate-own-bucket-409: BucketAlreadyOwnedByYou', async () => {
     const other = await startReferenceServer({ variants: ['s3-recreate-own-bucket-409'] });
     try {
