@@ -11,11 +11,8 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { request } from 'undici';
-import { expect, expectStatus } from '../../src/harness/check.ts';
-import { resourceOf } from '../../src/harness/resource.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
+import { expect, expectStatus, resourceOf } from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext, Ledger } from '../../src/harness/check.ts';
 import { storageRegion } from '../flows/_storage.ts';
 
 export interface KeyPair {
