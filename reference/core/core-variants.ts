@@ -8,6 +8,9 @@ import type { VariantDefinition } from './variants.ts';
 
 const SUCCESS_GAP = 'Errors / Gaps: "Success status code of each endpoint: not shown"';
 const BODY_GAP = 'Endpoints: "Response bodies not shown for: ..." (every area)';
+const HEADERS_GAP =
+  'Limits: "Rate-limit response headers (messaging and compute): X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (integer timestamp)"';
+const LIMITS_GAP = 'Limits: "1000 requests per hour per API key", "Burst: 100 requests per minute"';
 
 export const CORE_VARIANTS = [
   {
@@ -202,6 +205,40 @@ export const CORE_VARIANTS = [
     allowedBy: 'Events / Gaps: "Signature scheme and header used with the webhook secret: not shown"',
     description:
       'Deliveries carry `X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` instead of the assumed header.',
+  },
+  {
+    name: 'ratelimit-headers-hourly',
+    departsFrom: ['RATE-HEADERS-005'],
+    allowedBy: `${HEADERS_GAP} (which of the key's limits they describe: not shown)`,
+    description:
+      "The X-RateLimit-* headers of messaging and compute describe the key's hourly window (Limit 1000, Reset the hour's end) even while the per-minute burst is the one that refuses, as GitHub's primary limit does.",
+  },
+  {
+    name: 'ratelimit-anchored-windows',
+    departsFrom: ['RATE-WIN-001'],
+    allowedBy: `${LIMITS_GAP}; how a window is counted: not shown`,
+    description:
+      "A key's windows open with its first request and last a minute or an hour from there, instead of being aligned to the epoch's minutes and hours.",
+  },
+  {
+    name: 'ratelimit-after-handler',
+    departsFrom: ['RATE-CNT-001'],
+    allowedBy: `${LIMITS_GAP}; what a refused request may have done: not shown`,
+    description:
+      'The limiter answers after the handler: a request over the limit is carried out, then answered 429 (as a limiter in the response path does).',
+  },
+  {
+    name: 'sms-volume-per-send',
+    departsFrom: ['RATE-CNT-002'],
+    allowedBy: `${LIMITS_GAP}; how a bulk send counts against "SMS volume 10000 messages per hour": not shown`,
+    description: 'A send counts one against the hourly SMS volume, whatever the number of its recipients.',
+  },
+  {
+    name: 'ratelimit-headers-elsewhere-delta',
+    departsFrom: ['RATE-HEADERS-007'],
+    allowedBy: `${HEADERS_GAP} (other areas: not shown)`,
+    description:
+      'Storage, billing and project responses carry X-RateLimit-* too, with Reset as the seconds left in the window (the IETF draft RateLimit-Reset form) rather than a timestamp.',
   },
 ] as const satisfies readonly VariantDefinition[];
 

@@ -31,6 +31,8 @@ declare module 'fastify' {
     area?: Area;
     /** Windows this request counted against, so a later rejection can refund them. */
     rateStates?: WindowState[];
+    /** A 429 answered after the handler ran (fault `ratelimit-429-side-effect`, variant `ratelimit-after-handler`). */
+    lateRefusal?: ApiError;
   }
   interface FastifyContextConfig {
     /** Route accepts a presigned `signature` query instead of a bearer key (objects). */
@@ -149,6 +151,31 @@ export const CORE_FAULTS = [
     name: 'ratelimit-sms-headers-missing',
     requirement: 'RATE-HEADERS-004',
     description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.',
+  },
+  {
+    name: 'ratelimit-window-from-first-request',
+    requirement: 'RATE-WIN-001',
+    description: "A key's rate-limit windows open with its first request instead of on the minute and the hour.",
+  },
+  {
+    name: 'ratelimit-429-side-effect',
+    requirement: 'RATE-CNT-001',
+    description: 'A request over the limit is carried out, then answered 429: the limiter answers after the handler.',
+  },
+  {
+    name: 'ratelimit-429-details-missing',
+    requirement: 'ERR-MAP-015',
+    description: 'A 429 `rate_limit_exceeded` carries no `details`.',
+  },
+  {
+    name: 'ratelimit-headers-elsewhere-millis',
+    requirement: 'RATE-HEADERS-007',
+    description: 'Storage, billing and project responses carry the X-RateLimit-* headers, with Reset in milliseconds.',
+  },
+  {
+    name: 'ratelimit-sms-per-request',
+    requirement: 'RATE-CNT-002',
+    description: 'A bulk send counts one SMS against the 10000 per hour, whatever the number of its recipients.',
   },
 ] as const satisfies readonly FaultDefinition[];
 
@@ -284,8 +311,19 @@ function countRequest(
       );
     });
   }
-  finishCount(ctx, request, reply, area, ctx.limiter.take(auth.key.id, rules, 1, scope));
+  const anchored =
+    ctx.faults.has('ratelimit-window-from-first-request') || ctx.variants.has('ratelimit-anchored-windows');
+  finishCount(ctx, request, reply, area, ctx.limiter.take(auth.key.id, rules, 1, scope, anchored));
   return undefined;
+}
+
+/** Whether responses outside messaging and compute carry the X-RateLimit-* headers (variants, a fault). */
+function headersElsewhere(ctx: ReferenceContext): boolean {
+  return (
+    ctx.variants.has('ratelimit-headers-everywhere') ||
+    ctx.variants.has('ratelimit-headers-elsewhere-delta') ||
+    ctx.faults.has('ratelimit-headers-elsewhere-millis')
+  );
 }
 
 function finishCount(
@@ -296,19 +334,32 @@ function finishCount(
   result: TakeResult,
 ): void {
   const auth = authOf(request);
-  if (hasRateLimitHeaders(area) || ctx.variants.has('ratelimit-headers-everywhere'))
-    setRateHeaders(ctx, reply, area, result.states);
+  if (hasRateLimitHeaders(area) || headersElsewhere(ctx)) setRateHeaders(ctx, reply, area, result.states);
   if (area === 'messaging') setSmsHeaders(ctx, reply, auth.key.id);
-  if (!result.ok && !ctx.faults.has('ratelimit-no-429')) throw rateLimited(ctx, reply, result.blocking);
+  if (!result.ok && !ctx.faults.has('ratelimit-no-429')) {
+    const refusal = rateLimited(ctx, reply, result.blocking);
+    // The refusal waits for the handler, which does what it was asked (installLateRefusals).
+    if (ctx.faults.has('ratelimit-429-side-effect') || ctx.variants.has('ratelimit-after-handler'))
+      request.lateRefusal = refusal;
+    else throw refusal;
+  }
   request.rateStates = result.ok ? result.states : undefined;
 }
 
 export function setRateHeaders(ctx: ReferenceContext, reply: FastifyReply, area: Area, states: WindowState[]): void {
   if (area === 'compute' && ctx.faults.has('ratelimit-headers-missing-compute')) return;
-  const window = nearestExhaustion(states);
+  // Variant `ratelimit-headers-hourly`: the key's hour, whichever window is nearer exhaustion.
+  const window =
+    (ctx.variants.has('ratelimit-headers-hourly') ? states.find((s) => s.rule === RULES.hour) : undefined) ??
+    nearestExhaustion(states);
   if (!window) return;
   const remaining = ctx.faults.has('ratelimit-remaining-frozen') ? window.rule.limit : Math.max(0, window.remaining);
-  const reset = ctx.faults.has('ratelimit-reset-millis') ? window.resetAt : Math.ceil(window.resetAt / 1000);
+  let reset = ctx.faults.has('ratelimit-reset-millis') ? window.resetAt : Math.ceil(window.resetAt / 1000);
+  if (!hasRateLimitHeaders(area)) {
+    if (ctx.faults.has('ratelimit-headers-elsewhere-millis')) reset = window.resetAt;
+    else if (ctx.variants.has('ratelimit-headers-elsewhere-delta'))
+      reset = Math.max(0, Math.ceil((window.resetAt - ctx.clock.now()) / 1000));
+  }
   reply.header('x-ratelimit-limit', String(window.rule.limit));
   reply.header('x-ratelimit-remaining', String(remaining));
   reply.header('x-ratelimit-reset', String(reset));
@@ -324,11 +375,10 @@ export function setSmsHeaders(ctx: ReferenceContext, reply: FastifyReply, keyId:
 export function rateLimited(ctx: ReferenceContext, reply: FastifyReply, blocking: WindowState): ApiError {
   const resetSeconds = Math.ceil(blocking.resetAt / 1000);
   reply.header('retry-after', String(Math.max(1, resetSeconds - Math.floor(ctx.clock.now() / 1000))));
-  return new ApiError('rate_limit_exceeded', `Rate limit ${blocking.rule.name} exceeded.`, {
-    limit: blocking.rule.limit,
-    window: blocking.rule.name,
-    reset: resetSeconds,
-  });
+  const details = ctx.faults.has('ratelimit-429-details-missing')
+    ? undefined
+    : { limit: blocking.rule.limit, window: blocking.rule.name, reset: resetSeconds };
+  return new ApiError('rate_limit_exceeded', `Rate limit ${blocking.rule.name} exceeded.`, details);
 }
 
 /**
@@ -343,7 +393,9 @@ export function takeSmsVolume(
 ): void {
   const auth = authOf(request);
   if (auth.key.unlimited) return;
-  const result = ctx.limiter.take(auth.key.id, [RULES.sms], recipients);
+  // Fault `ratelimit-sms-per-request` and variant `sms-volume-per-send`: a send is one, whatever its recipients.
+  const perSend = ctx.faults.has('ratelimit-sms-per-request') || ctx.variants.has('sms-volume-per-send');
+  const result = ctx.limiter.take(auth.key.id, [RULES.sms], perSend ? 1 : recipients);
   if (!result.ok && !ctx.faults.has('ratelimit-sms-volume-ignored')) {
     if (request.rateStates) ctx.limiter.refund(auth.key.id, request.rateStates, 1, scopeFor('messaging'));
     if (request.rateStates)
@@ -382,6 +434,7 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   app.decorateRequest('auth', undefined);
   app.decorateRequest('area', undefined);
   app.decorateRequest('rateStates', undefined);
+  app.decorateRequest('lateRefusal', undefined);
   // Callback-style hooks: an async hook costs a promise and a microtask hop on every request.
   app.addHook('onRequest', (request, reply, done) => {
     if (ctx.faults.scoped) ctx.faults.enterRequest(request.headers[CHECK_HEADER]);
@@ -421,6 +474,7 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   app.setNotFoundHandler((request, reply) => {
     sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
+  installLateRefusals(app, ctx);
   installResponseVariants(app, ctx);
   if (ctx.faults.switchedOn('success-status-202')) {
     // Registered last: it bends whatever status the route and the variants chose.
@@ -449,8 +503,30 @@ const OTHER_CODES: Partial<Record<ErrorCode, string>> = {
   internal_error: 'server_error',
 };
 
+/** A refusal the limiter decided before the handler ran, answered once the handler is done. */
+function installLateRefusals(app: FastifyInstance, ctx: ReferenceContext): void {
+  if (!ctx.faults.switchedOn('ratelimit-429-side-effect') && !ctx.variants.has('ratelimit-after-handler')) return;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const refusal = request.lateRefusal;
+    if (!refusal) return done(null, payload);
+    const { status, body } = errorAnswer(ctx, reply, refusal);
+    reply.status(status).type('application/json');
+    done(null, JSON.stringify(body));
+  });
+}
+
 /** Answers an error in the envelope, as the active faults and variants shape it. */
 export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: ApiError): void {
+  const { status, body } = errorAnswer(ctx, reply, given);
+  void reply.status(status).type('application/json').send(body);
+}
+
+/** The status and envelope of an error, as the active faults and variants shape them. */
+function errorAnswer(
+  ctx: ReferenceContext,
+  reply: FastifyReply,
+  given: ApiError,
+): { status: number; body: Record<string, unknown> } {
   const request = reply.request;
   // Fault `errors-409-outside-storage`: a DELETE of something gone answers 409 outside storage too.
   const conflict =
@@ -486,7 +562,7 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
     const envelope = (body.error ?? body.err) as Record<string, unknown>;
     envelope.code = renamed;
   }
-  void reply.status(status).type('application/json').send(body);
+  return { status, body };
 }
 
 const SLASH = 0x2f;

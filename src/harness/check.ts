@@ -479,3 +479,10 @@ export { EnvironmentError, PrerequisiteMissingError } from './errors.ts';
 export { ORIGINAL, originalOnce } from './ledger.ts';
 export type { ApiResponse } from './client.ts';
 export type { CheckContext } from './fixtures.ts';
+// What the suites read responses with (resource.ts) and the types of their helpers' arguments.
+export { expectRefused, expectResource, expectSuccess, listOf, resourceOf } from './resource.ts';
+export type { ApiClient } from './client.ts';
+export type { Ledger } from './ledger.ts';
+// The rate-limit invariants (the same checker the report and load/ use).
+export { checkRateLimitSequence, intHeader, serverSeconds } from '../rules/rate-limits.ts';
+export type { InvariantName, ObservedResponse, RateLimitExpectation } from '../rules/rate-limits.ts';

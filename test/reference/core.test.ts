@@ -274,6 +274,43 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
     expect(refused.length).toBeGreaterThan(0);
     expect(new Set(refused)).toEqual(new Set(['too_many_requests']));
   },
+  async 'ratelimit-window-from-first-request'(server) {
+    const response = await authed(server, '/regions');
+    const date = Math.floor(Date.parse(response.headers.get('date')!) / 1000);
+    // The window opened with this request: it ends a minute after it, not on the minute.
+    expect(Number(response.headers.get('x-ratelimit-reset'))).not.toBe((Math.floor(date / 60) + 1) * 60);
+  },
+  async 'ratelimit-429-side-effect'(server) {
+    const key = await exhaustedKey(server);
+    const refused = await fetch(`${server.baseUrl}/messaging/templates`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'refused', content: 'x' }),
+    });
+    expect(refused.status).toBe(429);
+    const list = (await (await authed(server, '/messaging/templates')).json()) as {
+      templates: Array<{ name: string }>;
+    };
+    expect(list.templates.map((t) => t.name)).toContain('refused');
+  },
+  async 'ratelimit-429-details-missing'(server) {
+    const key = await exhaustedKey(server);
+    const refused = await fetch(`${server.baseUrl}/sms/campaigns`, { headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { details?: unknown } }).error.details).toBeUndefined();
+  },
+  async 'ratelimit-headers-elsewhere-millis'(server) {
+    const response = await authed(server, '/projects');
+    expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(1e11);
+  },
+  async 'ratelimit-sms-per-request'(server) {
+    const response = await authed(server, '/sms/bulk', {
+      method: 'POST',
+      headers: { 'x-test-mode': 'true' },
+      body: JSON.stringify({ recipients: ['+15005550006', '+15005550001', '+15005550009'], message: 'x' }),
+    });
+    expect(response.headers.get('x-sms-remaining')).toBe('9999');
+  },
   async 'ratelimit-sms-headers-missing'(server) {
     const response = await authed(server, '/sms/campaigns');
     expect(response.status).toBe(200);
@@ -282,6 +319,23 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
     expect(response.headers.get('x-sms-remaining')).toBeNull();
   },
 };
+
+/** A fresh key of the first account that has used up its messaging burst for this minute. */
+async function exhaustedKey(server: RunningReference): Promise<string> {
+  const created = (await (
+    await authed(server, '/account/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'burst', permissions: ['read', 'write'] }),
+    })
+  ).json()) as { api_key: { key: string } };
+  const key = created.api_key.key;
+  // A minute about to end would open a fresh window halfway: start in the next one.
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+  for (let i = 0; i < 100; i++)
+    await fetch(`${server.baseUrl}/sms/campaigns`, { headers: { authorization: `Bearer ${key}` } });
+  return key;
+}
 
 async function withReceiver(
   work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>,
