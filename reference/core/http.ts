@@ -153,6 +153,33 @@ export const CORE_FAULTS = [
     description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.',
   },
   {
+    name: 'version-v2-served',
+    requirement: 'VER-PATH-002',
+    description: 'Paths under /v2 are served as the same paths under /v1 instead of being unknown routes.',
+    serverWide: true,
+  },
+  {
+    name: 'auth-basic-scheme-accepted',
+    requirement: 'AUTH-KEY-005',
+    description: 'An Authorization header `Basic base64(<key>:)` is served as that key, as a Bearer one is.',
+  },
+  {
+    name: 'errors-invalid-json-422',
+    requirement: 'ERR-MAP-001',
+    description: 'A body that is not valid JSON is answered 422 `validation_error` instead of 400 `invalid_json`.',
+  },
+  {
+    name: 'errors-body-too-large-400',
+    requirement: 'ERR-MAP-002',
+    description:
+      'A body larger than the server accepts is answered 400 `invalid_json` instead of 413 `payload_too_large`.',
+  },
+  {
+    name: 'errors-storage-details-object',
+    requirement: 'ERR-ENVELOPE-006',
+    description: 'Storage validation errors carry `details` as one {field, message} object instead of an array.',
+  },
+  {
     name: 'ratelimit-window-from-first-request',
     requirement: 'RATE-WIN-001',
     description: "A key's rate-limit windows open with its first request instead of on the minute and the hour.",
@@ -192,9 +219,24 @@ const IGNORED_RULES: ReadonlyArray<[fault: FaultName, rule: WindowRule]> = [
 ];
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const TOKEN = /^Token\s+(\S+)\s*$/i;
+const BASIC = /^Basic\s+(\S+)\s*$/i;
 
-function parseBearer(header: string | undefined): string | undefined {
-  return header ? BEARER.exec(header)?.[1] : undefined;
+/**
+ * The key of an Authorization header: the Bearer scheme's, and besides it `token <key>` under
+ * the variant `auth-token-scheme` (GitHub's form) or `Basic base64(<key>:)` under the fault
+ * `auth-basic-scheme-accepted`.
+ */
+function parseKey(ctx: ReferenceContext, header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const bearer = BEARER.exec(header)?.[1];
+  if (bearer !== undefined) return bearer;
+  if (ctx.variants.has('auth-token-scheme')) {
+    const token = TOKEN.exec(header)?.[1];
+    if (token !== undefined) return token;
+  }
+  const basic = ctx.faults.has('auth-basic-scheme-accepted') ? BASIC.exec(header)?.[1] : undefined;
+  return basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
 }
 
 /**
@@ -234,7 +276,7 @@ export function authOf(request: FastifyRequest): AuthContext {
 }
 
 function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
-  const secret = parseBearer(request.headers.authorization);
+  const secret = parseKey(ctx, request.headers.authorization);
   const key = secret ? ctx.accounts.keyBySecret(secret) : undefined;
   const now = ctx.clock.now();
   let usable = key !== undefined;
@@ -466,12 +508,17 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   if (ctx.options.recordRequests) installRequestLog(app, ctx);
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = bentError(ctx, toApiError(error));
     if (apiError.status >= 500) request.log.error(error);
     sendError(ctx, reply, apiError);
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // Variant `versions-plain-404`: outside the /v1 tree, the plain 404 of a front server.
+    if (ctx.variants.has('versions-plain-404') && !isVersioned(request.url)) {
+      void reply.status(404).type('text/plain').send('Not Found');
+      return;
+    }
     sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
   installLateRefusals(app, ctx);
@@ -502,6 +549,39 @@ const OTHER_CODES: Partial<Record<ErrorCode, string>> = {
   invalid_state: 'action_not_allowed',
   internal_error: 'server_error',
 };
+
+function isVersioned(url: string): boolean {
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+}
+
+/**
+ * The other shape of `details` where the specification shows none (ERR-ENVELOPE-006): storage's
+ * array as its first object (fault `errors-storage-details-object`, variant
+ * `details-unshown-swapped`), projects' object as a one-entry array (that variant). Undefined: kept.
+ */
+function swappedDetails(ctx: ReferenceContext, area: Area | undefined, details: unknown): unknown {
+  const swapped = ctx.variants.has('details-unshown-swapped');
+  if (area === 'storage' && Array.isArray(details) && details.length > 0)
+    return swapped || ctx.faults.has('errors-storage-details-object') ? details[0] : undefined;
+  if (area === 'projects' && swapped && details !== undefined && !Array.isArray(details)) return [details];
+  return undefined;
+}
+
+/** The volume or bucket a storage request names (path first, then a creation's `name`), for the variant `error-resource-names-instance`. */
+function instanceNamed(request: FastifyRequest): string | undefined {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const named = params.volume_id ?? params.bucket_name ?? (request.body as { name?: unknown } | undefined)?.name;
+  return typeof named === 'string' ? named : undefined;
+}
+
+/** The faults of ERR-MAP-001 and ERR-MAP-002: a body's problems under other codes. */
+function bentError(ctx: ReferenceContext, error: ApiError): ApiError {
+  if (error.code === 'invalid_json' && ctx.faults.has('errors-invalid-json-422'))
+    return new ApiError('validation_error', error.message, { field: 'body', message: error.message });
+  if (error.code === 'payload_too_large' && ctx.faults.has('errors-body-too-large-400'))
+    return new ApiError('invalid_json', 'The request body could not be read.');
+  return error;
+}
 
 /** A refusal the limiter decided before the handler ran, answered once the handler is done. */
 function installLateRefusals(app: FastifyInstance, ctx: ReferenceContext): void {
@@ -537,9 +617,14 @@ function errorAnswer(
     request.area !== 'storage';
   const apiError = conflict ? new ApiError('conflict', 'The resource is already gone.') : given;
   let status = apiError.status;
+  const detailsShape = swappedDetails(ctx, request.area, apiError.details);
   if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
   if (status === 422 && ctx.variants.has('validation-400')) status = 400;
   const body = apiError.toBody(ctx.faults.has('errors-envelope-renamed'));
+  if (detailsShape !== undefined) (body.error as Record<string, unknown>).details = detailsShape;
+  const instance = ctx.variants.has('error-resource-names-instance') ? instanceNamed(request) : undefined;
+  if (instance !== undefined && apiError.resource !== undefined && request.area === 'storage')
+    (body.error as Record<string, unknown>).resource = instance;
   const details = apiError.details;
   // Fault `errors-details-array`: messaging and billing details in the compute shape.
   if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {

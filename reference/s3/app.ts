@@ -144,8 +144,11 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     // Bucket names are global: another account's bucket is refused (403 AccessDenied), as S3
     // answers it, except its creation, which says the name is taken (createBucket).
     const creating = request.method === 'PUT' && target.key === undefined && call.query.size === 0;
-    if (target.bucket !== undefined && !creating && store.ownedByAnother(accountId, target.bucket))
-      throw new S3Error('AccessDenied', 'Access Denied');
+    if (target.bucket !== undefined && !creating && store.ownedByAnother(accountId, target.bucket)) {
+      // Fault `s3-foreign-bucket-readable`: served as its owner's.
+      if (!ctx.faults.has('s3-foreign-bucket-readable')) throw new S3Error('AccessDenied', 'Access Denied');
+      call.accountId = store.ownerOf(target.bucket)!;
+    }
     const algorithm = header(request, 'x-amz-sdk-checksum-algorithm')?.toLowerCase();
     if (algorithm && !isChecksumAlgorithm(algorithm))
       throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);

@@ -134,6 +134,11 @@ export const S3_FAULTS = [
     description:
       'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
   },
+  {
+    name: 's3-foreign-bucket-readable',
+    requirement: 'ISO-S3-001',
+    description: "Another account's bucket is served to any access key as if it were its owner's.",
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

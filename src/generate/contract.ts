@@ -7,7 +7,7 @@
  *   specification shows (`x-assumed` parts relaxed); `positive-status` (SHOULD): exactly the
  *   documented status; `positive-body` (SHOULD): the whole schema, conventions included;
  * - `auth-no-key`, `auth-bad-key` (MUST): refused (4xx) with the error envelope; `auth-401`
- *   (SHOULD): exactly 401 `unauthorized`, also for another scheme than Bearer;
+ *   (SHOULD): exactly 401 `unauthorized` (another scheme than Bearer: suites/auth/schemes.spec.ts);
  * - `unknown-id` (MUST envelope) and `unknown-id-404` (SHOULD);
  * - `negative.<field>.<kind>` (MUST where the specification decides, with its error code) and
  *   `negative.<field>.<kind>.status` (SHOULD: 422 and the code);
@@ -43,6 +43,8 @@ import {
   AFTER_DELETE_MUST,
   AFTER_DELETE_SHOULD,
   AUTH,
+  ID_PREFIX_SHOULD,
+  type IdLocation,
   negativeTarget,
   POSITIVE_BODY_SHOULD,
   POSITIVE_MUST,
@@ -474,7 +476,8 @@ function definePositive(
   }
   const schema = responseSchema(model, op, variant);
   const bodyId = POSITIVE_BODY_SHOULD[key];
-  if (schema && bodyId && hasAssumption(schema)) {
+  // A body the specification does not show is all convention, its wrapper included.
+  if (schema && bodyId && (hasAssumption(schema) || BODY_NOT_SHOWN.has(key))) {
     check(
       model,
       {
@@ -498,6 +501,47 @@ function definePositive(
       },
     );
   }
+  const ids = ID_PREFIX_SHOULD[key];
+  if (ids) {
+    check(
+      model,
+      {
+        id: `${idBase}.positive-ids`,
+        requirement: ids.requirement,
+        level: 'SHOULD',
+        cls,
+        op,
+        title: `${label}: the ids of the success body carry their type prefix (${ids.ids.map((i) => i.prefix).join(', ')})`,
+      },
+      async (env, share) => {
+        const { res } = await positive(env, share);
+        expectIdPrefixes(res, ids.ids);
+      },
+    );
+  }
+}
+
+/** The ids a success body holds where `locations` say, each against its prefix; skipped when it holds none. */
+function expectIdPrefixes(res: ApiResponse, locations: readonly IdLocation[]): void {
+  expect(
+    res.status >= 200 && res.status < 300,
+    `${reqLine(res)} should succeed, got ${res.status}: ${short(res.text)}`,
+  ).toBe(true);
+  const found: Array<{ value: unknown; prefix: string }> = [];
+  for (const at of locations) {
+    const field = at.field ?? 'id';
+    const records = at.list
+      ? (listOf<Record<string, unknown>>(res.body, at.list) ?? [])
+      : [resourceOf(res.body, at.name!, field)];
+    for (const record of records)
+      if (record && field in record) found.push({ value: record[field], prefix: at.prefix });
+  }
+  if (found.length === 0) test.skip(true, `${reqLine(res)} answered no id to judge (an empty list)`);
+  const wrong = found.filter(({ value, prefix }) => typeof value !== 'string' || !value.startsWith(prefix));
+  expect(
+    wrong.map(({ value, prefix }) => `${JSON.stringify(value)} (expected the prefix ${prefix})`),
+    `${reqLine(res)}: ids without their type prefix`,
+  ).toEqual([]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -708,7 +752,7 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
       level: 'SHOULD',
       cls,
       op,
-      title: `${op.key} answers 401 unauthorized without a valid bearer key (none, malformed, unknown, another scheme)`,
+      title: `${op.key} answers 401 unauthorized without a valid bearer key (none, malformed, unknown)`,
     },
     async (env) => {
       const built = await authRequest(env, op);
@@ -716,7 +760,6 @@ function defineAuth(model: ContractModel, op: ContractOperation, cls: Conformanc
         ['no Authorization header', { key: null }],
         ['malformed bearer value', { authorization: 'Bearer !!not-a-key!!' }],
         ['well-formed but unknown key', { authorization: `Bearer ${fakeKey(env.ctx)}` }],
-        ['the run key under another scheme', { authorization: `Token ${env.ctx.keys.main}` }],
       ];
       for (const [what, extra] of variants) {
         const res = await send(env, op, built, extra);

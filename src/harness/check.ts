@@ -483,6 +483,8 @@ export type { CheckContext } from './fixtures.ts';
 export { expectRefused, expectResource, expectSuccess, listOf, resourceOf } from './resource.ts';
 export type { ApiClient } from './client.ts';
 export type { Ledger } from './ledger.ts';
+// A credential a check derives from a key (a Basic header) is as secret as the key.
+export { addSecret } from './redact.ts';
 // The rate-limit invariants (the same checker the report and load/ use).
 export { checkRateLimitSequence, intHeader, serverSeconds } from '../rules/rate-limits.ts';
 export type { InvariantName, ObservedResponse, RateLimitExpectation } from '../rules/rate-limits.ts';

@@ -122,3 +122,34 @@ defineCheck(
     expect(result!.ids.length, 'items over all pages vs meta.total').toBe(result!.total);
   },
 );
+
+defineCheck(
+  {
+    id: 'pagination.newest-first',
+    requirement: 'PAGE-ORD-001',
+    level: 'SHOULD',
+    class: 'pagination',
+    operation: 'GET /sms/messages',
+    title: 'GET /sms/messages lists three messages sent one after the other newest first',
+  },
+  async ({ api, ctx }) => {
+    const sent: Array<{ id: string; createdAt: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await api.post('/sms/send', {
+        to: ctx.testNumbers.succeed,
+        message: `cloudcheck ${ctx.runPrefix}newest-first ${i}`,
+      });
+      expectStatus(res, [200, 201]);
+      const message = res.json<{ message_id: string; created_at: string }>();
+      sent.push({ id: message.message_id, createdAt: message.created_at });
+    }
+    // The window of our own messages: other checks' sends inside it are left out of the comparison.
+    const window = { from_date: sent[0]!.createdAt, to_date: sent.at(-1)!.createdAt, per_page: 100 };
+    const { items } = pageOf(await api.get('/sms/messages', { query: window }), 'messages');
+    const ours = new Set(sent.map((m) => m.id));
+    expect(
+      items.map((m) => String(m.message_id)).filter((id) => ours.has(id)),
+      'our messages in the order the list gives them',
+    ).toEqual(sent.map((m) => m.id).reverse());
+  },
+);
