@@ -1,5 +1,5 @@
 /**
- * Every option of every command, in one table (README, Configuration). One naming rule ties the
+ * Every option of every command, in one table (docs/options.md documents each). One naming rule ties the
  * three sources together: flag `--alt-api-key` ↔ environment `CLOUDCHECK_ALT_API_KEY` ↔ config
  * key `alt_api_key`. Defaults and validation live here and in resolve.ts, apart from the commands
  * (as autocannon keeps defaultOptions/validate apart from its run loop).
@@ -46,11 +46,16 @@ const TABLE = [
   {
     name: 'api-key',
     type: 'string',
+    multiple: true,
     commands: ['run', 'serve', 'load', 'sweep', 'explore'],
     placeholder: 'KEY',
     secret: true,
-    description: 'API key of the account under test',
-    descriptionFor: { serve: 'bootstrap key of the first account (default: generated, printed at start)' },
+    description:
+      'API key of the account under test. Repeat it (the variable: a comma list) to give more keys of the same account: the run spreads its request budget over them, for an account whose key may not create keys',
+    descriptionFor: {
+      serve: 'bootstrap key of the first account (default: generated, printed at start)',
+      load: 'API key of the account under test (the profiles use the first; more are probed and unused)',
+    },
   },
   {
     name: 'alt-api-key',
@@ -166,10 +171,32 @@ const TABLE = [
   {
     name: 'retries',
     type: 'integer',
+    commands: ['run', 'load', 'sweep', 'explore'],
+    placeholder: 'N',
+    description:
+      "send a GET, HEAD or OPTIONS request that got no answer (connection refused, reset or timed out) again, up to N times, with backoff (default 2; 0: never). Never a request that got an answer: an answer is what a check judges. Other methods only when the connection was refused (the request never reached the target); a check whose POST, PUT or DELETE got no answer runs again whole (--rerun-unanswered). The report counts each check's retried requests",
+    descriptionFor: {
+      load: 'send a side request (key creation and revocation, window and side-effect probes) that got no answer again, up to N times (default 2; 0: never), a GET, HEAD or OPTIONS only unless the connection was refused; the generated load is never resent: a lost request is what it measures',
+      sweep:
+        'send a GET, HEAD or OPTIONS request that got no answer again, up to N times, with backoff (default 2; 0: never); other methods only when the connection was refused',
+      explore:
+        'send a GET, HEAD or OPTIONS request that got no answer again, up to N times, with backoff (default 2; 0: never); other methods only when the connection was refused',
+    },
+  },
+  {
+    name: 'rerun-unanswered',
+    type: 'integer',
     commands: ['run'],
     placeholder: 'N',
     description:
-      "retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0). Never a request that got an answer: an answer is what a check judges. A POST only when its connection was refused (it never reached the target). The report counts each check's retried requests",
+      "run a check that got no answer (connection refused, reset or timed out; the run's own request budget ran out) again, whole, at the end of the run, up to N times (default 2; 0: never). A flow step runs again with its flow. A check makes its own resources under new names, so this is safe where resending a POST is not. The report keeps every attempt",
+  },
+  {
+    name: 'allow-inconclusive',
+    type: 'boolean',
+    commands: ['run'],
+    description:
+      'let an inconclusive run pass the gate (exit 0): MUST checks that got no answer, or a class named with --classes that could not run. The verdict still says inconclusive; an interrupted run never passes',
   },
   {
     name: 'har',
@@ -185,7 +212,7 @@ const TABLE = [
     multiple: true,
     separator: '\n',
     short: 'H',
-    commands: ['run', 'sweep', 'explore'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: "'NAME: VALUE'",
     secret: true,
     description:
@@ -194,7 +221,7 @@ const TABLE = [
   {
     name: 'ca-cert',
     type: 'string',
-    commands: ['run', 'sweep', 'explore'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: 'FILE',
     description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)',
   },
@@ -204,6 +231,14 @@ const TABLE = [
     commands: ['run'],
     description:
       "keep what the run creates (listed at the end) so the report's curl lines can be replayed; remove it later with cloudcheck sweep",
+  },
+  {
+    name: 'dry-run',
+    type: 'boolean',
+    commands: ['sweep'],
+    noConfig: true,
+    description:
+      'list the cc- resources the sweep would delete (and those the API cannot delete), delete nothing; exit 0',
   },
   {
     name: 'allow-charges',
@@ -370,14 +405,22 @@ const TABLE = [
     commands: ['explore'],
     placeholder: 'a,b',
     description:
-      'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
+      'the families of operations sequences draw from, taking turns (default: all; listed at the end of this help and in docs/explore.md, Families)',
   },
   {
     name: 'replay',
     type: 'string',
     commands: ['explore'],
     placeholder: 'FILE',
-    description: 'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring',
+    description:
+      'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring; against the target it came from (give its --target), unless --replay-any-target',
+  },
+  {
+    name: 'replay-any-target',
+    type: 'boolean',
+    commands: ['explore'],
+    description:
+      'replay a file against another target than the one it came from (another --target, or the embedded server for a file of a --target)',
   },
   {
     name: 'config',

@@ -236,8 +236,8 @@ function checkValues(
 export function resolveOptions<C extends Command>(
   command: C,
   argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv,
+  cwd: string,
 ): ResolvedOptions<C> {
   const defs = optionsFor(command);
   const parseOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
@@ -403,7 +403,7 @@ export function helpText(command: Command, spec: HelpSpec): string {
       `  ${'-h, --help'.padEnd(30)} this text`,
     ],
     [
-      'Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in the README.',
+      'Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in docs/options.md.',
     ],
   );
 }

@@ -25,6 +25,7 @@ import type { Level } from '../../spec/classes.ts';
 import { requirementById } from '../../spec/requirements.ts';
 import type { ExploreFamily } from './family.ts';
 import { FAMILIES, commandOf } from './families/index.ts';
+import type { FailureRecord } from '../harness/failure.ts';
 import { ExploreModel, ModelViolation } from './model.ts';
 import type { StepRecord } from './model.ts';
 import type { ExploreTarget, SequenceTarget } from './target.ts';
@@ -55,6 +56,8 @@ export interface ExploreFinding {
   exchanges: Exchange[];
   /** The replay of the shrunk sequence failed the same way: the finding is reproducible. */
   confirmed: boolean;
+  /** The violation as a typed failure (src/harness/failure.ts), with the exchanges it judged. */
+  failure: FailureRecord;
 }
 
 export interface ExploreOutcome {
@@ -305,6 +308,7 @@ export function findingOf(
     steps,
     exchanges: [...exchanges],
     confirmed,
+    failure: violation.record,
   };
 }
 

@@ -7,6 +7,7 @@
 import type fc from 'fast-check';
 import type { ApiResponse } from '../harness/client.ts';
 import { shortText } from '../harness/body-shape.ts';
+import { judged } from '../harness/assert.ts';
 import { ModelViolation } from './model.ts';
 import type { ExploreModel, StepRecord } from './model.ts';
 import type { SequenceTarget } from './target.ts';
@@ -16,6 +17,8 @@ export type ExploreCommand = fc.AsyncCommand<ExploreModel, SequenceTarget> & { r
 export interface ExploreFamily {
   /** Its name on the command line (`--families objects,projects`). */
   readonly name: string;
+  /** What its sequences do, in a line (`cloudcheck explore --help` lists the families with it). */
+  readonly summary: string;
   /** Requirement → what the family's rules check about it (the report has one check per requirement). */
   readonly rules: Readonly<Record<string, string>>;
   /** Operation → the requirements a step of it exercised once the model agreed. */
@@ -61,7 +64,15 @@ export const short = (text: string): string => shortText(text, 200);
 
 /** A response that must be a success: anything else is a finding on `requirement`. */
 export function expectOk(res: ApiResponse, requirement: string, what: string): void {
-  if (!ok(res)) throw new ModelViolation(requirement, what, 'a 2xx answer', `${res.status} ${short(res.text)}`);
+  if (!ok(res))
+    throw new ModelViolation(requirement, what, 'a 2xx answer', `${res.status} ${short(res.text)}`, {
+      kind: 'status',
+      subject: 'status',
+      expected: '2xx',
+      actual: String(res.status),
+      judged: judged(res),
+      evidence: short(res.text),
+    });
 }
 
 /**

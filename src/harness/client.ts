@@ -21,9 +21,10 @@ import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from '../../spec/areas.ts';
 import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
+import { fail } from './failure.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
-import { createDispatcher, transportOptions, undici } from './transport.ts';
+import { createDispatcher, undici } from './transport.ts';
 
 export const BODY_LIMIT = 8 * 1024;
 
@@ -120,6 +121,8 @@ export interface ApiResponse {
   json<T = unknown>(): T;
   exchange: Exchange;
   durationMs: number;
+  /** The request as sent: method, path below the target's base and query (`GET /vps/vps_1?page=2`). */
+  requestLine: string;
 }
 
 export interface ClientSettings {
@@ -148,6 +151,9 @@ export interface ClientSettings {
   headers?: Record<string, string>;
   /** `--retries`: how often a request that got no answer is sent again (sendRetrying). */
   retries?: number;
+  /** `--ca-cert` and the embedded server (reached directly): how a client without a dispatcher connects (processAgent). */
+  caCertFile?: string | null;
+  embedded?: boolean;
 }
 
 export interface ClientOptions {
@@ -264,10 +270,9 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
+/** `base`: the target, normalised where it was given (resolution, the run contract): no trailing slash. */
 export function buildUrl(base: string, path: string, query?: Record<string, QueryValue>): URL {
-  const url = /^https?:\/\//.test(path)
-    ? new URL(path)
-    : new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(base + (path.startsWith('/') ? path : `/${path}`));
   if (query) {
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined || value === null || value === false) continue;
@@ -283,11 +288,17 @@ export function buildUrl(base: string, path: string, query?: Record<string, Quer
 
 let sharedAgent: Dispatcher | null = null;
 /**
- * One connection pool per process (a worker), closed by the worker fixture's teardown; through
- * the proxy of the standard variables and with the run's --ca-cert (transport.ts).
+ * One connection pool per process (a worker, the runner), closed by the worker fixture's teardown;
+ * through the proxy of the standard variables (never to the embedded server) and with the run's
+ * --ca-cert (transport.ts). The settings are the same for every client of a process.
  */
-export function processAgent(): Dispatcher {
-  sharedAgent ??= createDispatcher({ ...transportOptions(), agent: { keepAliveTimeout: 4_000, connections: 16 } });
+export function processAgent(settings: Pick<ClientSettings, 'caCertFile' | 'embedded'>): Dispatcher {
+  sharedAgent ??= createDispatcher({
+    caCertFile: settings.caCertFile ?? null,
+    direct: settings.embedded ?? false,
+    env: process.env,
+    agent: { keepAliveTimeout: 4_000, connections: 16 },
+  });
   return sharedAgent;
 }
 export async function closeProcessAgent(): Promise<void> {
@@ -307,7 +318,7 @@ export class ApiClient {
   constructor(options: ClientOptions) {
     this.settings = options.settings;
     this.budgets = options.budgets;
-    this.dispatcher = options.dispatcher ?? processAgent();
+    this.dispatcher = options.dispatcher ?? processAgent(options.settings);
     this.record = options.record;
     this.maxRetries = options.maxRateLimitRetries ?? 3;
     this.check = options.check;
@@ -407,9 +418,9 @@ export class ApiClient {
   /**
    * `--retries N`: a request that got no answer (refused, reset, timed out) is sent again, up to
    * N times, after 250 ms, 500 ms, 1 s, 2 s. Never one that got an answer, whatever it was: the
-   * answer is what the check judges, so a check still passes only on a conformant answer. A POST
-   * only when its connection was refused (it never reached the target; any other failure may
-   * have created something). Every attempt is recorded, the retries numbered (`attempt`), and the
+   * answer is what the check judges, so a check still passes only on a conformant answer. GET,
+   * HEAD and OPTIONS only, and any request whose connection was refused (it never reached the
+   * target); see RESENDABLE. Every attempt is recorded, the retries numbered (`attempt`), and the
    * check's result counts them. Hand-written rather than undici's RetryAgent: the decision needs
    * the method and the error together, and each attempt must reach the recorder.
    */
@@ -445,6 +456,12 @@ export class ApiClient {
       // The line then says @FILE, as without a report directory: the exchange itself is not lost.
       return null;
     }
+  }
+
+  /** Whether a path is under the target's base path. */
+  private insideBase(pathname: string): boolean {
+    const base = new URL(this.settings.target).pathname.replace(/\/+$/, '');
+    return !base || pathname === base || pathname.startsWith(`${base}/`);
   }
 
   /** The path below the target's base path (`/v1/sms/send` → `/sms/send`). */
@@ -554,17 +571,19 @@ export class ApiClient {
     }
     learnSecrets(url.pathname, body);
     // Run-wide rate-limit invariants: a compact line per messaging/compute response (key hashed,
-    // a few headers), read back by the reporter. A no-op without a run temp dir.
-    processObserver(this.settings.runTmp)?.record({
-      method,
-      path: this.relative(url.pathname),
-      authorization: headers.authorization,
-      status,
-      headers: resHeaders,
-      body,
-      sentAt: startedAt.getTime(),
-      receivedAt: Date.now(),
-    });
+    // a few headers), read back by the reporter. A no-op without a run temp dir; a request outside
+    // the base URL (another version) is no response of the API.
+    if (this.insideBase(url.pathname))
+      processObserver(this.settings.runTmp)?.record({
+        method,
+        path: this.relative(url.pathname),
+        authorization: headers.authorization,
+        status,
+        headers: resHeaders,
+        body,
+        sentAt: startedAt.getTime(),
+        receivedAt: Date.now(),
+      });
     const exchange = redact<Exchange>({
       ...exchangeBase,
       response: {
@@ -575,6 +594,7 @@ export class ApiClient {
       duration_ms: durationMs,
     });
     this.record?.(exchange);
+    const requestLine = `${method} ${this.relative(url.pathname)}${url.search}`;
     return {
       status,
       headers: resHeaders,
@@ -583,19 +603,32 @@ export class ApiClient {
       body,
       json<T>(): T {
         if (body === undefined)
-          throw new Error(
-            `expected a JSON body from ${method} ${url.pathname}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
-          );
+          fail({
+            kind: 'body',
+            subject: 'json',
+            expected: 'a JSON body',
+            actual: text.length ? 'not JSON' : 'empty',
+            judged: { requestLine, exchange, status },
+            says: `expected a JSON body, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
+          });
         return body as T;
       },
       exchange,
       durationMs,
+      requestLine,
     };
   }
 }
 
-/** Methods whose request may be sent twice with the effect of once (RFC 9110, 9.2.2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/**
+ * Methods whose request may be sent again when it got no answer: the safe ones (RFC 9110, 9.2.1),
+ * whose second answer says what the first would have. PUT and DELETE are idempotent in effect but
+ * not in answer: a DELETE that reached the target before the connection broke answers 404 the
+ * second time, an upload 200 where it would have answered 201, and the check would judge an
+ * exchange the target never meant as the answer to its request. Checks that send those are run
+ * again whole instead (--rerun-unanswered), under new names.
+ */
+const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The first `code` along an error's cause chain (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...). */
 function errorCode(error: unknown): string | undefined {
@@ -612,7 +645,7 @@ function errorCode(error: unknown): string | undefined {
 
 /** Whether a request that got no answer may be sent again (sendRetrying). */
 export function mayResend(method: string, error: unknown): boolean {
-  return IDEMPOTENT.has(method.toUpperCase()) || errorCode(error) === 'ECONNREFUSED';
+  return RESENDABLE.has(method.toUpperCase()) || errorCode(error) === 'ECONNREFUSED';
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

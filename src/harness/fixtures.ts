@@ -21,14 +21,15 @@ import type { Faker } from '@faker-js/faker';
 import type { Exchange } from '../model/finding.ts';
 import { Budget } from './budget.ts';
 import { ApiClient, closeProcessAgent } from './client.ts';
-import { CloudcheckError, PrerequisiteMissingError } from './errors.ts';
+import { CloudcheckError, PrerequisiteMissingError, isEnvironmentError } from './errors.ts';
+import { fail } from './failure.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
 import { keysForWorker } from './run-keys.ts';
 import { repeatedId } from './selection.ts';
-import { settingsFromEnv } from './settings.ts';
+import { checkSettingsOf, processSettings, targetSettings } from './settings.ts';
 import { closeWebhookReceiver } from './webhook-receiver.ts';
-import type { RunSettings } from './settings.ts';
+import type { CheckSettings, RunSettings } from './settings.ts';
 
 export const ANNOTATION = {
   id: 'cc.id',
@@ -45,6 +46,8 @@ export const ANNOTATION = {
   deviation: 'cc.deviation',
   /** A standalone check's failure (check.ts `recordFailure`): the test passes, the report fails it. */
   failure: 'cc.failure',
+  /** The failure of a `failure` or `deviation` as data (failure.ts FailureRecord, JSON): what the reporter reads. */
+  failureData: 'cc.failure-data',
   /** The stack of a cloudcheck error recorded as a `failure`. */
   stack: 'cc.stack',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
@@ -78,7 +81,7 @@ export const RETRIED_ANNOTATION = 'cc.retried';
 export type SeenExchange = [method: string, url: string, status: number | null];
 
 /** What `ctx` gives a check: the run's settings plus helpers that depend on the check. */
-export interface CheckContext extends RunSettings {
+export interface CheckContext extends CheckSettings {
   /** The check's id; `<id>#k` in repetition k of a run with several (selection.ts). */
   checkId: string;
   /** A unique name with the run prefix: `cc-<runid>-<label>-<n>`, lowercase, at most 63 chars (bucket-safe). */
@@ -122,12 +125,12 @@ export class WorkerHarness {
   readonly ledger: Ledger;
   private readonly flows = new Map<string, FlowScope>();
 
-  /** `parallelIndex` (0..workers-1) picks this worker's slice of the run's keys. */
-  constructor(settings: RunSettings, workerIndex: number, parallelIndex = workerIndex) {
+  /** `parallelIndex` (0..workers-1) picks this worker's share of the run's keys. */
+  constructor(settings: RunSettings, workerIndex: number, parallelIndex = workerIndex, workers = 1) {
     this.settings = settings;
     const journal = settings.runTmp;
     this.ledger = new Ledger(`worker-${workerIndex}`, journal, { keep: settings.keep });
-    this.budgets = mainAndAltBudgets(settings, parallelIndex);
+    this.budgets = mainAndAltBudgets(settings, parallelIndex, workers);
     this.client = new ApiClient({ settings, budgets: this.budgets });
   }
 
@@ -159,15 +162,20 @@ export class WorkerHarness {
 }
 
 /**
- * The budgets of one worker. Main: the run's key and this worker's run keys; with run keys, the
- * run's key is kept out of billing traffic (its billing window is for key management). Without
- * (keys per worker 0, or the target refused to create keys), the run's key does everything.
+ * The budgets of one worker. Main: the run's key and this worker's share of the budget keys (the
+ * run's own and the more keys given); with those, the run's key is kept out of billing traffic
+ * (its billing window is for key management). Without (keys per worker 0, or the target refused
+ * to create keys, and no more keys given), the run's key does everything.
  */
-export function mainAndAltBudgets(settings: RunSettings, parallelIndex: number): { main: Budget; alt: Budget | null } {
+export function mainAndAltBudgets(
+  settings: RunSettings,
+  parallelIndex: number,
+  workers: number,
+): { main: Budget; alt: Budget | null } {
   // Up to a whole per-minute window: a busy run (or its teardown) waits for the next window of a
   // key rather than giving up a check or leaving a resource behind.
   const maxWaitMs = 65_000 * settings.timeoutScale;
-  const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker);
+  const own = keysForWorker(settings.budgetKeys, parallelIndex, workers);
   for (const key of own) addSecret(key);
   return {
     main: new Budget([...own, settings.keys.main], {
@@ -221,7 +229,7 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
   let counter = 0;
   const scaled = (ms: number): number => Math.round(ms * settings.timeoutScale);
   return {
-    ...settings,
+    ...checkSettingsOf(settings),
     checkId,
     testInfo,
     faker,
@@ -252,9 +260,13 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
           if (value !== undefined && value !== false) return value;
           const waited = Date.now() - started;
           if (waited >= limit)
-            throw new Error(
-              `waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`,
-            );
+            fail({
+              kind: 'timing',
+              subject: what,
+              expected: `within ${(limit / 1000).toFixed(0)} s`,
+              actual: `not after ${(waited / 1000).toFixed(1)} s`,
+              says: `waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`,
+            });
           await new Promise((resolve) => setTimeout(resolve, Math.min(interval, limit - waited)));
           // Back off: a real cloud takes minutes, and every poll counts against the rate budget.
           interval = Math.min(MAX_POLL_INTERVAL_MS, interval * 2);
@@ -303,11 +315,37 @@ export interface WorkerFixtures {
  */
 const BOXED = { scope: 'test', box: 'self' } as const;
 
+/**
+ * A fixture's own error (set-up or tear-down, outside the check's body) judged nothing of the
+ * target: it is classified here, as data, `environment` or `cloudcheck-error` (errors.ts), the way
+ * the check wrapper classifies the body's errors (check.ts). The check's own failures do not pass
+ * through here: `use` returns when the body ends, however it ended.
+ */
+function outsideTheCheck<U>(
+  fixture: (args: { harness: WorkerHarness }, use: U, testInfo: TestInfo) => Promise<void>,
+): (args: { harness: WorkerHarness }, use: U, testInfo: TestInfo) => Promise<void> {
+  // Destructured: Playwright reads a fixture's dependencies from its first parameter's pattern.
+  return async ({ harness }, use, testInfo) => {
+    try {
+      await fixture({ harness }, use, testInfo);
+    } catch (error) {
+      const classification = isEnvironmentError(error) ? 'environment' : 'cloudcheck-error';
+      testInfo.annotations.push({ type: ANNOTATION.classification, description: classification });
+      throw error;
+    }
+  };
+}
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   harness: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
     async ({}, use, workerInfo) => {
-      const harness = new WorkerHarness(settingsFromEnv(), workerInfo.workerIndex, workerInfo.parallelIndex);
+      const harness = new WorkerHarness(
+        targetSettings(processSettings()),
+        workerInfo.workerIndex,
+        workerInfo.parallelIndex,
+        workerInfo.config.workers,
+      );
       try {
         await use(harness);
       } finally {
@@ -317,7 +355,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker', timeout: 120_000, box: 'self' },
   ],
   api: [
-    async ({ harness }, use, testInfo) => {
+    outsideTheCheck(async ({ harness }, use, testInfo) => {
       const exchanges: Exchange[] = [];
       await use(harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange)));
       if (exchanges.length === 0) return;
@@ -340,11 +378,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
           contentType: 'application/json',
         });
       }
-    },
+    }),
     BOXED,
   ],
   ledger: [
-    async ({ harness }, use, testInfo) => {
+    outsideTheCheck(async ({ harness }, use, testInfo) => {
       const flowId = annotationValue(testInfo, ANNOTATION.flow);
       if (flowId) {
         await use(harness.flow(flowId).ledger);
@@ -362,13 +400,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         for (const leak of leaks)
           testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
       }
-    },
+    }),
     BOXED,
   ],
   ctx: [
-    async ({ harness }, use, testInfo) => {
+    outsideTheCheck(async ({ harness }, use, testInfo) => {
       await use(makeContext(harness.settings, testInfo, await loadFaker()));
-    },
+    }),
     BOXED,
   ],
   flowState: [

@@ -8,6 +8,7 @@
 import { loadOutcome } from './load-lines.ts';
 import { classCounts, type StatusCounts } from './class-counts.ts';
 import { classificationOf } from '../report/gate.ts';
+import { failureLine, shownExchange } from './failure-line.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
@@ -33,10 +34,11 @@ function cdata(text: string): string {
 function describe(check: CheckResult): string {
   const lines = [`${check.level} ${check.requirement}: ${check.title}`];
   if (check.operation) lines.push(`operation: ${check.operation}`);
+  if (check.failure) lines.push(check.failure.headline);
   if (check.message) lines.push(check.message);
   if (check.expected !== undefined) lines.push(`expected: ${check.expected}`);
   if (check.actual !== undefined) lines.push(`actual: ${check.actual}`);
-  const last = check.exchanges?.at(-1);
+  const last = shownExchange(check);
   if (last) lines.push(`reproduce: ${last.curl}`);
   return lines.join('\n');
 }
@@ -90,7 +92,7 @@ export function writeJunit(report: ConformanceReport): string {
         inner.push(`      <skipped${check.message ? ` message="${xmlEscape(check.message)}"` : ''}/>`);
       } else if (check.status === 'failed') {
         const c = classificationOf(check);
-        const message = xmlEscape((check.message ?? 'failed').split('\n')[0]!.slice(0, 500));
+        const message = xmlEscape((failureLine(check) ?? 'failed').slice(0, 500));
         if (c === 'environment' || c === 'cloudcheck-error') {
           errors++;
           inner.push(
@@ -134,7 +136,17 @@ export function writeJunit(report: ConformanceReport): string {
       `  <testsuite name="load.${xmlEscape(profile.profile)}" tests="${lines.length}" failures="${failed}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`,
     );
   }
-  const total = report.checks.length + loadTests;
+  // An inconclusive verdict is one test case of its own: checks that were skipped (a class that
+  // could not run) would otherwise leave a CI page green where the gate did not pass.
+  const unjudged = report.summary.verdict === 'inconclusive' ? report.summary.unjudged : undefined;
+  if (unjudged) {
+    totalErrors++;
+    const text = `${report.summary.headline ?? 'inconclusive'}\n${unjudged.reasons.join('\n')}\nMUST requirements not judged: ${unjudged.requirements.join(', ')}`;
+    suites.push(
+      `  <testsuite name="cloudcheck.verdict" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloudcheck.verdict" name="every selected MUST check judged">\n      <error message="${xmlEscape(`inconclusive: ${unjudged.reasons.join('; ')}`.slice(0, 500))}" type="inconclusive">${cdata(text)}</error>\n    </testcase>\n  </testsuite>`,
+    );
+  }
+  const total = report.checks.length + loadTests + (unjudged ? 1 : 0);
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<testsuites name="${xmlEscape(`cloudcheck ${report.run.id}`)}" tests="${total}" failures="${totalFailures}" errors="${totalErrors}" skipped="${totalSkipped}">\n` +

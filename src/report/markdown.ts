@@ -6,6 +6,7 @@ import { classificationOf } from './gate.ts';
 import { loadOutcome } from './load-lines.ts';
 import { classCounts } from './class-counts.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
+import { failureLine, shownExchange } from './failure-line.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
@@ -28,6 +29,18 @@ export function writeMarkdown(report: ConformanceReport): string {
   out.push(
     `- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`,
   );
+  if (s.unjudged) {
+    out.push(
+      `- not judged: ${s.unjudged.checks.length} of ${s.unjudged.must_total} MUST checks (${cell(s.unjudged.reasons.join('; '))})`,
+    );
+    if (s.unjudged.requirements.length)
+      out.push(`- MUST requirements not judged: ${s.unjudged.requirements.map((r) => `\`${r}\``).join(', ')}`);
+  }
+  const rerun = report.checks.filter((c) => (c.attempt ?? 1) > 1);
+  if (rerun.length)
+    out.push(
+      `- run again after no answer (\`--rerun-unanswered\`): ${rerun.length} check${rerun.length === 1 ? '' : 's'}, ${rerun.filter((c) => c.status !== 'failed' || c.classification !== 'environment').length} judged on a later attempt`,
+    );
   out.push('');
   out.push('| class | passed | failed | skipped | waited (s) |', '|---|---:|---:|---:|---:|');
   const counts = classCounts(report.checks);
@@ -64,10 +77,11 @@ export function writeMarkdown(report: ConformanceReport): string {
     for (const c of checks) {
       out.push(`### [${c.requirement}] ${cell(c.title)}`, '');
       out.push(`- check \`${c.id}\`, ${c.level}, class ${c.class}${c.operation ? `, \`${c.operation}\`` : ''}`);
-      if (c.message) out.push(`- ${cell(c.message.split('\n')[0]!.slice(0, 400))}`);
+      const line = failureLine(c);
+      if (line) out.push(`- ${cell(line.slice(0, 400))}`);
       if (c.expected !== undefined) out.push(`- expected: \`${cell(c.expected)}\``);
       if (c.actual !== undefined) out.push(`- actual: \`${cell(c.actual)}\``);
-      const last = c.exchanges?.at(-1);
+      const last = shownExchange(c);
       if (last) out.push('', '```sh', last.curl, '```');
       out.push('');
     }

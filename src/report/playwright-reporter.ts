@@ -21,9 +21,10 @@ import type {
 } from '@playwright/test/reporter';
 import { isConformanceClass } from '../../spec/classes.ts';
 import type { ConformanceClass, Level } from '../../spec/classes.ts';
-import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
+import type { CheckFailure, CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak, ThirdPartyLine } from '../model/report.ts';
-import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
+import { placeJudged } from '../harness/failure.ts';
+import type { FailureRecord } from '../harness/failure.ts';
 import {
   ANNOTATION,
   EXCHANGES_ATTACHMENT,
@@ -33,7 +34,8 @@ import {
 } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
 import { addSecret, redactString } from '../harness/redact.ts';
-import { settingsFromEnv } from '../harness/settings.ts';
+import { processSettings } from '../harness/settings.ts';
+import { RunEstimate, budgetWait, describeBudget, formatDuration, pacingKeys } from '../harness/run-estimate.ts';
 import type { RunSettings } from '../harness/settings.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
@@ -41,6 +43,7 @@ import { type CoverageInput, computeCoverage, loadInventory } from './coverage.t
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { countsAgainstGate, parseBaseline } from './gate.ts';
 import { type DraftReport, draftFile, finaliseReport } from './finalise.ts';
+import { stopGracefullyOnSigterm } from './stop-on-term.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
 const MAX_EXCHANGES = 20;
@@ -75,32 +78,50 @@ function exchangesOf(result: TestResult | undefined): Exchange[] {
   }
 }
 
-/** Pulls "Expected: …" / "Received: …" out of an expect() message. */
-function expectedActual(message: string): { expected?: string; actual?: string } {
-  const expected = /^\s*Expected(?: [\w ]+)?:\s*(.+)$/m.exec(message)?.[1]?.trim();
-  const actual = /^\s*Received(?: [\w ]+)?:\s*(.+)$/m.exec(message)?.[1]?.trim();
-  return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
+/** The failure a check recorded as data (check.ts), or undefined when none or unreadable. */
+function failureDataOf(ann: Map<string, string>): FailureRecord | undefined {
+  const text = ann.get(ANNOTATION.failureData);
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as FailureRecord;
+    return parsed && typeof parsed === 'object' && parsed.failure ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-const startsWithName = (message: string, names: readonly string[]): boolean =>
-  names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
-
 /**
- * Whose fault a failed test is. The check wrapper's annotation says it when the error was thrown in
- * the worker's check code; the error's name says it otherwise (fixtures, hooks). A timeout is the
- * environment's; anything else is the target's: a defect at MUST, a deviation at SHOULD.
+ * Whose fault a failed test is, from data only: the classification the check wrapper or a fixture
+ * annotated (an environment or cloudcheck error); a timeout or an interruption is the
+ * environment's; an error outside the check's body that nobody classified judged nothing of the
+ * target (cloudcheck's own); anything the check's assertions failed is the target's: a defect at
+ * MUST, a deviation at SHOULD.
  */
 function failureClassification(
   annotated: string | undefined,
   status: TestResult['status'],
-  message: string,
+  byTheCheck: boolean,
   level: Level,
 ): Classification {
   if (annotated === 'environment' || annotated === 'cloudcheck-error') return annotated;
   if (status === 'timedOut' || status === 'interrupted') return 'environment';
-  if (startsWithName(message, ENVIRONMENT_ERROR_NAMES)) return 'environment';
-  if (startsWithName(message, SUITE_ERROR_NAMES)) return 'cloudcheck-error';
+  if (!byTheCheck) return 'cloudcheck-error';
   return level === 'MUST' ? 'defect' : 'spec-gap';
+}
+
+/** A failure that reached Playwright without the check wrapper's data (a timeout, a fixture's error): kind `error`. */
+function untypedFailure(operation: string | null, status: TestResult['status'], message: string): FailureRecord {
+  const first = message.split('\n')[0]!;
+  return {
+    failure: {
+      kind: 'error',
+      subject: status === 'timedOut' ? 'timeout' : status === 'interrupted' ? 'interrupted' : 'error',
+      headline: operation ? `${operation}: ${first}` : first,
+      operation,
+      evidence: message,
+    },
+    judged: [],
+  };
 }
 
 export function checkFromTest(
@@ -120,6 +141,7 @@ export function checkFromTest(
   let stack: string | undefined;
   const deviation = result?.status === 'passed' ? ann.get(ANNOTATION.deviation) : undefined;
   const recorded = result?.status === 'passed' ? ann.get(ANNOTATION.failure) : undefined;
+  let data = deviation !== undefined || recorded !== undefined ? failureDataOf(ann) : undefined;
   if (result) {
     if (deviation !== undefined) {
       status = 'failed';
@@ -128,7 +150,7 @@ export function checkFromTest(
     } else if (recorded !== undefined) {
       status = 'failed';
       message = recorded.replace(ANSI, '');
-      classification = failureClassification(ann.get(ANNOTATION.classification), 'failed', message, level);
+      classification = failureClassification(ann.get(ANNOTATION.classification), 'failed', true, level);
       if (classification === 'cloudcheck-error') stack = ann.get(ANNOTATION.stack)?.replace(ANSI, '');
     } else if (result.status === 'passed') status = 'passed';
     else if (result.status === 'skipped') {
@@ -137,10 +159,11 @@ export function checkFromTest(
     } else status = 'failed';
     if (status === 'failed' && deviation === undefined && recorded === undefined) {
       const error = result.errors[0] ?? result.error;
-      // Plain `Error: ` adds nothing; EnvironmentError-style names stay (the classification reads them).
+      // Plain `Error: ` adds nothing; other names stay (they say what failed).
       message = (error?.message ?? error?.value ?? `test ${result.status}`).replace(ANSI, '').replace(/^Error: /, '');
       if (result.status === 'timedOut') message = `timed out after ${result.duration} ms: ${message}`;
-      classification = failureClassification(ann.get(ANNOTATION.classification), result.status, message, level);
+      classification = failureClassification(ann.get(ANNOTATION.classification), result.status, false, level);
+      data = untypedFailure(ann.get(ANNOTATION.operation) ?? null, result.status, message);
       if (classification === 'cloudcheck-error') stack = (error?.stack ?? '').replace(ANSI, '') || undefined;
     }
   } else {
@@ -148,6 +171,10 @@ export function checkFromTest(
   }
   // `--har all`: every check keeps its exchanges (the workers attached them), all of them.
   const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : harAll ? exchangesOf(result) : [];
+  // The exchanges the failure judged are kept, wherever they were recorded (an earlier flow step).
+  const judged = status === 'failed' && data ? placeJudged(exchanges, data.judged) : [];
+  const failure: CheckFailure | undefined =
+    status === 'failed' && data ? { ...data.failure, ...(judged.length ? { exchanges: judged } : {}) } : undefined;
   const check: CheckResult = {
     id: ann.get(ANNOTATION.id) ?? test.titlePath().slice(1).join(' › '),
     requirement: ann.get(ANNOTATION.requirement) ?? 'UNKNOWN',
@@ -156,9 +183,12 @@ export function checkFromTest(
     operation: ann.get(ANNOTATION.operation) ?? null,
     title,
     status,
+    ...(ann.has(ANNOTATION.flow) ? { flow: ann.get(ANNOTATION.flow)! } : {}),
     ...(classification ? { classification } : {}),
     ...(message ? { message } : {}),
-    ...(message && status === 'failed' ? expectedActual(message) : {}),
+    ...(failure?.expected !== undefined ? { expected: failure.expected } : {}),
+    ...(failure?.actual !== undefined ? { actual: failure.actual } : {}),
+    ...(failure ? { failure } : {}),
     ...(exchanges.length ? { exchanges } : {}),
     ...(stack ? { stack: redactString(stack) } : {}),
     ...(result ? { duration_ms: result.duration } : {}),
@@ -248,11 +278,15 @@ const PROGRESS_EVERY_MS = 10_000;
 export default class CloudcheckReporter implements Reporter {
   private rootSuite: Suite | undefined;
   /**
-   * The run's settings as the CLI handed them over. Read again at the end: the global setup,
-   * which runs after the reporter is made, completes them (the embedded server's address, keys).
+   * The run's settings: the process's (settings.ts processSettings), which the global setup, run
+   * after the reporter is made, completes (the embedded server's address, the run's keys).
    */
-  private readonly settings: RunSettings = settingsFromEnv(process.env, { requireTarget: false });
-  private readonly progress = this.settings.progress;
+  private get settings(): RunSettings {
+    return processSettings();
+  }
+  private get progress(): boolean {
+    return this.settings.progress;
+  }
   private readonly tty = process.stderr.isTTY === true;
   private readonly remaining = new Map<string, number>();
   private readonly counts = new Map<string, { passed: number; failed: number; skipped: number }>();
@@ -262,7 +296,9 @@ export default class CloudcheckReporter implements Reporter {
   private startedAt = Date.now();
   private lastProgressAt = 0;
   /** `--max-failures N`: stop once N failures count against the gate. */
-  private readonly maxFailures = this.settings.maxFailures;
+  private get maxFailures(): number {
+    return this.settings.maxFailures;
+  }
   private gateFailures = 0;
   /** Why the checks of each class were skipped, with how many, for the class's console line. */
   private readonly skipReasons = new Map<string, Map<string, number>>();
@@ -270,6 +306,12 @@ export default class CloudcheckReporter implements Reporter {
   /** Third-party output of the workers (report.json third_party_output), by stream and line. */
   private readonly thirdParty = new Map<string, ThirdPartyLine>();
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
+  /** The run's request budget and the windows it waits for (run-estimate.ts), from onBegin. */
+  private estimate: RunEstimate | undefined;
+
+  constructor() {
+    stopGracefullyOnSigterm();
+  }
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;
@@ -287,8 +329,15 @@ export default class CloudcheckReporter implements Reporter {
     const runWide = this.counts.has('rate-limits')
       ? ` (and ${Object.keys(RUN_CHECKS).length} run-wide rate-limit invariants at the end)`
       : '';
-    if (this.progress)
+    // The global setup has run: the keys the run paces over are known.
+    this.estimate = new RunEstimate(this.remaining, pacingKeys(this.settings.budgetKeys.length));
+    if (this.progress) {
       process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
+      const requests = this.estimate.remainingRequests();
+      process.stderr.write(
+        `  ${describeBudget(requests, this.estimate.keys, budgetWait(requests, this.estimate.keys, Date.now()))}\n`,
+      );
+    }
   }
 
   /**
@@ -341,6 +390,7 @@ export default class CloudcheckReporter implements Reporter {
       this.remaining.set(cls, (this.remaining.get(cls) ?? 0) + 1);
     }
     this.finishedTests++;
+    this.estimate?.finished(cls, Date.now());
     this.countForMaxFailures(check);
     const c = this.counts.get(cls) ?? { passed: 0, failed: 0, skipped: 0 };
     this.counts.set(cls, c);
@@ -392,16 +442,29 @@ export default class CloudcheckReporter implements Reporter {
     if (!this.tty && (done || now - this.lastProgressAt < PROGRESS_EVERY_MS)) return;
     this.lastProgressAt = now;
     const elapsed = (now - this.startedAt) / 1000;
-    const rate = this.finishedTests / Math.max(elapsed, 0.001);
-    // An estimate from the first few checks says nothing: wait for a sample.
-    const left =
-      rate > 0 && this.finishedTests >= 20 && elapsed >= 3 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
-    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${Number.isFinite(left) && !done ? ` · about ${Math.ceil(left)} s left` : ''}`;
+    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${done ? '' : this.timeLeft(now, elapsed)}`;
     process.stderr.write(this.tty ? `\r\x1b[K${line}${done ? '\n' : ''}` : `${line}\n`);
   }
 
+  /**
+   * What is left, from the budget first: the windows the remaining requests must wait for (run-estimate.ts),
+   * which no pace of the checks so far shows; the pace only when it says longer.
+   */
+  private timeLeft(now: number, elapsed: number): string {
+    const wait = this.estimate?.wait(now) ?? { waitMs: 0, rule: null };
+    const rate = this.finishedTests / Math.max(elapsed, 0.001);
+    // A pace from the first few checks says nothing: wait for a sample.
+    const paced =
+      rate > 0 && this.finishedTests >= 20 && elapsed >= 3
+        ? ((this.totalTests - this.finishedTests) / rate) * 1000
+        : Number.NaN;
+    if (wait.rule && !(paced > wait.waitMs))
+      return ` · about ${formatDuration(wait.waitMs)} left (the ${wait.rule} limit of the keys)`;
+    return Number.isFinite(paced) ? ` · about ${formatDuration(paced)} left` : '';
+  }
+
   async onEnd(result: FullResult): Promise<void> {
-    const settings = settingsFromEnv(process.env, { requireTarget: false });
+    const settings = this.settings;
     addSecret(settings.keys.main);
     addSecret(settings.keys.alt);
     for (const value of Object.values(settings.headers)) addSecret(value);

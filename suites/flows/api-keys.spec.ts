@@ -7,12 +7,18 @@
  *
  * This flow is about keys, so it names the key of every request itself (no budget, no retries).
  */
-import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import { expectFields, expectRefused, expectSuccess, listOf } from '../../src/harness/resource.ts';
-import type { ApiResponse } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
-import { addSecret } from '../../src/harness/redact.ts';
+import {
+  addSecret,
+  defineFlow,
+  expect,
+  expectErrorEnvelope,
+  expectFields,
+  expectRefused,
+  expectStatus,
+  expectSuccess,
+  listOf,
+} from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse, Ledger } from '../../src/harness/check.ts';
 
 interface CreatedKey {
   id: string;
@@ -139,6 +145,20 @@ defineFlow<State>(
         expect(Object.keys(entry ?? {}), 'no `key` field in the listing').not.toContain('key');
         // Raw text: the secret anywhere in the body (any field, any account) is a leak.
         expect(res.text.includes(state.main.key), 'the secret appears nowhere in the listing body').toBe(false);
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.prefix`,
+        requirement: 'KEY-PFX-001',
+        level: 'SHOULD',
+        operation: 'GET /account/api-keys',
+        title: 'the listed prefix of the key is the first 12 characters of its secret',
+      },
+      async ({ api, state }) => {
+        const entry = await listedKey(api, state.main.id);
+        expect(entry.prefix, 'the listed `prefix`').toBe(state.main.key.slice(0, 12));
       },
     );
 

@@ -1,4 +1,4 @@
-/** Deliberate non-conformances of the projects area; each breaks exactly one MUST requirement. */
+/** Deliberate non-conformances of the projects area; each breaks exactly one requirement (a MUST, or a convention's SHOULD). */
 import type { FaultDefinition } from '../../core/faults.ts';
 
 export const PROJECT_FAULTS = {
@@ -19,6 +19,7 @@ export const PROJECT_FAULTS = {
   budgetLimitAfterUpdate: 'project-budget-limit-after-update',
   regionOfPrevious: 'project-region-of-previous',
   deleteKeepsLaterResources: 'project-delete-keeps-later-resources',
+  idsUnprefixed: 'ids-unprefixed-projects',
 } as const;
 
 export const projectFaults = [
@@ -108,6 +109,11 @@ export const projectFaults = [
     name: PROJECT_FAULTS.deleteKeepsLaterResources,
     requirement: 'PROJ-DEL-001',
     description: 'Deleting a project removes its oldest resource only; the others keep running.',
+  },
+  {
+    name: PROJECT_FAULTS.idsUnprefixed,
+    requirement: 'PROJ-ID-001',
+    description: 'Projects and project resources get ids without their type prefix.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError, fieldError, notFound } from '../../core/errors.ts';
+import { isPublic } from './acl.ts';
 import type { AccessKeyRecord, BucketRecord, ObjectRecord, PartRecord } from './store.ts';
 import { StoreError } from './store.ts';
 
@@ -51,8 +52,8 @@ export function bucketView(bucket: BucketRecord) {
     created_at: bucket.created_at,
     size: bucket.size,
     object_count: bucket.objects.size,
-    public: bucket.public,
-    versioning: bucket.versioning,
+    public: isPublic(bucket.acl),
+    versioning: bucket.versioning === 'enabled',
     encryption: bucket.encryption,
     project_id: bucket.project_id,
   };
@@ -133,12 +134,15 @@ export function parseJsonBody(text: string): unknown {
  * Bucket name and object key of an object path, percent-decoded from the raw URL (not from the
  * router's parameters, so `%2F` and `/` are treated alike and nothing is decoded twice).
  */
-export function objectPathOf(request: FastifyRequest): { bucket: string; key: string } {
+export function objectPathOf(
+  request: FastifyRequest,
+  decodeKey: (text: string) => string = decodeURIComponent,
+): { bucket: string; key: string } {
   const path = request.url.split('?')[0] ?? '';
   const match = /^\/v1\/storage\/buckets\/([^/]*)\/objects\/(.*)$/s.exec(path);
   if (!match) throw new ApiError('not_found', 'No such object path.');
   try {
-    return { bucket: decodeURIComponent(match[1] ?? ''), key: decodeURIComponent(match[2] ?? '') };
+    return { bucket: decodeURIComponent(match[1] ?? ''), key: decodeKey(match[2] ?? '') };
   } catch {
     throw fieldError('storage', 'object_key', 'object_key is not valid percent-encoded UTF-8.');
   }

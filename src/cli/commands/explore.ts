@@ -9,16 +9,12 @@ import { join, resolve } from 'node:path';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import type { OptionValues } from '../../config/options.ts';
+import type { Session } from '../../harness/session.ts';
 import { Budget } from '../../harness/budget.ts';
-import { ApiClient } from '../../harness/client.ts';
 import { createRunKeys } from '../../harness/run-keys.ts';
-import { startEmbedded } from '../../harness/embedded.ts';
-import type { EmbeddedTarget } from '../../harness/embedded.ts';
-import { headersFromList } from '../../harness/headers.ts';
 import { isObject } from '../../harness/body-shape.ts';
-import { addSecret } from '../../harness/redact.ts';
+import { onInterrupt, openSession } from '../../harness/session.ts';
 import { DEFAULT_TEST_NUMBERS, RUN_PREFIX, newRunId } from '../../harness/settings.ts';
-import { configureTransport } from '../../harness/transport.ts';
 import { ExploreTarget } from '../../explore/target.ts';
 import type { TestNumbers } from '../../explore/target.ts';
 import { explore, findingOf, replay as replayOf } from '../../explore/explore.ts';
@@ -27,18 +23,20 @@ import { ExploreSetupError } from '../../explore/family.ts';
 import type { ExploreFamily } from '../../explore/family.ts';
 import { FAMILIES, commandOf, familiesNamed, rulesOf } from '../../explore/families/index.ts';
 import { ModelViolation } from '../../explore/model.ts';
+import { placeJudged } from '../../harness/failure.ts';
 import { reproductionScript } from '../../explore/repro.ts';
 import type { StepRecord } from '../../explore/model.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import { requirementById } from '../../../spec/requirements.ts';
 import { finaliseReport } from '../../report/finalise.ts';
-import { err, out } from '../output.ts';
-import { probeTarget } from '../probe.ts';
+import { connectionOf } from '../connection.ts';
+import { err, out, outText } from '../output.ts';
+import { type ReplayOrigin, originOf, replayHint, replayRefusal } from '../replay-origin.ts';
 
 export const EXPLORE_HELP: HelpSpec = {
   synopsis: 'cloudcheck explore [options]',
   summary:
-    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; compute: VPS create, get, update, delete, GET /vps walked page by page with filters; volumes: create, get, attach, detach, delete, filtered lists, the VPS deleted under them; messaging in test mode: sends to the test numbers, bulk sends, status, the message list walked by recipient and status, campaigns; API keys: create, use, revoke, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+    'Sends random sequences of operations, each drawn from one family (listed below), the families taking turns, and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
   examples: [
     ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
     ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],
@@ -67,44 +65,56 @@ const DEFAULT_BUDGET = 2000;
 const REQUESTS_PER_KEY = 200;
 const DEFAULT_TIME_S = 60;
 
-interface Session {
-  target: string;
-  apiKey: string;
-  embedded: EmbeddedTarget | null;
-}
-
 export async function exploreCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions('explore', argv);
+  const resolved = resolveOptions('explore', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('explore', EXPLORE_HELP));
+    outText(`${helpText('explore', EXPLORE_HELP)}\n${familiesText()}`);
     return 0;
   }
   if (resolved.positionals.length)
     throw new UsageError(`explore takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
-  const replay = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
+  const replayFile = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
+  const refusal = replayFile && !v['replay-any-target'] ? replayRefusal(replayFile.origin, v.target) : null;
+  if (refusal) throw new UsageError(`--replay: ${refusal}`);
+  if (replayFile && !replayFile.origin)
+    err('cloudcheck explore: the replay file does not say which target it came from (written by an older version)');
+  const replay = replayFile?.steps ?? null;
   const families = selectedFamilies(v.families);
-  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
-  const session = await openSession(v);
+  const session = await openSession({
+    connection: connectionOf(v, process.env),
+    command: 'cloudcheck explore',
+    embedded: { seed: v.seed, testNumbers: testNumbersOf(v) },
+    env: process.env,
+    log: err,
+  });
+  try {
+    return await exploreOn(session, v, { replay, families });
+  } finally {
+    await session.close();
+  }
+}
+
+/** The exploration (or the replay) on an open session: its own keys, the run, the report. */
+async function exploreOn(
+  session: Session,
+  v: OptionValues<'explore'>,
+  what: { replay: StepRecord[] | null; families: ExploreFamily[] },
+): Promise<number> {
+  const { replay, families } = what;
   const runId = newRunId();
   const runPrefix = `${RUN_PREFIX}${runId}-`;
-  const headers = headersFromList(v.header ?? []);
-  const settings = {
-    target: session.target,
-    keys: { main: session.apiKey, alt: null },
-    liveSms: false,
-    allowCharges: false,
-    timeoutScale: 1,
-    headers,
-  };
+  const settings = session.clientSettings;
   // Keys of the exploration's own (revoked at the end, named with the run prefix) spread the budget
-  // over the per-key limits, as `cloudcheck run` does.
+  // over the per-key limits, as `cloudcheck run` does; the more keys given (--api-key) count too.
   const budget = v.budget ?? DEFAULT_BUDGET;
+  const given = [settings.keys.main, ...session.keys.extra];
   const runKeys = await createRunKeys({
     settings,
-    count: Math.ceil(budget / REQUESTS_PER_KEY) - 1,
+    count: Math.max(0, Math.ceil(budget / REQUESTS_PER_KEY) - given.length),
     namePrefix: runPrefix,
     journalDir: null,
+    dispatcher: session.dispatcher(),
   });
   if (runKeys.shortfall)
     err(
@@ -112,11 +122,10 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     );
   // The session's key stays out of billing once there are run keys, as in `cloudcheck run`: its billing
   // window (100/h) is kept for revoking them, whatever the api-keys sequences spent.
-  const keptOut = runKeys.keys.length ? { billing: [session.apiKey] } : undefined;
-  const api = new ApiClient({
-    settings,
-    budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000, keptOut }) },
-  });
+  const keptOut = runKeys.keys.length ? { billing: [settings.keys.main] } : undefined;
+  const api = session.client(
+    new Budget([...runKeys.keys, ...session.keys.extra, settings.keys.main], { maxWaitMs: 60_000, keptOut }),
+  );
   const startedAt = new Date();
   let interrupted = false;
   const target = new ExploreTarget(
@@ -127,15 +136,13 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     testNumbersOf(v),
   );
   // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
-  const onSignal = (): void => {
+  const stopListening = onInterrupt(() => {
     // A second signal does not wait for the clean-up: `cloudcheck sweep` removes what is left.
     if (interrupted) process.exit(130);
     err('cloudcheck explore: stopping after the running sequence (it is cleaned up; again to stop at once)');
     interrupted = true;
     target.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   try {
     err(
       `cloudcheck explore: ${replay ? `replaying ${replay.length} steps` : `seed ${v.seed}, at most ${v.budget ?? DEFAULT_BUDGET} requests and ${v.time ?? DEFAULT_TIME_S} s`} against ${session.target}`,
@@ -159,13 +166,13 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       runId,
       target: session.target,
       exploreTarget: target,
-      embedded: session.embedded !== null,
+      embedded: session.server !== null,
       seed: v.seed,
       startedAt,
       reportDir,
       interrupted,
     });
-    printSummary(outcome, rules, reportDir);
+    printSummary(outcome, rules, reportDir, { target: session.target, embedded: session.server !== null });
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
     if (outcome.findings.length === 0 && outcome.exercised.size === 0) {
@@ -181,29 +188,8 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       err(
         `cloudcheck explore: ${unrevoked} of its API keys could not be revoked (they expire on their own within 3 h)`,
       );
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await session.embedded?.close().catch(() => undefined);
+    stopListening();
   }
-}
-
-async function openSession(v: OptionValues<'explore'>): Promise<Session> {
-  if (v.target) {
-    const apiKey = v['api-key']!;
-    addSecret(apiKey);
-    const transport = { caCertFile: v['ca-cert'] ?? null, direct: false };
-    configureTransport(transport);
-    await probeTarget(v.target, apiKey, 'the API key', undefined, {
-      ...transport,
-      headers: headersFromList(v.header ?? []),
-    });
-    return { target: v.target, apiKey, embedded: null };
-  }
-  const embedded = await startEmbedded({ seed: v.seed, testNumbers: testNumbersOf(v) });
-  addSecret(embedded.apiKey);
-  configureTransport({ caCertFile: null, direct: true });
-  err(`cloudcheck explore: no --target: started the embedded reference server at ${embedded.target}`);
-  return { target: embedded.target, apiKey: embedded.apiKey, embedded };
 }
 
 /** The test-mode numbers messaging sequences send to (`--test-number-*`, else the defaults of the specification's examples). */
@@ -213,6 +199,16 @@ function testNumbersOf(v: OptionValues<'explore'>): TestNumbers {
     fail: v['test-number-fail'] ?? DEFAULT_TEST_NUMBERS.fail,
     random: v['test-number-random'] ?? DEFAULT_TEST_NUMBERS.random,
   };
+}
+
+/** The families `--families` takes, each with what its sequences do (the help's last section). */
+function familiesText(): string {
+  const width = Math.max(...FAMILIES.map((f) => f.name.length));
+  return [
+    'families (--families a,b; default: all, taking turns):',
+    ...FAMILIES.map((f) => `  ${f.name.padEnd(width)}  ${f.summary}`),
+    '',
+  ].join('\n');
 }
 
 /** `--families a,b`: the families named, each known (default: all). */
@@ -233,8 +229,8 @@ function progressPrinter(): (sequences: number, requests: number) => void {
   };
 }
 
-/** A replay file: `{ "steps": [{ "op": ..., "args": {...} }, ...] }`, as explore writes it. */
-function readReplay(file: string): StepRecord[] {
+/** A replay file: `{ "target", "embedded", "steps": [{ "op": ..., "args": {...} }, ...] }`, as explore writes it. */
+function readReplay(file: string): { steps: StepRecord[]; origin: ReplayOrigin | null } {
   if (!existsSync(file)) throw new UsageError(`--replay: ${file} does not exist`);
   let data: unknown;
   try {
@@ -257,7 +253,7 @@ function readReplay(file: string): StepRecord[] {
       throw new UsageError(`--replay: ${file}: ${(error as Error).message}`);
     }
   }
-  return records;
+  return { steps: records, origin: originOf(data) };
 }
 
 async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promise<ExploreOutcome> {
@@ -293,14 +289,18 @@ function checksOf(outcome: ExploreOutcome, rules: Record<string, string>): Check
     };
     const f = outcome.findings.find((x) => x.requirement === requirement);
     if (f) {
+      const exchanges = [...f.exchanges];
+      const judged = placeJudged(exchanges, f.failure.judged);
+      const failure = { ...f.failure.failure, ...(judged.length ? { exchanges: judged } : {}) };
       return {
         ...base,
         status: 'failed' as const,
         classification: f.level === 'MUST' ? ('defect' as const) : ('spec-gap' as const),
         message: findingMessage(f),
-        expected: f.expected,
-        actual: f.actual,
-        exchanges: f.exchanges,
+        ...(failure.expected !== undefined ? { expected: failure.expected } : {}),
+        ...(failure.actual !== undefined ? { actual: failure.actual } : {}),
+        failure,
+        exchanges,
       };
     }
     if (outcome.exercised.has(requirement)) return { ...base, status: 'passed' as const };
@@ -358,7 +358,8 @@ function writeReport(
     { gate: { strict: run.strict, baseline: null, baselineSource: null }, interrupted: run.interrupted },
   );
   for (const f of written.failed) err(`cloudcheck explore: could not write ${f.file}: ${f.error}`);
-  outcome.findings.forEach((f, i) => writeReproduction(f, i, run.reportDir, run.exploreTarget, run.target));
+  const origin = { target: run.target, embedded: run.embedded };
+  outcome.findings.forEach((f, i) => writeReproduction(f, i, run.reportDir, run.exploreTarget, origin));
   return report;
 }
 
@@ -374,12 +375,13 @@ function writeReproduction(
   i: number,
   dir: string,
   target: ExploreTarget,
-  baseUrl: string,
+  origin: ReplayOrigin,
 ): void {
+  const baseUrl = origin.target;
   const files = reproductionFiles(i);
   writeFileSync(
     join(dir, files.replay),
-    `${JSON.stringify({ requirement: finding.requirement, steps: finding.steps }, null, 2)}\n`,
+    `${JSON.stringify({ requirement: finding.requirement, ...origin, steps: finding.steps }, null, 2)}\n`,
   );
   const script = reproductionScript({
     requirement: finding.requirement,
@@ -391,14 +393,19 @@ function writeReproduction(
   writeFileSync(join(dir, files.script), script, { mode: 0o755 });
 }
 
-function printSummary(outcome: ExploreOutcome, rules: Record<string, string>, reportDir: string): void {
+function printSummary(
+  outcome: ExploreOutcome,
+  rules: Record<string, string>,
+  reportDir: string,
+  origin: ReplayOrigin,
+): void {
   out(
     `${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(rules).length} rules exercised`,
   );
   outcome.findings.forEach((f, i) => {
     const files = reproductionFiles(i);
     out(`${f.level === 'MUST' ? 'FAILED' : 'DEVIATION'} [${f.requirement}] ${findingMessage(f)}`);
-    out(`replay: cloudcheck explore --replay ${join(reportDir, files.replay)} (curl lines: ${files.script})`);
+    out(`replay: ${replayHint(join(reportDir, files.replay), origin)}; curl lines: ${files.script}`);
   });
   if (outcome.findings.length === 0) out('no sequence contradicted the model');
   else if (!outcome.findings.some((f) => f.level === 'MUST'))

@@ -13,7 +13,6 @@ import { diffReports, formatDiff } from '../../report/diff.ts';
 import { htmlWriter } from '../../report/html/index.ts';
 import { mergeReportsWithNotes } from '../../report/merge.ts';
 import { mergeLoadReports } from '../../../load/merge.ts';
-import type { LoadReport } from '../../../load/result.ts';
 import { WRITERS, type ReportWriter } from '../../report/writers.ts';
 import { finaliseReport } from '../../report/finalise.ts';
 import type { ConformanceReport } from '../../model/report.ts';
@@ -43,7 +42,10 @@ const MERGE_HELP: HelpSpec = {
       '1',
       'the merged gate failed, also when a shard is missing or given twice, or the reports are of another target or version',
     ],
-    ['2', 'usage error or an unreadable report (missing file, bad JSON, wrong schema_version)'],
+    [
+      '2',
+      'usage error or an unreadable report (missing file, bad JSON, wrong schema_version); an inconclusive merged verdict (MUST checks not judged, no failure)',
+    ],
   ],
 };
 
@@ -182,9 +184,9 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       }
       const { inputs, out: outDir, allowPartial } = parseMergeArgs(rest);
       const reports = inputs.map((p) => readReport(p, cwd));
-      const { report, notes } = mergeReportsWithNotes(reports, {
+      const { report, notes, problems } = mergeReportsWithNotes(reports, {
         allowPartial,
-        mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]),
+        mergeLoad: mergeLoadReports,
       });
       const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
       const { outcome } = finaliseReport(report, dir, { writers: mergeWriters() });
@@ -196,7 +198,10 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})\n`);
       out(`report: ${join(dir, 'report.html')}\n`);
       if (!outcome.written.some((w) => w.endsWith('report.json'))) return 2;
-      return s.gate?.passed ? 0 : 1;
+      if (s.gate?.passed) return 0;
+      // As `cloudcheck run` exits: a whole merge with unjudged MUST checks and no failure is 2.
+      const inconclusive = s.verdict === 'inconclusive' && !s.gate?.new_failures?.length && problems.length === 0;
+      return inconclusive ? 2 : 1;
     }
     if (sub === 'diff') {
       if (rest.includes('--help') || rest.includes('-h')) {

@@ -10,17 +10,17 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Dispatcher } from 'undici';
 import type { OptionValues } from '../../config/options.ts';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
-import { startEmbedded } from '../../harness/embedded.ts';
-import type { EmbeddedTarget } from '../../harness/embedded.ts';
-import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
-import { headersFromList } from '../../harness/headers.ts';
-import { lastFailedIds, selectionOf } from '../../harness/selection.ts';
+import { openSession } from '../../harness/session.ts';
+import type { ConnectionOptions, Session } from '../../harness/session.ts';
+import { lastFailedIds, repeatedId, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
+  DEFAULT_WORKERS,
   RUN_PREFIX,
   RUN_VARIABLES,
   newRunId,
@@ -30,15 +30,19 @@ import {
   withoutRunVariables,
 } from '../../harness/settings.ts';
 import type { RunSettings } from '../../harness/settings.ts';
-import { configureTransport } from '../../harness/transport.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
-import type { ConformanceReport } from '../../model/report.ts';
+import type { ConformanceReport, Leak } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
-import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
-import { err, out } from '../output.ts';
-import { probeTarget } from '../probe.ts';
+import { classificationOf, parseBaseline } from '../../report/gate.ts';
+import { failureLine } from '../../report/failure-line.ts';
+import { rerunUnanswered } from '../../report/rerun.ts';
+import { type Interruption, watchInterruption } from '../interruption.ts';
+import { lastRunReport } from '../last-run.ts';
+import { emptyDraft, exitCodeOfRun, removeTree } from '../run-outcome.ts';
+import { connectionOf } from '../connection.ts';
+import { err, out, outText } from '../output.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -67,9 +71,10 @@ export const RUN_HELP: HelpSpec = {
     ['1', 'the gate failed: a MUST defect (a SHOULD deviation with --strict); also a run stopped by --max-failures'],
     [
       '2',
-      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, or a cloudcheck error (the suite failed, not the target)',
+      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, a cloudcheck error (the suite failed, not the target), or an inconclusive verdict: MUST checks not judged (no answer after the re-runs, a class named with --classes that could not run, no selected check ran) and no defect; --allow-inconclusive makes that 0',
     ],
-    ['130', 'interrupted (SIGINT/SIGTERM); what ran is reported'],
+    ['130', 'interrupted by SIGINT; what ran is reported, headed "interrupted", and the gate does not pass'],
+    ['143', 'interrupted by SIGTERM (a CI timeout, docker stop, timeout), as 130'],
   ],
 };
 
@@ -79,6 +84,9 @@ export interface RunPlan {
   args: string[];
 }
 
+/** `--rerun-unanswered` when not given: a check that got no answer is run twice more at most. */
+export const DEFAULT_RERUNS = 2;
+
 /** API keys per worker against the embedded server (the default elsewhere: settings.ts). */
 export const EMBEDDED_KEYS_PER_WORKER = 6;
 
@@ -87,28 +95,35 @@ export interface RunTarget {
   s3Url: string | null;
   apiKey: string;
   altApiKey: string | null;
+  /** More keys of the account (`--api-key` repeated). */
+  extraKeys?: string[];
   embedded: boolean;
 }
 
-/**
- * The run's settings from the resolved options (pure; tested). What only a variable sets
- * (timeout scale, request deadline, keys per worker) is read from `env`.
- */
+export interface RunPlanOptions {
+  runId: string;
+  cwd: string;
+  onlyIds?: readonly string[] | undefined;
+  /** The connection options, read once (connection.ts): headers, CA, retries, request deadline, timeout scale. */
+  connection: ConnectionOptions;
+  /** Where CLOUDCHECK_KEYS_PER_WORKER, a variable only a person sets, is read. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The run's settings from the resolved options and the connection (pure; tested). */
 export function settingsOfRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: { runId: string; cwd: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv },
+  options: RunPlanOptions,
 ): RunPlan['settings'] {
-  const env = options.env ?? process.env;
-  const inherited = settingsFromEnv(env, { requireTarget: false });
-  const headers = headersFromList(values.header ?? []);
+  const { connection, env } = options;
   const runPrefix = `${RUN_PREFIX}${options.runId}-`;
   return {
     runId: options.runId,
     runPrefix,
     target: target.target,
     s3Url: target.s3Url,
-    keys: { main: target.apiKey, alt: target.altApiKey },
+    keys: { main: target.apiKey, alt: target.altApiKey, extra: target.extraKeys ?? [] },
     seed: values.seed,
     examples: values.examples,
     classes: (values.classes ?? CONFORMANCE_CLASSES).filter(isConformanceClass),
@@ -121,8 +136,8 @@ export function settingsOfRun(
     allowCharges: values['allow-charges'] || target.embedded,
     liveSms: values['live-sms'],
     strict: values.strict,
-    timeoutScale: inherited.timeoutScale,
-    requestTimeoutMs: inherited.requestTimeoutMs,
+    timeoutScale: connection.timeoutScale,
+    requestTimeoutMs: connection.requestTimeoutMs,
     asyncTimeoutMs: (values['async-timeout'] ?? ASYNC_TIMEOUT_DEFAULT_S) * 1000,
     webhook: webhookSettings(target.target, values['webhook-listen'] ?? null, values['webhook-url'] ?? null),
     embedded: target.embedded,
@@ -134,14 +149,11 @@ export function settingsOfRun(
     // key management costs nobody anything) six keys per worker hold them all in the first
     // minute, where three made the run wait for the next one. Against a target, the default
     // stays lower: each key costs two of the main key's 100 billing requests of the hour.
-    keysPerWorker:
-      target.embedded && env[RUN_VARIABLES.keysPerWorker] === undefined
-        ? EMBEDDED_KEYS_PER_WORKER
-        : inherited.keysPerWorker,
+    keysPerWorker: keysPerWorkerOf(env, target.embedded),
     budgetKeys: [],
-    headers,
-    caCertFile: values['ca-cert'] ?? null,
-    retries: values.retries ?? 0,
+    headers: connection.headers,
+    caCertFile: connection.caCertFile,
+    retries: connection.retries,
     harAll: values.har === 'all',
     driven: true,
     progress: true,
@@ -162,17 +174,18 @@ export function settingsOfRun(
   };
 }
 
+/** CLOUDCHECK_KEYS_PER_WORKER, or the default of the target (more against the embedded server). */
+function keysPerWorkerOf(env: NodeJS.ProcessEnv, embedded: boolean): number {
+  const given = env[RUN_VARIABLES.keysPerWorker];
+  if (given === undefined && embedded) return EMBEDDED_KEYS_PER_WORKER;
+  return settingsFromEnv({ [RUN_VARIABLES.keysPerWorker]: given }, { requireTarget: false }).keysPerWorker;
+}
+
 /** The Playwright command line for resolved options (pure; tested). */
 export function planRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: {
-    runId: string;
-    cwd: string;
-    configPath: string;
-    onlyIds?: readonly string[] | undefined;
-    env?: NodeJS.ProcessEnv;
-  },
+  options: RunPlanOptions & { configPath: string },
 ): RunPlan {
   const args = ['test', '-c', options.configPath];
   if (values.shard) args.push(`--shard=${values.shard}`);
@@ -183,7 +196,7 @@ export function planRun(
  * The environment of the Playwright runner: this process's, without any run contract variable
  * it may carry (a run started from another run's worker), plus the plan's settings.
  */
-export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...withoutRunVariables(outsidePlaywright(env)),
     ...settingsToEnv(plan.settings),
@@ -209,9 +222,9 @@ function playwrightArgs(): string[] {
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions('run', argv);
+  const resolved = resolveOptions('run', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('run', RUN_HELP));
+    outText(helpText('run', RUN_HELP));
     return 0;
   }
   if (resolved.positionals.length)
@@ -230,9 +243,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const onlyIds = v['last-failed'] ? lastFailed(process.cwd()) : undefined;
   if (onlyIds?.length === 0) {
-    err(
-      'cloudcheck run: --last-failed: the last run (reports/latest/report.json) has no failed check; nothing to run again',
-    );
+    err('cloudcheck run: --last-failed: the last run has no failed check; nothing to run again');
     return 2;
   }
   if (v.list) return listChecks(v, onlyIds);
@@ -241,15 +252,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       '--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)',
     );
-  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
-  addSecret(v['api-key']);
-  addSecret(v['alt-api-key']);
-  const headers = headersFromList(v.header ?? []);
-  for (const value of Object.values(headers)) addSecret(value);
-  const caCertFile = v['ca-cert'] ?? null;
-
+  const connection = connectionOf(v, process.env);
   const runId = newRunId();
-  let embedded: EmbeddedTarget | null = null;
+  let session: Session | null = null;
+  // Watched from the runner's start to the report (interruption.ts); set inside `start`.
+  let interruption = null as Interruption | null;
   try {
     let target: RunTarget;
     let plan: RunPlan;
@@ -260,57 +267,48 @@ export async function runCommand(argv: string[]): Promise<number> {
       if (index.selectsNothing) return null;
       rmSync(p.settings.runTmp, { recursive: true, force: true });
       mkdirSync(p.settings.runTmp, { recursive: true });
-      return { index, exit: spawnPlaywright(p) };
+      interruption ??= watchInterruption(err);
+      return { index, exit: spawnPlaywright(p, false, {}, interruption) };
     };
     const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
+    const planOptions = {
+      runId,
+      cwd: process.cwd(),
+      configPath: join(ROOT, 'playwright.config.ts'),
+      onlyIds,
+      connection,
+      env: process.env,
+    };
+    // The one way in (session.ts): a target is probed; without one, the embedded server starts.
+    const open = (testNumbers?: RunSettings['testNumbers']): Promise<Session> =>
+      openSession({
+        connection,
+        command: 'cloudcheck',
+        embedded: { seed: v.seed, ...(testNumbers ? { testNumbers } : {}) },
+        env: process.env,
+        log: err,
+      });
     const runLine = (): void =>
       err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
-    if (v.target) {
-      target = {
-        target: v.target,
-        s3Url: v['s3-url'] ?? null,
-        apiKey: v['api-key'] ?? '',
-        altApiKey: v['alt-api-key'] ?? null,
-        embedded: false,
-      };
-      const transport = { caCertFile, direct: false };
-      configureTransport(transport);
-      await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
-      if (target.altApiKey)
-        await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
-      plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
+    if (connection.target) {
+      const opened = (session = await open());
+      target = runTargetOf(opened);
+      plan = planRun(v, target, planOptions);
       runLine();
       running = start(plan);
       if (!running) return nothingSelected();
     } else {
       // Playwright's runner starts while the embedded server does (each takes a few tenths of a
       // second); its global setup waits for the server's address in a hand-off file.
-      plan = planRun(
-        v,
-        { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
-        { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds },
-      );
+      plan = planRun(v, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, planOptions);
       const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
       plan.settings.handoffFile = handoff;
       running = start(plan);
       // Known before anything starts: no server, no keys, no temp dir.
       if (!running) return nothingSelected();
       try {
-        embedded = await startEmbedded({ seed: v.seed, testNumbers: plan.settings.testNumbers });
-        addSecret(embedded.apiKey);
-        addSecret(embedded.altApiKey);
-        target = {
-          target: embedded.target,
-          s3Url: embedded.s3Url,
-          apiKey: embedded.apiKey,
-          altApiKey: embedded.altApiKey,
-          embedded: true,
-        };
-        err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
-        // The embedded server is reached directly whatever proxy the environment names (transport.ts).
-        // Not probed: this process started it a moment ago with the key it answers to (the probe
-        // is for a base URL or key a person typed; here it cost the HTTP client's load, 0.1 s).
-        configureTransport({ caCertFile, direct: true });
+        const opened = (session = await open(plan.settings.testNumbers));
+        target = runTargetOf(opened);
         writeHandoff(handoff, {
           target: target.target,
           s3Url: target.s3Url,
@@ -331,71 +329,104 @@ export async function runCommand(argv: string[]): Promise<number> {
     // before it never reaches: the file holds the embedded server's keys.
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
     index.settle(exit.code === 0 || exit.code === 1);
-    // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.settings.runTmp, {
-      target: target.target,
-      keys: { main: target.apiKey, alt: target.altApiKey },
-      headers,
-    }).catch((error: Error) => {
-      err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
-      return null;
-    });
-    if (recovered && recovered.deleted)
-      err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
-
+    const recover = { settings: session.clientSettings, dispatcher: session.dispatcher() };
+    const first = await draftOfRun(plan.settings.runTmp, recover);
     const { reportDir, runTmp } = plan.settings;
-    const draft = readDraft(runTmp);
+    let draft = first.draft;
+    if (draft && !interruption?.signal && !draft.run.stopped_after_failures) {
+      // --rerun-unanswered: the checks that got no answer, whole again, each time in a runner of its own.
+      draft = await rerunUnanswered(
+        draft,
+        v['rerun-unanswered'] ?? DEFAULT_RERUNS,
+        async (ids, attempt) => {
+          if (interruption?.signal) return null;
+          const p = planRerun(v, target, plan, ids, attempt, planOptions);
+          const rerun = start(p);
+          if (!rerun) return null;
+          const rerunExit = await rerun.exit;
+          rerun.index.settle(false);
+          const { draft: result } = await draftOfRun(p.settings.runTmp, recover);
+          if (!result)
+            err(
+              `cloudcheck: the re-run ended without a report (Playwright exit ${rerunExit.code ?? rerunExit.signal})`,
+            );
+          return result;
+        },
+        err,
+      );
+    }
+    const interruptedExit = interruption?.signal ? interruption.exitCode : null;
     if (!draft) {
-      err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
-      if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
-      rmSync(runTmp, { recursive: true, force: true });
-      return exit.interrupted ? 130 : 2;
+      if (interruptedExit === null) {
+        err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
+        if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
+        removeTree(runTmp);
+        return 2;
+      }
+      // An interrupted run always reports, even before its runner wrote anything: nothing was judged.
+      draft = emptyDraft({ ...plan.settings, target: target.target }, first.leaks);
     }
     // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
     const { report, outcome } = finaliseReport(draft, reportDir, {
-      gate: { strict: v.strict, baseline, baselineSource: v.baseline ?? null },
-      ...(recovered ? { leaks: recovered.leaks } : {}),
-      interrupted: exit.interrupted,
+      gate: {
+        strict: v.strict,
+        baseline,
+        baselineSource: v.baseline ?? null,
+        claimedClasses: v.classes ?? null,
+        allowInconclusive: v['allow-inconclusive'] ?? false,
+      },
+      interrupted: interruptedExit !== null,
     });
     for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
     // Journals and Playwright artifacts are only needed until the report is final.
-    rmSync(runTmp, { recursive: true, force: true });
+    removeTree(runTmp);
     // Where the suite index could not tell beforehand (its first run after an edit, a shard).
-    if (report.checks.length === 0 && !exit.interrupted) return nothingSelected();
+    if (report.checks.length === 0 && interruptedExit === null) return nothingSelected();
     appendJobSummary(reportDir);
     printSummary(report, reportDir);
-    if (exit.interrupted) return 130;
-    if (report.run.stopped_after_failures) {
-      const n = report.run.stopped_after_failures;
-      err(
-        `cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`,
-      );
-      return 1;
-    }
-    // Environment failures never fail the gate, but a run in which no check passed and the
-    // failures are environment problems (every request timed out, was reset, ...) proved nothing:
-    // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
-    if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
-      err(
-        `cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`,
-      );
-      return 2;
-    }
-    if (!report.summary.gate?.passed) return 1;
-    // The suite's own failures never blame the target, but the requirements they stood for went
-    // unchecked: a gate that passed on them would pass on no evidence.
-    const suiteErrors = cloudcheckErrors(report.checks);
-    if (suiteErrors.length > 0) {
-      const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
-      err(
-        `cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`,
-      );
-      return 2;
-    }
-    return 0;
+    return exitCodeOfRun(report, { interruptedExit, target: target.target });
   } finally {
-    await embedded?.close().catch(() => undefined);
+    interruption?.dispose();
+    await session?.close();
   }
+}
+
+/** What the run's settings take of its session (settingsOfRun). */
+function runTargetOf(session: Session): RunTarget {
+  return {
+    target: session.target,
+    s3Url: session.s3Url,
+    apiKey: session.keys.main,
+    altApiKey: session.keys.alt,
+    extraKeys: session.keys.extra,
+    embedded: session.server !== null,
+  };
+}
+
+/**
+ * Re-run `attempt` of `--rerun-unanswered`: the checks `ids` (a flow step brings the steps before
+ * it as setup), without --shard (they are this shard's already), in a temp dir of its own.
+ */
+export function planRerun(
+  v: OptionValues<'run'>,
+  target: RunTarget,
+  plan: RunPlan,
+  ids: string[],
+  attempt: number,
+  options: Pick<RunPlanOptions, 'connection' | 'env'>,
+): RunPlan {
+  const rerun = planRun({ ...v, shard: undefined }, target, {
+    ...options,
+    runId: plan.settings.runId,
+    cwd: process.cwd(),
+    configPath: join(ROOT, 'playwright.config.ts'),
+    // A repetition's check (`<id>#k`, the suite's own tests) is selected by the check it repeats.
+    onlyIds: [...new Set(ids.map(repeatedId))],
+  });
+  rerun.settings.runTmp = join(plan.settings.runTmp, `rerun-${attempt}`);
+  // A few checks need no more workers than they are (each worker costs the run keys it creates).
+  rerun.settings.workers = Math.min(rerun.settings.workers ?? DEFAULT_WORKERS, ids.length);
+  return rerun;
 }
 
 /** The options that made a selection, as the user gave them: `--classes all, --grep X`. */
@@ -421,6 +452,22 @@ function removeLeftovers(settings: RunSettings): void {
   if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
 }
 
+/** What one runner left: its draft (null when it wrote none), with the leaks recovered after its workers. */
+async function draftOfRun(
+  runTmp: string,
+  recover: { settings: Parameters<typeof recoverFromJournals>[1]; dispatcher: Dispatcher },
+): Promise<{ draft: DraftReport | null; leaks: Leak[] }> {
+  // Workers that died before their teardown leave journal entries: delete those resources now.
+  const recovered = await recoverFromJournals(runTmp, recover.settings, recover.dispatcher).catch((error: Error) => {
+    err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
+    return null;
+  });
+  if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
+  const draft = readDraft(runTmp);
+  const leaks = recovered?.leaks ?? draft?.leaks ?? [];
+  return { draft: draft && { ...draft, leaks }, leaks };
+}
+
 /** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
 function readDraft(runTmp: string): DraftReport | null {
   const file = draftFile(runTmp);
@@ -441,17 +488,11 @@ interface ListedCheck {
   setup: boolean;
 }
 
-/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds). */
+/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds), saying which report it read. */
 function lastFailed(cwd: string): string[] {
-  const file = join(cwd, 'reports', 'latest', 'report.json');
-  if (!existsSync(file))
-    throw new UsageError(`--last-failed: no earlier run here (${relative(cwd, file)} does not exist)`);
-  try {
-    const report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-    return lastFailedIds(report.checks);
-  } catch (error) {
-    throw new UsageError(`--last-failed: ${relative(cwd, file)} is not a report: ${(error as Error).message}`);
-  }
+  const { file, report } = lastRunReport(cwd);
+  err(`cloudcheck run: --last-failed: read ${relative(cwd, file)} (run ${report.run.id}, ${report.run.finished_at})`);
+  return lastFailedIds(report.checks);
 }
 
 /**
@@ -474,6 +515,8 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     cwd: process.cwd(),
     configPath: join(ROOT, 'playwright.config.ts'),
     onlyIds,
+    connection: connectionOf(v, process.env),
+    env: process.env,
   });
   const listing = join(plan.settings.runTmp, 'list.json');
   mkdirSync(plan.settings.runTmp, { recursive: true });
@@ -556,7 +599,7 @@ interface SuiteIndexUse {
  * is said before anything starts (loading every file to find nothing took 6 s of CPU).
  */
 function useSuiteIndex(plan: RunPlan): SuiteIndexUse {
-  const key = suiteIndexKey(runnerEnv(plan));
+  const key = suiteIndexKey(runnerEnv(plan, process.env));
   const candidates = cachedCandidates(key);
   if (candidates) {
     const files = fileFilters(selectionOf(plan.settings), candidates);
@@ -588,12 +631,20 @@ function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   );
 }
 
-/** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
-function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, string> = {}): Promise<ExitInfo> {
+/**
+ * `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. A signal
+ * stops the runner through `interruption` (interruption.ts); without one, this call watches alone.
+ */
+function spawnPlaywright(
+  plan: RunPlan,
+  quiet = false,
+  extraEnv: Record<string, string> = {},
+  interruption?: Interruption,
+): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
-      env: { ...runnerEnv(plan), ...extraEnv },
+      env: { ...runnerEnv(plan, process.env), ...extraEnv },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
       // progress lines go to stderr, straight through.
       stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'],
@@ -605,26 +656,18 @@ function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, 
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    let interrupted = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (!interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);
-      else child.kill('SIGKILL');
-      interrupted = true;
-      // From a terminal the child got the signal too; from `kill` it did not. Playwright handles a
-      // second SIGINT as "stop now", so forward only once.
-      if (child.exitCode === null) child.kill('SIGINT');
+    const watch = interruption ?? watchInterruption(err);
+    watch.follow(child);
+    const done = (): void => {
+      if (!interruption) watch.dispose();
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     child.on('error', (error) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      done();
       reject(error);
     });
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolvePromise({ code, signal, output, interrupted });
+      done();
+      resolvePromise({ code, signal, output, interrupted: watch.signal !== null });
     });
   });
 }
@@ -654,16 +697,8 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
       const cls = classificationOf(c);
       const tag =
         cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
-      out(
-        `  ${tag} [${c.requirement}] ${c.title}${
-          c.message
-            ? ` — ${c.message
-                .replace(/^Error: /, '')
-                .split('\n')[0]!
-                .slice(0, 160)}`
-            : ''
-        }`,
-      );
+      const line = failureLine(c);
+      out(`  ${tag} [${c.requirement}] ${c.title}${line ? ` — ${line.slice(0, 160)}` : ''}`);
     }
     if (failed.length > 40) out(`  … and ${failed.length - 40} more (see the report)`);
     out('');

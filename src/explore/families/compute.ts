@@ -397,6 +397,7 @@ const TAGS = ['', 'web', 'db'];
 
 export const compute: ExploreFamily = {
   name: 'compute',
+  summary: 'creates, gets, updates and deletes VPS; walks GET /vps page by page, with filters',
   // Its walks count every instance of the account: nothing else creates or deletes one meanwhile.
   observes: ['vps'],
   changes: ['vps'],

@@ -518,6 +518,8 @@ class GetCampaign implements ExploreCommand {
 
 export const messaging: ExploreFamily = {
   name: 'messaging',
+  summary:
+    'in test mode: sends to the test numbers, bulk sends, statuses, the message list walked by recipient and status, campaigns',
   // Its walks by recipient count every message to a test number since the sequence's first send.
   observes: ['messages'],
   changes: ['messages'],

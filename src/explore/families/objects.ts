@@ -335,6 +335,7 @@ const PREFIXES = ['', 'a', 'a', 'a', 'b'];
 
 export const objects: ExploreFamily = {
   name: 'objects',
+  summary: 'uploads, downloads and deletes objects; walks the listings page by page',
   rules: {
     'OBJ-PUT-001':
       'an uploaded object is downloaded with the bytes last uploaded, and listed with their byte count as size and their content_type',

@@ -350,6 +350,7 @@ class ListProjectResources implements ExploreCommand {
 
 export const projects: ExploreFamily = {
   name: 'projects',
+  summary: 'creates, updates, gets, deletes and lists projects; puts a VPS into them and deletes it with its project',
   // The instances put into projects.
   changes: ['vps'],
   rules: {

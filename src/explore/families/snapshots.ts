@@ -532,6 +532,8 @@ const LABELS = ['s1', 's2'];
 
 export const snapshots: ExploreFamily = {
   name: 'snapshots',
+  summary:
+    'grows volumes, snapshots them, restores them at several sizes; snapshots VPS, lists and deletes their snapshots',
   // The instance VPS snapshots are taken of.
   changes: ['vps'],
   rules: {

@@ -331,6 +331,8 @@ class ListTemplates implements ExploreCommand {
 
 export const templates: ExploreFamily = {
   name: 'templates',
+  summary:
+    'in test mode: creates message templates, sends from them, reads the text back, lists; unknown templates refused',
   // Its sends land in the lists the messaging family walks by recipient, counting every message.
   changes: ['messages'],
   rules: {

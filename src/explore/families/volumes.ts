@@ -425,6 +425,7 @@ const TAGS = ['', 'data', 'logs'];
 
 export const volumes: ExploreFamily = {
   name: 'volumes',
+  summary: 'creates, gets, attaches, detaches and deletes volumes; filtered lists; deletes the VPS under them',
   // The instances it attaches to.
   changes: ['vps'],
   rules: {
