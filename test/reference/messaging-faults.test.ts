@@ -648,6 +648,20 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     // Page 2 of the unfiltered list (newest first: delivered, failed, delivered) is the failed message.
     expect((await page(2)).map((m) => m.status)).toEqual(['failed']);
   },
+  'msg-campaign-list-names-reversed': async (a) => {
+    for (const name of ['first', 'second'])
+      await a.call(
+        'POST /sms/bulk',
+        '/sms/bulk',
+        { recipients: [NUMBERS.succeed], message: 'x', campaign_name: name },
+        TEST_MODE,
+      );
+    const listed = obj((await a.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<{
+      campaign_name: string;
+    }>;
+    // Newest first, each with the other's name.
+    expect(listed.map((c) => c.campaign_name)).toEqual(['first', 'second']);
+  },
   'msg-campaign-total-by-name': async (a) => {
     const bulk = async (to: string[]) =>
       obj(

@@ -329,6 +329,12 @@ export const MESSAGING_FAULTS = [
       "A campaign's total_messages (in the bulk answer and the list) counts the messages of every campaign of the account with its name.",
   },
   {
+    name: 'msg-campaign-list-names-reversed',
+    requirement: 'MSG-CMP-001',
+    description:
+      'GET /sms/campaigns gives the names in the opposite order to the campaigns: the newest listed with the oldest name (right while the account has one campaign).',
+  },
+  {
     name: 'msg-template-variables-stale',
     requirement: 'MSG-TPL-005',
     description:

@@ -307,6 +307,10 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     let campaigns = newestFirst(state.campaigns.values());
     if (ctx.faults.has('msg-campaign-not-listed')) campaigns = campaigns.slice(1);
     const entries = campaigns.map((c) => campaignSummaryView(state, c));
+    // Fault msg-campaign-list-names-reversed: names zipped in the other order.
+    if (ctx.faults.has('msg-campaign-list-names-reversed'))
+      for (const [i, entry] of entries.entries())
+        entry.campaign_name = campaigns[campaigns.length - 1 - i]!.campaign_name;
     if (ctx.faults.has('msg-campaign-total-by-name'))
       for (const [i, c] of campaigns.entries()) entries[i]!.total_messages = totalByName(state, c.campaign_name);
     if (ctx.faults.has('msg-campaign-list-cost-text'))

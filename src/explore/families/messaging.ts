@@ -54,6 +54,8 @@ class MessagingState {
   readonly campaigns: string[] = [];
   /** Campaign id → how many recipients its bulk send had. */
   readonly recipients = new Map<string, number>();
+  /** Campaign id → the campaign_name its bulk send gave. */
+  readonly names = new Map<string, string>();
   /** How many of the messages (the oldest) were waited for (see settle). */
   settled = 0;
   /** `from_date` of the sequence's listings: its first send's created_at (server clock), or null before any send. */
@@ -173,6 +175,7 @@ class BulkSend implements ExploreCommand {
       const state = messagingOf(model);
       state.campaigns.push(campaign.campaign_id);
       state.recipients.set(campaign.campaign_id, recipients.length);
+      state.names.set(campaign.campaign_id, name);
       // A SHOULD convention: one message per recipient, counted as such.
       if (campaign.total_messages !== recipients.length || campaign.messages.length !== recipients.length)
         target.deviation(
@@ -447,7 +450,7 @@ class ListMessages implements ExploreCommand {
   }
 }
 
-/** GET /sms/campaigns: every campaign of the sequence listed (others' campaigns are not the model's business). */
+/** GET /sms/campaigns: every campaign of the sequence listed, with its name (others' campaigns are not the model's business). */
 class ListCampaigns implements ExploreCommand {
   get record(): StepRecord {
     return { op: 'list-campaigns', args: {} };
@@ -465,6 +468,15 @@ class ListCampaigns implements ExploreCommand {
     const ids = new Set(entries.map((c) => c.campaign_id));
     const state = messagingOf(model);
     for (const entry of entries) {
+      // The campaign listed is the one its bulk send made: with the name it was given.
+      const name = state.names.get(String(entry.campaign_id));
+      if (name !== undefined && entry.campaign_name !== name)
+        throw new ModelViolation(
+          'MSG-CMP-001',
+          `the entry of ${String(entry.campaign_id)} in GET /sms/campaigns`,
+          `campaign_name "${name}" (as its bulk send gave it)`,
+          JSON.stringify(entry.campaign_name ?? null),
+        );
       const recipients = state.recipients.get(String(entry.campaign_id));
       if (recipients !== undefined && entry.total_messages !== recipients)
         target.deviation(
@@ -543,7 +555,7 @@ export const messaging: ExploreFamily = {
     'PAGE-META-001': 'every page of GET /sms/messages carries meta with integer total, page, per_page and pages',
     'PAGE-SIZE-003': 'every page honours per_page (meta.per_page, at most that many items)',
     'PAGE-NUM-002': 'page=N answers meta.page N; walking the pages gives each message once and meta.total in all',
-    'MSG-CMP-001': 'GET /sms/campaigns lists every campaign of the sequence',
+    'MSG-CMP-001': 'GET /sms/campaigns lists every campaign of the sequence, with the campaign_name it was given',
     'MSG-CMP-005': 'GET /sms/campaigns/{id} answers that campaign',
     'MSG-FLD-006':
       'every status read and list entry of a message of the sequence shows its recipient and the text sent',

@@ -381,7 +381,8 @@ export const projects: ExploreFamily = {
       .map(([l, r, b]): ExploreCommand => new CreateProject(l, r, b));
     const description = fc.stringMatching(/^[a-z]{1,6}$/);
     const update = fc.tuple(index, description, budget).map(([i, d, b]): ExploreCommand => new UpdateProject(i, d, b));
-    // Creations weigh more (fc.commands draws its arbitraries evenly): the other operations need a project to act on.
+    // Creations weigh more (fc.commands draws its arbitraries evenly): the other operations need a
+    // project to act on, and a deletion shows most with two instances in the project.
     return [
       create,
       create,
@@ -391,6 +392,7 @@ export const projects: ExploreFamily = {
       index.map((i) => new DeleteProject(i)),
       fc.constant(new ListProjects()),
       fc.constant(new ListProjects()),
+      fc.tuple(index, fc.constantFrom('pv')).map(([i, l]): ExploreCommand => new CreateProjectVps(i, l)),
       fc.tuple(index, fc.constantFrom('pv')).map(([i, l]): ExploreCommand => new CreateProjectVps(i, l)),
       fc.tuple(index, fc.constantFrom('pv')).map(([i, l]): ExploreCommand => new CreateProjectVps(i, l)),
       index.map((i): ExploreCommand => new ListProjectResources(i)),

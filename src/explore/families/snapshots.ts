@@ -558,7 +558,7 @@ export const snapshots: ExploreFamily = {
     'snapshot-volume': ['VOL-SNAP-003'],
     'list-volume-snapshots': ['VOL-SNAP-002', 'VOL-SNAP-003'],
     'restore-volume': ['VOL-RST-001', 'VOL-RST-002', 'VOL-SNAP-003'],
-    'get-snap-volume': ['VOL-GET-001', 'VOL-RSZ-002', 'VOL-RST-001', 'VOL-SNAP-003'],
+    'get-snap-volume': ['VOL-GET-001', 'VOL-CRT-004', 'VOL-RSZ-002', 'VOL-RST-001', 'VOL-SNAP-003'],
     'snapshot-vps': ['VPS-ACT-007', 'VPS-CRT-006', 'VPS-CRT-003', 'SNAP-LIST-001', 'SNAP-DEL-001'],
     'list-vps-snapshots': ['SNAP-LIST-001', 'SNAP-DEL-001'],
     'delete-vps-snapshot': ['SNAP-DEL-001', 'SNAP-LIST-001'],
@@ -594,7 +594,10 @@ export const snapshots: ExploreFamily = {
       restore,
       label.map((l): ExploreCommand => new SnapshotVps(l)),
       label.map((l): ExploreCommand => new SnapshotVps(l)),
+      label.map((l): ExploreCommand => new SnapshotVps(l)),
       fc.constant(new ListVpsSnapshots()),
+      // Deletes twice: a delete among two snapshots of the instance is where the wrong one goes.
+      index.map((i): ExploreCommand => new DeleteVpsSnapshot(i)),
       index.map((i): ExploreCommand => new DeleteVpsSnapshot(i)),
     ];
   },
