@@ -255,6 +255,7 @@ class Exploration {
     if (failing.error !== undefined) throw failing.error;
     const sequence = this.target.sequence(family.name);
     sequence.shrinking = failing.runs++ > 0;
+    sequence.forFinding = sequence.shrinking;
     sequence.pursuing = failing.requirement;
     try {
       await fc.asyncModelRun(() => ({ model: new ExploreModel(), real: sequence }), commands);
@@ -330,6 +331,7 @@ async function confirm(
   for (const candidate of drawn.length > steps.length ? [steps, drawn] : [steps]) {
     const sequence = target.sequence(family.name);
     sequence.pursuing = original.requirement;
+    sequence.forFinding = true;
     try {
       await replaySteps(sequence, candidate);
       last ??= { ...findingOf(original, family.name, candidate, sequence.exchanges, false), level };

@@ -21,7 +21,11 @@ export interface TestNumbers {
 }
 
 export interface ExploreLimits {
-  /** Requests the exploration may send (sequences, clean-up and shrinking together). */
+  /**
+   * Requests the exploration may spend exploring (sequences and their clean-up). Shrinking a
+   * finding and confirming it on replay are bounded by time instead: one family's finding does
+   * not take the other families' share.
+   */
   budget: number;
   /** Wall-clock deadline (ms since epoch) after which no new sequence starts. */
   deadline: number;
@@ -41,6 +45,8 @@ export const familyCheck = (family: string): string => `explore.${family}`;
 
 export class ExploreTarget {
   private sent = 0;
+  /** Of `sent`: requests of shrinking and confirming runs, outside the budget. */
+  private sentForFindings = 0;
   private sequences = 0;
   private stopped = false;
   /** One client per family, naming the family in its check header. */
@@ -75,7 +81,7 @@ export class ExploreTarget {
 
   /** Whether another sequence may start: within the request budget, before the deadline, not stopped. */
   canStart(): boolean {
-    return !this.stopped && this.sent < this.limits.budget && Date.now() < this.limits.deadline;
+    return !this.stopped && this.sent - this.sentForFindings < this.limits.budget && Date.now() < this.limits.deadline;
   }
 
   /** SIGINT: no new sequence starts (the running ones finish and are cleaned up). */
@@ -109,6 +115,11 @@ export class ExploreTarget {
   warn(message: string): void {
     this.warnings.push(message);
   }
+
+  /** A request of a shrinking or confirming run: sent, but outside the budget. */
+  countForFinding(): void {
+    this.sentForFindings++;
+  }
 }
 
 /** One run of one sequence: its namespace, exchanges, steps and clean-ups. */
@@ -122,6 +133,8 @@ export class SequenceTarget {
   readonly keyPrefix: string;
   /** A run that shrinks a finding: waits for what may take a moment are cut short (the finding's own runs wait in full). */
   shrinking = false;
+  /** A run that shrinks or confirms a finding: its requests are outside the exploration's budget. */
+  forFinding = false;
   /** The requirement the fast-check run of this sequence pursues (its first violation), once it has one. */
   pursuing: string | null = null;
   /** The first deviation from a SHOULD rule the running step met, thrown once the step is done. */
@@ -160,6 +173,7 @@ export class SequenceTarget {
 
   /** A request of the sequence, recorded as its exchange. */
   async send(method: string, path: string, options: SendOptions = {}): Promise<ApiResponse> {
+    if (this.forFinding) this.exploration.countForFinding();
     const res = await this.exploration.request(this.family, method, path, options);
     this.exchanges.push(res.exchange);
     return res;

@@ -174,28 +174,28 @@ export const EXPLORE_FAULTS: Record<string, { family: string; why: string }> = {
   },
   'key-list-expiry-of-newest': { family: 'api-keys', why: 'needs two keys with different expiries, then the listing' },
   'volume-restore-size-against-volume': {
-    family: 'snapshots',
+    family: 'volume-snapshots',
     why: "needs a snapshot, the volume grown, then a restore at the snapshot's size",
   },
   'volume-resize-lost-after-snapshot': {
-    family: 'snapshots',
+    family: 'volume-snapshots',
     why: 'needs a snapshot, then the volume grown and read back',
   },
   'volume-snapshot-filter-newest-volume': {
-    family: 'snapshots',
+    family: 'volume-snapshots',
     why: 'needs snapshots of two volumes and a listing by the older one',
   },
-  'volume-restore-reuses-volume': { family: 'snapshots', why: 'needs one snapshot restored twice' },
+  'volume-restore-reuses-volume': { family: 'volume-snapshots', why: 'needs one snapshot restored twice' },
   'volume-restore-default-current-size': {
-    family: 'snapshots',
+    family: 'volume-snapshots',
     why: 'needs a snapshot, the volume grown, then a restore without a size',
   },
   'snapshot-delete-removes-newest': {
-    family: 'snapshots',
+    family: 'vps-snapshots',
     why: 'needs two snapshots of one VPS and the older one deleted',
   },
-  'snapshot-list-newest-per-vps': { family: 'snapshots', why: 'needs two snapshots of one VPS, then the listing' },
-  'vps-second-snapshot-ignored': { family: 'snapshots', why: 'needs a second snapshot action on one VPS' },
+  'snapshot-list-newest-per-vps': { family: 'vps-snapshots', why: 'needs two snapshots of one VPS, then the listing' },
+  'vps-second-snapshot-ignored': { family: 'vps-snapshots', why: 'needs a second snapshot action on one VPS' },
   'msg-campaign-list-names-reversed': {
     family: 'messaging',
     why: 'needs two campaigns of different names, then the list of campaigns',

@@ -9,7 +9,7 @@ import { compute } from './compute.ts';
 import { messaging } from './messaging.ts';
 import { objects } from './objects.ts';
 import { projects } from './projects.ts';
-import { snapshots } from './snapshots.ts';
+import { volumeSnapshots, vpsSnapshots } from './snapshots.ts';
 import { templates } from './templates.ts';
 import { volumes } from './volumes.ts';
 
@@ -20,7 +20,8 @@ export const FAMILIES: readonly ExploreFamily[] = [
   volumes,
   messaging,
   apiKeys,
-  snapshots,
+  volumeSnapshots,
+  vpsSnapshots,
   templates,
 ];
 

@@ -1,9 +1,10 @@
 /**
- * Snapshots: volumes created (1 or 2 GB) and grown, volume snapshots taken and listed (all, and by
- * `volume_id`), volumes restored from them (without a size, with the snapshot's size, one more, one
- * less); and VPS snapshots taken with the snapshot action on an instance of the family's own,
- * listed and deleted. Commands aim at the sequence's volumes and snapshots by position, taken
- * modulo how many there are when the step runs.
+ * Snapshots, as two families whose operations do not interplay (each alone draws its sequences
+ * denser): `volume-snapshots`, volumes created (1 or 2 GB) and grown, volume snapshots taken and
+ * listed (all, and by `volume_id`), volumes restored from them (without a size, with the snapshot's
+ * size, one more, one less); `vps-snapshots`, VPS snapshots taken with the snapshot action on an
+ * instance of the sequence's own, listed and deleted. Commands aim at the sequence's volumes and
+ * snapshots by position, taken modulo how many there are when the step runs.
  *
  * What the model knows is compared wherever it is shown: a volume's size after a resize (its GET),
  * a restored volume's name and size (the restore's answer when it holds the volume, its GET), a
@@ -108,7 +109,7 @@ class CreateVolume implements ExploreCommand {
     return this.size >= 1 && this.size <= MAX_SIZE && created(model).length < MAX_VOLUMES;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, async () => {
+    return step(volumeSnapshots, this, target, async () => {
       await createVolume(model, target, this.label, this.size);
     });
   }
@@ -185,7 +186,7 @@ class ResizeVolume implements ExploreCommand {
     return growable(model).length > 0 || stateOf(model).volumes.length === 0;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, async () => {
+    return step(volumeSnapshots, this, target, async () => {
       const volume = at(growable(model), this.index) ?? (await volumeFor(model, target, this.index));
       if (volume?.size === undefined || volume.size >= MAX_SIZE) return;
       const size = volume.size + 1;
@@ -220,7 +221,7 @@ class SnapshotVolume implements ExploreCommand {
     return stateOf(model).snapshots.length < MAX_VOLUME_SNAPSHOTS;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, async () => {
+    return step(volumeSnapshots, this, target, async () => {
       const volume = await volumeFor(model, target, this.index);
       if (volume) await snapshotVolume(model, target, volume, this.label);
     });
@@ -285,7 +286,7 @@ class ListVolumeSnapshots implements ExploreCommand {
     return stateOf(model).snapshots.length > 0;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, () => compareSettled(target, () => this.compare(model, target)));
+    return step(volumeSnapshots, this, target, () => compareSettled(target, () => this.compare(model, target)));
   }
   private async compare(model: ExploreModel, target: SequenceTarget): Promise<void> {
     const state = stateOf(model);
@@ -336,7 +337,7 @@ class RestoreVolume implements ExploreCommand {
     return state.volumes.filter((v) => v.origin === 'restored').length < MAX_RESTORES;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, async () => {
+    return step(volumeSnapshots, this, target, async () => {
       const state = stateOf(model);
       const source = state.snapshots.length ? undefined : await volumeFor(model, target, this.index);
       const snapshot =
@@ -404,7 +405,7 @@ class GetVolume implements ExploreCommand {
     return stateOf(model).volumes.length > 0;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, () => readVolume(target, at(stateOf(model).volumes, this.index)!, ''));
+    return step(volumeSnapshots, this, target, () => readVolume(target, at(stateOf(model).volumes, this.index)!, ''));
   }
   toString(): string {
     return `get-snap-volume #${this.index}`;
@@ -421,7 +422,7 @@ async function hostOf(state: SnapshotsState, target: SequenceTarget): Promise<st
 }
 
 /** GET /snapshots: its entries, or a finding on SNAP-LIST-001 when it answers none. */
-async function vpsSnapshots(target: SequenceTarget, where: string): Promise<Json[]> {
+async function listedVpsSnapshots(target: SequenceTarget, where: string): Promise<Json[]> {
   const res = await target.send('GET', '/snapshots');
   expectOk(res, 'SNAP-LIST-001', where);
   return (listOf(res.body, 'snapshots') ?? []).map((s) => (isObject(s) ? s : {}));
@@ -442,7 +443,7 @@ class SnapshotVps implements ExploreCommand {
     return state.vpsSnapshots.length < MAX_VPS_SNAPSHOTS;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, async () => {
+    return step(vpsSnapshots, this, target, async () => {
       const state = stateOf(model);
       const host = await hostOf(state, target);
       const name = target.resourceName(`${this.label}-${state.vpsSnapshots.length}`);
@@ -452,7 +453,7 @@ class SnapshotVps implements ExploreCommand {
       state.vpsSnapshots.push(snapshot);
       await compareSettled(target, async () => {
         const where = `GET /snapshots after the snapshot action "${name}"`;
-        const listed = await vpsSnapshots(target, where);
+        const listed = await listedVpsSnapshots(target, where);
         checkVpsSnapshots(model, listed, where);
         const entry = listed.find((s) => s.name === name && typeof s.id === 'string');
         if (!entry) {
@@ -489,9 +490,9 @@ class ListVpsSnapshots implements ExploreCommand {
     return stateOf(model).vpsSnapshots.some((s) => s.id !== null);
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, () =>
+    return step(vpsSnapshots, this, target, () =>
       compareSettled(target, async () =>
-        checkVpsSnapshots(model, await vpsSnapshots(target, 'GET /snapshots'), 'GET /snapshots'),
+        checkVpsSnapshots(model, await listedVpsSnapshots(target, 'GET /snapshots'), 'GET /snapshots'),
       ),
     );
   }
@@ -509,7 +510,7 @@ class DeleteVpsSnapshot implements ExploreCommand {
     return live(model).length > 0;
   }
   run(model: ExploreModel, target: SequenceTarget): Promise<void> {
-    return step(snapshots, this, target, async () => {
+    return step(vpsSnapshots, this, target, async () => {
       const snapshot = at(live(model), this.index)!;
       const res = await target.send('DELETE', `/snapshots/${encodeURIComponent(snapshot.id!)}`);
       expectOk(res, 'SNAP-DEL-001', `DELETE /snapshots/{id} of ${snapshot.name}`);
@@ -517,7 +518,9 @@ class DeleteVpsSnapshot implements ExploreCommand {
       target.untrack(`/snapshots/${snapshot.id}`);
       // "It no longer appears in GET /snapshots": read back at once.
       const where = `GET /snapshots after the DELETE of ${snapshot.name}`;
-      await compareSettled(target, async () => checkVpsSnapshots(model, await vpsSnapshots(target, where), where));
+      await compareSettled(target, async () =>
+        checkVpsSnapshots(model, await listedVpsSnapshots(target, where), where),
+      );
     });
   }
   toString(): string {
@@ -530,12 +533,9 @@ const live = (model: ExploreModel): VpsSnapshot[] =>
 
 const LABELS = ['s1', 's2'];
 
-export const snapshots: ExploreFamily = {
-  name: 'snapshots',
-  summary:
-    'grows volumes, snapshots them, restores them at several sizes; snapshots VPS, lists and deletes their snapshots',
-  // The instance VPS snapshots are taken of.
-  changes: ['vps'],
+export const volumeSnapshots: ExploreFamily = {
+  name: 'volume-snapshots',
+  summary: 'grows volumes, snapshots them, lists their snapshots, restores them at several sizes',
   rules: {
     'VOL-RSZ-002': 'after a resize, GET of the volume reports the new size',
     'VOL-SNAP-002':
@@ -546,11 +546,6 @@ export const snapshots: ExploreFamily = {
       "SHOULD: a snapshot's size is its volume's when it was taken, and a restore without a size makes a volume of it",
     'VOL-GET-001': 'GET /storage/volumes/{id} of a volume of the sequence answers it, with its name',
     'VOL-CRT-004': 'a volume never resized reports the size it was created with',
-    'SNAP-LIST-001': 'GET /snapshots lists every VPS snapshot of the sequence not deleted',
-    'SNAP-DEL-001': 'DELETE /snapshots/{id} answers success, and the snapshot is no longer listed',
-    'VPS-ACT-007': 'SHOULD: a snapshot action makes a snapshot GET /snapshots lists with the name given',
-    'VPS-CRT-006': 'POST /vps (the instance snapshots are taken of) accepts the target’s own catalogue',
-    'VPS-CRT-003': 'an accepted POST /vps answers the created VPS with its id',
   },
   rulesOf: {
     'create-snap-volume': [],
@@ -559,9 +554,6 @@ export const snapshots: ExploreFamily = {
     'list-volume-snapshots': ['VOL-SNAP-002', 'VOL-SNAP-003'],
     'restore-volume': ['VOL-RST-001', 'VOL-RST-002', 'VOL-SNAP-003'],
     'get-snap-volume': ['VOL-GET-001', 'VOL-CRT-004', 'VOL-RSZ-002', 'VOL-RST-001', 'VOL-SNAP-003'],
-    'snapshot-vps': ['VPS-ACT-007', 'VPS-CRT-006', 'VPS-CRT-003', 'SNAP-LIST-001', 'SNAP-DEL-001'],
-    'list-vps-snapshots': ['SNAP-LIST-001', 'SNAP-DEL-001'],
-    'delete-vps-snapshot': ['SNAP-DEL-001', 'SNAP-LIST-001'],
   },
   arbitraries() {
     const index = fc.nat({ max: 2 });
@@ -592,13 +584,6 @@ export const snapshots: ExploreFamily = {
       list,
       restore,
       restore,
-      label.map((l): ExploreCommand => new SnapshotVps(l)),
-      label.map((l): ExploreCommand => new SnapshotVps(l)),
-      label.map((l): ExploreCommand => new SnapshotVps(l)),
-      fc.constant(new ListVpsSnapshots()),
-      // Deletes twice: a delete among two snapshots of the instance is where the wrong one goes.
-      index.map((i): ExploreCommand => new DeleteVpsSnapshot(i)),
-      index.map((i): ExploreCommand => new DeleteVpsSnapshot(i)),
     ];
   },
   commandOf(s: StepRecord) {
@@ -617,9 +602,6 @@ export const snapshots: ExploreFamily = {
       );
     }
     if (s.op === 'get-snap-volume') return new GetVolume(argNumber(a.index));
-    if (s.op === 'snapshot-vps') return new SnapshotVps(argString(a.label));
-    if (s.op === 'list-vps-snapshots') return new ListVpsSnapshots();
-    if (s.op === 'delete-vps-snapshot') return new DeleteVpsSnapshot(argNumber(a.index));
     return undefined;
   },
   async setUp(target: SequenceTarget) {
@@ -629,7 +611,44 @@ export const snapshots: ExploreFamily = {
     const made = madeSnapshots.get(target.exploration) ?? 0;
     if (made > 0)
       target.warn(
-        `${made} volume snapshot(s) of the snapshots family remain: the API cannot delete them (their names start with ${target.runPrefix}; cloudcheck sweep lists them)`,
+        `${made} volume snapshot(s) of the volume-snapshots family remain: the API cannot delete them (their names start with ${target.runPrefix}; cloudcheck sweep lists them)`,
       );
+  },
+};
+
+export const vpsSnapshots: ExploreFamily = {
+  name: 'vps-snapshots',
+  summary: 'snapshots a VPS of its own by the snapshot action, lists and deletes its snapshots',
+  // The instance VPS snapshots are taken of.
+  changes: ['vps'],
+  rules: {
+    'SNAP-LIST-001': 'GET /snapshots lists every VPS snapshot of the sequence not deleted',
+    'SNAP-DEL-001': 'DELETE /snapshots/{id} answers success, and the snapshot is no longer listed',
+    'VPS-ACT-007': 'SHOULD: a snapshot action makes a snapshot GET /snapshots lists with the name given',
+    'VPS-CRT-006': 'POST /vps (the instance snapshots are taken of) accepts the target’s own catalogue',
+    'VPS-CRT-003': 'an accepted POST /vps answers the created VPS with its id',
+  },
+  rulesOf: {
+    'snapshot-vps': ['VPS-ACT-007', 'VPS-CRT-006', 'VPS-CRT-003', 'SNAP-LIST-001', 'SNAP-DEL-001'],
+    'list-vps-snapshots': ['SNAP-LIST-001', 'SNAP-DEL-001'],
+    'delete-vps-snapshot': ['SNAP-DEL-001', 'SNAP-LIST-001'],
+  },
+  arbitraries() {
+    const label = fc.constantFrom(...LABELS);
+    return [
+      label.map((l): ExploreCommand => new SnapshotVps(l)),
+      label.map((l): ExploreCommand => new SnapshotVps(l)),
+      fc.constant(new ListVpsSnapshots()),
+      fc.nat({ max: 2 }).map((i): ExploreCommand => new DeleteVpsSnapshot(i)),
+    ];
+  },
+  commandOf(s: StepRecord) {
+    if (s.op === 'snapshot-vps') return new SnapshotVps(argString(s.args.label));
+    if (s.op === 'list-vps-snapshots') return new ListVpsSnapshots();
+    if (s.op === 'delete-vps-snapshot') return new DeleteVpsSnapshot(argNumber(s.args.index));
+    return undefined;
+  },
+  async setUp(target: SequenceTarget) {
+    await vpsCatalogue(target);
   },
 };
