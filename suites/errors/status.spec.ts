@@ -6,7 +6,14 @@
  * `payload_too_large`, and validation details take the compute shape in storage and the messaging
  * shape in projects.
  */
-import { defineCheck, expect, expectErrorEnvelope, expectRefused, expectResource, resourceOf } from '../../src/harness/check.ts';
+import {
+  defineCheck,
+  expect,
+  expectErrorEnvelope,
+  expectRefused,
+  expectResource,
+  resourceOf,
+} from '../../src/harness/check.ts';
 import type { ApiClient, ApiResponse, CheckContext, Ledger } from '../../src/harness/check.ts';
 
 const SUCCESS = [200, 201, 204];
