@@ -4,7 +4,18 @@
  * parts joined in part-number order, byte for byte, with the Content-Type given at initiation.
  * Completions naming a wrong ETag or a part never uploaded are refused and create no object.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import {
+  defineFlow,
+  expect,
+  expectBody,
+  expectEchoed,
+  expectErrorEnvelope,
+  expectFields,
+  expectHeader,
+  expectRefused,
+  expectStatus,
+  judged,
+} from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/check.ts';
 import { bareEtag, createBucket, deterministicBytes, listObjects, md5, objectPath, sha256 } from './_storage.ts';
 
@@ -80,7 +91,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
       });
       expectStatus(res, [200, 201]);
       const body = res.json<{ upload_id?: unknown; bucket?: unknown; key?: unknown }>();
-      expect(typeof body.upload_id, 'upload_id').toBe('string');
+      expectFields(body, { upload_id: 'string' }, 'the initiation', res);
       // Track the upload first: an unfinished one is aborted at teardown (404 once completed is fine).
       ledger.track('multipart-upload', String(body.upload_id), {
         deletePath: `${path}?uploadId=${encodeURIComponent(String(body.upload_id))}`,
@@ -88,7 +99,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
         rank: 95,
       });
       state.uploadId = String(body.upload_id);
-      expect({ bucket: body.bucket, key: body.key }).toEqual({ bucket: state.bucket, key: state.key });
+      expectEchoed(res, body, { bucket: state.bucket, key: state.key }, 'the initiation');
     },
   );
 
@@ -234,9 +245,18 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
     async ({ api, state }) => {
       const res = await api.request({ method: 'HEAD', path: objectPath(state.bucket, state.key) });
       expectStatus(res, 200);
-      expect(res.bytes.length, 'HEAD body').toBe(0);
-      expect(res.headers['content-length'], 'Content-Length').toBe(String(joined(state).length));
-      expect(res.headers.etag, 'ETag header').toBeTruthy();
+      expectBody(res.bytes.length === 0, () => ({
+        subject: 'length',
+        expected: '0',
+        actual: String(res.bytes.length),
+        judged: judged(res),
+        says: `a HEAD answered with a body of ${res.bytes.length} bytes`,
+      }));
+      expectHeader(res, 'Content-Length', String(joined(state).length), {
+        context: 'the size of the whole object',
+        expectedAs: 'the uploaded size',
+      });
+      expectHeader(res, 'ETag');
       if (state.objectEtag)
         expect(bareEtag(res.headers.etag), 'ETag of HEAD vs the completion').toBe(bareEtag(state.objectEtag));
     },

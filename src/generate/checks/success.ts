@@ -8,6 +8,7 @@ import {
   expectBody,
   expectContentType,
   expectHeader,
+  expectPdf,
   expectSchema,
   expectSuccess,
   judged,
@@ -58,8 +59,9 @@ export function positiveMust(
       expectHeader(res, 'Content-Length', String(Buffer.byteLength(String(meta.bytes))), {
         context: 'the uploaded size',
         equal: (value, expected) => Number(value) === Number(expected),
+        expectedAs: 'the uploaded size',
       });
-      expectContentType(res, String(meta.contentType), 'the uploaded one');
+      expectContentType(res, String(meta.contentType), 'the uploaded one', 'as uploaded');
     }
     return;
   }
@@ -67,15 +69,7 @@ export function positiveMust(
   // here; the convention (204, empty) is the SHOULD `positive-status` check's.
   if (media.length === 0) return;
   if (media.includes('application/pdf')) {
-    expectContentType(res, 'application/pdf', 'the invoice PDF');
-    const start = res.bytes.subarray(0, 5).toString('latin1');
-    expectBody(start === '%PDF-', () => ({
-      subject: 'pdf signature',
-      expected: '"%PDF-"',
-      actual: JSON.stringify(start),
-      judged: judged(res),
-      says: `the PDF body starts with ${JSON.stringify(start)}, not %PDF-`,
-    }));
+    expectPdf(res);
     return;
   }
   if (op.key === 'GET /storage/buckets/{bucket_name}/objects/{object_key}') {
@@ -88,7 +82,7 @@ export function positiveMust(
         judged: judged(res),
         says: `the downloaded bytes (${res.bytes.length}) differ from the uploaded ones (${String(meta.bytes).length})`,
       }));
-      expectContentType(res, String(meta.contentType), 'the Content-Type of the upload');
+      expectContentType(res, String(meta.contentType), 'the Content-Type of the upload', 'as uploaded');
     }
     return;
   }
