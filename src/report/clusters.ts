@@ -65,6 +65,11 @@ export function neutral(text: string | undefined): string | undefined {
   return out.length > 120 ? `${out.slice(0, 119)}…` : out;
 }
 
+/** Whether a text (a request's URL) names something a run made: an id, or a name the run gave. */
+export function namesRunValue(text: string): boolean {
+  return [RUN_NAME, UUID, PREFIXED_ID, HEX_RUN].some((re) => text.search(re) >= 0);
+}
+
 /**
  * A JSON Pointer as a cause sees it: the member it names, without the resource or list around it
  * (`/wallets/* /available_balance` and `/wallet/available_balance` are one field), so a field
@@ -140,7 +145,10 @@ export function causeWords(p: CauseParts): string {
       return `answered ${p.actual}, ${demanded} ${p.expected}`;
     case 'schema':
     case 'envelope': {
-      const member = p.kind === 'envelope' ? `error envelope ${name(p.subject.replace(/^\//, '').replace(/\//g, '.'))}` : name(p.subject);
+      const member =
+        p.kind === 'envelope'
+          ? `error envelope ${name(p.subject.replace(/^\//, '').replace(/\//g, '.'))}`
+          : name(p.subject);
       if (p.kind === 'envelope' && p.subject === '/error/code')
         return `error.code ${p.actual}, ${demanded} ${p.expected}`;
       if (p.keyword === 'required' || p.actual === 'absent') return `${member} missing`;
@@ -172,7 +180,7 @@ const count = (n: number, word: string, many = `${word}s`): string => `${n} ${n 
 
 /** One line for a cause: its words, how many checks over how many operations, what it skipped. */
 export function clusterLine(c: Pick<Cluster, 'cause' | 'checks' | 'operations' | 'cascaded'>): string {
-  const over = c.operations.length ? ` over ${count(c.operations.length, 'operation')}` : '';
+  const over = c.operations.length > 1 ? ` over ${count(c.operations.length, 'operation')}` : '';
   const skipped = c.cascaded.length ? `, ${count(c.cascaded.length, 'flow step')} skipped after it` : '';
   return `${c.cause}: ${count(c.checks.length, 'check')}${over}${skipped}`;
 }
@@ -211,7 +219,13 @@ export function clusterChecks(checks: readonly CheckResult[]): Cluster[] {
   }
   const clusters = [...groups].map(([signature, { parts, members }]): Cluster => {
     const representative = representativeOf(members);
-    const ids = [representative.id, ...members.filter((m) => m !== representative).map((m) => m.id).sort()];
+    const ids = [
+      representative.id,
+      ...members
+        .filter((m) => m !== representative)
+        .map((m) => m.id)
+        .sort(),
+    ];
     return {
       id: clusterId(signature),
       signature,
@@ -225,9 +239,7 @@ export function clusterChecks(checks: readonly CheckResult[]): Cluster[] {
       checks: ids,
       cascaded: (cascades.get(signature) ?? []).sort(),
       requirements: [...new Set(members.map((m) => m.requirement))].sort(),
-      operations: [
-        ...new Set(members.flatMap((m) => (m.failure?.operation ?? m.operation) ?? [])),
-      ].sort(),
+      operations: [...new Set(members.flatMap((m) => m.failure?.operation ?? m.operation ?? []))].sort(),
       representative: representative.id,
     };
   });

@@ -51,16 +51,11 @@ export function finaliseReport(
   if (stopped) markStopped(summary, stopped);
   else if (interrupted && !options.gate && !/^interrupted/.test(summary.headline ?? ''))
     summary.headline = `interrupted: ${summary.headline ?? summary.verdict}`;
+  const redacted = redact({ ...draft, run, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
   // The causes of a merged or re-run report are its checks' now, never an earlier computation's.
-  const clusters = clusterChecks(draft.checks);
-  const checks = withClusters(draft.checks, clusters);
-  const report = redact({
-    ...draft,
-    run,
-    summary,
-    checks,
-    clusters,
-    ...(options.leaks ? { leaks: options.leaks } : {}),
-  });
+  // Grouped after the redaction: their terms come from redacted data, and `signature` (a name the
+  // redaction treats as a secret's) is cloudcheck's own.
+  const clusters = clusterChecks(redacted.checks);
+  const report = { ...redacted, checks: withClusters(redacted.checks, clusters), clusters };
   return { report, outcome: writeReportFiles(report, dir, options.writers ?? WRITERS) };
 }
