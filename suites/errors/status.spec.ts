@@ -3,7 +3,15 @@
  * ones: success statuses are 200, 201 or 204; errors are 4xx/5xx with the envelope; 409 is left
  * to storage; `details`, when messaging or billing send it, is an object.
  */
-import { defineCheck, expect, expectErrorEnvelope, expectRefused, expectResource } from '../../src/harness/check.ts';
+import {
+  defineCheck,
+  expect,
+  expectErrorEnvelope,
+  expectRefused,
+  expectResource,
+  fail,
+  judged,
+} from '../../src/harness/check.ts';
 import type { ApiClient, ApiResponse, CheckContext, Ledger } from '../../src/harness/check.ts';
 
 const SUCCESS = [200, 201, 204];
@@ -20,8 +28,18 @@ async function createProject(
   return { res, id };
 }
 
+/** The codes a success uses, exactly (the specification lists them): not any 2xx, as expectStatus allows at MUST. */
 function expectSuccessStatus(res: ApiResponse, what: string): void {
-  expect(SUCCESS, `${what} answered ${res.status}; a success uses 200, 201 or 204`).toContain(res.status);
+  if (SUCCESS.includes(res.status)) return;
+  fail({
+    kind: 'status',
+    subject: 'status',
+    expected: '200, 201 or 204',
+    actual: String(res.status),
+    judged: judged(res),
+    context: what,
+    says: `${what} answered ${res.status}; a success uses 200, 201 or 204`,
+  });
 }
 
 defineCheck(
