@@ -18,6 +18,7 @@ export interface CauseView {
   exchange: Exchange | undefined;
 }
 
+/** A report's causes as computed when it was written (none for a report written before causes). */
 export function causeViews(report: Pick<ConformanceReport, 'checks' | 'clusters'>): CauseView[] {
   const byId = new Map(report.checks.map((c) => [c.id, c]));
   return (report.clusters ?? []).map((cluster) => {

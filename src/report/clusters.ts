@@ -137,8 +137,11 @@ export function clusterId(signature: string): string {
 
 const name = (member: string): string => (member ? `\`${member}\`` : 'the body');
 
-/** A cause in words, from its parts (no operation: it spans them). */
-export function causeWords(p: CauseParts): string {
+/**
+ * A cause in words, from its parts (no operation: it spans them). `context`: the author's words
+ * of a representative failure, for a plain `expect` whose parts say little (a matcher, values).
+ */
+export function causeWords(p: CauseParts, context?: string): string {
   const demanded = p.level === 'SHOULD' ? 'convention' : 'expected';
   switch (p.kind) {
     case 'status':
@@ -171,8 +174,10 @@ export function causeWords(p: CauseParts): string {
       return `rate-limit invariant ${p.subject} violated`;
     case 'untyped':
       return `${p.requirement} failed (no failure data)`;
-    default:
-      return `${p.requirement}: ${p.subject} ${demanded} ${p.expected}, got ${p.actual}`;
+    default: {
+      const what = context ? neutral(context) : p.subject;
+      return `${p.requirement}: ${what}: ${demanded} ${p.expected}, got ${p.actual}`;
+    }
   }
 }
 
@@ -230,7 +235,7 @@ export function clusterChecks(checks: readonly CheckResult[]): Cluster[] {
       id: clusterId(signature),
       signature,
       level: parts.level,
-      cause: causeWords(parts),
+      cause: causeWords(parts, representative.failure?.context),
       kind: parts.kind,
       subject: parts.subject,
       ...(parts.keyword !== undefined ? { keyword: parts.keyword } : {}),

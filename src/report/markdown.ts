@@ -27,7 +27,7 @@ const MEMBERS_LISTED = 30;
 function causeSections(report: ConformanceReport): string[] {
   const views = causeViews(report);
   if (views.length === 0) return [];
-  const out: string[] = [`## ${causeCount(report.clusters ?? [])}`, ''];
+  const out: string[] = [`## ${causeCount(views.map((v) => v.cluster))}`, ''];
   const byId = new Map(report.checks.map((c) => [c.id, c]));
   views.forEach((v, i) => {
     const c = v.cluster;
@@ -128,6 +128,17 @@ export function writeMarkdown(report: ConformanceReport): string {
     }
   };
   const failed = report.checks.filter((c) => c.status === 'failed');
+  // A report written before causes were computed lists the target's failures one by one.
+  if (!report.clusters) {
+    section(
+      'MUST failures',
+      failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'),
+    );
+    section(
+      'SHOULD deviations',
+      failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'),
+    );
+  }
   section(
     'cloudcheck errors (not the target: these requirements went unchecked)',
     failed.filter((c) => classificationOf(c) === 'cloudcheck-error'),

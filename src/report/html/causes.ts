@@ -47,7 +47,7 @@ export function renderCauses(report: ConformanceReport): string {
   const views = causeViews(report);
   if (views.length === 0) return '';
   return `<section id="causes">
-<div class="h2row"><h2>Causes: ${esc(causeCount(report.clusters ?? []))}</h2><span class="tools"><button type="button" data-expand="#causes">expand all</button><button type="button" data-collapse="#causes">collapse all</button></span></div>
+<div class="h2row"><h2>Causes: ${esc(causeCount(views.map((v) => v.cluster)))}</h2><span class="tools"><button type="button" data-expand="#causes">expand all</button><button type="button" data-collapse="#causes">collapse all</button></span></div>
 <p class="blurb">The target's failed checks grouped by what failed (the kind of expectation, the field or header, what was expected and what came), MUST first, the most checks first. Fix them in this order; each cause's checks are listed under Failures below.</p>
 ${views.map((v, i) => renderCause(v, i, report)).join('\n')}
 </section>`;
