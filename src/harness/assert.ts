@@ -429,7 +429,9 @@ export function expectFieldValues(
     context: what,
     ...(res ? { judged: judged(res) } : {}),
     says: wrong
-      .map(([name, value]) => `${name} is ${name in r ? shortJson(r[name], 60) : 'absent'}, expected ${shortJson(value)}`)
+      .map(
+        ([name, value]) => `${name} is ${name in r ? shortJson(r[name], 60) : 'absent'}, expected ${shortJson(value)}`,
+      )
       .join('; '),
   });
 }
@@ -636,7 +638,9 @@ export function expectContentType(res: ApiResponse, expected: string, context?: 
     actual: actual || 'absent',
     judged: judged(res),
     ...(context ? { context } : {}),
-    ...(expectedAs ? { says: `header content-type is ${actual || 'absent'}, expected ${expected} (${expectedAs})` } : {}),
+    ...(expectedAs
+      ? { says: `header content-type is ${actual || 'absent'}, expected ${expected} (${expectedAs})` }
+      : {}),
     evidence: excerpt(res.text),
   });
 }
