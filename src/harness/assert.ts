@@ -358,6 +358,19 @@ export function pointerOf(root: unknown, record: unknown, depth = 0): string | n
   return null;
 }
 
+/** Fails with schema findings of a record (the first, the rest as `also`). */
+function failFindings(findings: FailureFinding[], what: string, res: ApiResponse | undefined, says: string): never {
+  const [first, ...rest] = findings;
+  return fail({
+    kind: 'schema',
+    ...first!,
+    ...(rest.length ? { also: rest } : {}),
+    context: what,
+    ...(res ? { judged: judged(res) } : {}),
+    says,
+  });
+}
+
 /**
  * Asserts that a record carries each field with its type (Resources and their fields); fields it
  * carries beyond these are its business. Every wrong or absent field is a finding, at once.
@@ -385,20 +398,17 @@ export function expectFields(
     .filter(([name, type]) => !fieldIs(r, name, type))
     .map(([name, type]) => [name, fieldFinding(r, name, type, at)]);
   if (wrong.length === 0) return;
-  const [first, ...rest] = wrong.map(([, f]) => f);
-  fail({
-    kind: 'schema',
-    ...first!,
-    ...(rest.length ? { also: rest } : {}),
-    context: what,
-    ...(res ? { judged: judged(res) } : {}),
-    says: `${wrong.length === 1 ? 'a field' : 'fields'} absent or of another type: ${wrong
+  failFindings(
+    wrong.map(([, f]) => f),
+    what,
+    res,
+    `${wrong.length === 1 ? 'a field' : 'fields'} absent or of another type: ${wrong
       .map(
         ([name, f]) =>
           `${name} ${f.actual === 'absent' ? 'absent' : `should be ${fields[name]}, is ${shortJson(r[name], 60)}`}`,
       )
       .join('; ')}`,
-  });
+  );
 }
 
 /**
@@ -421,19 +431,16 @@ export function expectFieldValues(
     expected: name in r ? shortJson(value) : 'present',
     actual: name in r ? shortJson(r[name], 60) : 'absent',
   }));
-  const [first, ...rest] = findings;
-  fail({
-    kind: 'schema',
-    ...first!,
-    ...(rest.length ? { also: rest } : {}),
-    context: what,
-    ...(res ? { judged: judged(res) } : {}),
-    says: wrong
+  failFindings(
+    findings,
+    what,
+    res,
+    wrong
       .map(
         ([name, value]) => `${name} is ${name in r ? shortJson(r[name], 60) : 'absent'}, expected ${shortJson(value)}`,
       )
       .join('; '),
-  });
+  );
 }
 
 /**
@@ -643,6 +650,17 @@ export function expectContentType(res: ApiResponse, expected: string, context?: 
       : {}),
     evidence: excerpt(res.text),
   });
+}
+
+/** The answer to a HEAD carries no body. */
+export function expectNoBody(res: ApiResponse): void {
+  expectBody(res.bytes.length === 0, () => ({
+    subject: 'length',
+    expected: '0',
+    actual: String(res.bytes.length),
+    judged: judged(res),
+    says: `a HEAD answered with a body of ${res.bytes.length} bytes`,
+  }));
 }
 
 /** A PDF download (INV-PDF-001): its media type, and a body that starts with the PDF signature. */

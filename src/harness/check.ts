@@ -428,6 +428,7 @@ export {
   expectFields,
   expectFieldValues,
   expectHeader,
+  expectNoBody,
   expectNotListed,
   expectPdf,
   expectRefused,

@@ -8,6 +8,7 @@ import {
   expectBody,
   expectContentType,
   expectHeader,
+  expectNoBody,
   expectPdf,
   expectSchema,
   expectSuccess,
@@ -47,13 +48,7 @@ export function positiveMust(
   for (const h of success.headers.filter((x) => x.required)) expectHeader(res, h.name);
   const media = success.content.map((c) => c.contentType);
   if (op.method === 'HEAD') {
-    expectBody(res.bytes.length === 0, () => ({
-      subject: 'length',
-      expected: '0',
-      actual: String(res.bytes.length),
-      judged: judged(res),
-      says: `a HEAD answered with a body of ${res.bytes.length} bytes`,
-    }));
+    expectNoBody(res);
     const meta = cachedMeta.get(`object:${built.params.bucket_name}/${built.params.object_key}`);
     if (meta) {
       expectHeader(res, 'Content-Length', String(Buffer.byteLength(String(meta.bytes))), {
