@@ -8,6 +8,7 @@
 import {
   defineFlow,
   expect,
+  expectErrorEnvelope,
   expectFields,
   expectRefused,
   expectResource,

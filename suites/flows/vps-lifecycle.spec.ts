@@ -8,8 +8,10 @@
 import {
   defineFlow,
   expect,
+  expectEchoed,
   expectErrorEnvelope,
   expectFields,
+  expectFieldValues,
   expectRefused,
   expectResource,
   expectStatus,
@@ -24,6 +26,8 @@ import type { ComputeCatalogue, Vps } from './_compute.ts';
 interface State {
   catalogue: ComputeCatalogue;
   created: Vps;
+  /** The answer of POST /vps: what the steps that judge the created VPS judged. */
+  createdRes: ApiResponse;
   vpsId: string;
   name: string;
   tags: string[];
@@ -122,11 +126,13 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
         [200, 201],
         `POST /vps with region ${region}, image ${image} and size ${size.slug}, as the catalogue lists them`,
       );
-      const vps = res.json<{ vps?: Vps }>().vps;
-      expect(vps, 'POST /vps should answer an object `vps`').toBeTruthy();
-      expect(typeof vps!.id, 'vps.id').toBe('string');
-      state.vpsId = ledger.track('vps', vps!.id);
-      state.created = vps!;
+      const body = res.json<{ vps?: Vps }>();
+      expectFields(body, { vps: 'object' }, 'the answer of POST /vps', res);
+      const vps = body.vps!;
+      expectFields(vps, { id: 'string' }, 'the created VPS', res);
+      state.vpsId = ledger.track('vps', vps.id);
+      state.created = vps;
+      state.createdRes = res;
     },
   );
 
@@ -139,9 +145,8 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       title: 'POST /vps answers status creating with null ip_address and private_ip',
     },
     async ({ state }) => {
-      expect(state.created.status, 'status right after POST /vps').toBe('creating');
-      expect(state.created.ip_address, 'ip_address right after POST /vps').toBeNull();
-      expect(state.created.private_ip, 'private_ip right after POST /vps').toBeNull();
+      const right = { status: 'creating', ip_address: null, private_ip: null };
+      expectFieldValues(state.created, right, 'the VPS right after POST /vps', state.createdRes);
     },
   );
 
@@ -155,7 +160,8 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ state }) => {
       const { region, image, size } = state.catalogue;
-      expect(state.created).toMatchObject({ name: state.name, region, image, size: size.slug, tags: state.tags });
+      const sent = { name: state.name, region, image, size: size.slug, tags: state.tags };
+      expectEchoed(state.createdRes, state.created, sent, 'the created VPS');
     },
   );
 

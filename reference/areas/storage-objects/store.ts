@@ -311,9 +311,10 @@ export class ObjectStore {
     return bucket;
   }
 
-  /** The account that owns a (globally unique) bucket name, if any does. */
-  ownerOf(name: string): string | undefined {
-    return this.owners.get(name);
+  /** Whether a bucket name is held by another account than `accountId`. */
+  ownedByAnother(accountId: string, name: string): boolean {
+    const owner = this.owners.get(name);
+    return owner !== undefined && owner !== accountId;
   }
 
   findBucket(accountId: string, name: string): BucketRecord | undefined {

@@ -130,7 +130,8 @@ function expectIdPrefixes(res: ApiResponse, locations: readonly IdLocation[]): v
       ? (listOf<Record<string, unknown>>(res.body, at.list) ?? [])
       : [resourceOf<Record<string, unknown>>(res.body, at.name!, field)];
     const pointer = at.list ? `/${at.list}/*/${field}` : `/${at.name}/${field}`;
-    for (const record of records) if (record && field in record) found.push({ pointer, value: record[field], prefix: at.prefix });
+    for (const record of records)
+      if (record && field in record) found.push({ pointer, value: record[field], prefix: at.prefix });
   }
   if (found.length === 0) test.skip(true, `${res.exchange.request.method} answered no id to judge (an empty list)`);
   const wrong = found.filter(({ value, prefix }) => typeof value !== 'string' || !value.startsWith(prefix));
