@@ -12,6 +12,7 @@ import {
   expectErrorEnvelope,
   expectFields,
   expectFieldValues,
+  expectNotListed,
   expectRefused,
   expectResource,
   expectStatus,
@@ -471,7 +472,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const list = await api.get('/snapshots');
       expectStatus(list, 200);
       const ids = (listOf<{ id: string }>(list.body, 'snapshots') ?? []).map((s) => s.id);
-      expect(ids, 'GET /snapshots after DELETE').not.toContain(state.snapshotId);
+      expectNotListed(list, ids.includes(state.snapshotId), state.snapshotId, 'GET /snapshots after DELETE');
     },
   );
 
