@@ -7,6 +7,7 @@
  * leaves out the expected value and the check's level too, so one wrong answer that a MUST check
  * and a SHOULD convention both judge (409 where "not 409" is a MUST and 404 a convention) is one
  * cause, of the highest level among its checks, whose words name every expectation it gathers.
+ * Of a status it keeps only whether a success or a refusal was asked (see askedFor).
  * A flow step skipped because an earlier step failed belongs to that step's cause (a cascade),
  * not to a cause of its own.
  *
@@ -122,13 +123,24 @@ export function causeParts(check: CheckResult): CauseParts {
   return parts;
 }
 
-/** What the target did: kind, subject, keyword, actual (and the requirement of a weak failure). */
+/**
+ * Of a status expectation, whether it asked for a success or a refusal. The same status where a
+ * success was asked and where a refusal was are two causes: accepting invalid input with 200 is
+ * not creating with 200 where the convention says 201.
+ */
+function askedFor(expected: string | undefined): string {
+  const digit = /\b([1-5])(?:\d\d|xx)\b/.exec(expected ?? '')?.[1];
+  return digit === undefined ? '' : digit === '2' ? 'success' : 'refusal';
+}
+
+/** What the target did: kind, subject, keyword, actual, for a status whether success or refusal was asked (and the requirement of a weak failure). */
 export function signatureOf(parts: CauseParts): string {
   return [
     parts.kind,
     parts.subject,
     parts.keyword ?? '',
     parts.actual ?? '',
+    ...(parts.kind === 'status' ? [askedFor(parts.expected)] : []),
     ...(parts.requirement ? [parts.requirement] : []),
   ].join('|');
 }

@@ -68,10 +68,18 @@ test('the signature is what the target did: never the message, operation, reques
   const b = status('422', '400', { requirement: 'OTHER-1', class: 'projects' });
   expect(a.message).not.toBe(b.message);
   expect(signatureOf(causeParts(a))).toBe(signatureOf(causeParts(b)));
-  expect(signatureOf(causeParts(a))).toBe('status|status||400');
+  expect(signatureOf(causeParts(a))).toBe('status|status||400|refusal');
   // What cloudcheck expected, and at which level, do not split a cause; what came back does.
   expect(signatureOf(causeParts(status('4xx', '400', { level: 'MUST' })))).toBe(signatureOf(causeParts(a)));
   expect(signatureOf(causeParts(status('422', '409')))).not.toBe(signatureOf(causeParts(a)));
+  // Except whether it asked for a success or a refusal: accepting invalid input with 200 is another
+  // cause than creating with 200 where the convention says 201.
+  expect(signatureOf(causeParts(status('4xx', '200', { level: 'MUST' })))).not.toBe(
+    signatureOf(causeParts(status('201', '200'))),
+  );
+  expect(signatureOf(causeParts(status('200, 201 or 204', '202', { level: 'MUST' })))).toBe(
+    signatureOf(causeParts(status('204', '202'))),
+  );
   // Values of one request (a run's names, ids) do not split a cause.
   const echo = (actual: string) =>
     failed({ kind: 'schema', subject: '/vps/name', keyword: 'const', expected: '"active"', actual });
@@ -105,7 +113,7 @@ test('one fault, one cause: 400 for every 422 over many operations and requireme
   });
   expect(clusters[0]!.checks).toHaveLength(30);
   expect(clusters[0]!.operations).toHaveLength(12);
-  expect(clusters[0]!.id).toBe(clusterId('status|status||400'));
+  expect(clusters[0]!.id).toBe(clusterId('status|status||400|refusal'));
 });
 
 test('one wrong answer judged by a MUST check and SHOULD conventions is one cause, of level MUST, naming each expectation', () => {
