@@ -132,12 +132,13 @@ export interface Cluster {
   level: Level;
   /** The cause in words, without counts ("answered 400, convention 422"). */
   cause: string;
-  /** The signature's parts (normalised; see src/model/failure.ts for each kind's terms). */
+  /** The signature's parts: what the target did (normalised; see src/model/failure.ts for each kind's terms). */
   kind: FailureKind | 'untyped';
   subject: string;
   keyword?: string;
-  expected?: string;
   actual?: string;
+  /** What the cause's checks demanded, each distinct value with its level, MUST first (not part of the signature). */
+  expectations: Array<{ level: Level; expected: string }>;
   /** The failed checks of the cause (ids), the representative first. */
   checks: string[];
   /** Flow steps skipped because a step of this cause failed before them: not causes of their own. */

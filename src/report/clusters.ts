@@ -1,10 +1,15 @@
 /**
  * Causes: the target's failed checks grouped by a signature of their failure data, so that a run
- * that fails hundreds of checks for three reasons reads as three causes. The signature comes from
- * the typed failure alone (src/model/failure.ts: kind, subject, keyword, expected, actual, and the
- * check's level), never from a message, and leaves out the operation and the request, so one
- * cause spans every operation and requirement it breaks. A flow step skipped because an earlier
- * step failed belongs to that step's cause (a cascade), not to a cause of its own.
+ * that fails hundreds of checks for three reasons reads as three causes. A cause is what the
+ * target did, not what cloudcheck expected of it: the signature is the typed failure's kind,
+ * subject, keyword and actual (src/model/failure.ts), never a message, and leaves out the
+ * operation and the request, so one cause spans every operation and requirement it breaks; it
+ * leaves out the expected value and the check's level too, so one wrong answer that a MUST check
+ * and a SHOULD convention both judge (409 where "not 409" is a MUST and 404 a convention) is one
+ * cause, of the highest level among its checks, whose words name every expectation it gathers.
+ * Of a status it keeps only whether a success or a refusal was asked (see askedFor).
+ * A flow step skipped because an earlier step failed belongs to that step's cause (a cascade),
+ * not to a cause of its own.
  *
  * Only the target's failures are causes (defects and deviations): environment problems and
  * cloudcheck's own errors judged nothing of the target. Pure.
@@ -15,7 +20,10 @@ import type { CheckFailure, CheckResult } from '../model/finding.ts';
 import type { Cluster } from '../model/report.ts';
 import { classificationOf } from './gate.ts';
 
-/** The parts of a signature: the failure's terms with what differs from one request to the next taken out. */
+/**
+ * A failed check's terms with what differs from one request to the next taken out. The signature
+ * is made of all but `level` and `expected` (what cloudcheck demanded, which the cause's words show).
+ */
 export interface CauseParts {
   level: Level;
   kind: Cluster['kind'];
@@ -115,14 +123,24 @@ export function causeParts(check: CheckResult): CauseParts {
   return parts;
 }
 
+/**
+ * Of a status expectation, whether it asked for a success or a refusal. The same status where a
+ * success was asked and where a refusal was are two causes: accepting invalid input with 200 is
+ * not creating with 200 where the convention says 201.
+ */
+function askedFor(expected: string | undefined): string {
+  const digit = /\b([1-5])(?:\d\d|xx)\b/.exec(expected ?? '')?.[1];
+  return digit === undefined ? '' : digit === '2' ? 'success' : 'refusal';
+}
+
+/** What the target did: kind, subject, keyword, actual, for a status whether success or refusal was asked (and the requirement of a weak failure). */
 export function signatureOf(parts: CauseParts): string {
   return [
-    parts.level,
     parts.kind,
     parts.subject,
     parts.keyword ?? '',
-    parts.expected ?? '',
     parts.actual ?? '',
+    ...(parts.kind === 'status' ? [askedFor(parts.expected)] : []),
     ...(parts.requirement ? [parts.requirement] : []),
   ].join('|');
 }
@@ -137,36 +155,70 @@ export function clusterId(signature: string): string {
 
 const name = (member: string): string => (member ? `\`${member}\`` : 'the body');
 
+/** One expectation a cause gathers: what a check of that level demanded. */
+export interface Expectation {
+  level: Level;
+  expected: string;
+}
+
+/** At most this many expectations are named in a cause's words; the rest are counted. */
+const NAMED_EXPECTATIONS = 3;
+
 /**
- * A cause in words, from its parts (no operation: it spans them). `context`: the author's words
- * of a representative failure, for a plain `expect` whose parts say little (a matcher, values).
+ * What a cause's checks demanded, in words: "convention 201" or "expected 4xx" for one; for several,
+ * each with its level ("expected not 409 (MUST) / 404 (convention)").
  */
-export function causeWords(p: CauseParts, context?: string): string {
-  const demanded = p.level === 'SHOULD' ? 'convention' : 'expected';
+export function demandedWords(expectations: readonly Expectation[]): string {
+  if (expectations.length === 0) return 'expected something else';
+  if (expectations.length === 1) {
+    const [e] = expectations as [Expectation];
+    return `${e.level === 'SHOULD' ? 'convention' : 'expected'} ${e.expected}`;
+  }
+  const named = expectations
+    .slice(0, NAMED_EXPECTATIONS)
+    .map((e) => `${e.expected} (${e.level === 'SHOULD' ? 'convention' : 'MUST'})`);
+  const more = expectations.length - NAMED_EXPECTATIONS;
+  return `expected ${named.join(' / ')}${more > 0 ? ` / ${more} more` : ''}`;
+}
+
+/** The distinct expectations of a cause's members, MUST first, then as they read. */
+function expectationsOf(parts: readonly CauseParts[]): Expectation[] {
+  const seen = new Map<string, Expectation>();
+  for (const p of parts)
+    if (p.expected !== undefined) seen.set(`${p.level}|${p.expected}`, { level: p.level, expected: p.expected });
+  return [...seen.values()].sort(
+    (a, b) => (a.level === b.level ? 0 : a.level === 'MUST' ? -1 : 1) || a.expected.localeCompare(b.expected),
+  );
+}
+
+/**
+ * A cause in words, from its parts and the expectations its checks gathered (no operation: it
+ * spans them). `context`: the author's words of a representative failure, for a plain `expect`
+ * whose parts say little (a matcher, values).
+ */
+export function causeWords(p: CauseParts, expectations: readonly Expectation[], context?: string): string {
+  const demanded = demandedWords(expectations);
   switch (p.kind) {
     case 'status':
-      return `answered ${p.actual}, ${demanded} ${p.expected}`;
+      return `answered ${p.actual}, ${demanded}`;
     case 'schema':
     case 'envelope': {
       const member =
         p.kind === 'envelope'
           ? `error envelope ${name(p.subject.replace(/^\//, '').replace(/\//g, '.'))}`
           : name(p.subject);
-      if (p.kind === 'envelope' && p.subject === '/error/code')
-        return `error.code ${p.actual}, ${demanded} ${p.expected}`;
+      if (p.kind === 'envelope' && p.subject === '/error/code') return `error.code ${p.actual}, ${demanded}`;
       if (p.keyword === 'required' || p.actual === 'absent') return `${member} missing`;
       if (p.keyword === 'additionalProperties') return `${member} is not allowed`;
-      if (p.keyword === 'type') return `${member} is ${p.actual}, ${demanded} ${p.expected}`;
-      return `${member} ${p.keyword ? `fails ${p.keyword}` : 'differs'}: ${demanded} ${p.expected}, got ${p.actual}`;
+      if (p.keyword === 'type') return `${member} is ${p.actual}, ${demanded}`;
+      return `${member} ${p.keyword ? `fails ${p.keyword}` : 'differs'}: ${demanded}, got ${p.actual}`;
     }
     case 'header':
-      return p.actual === 'absent'
-        ? `header ${p.subject} missing`
-        : `header ${p.subject} is ${p.actual}, ${demanded} ${p.expected}`;
+      return p.actual === 'absent' ? `header ${p.subject} missing` : `header ${p.subject} is ${p.actual}, ${demanded}`;
     case 'body':
     case 'state': {
       const what = p.subject.startsWith('/') || /^[a-z_]+$/i.test(p.subject) ? name(p.subject) : p.subject;
-      return `${what}: ${demanded} ${p.expected}, got ${p.actual}`;
+      return `${what}: ${demanded}, got ${p.actual}`;
     }
     case 'timing':
       return `waited in vain for ${p.subject}`;
@@ -176,7 +228,7 @@ export function causeWords(p: CauseParts, context?: string): string {
       return `${p.requirement} failed (no failure data)`;
     default: {
       const what = context ? neutral(context) : p.subject;
-      return `${p.requirement}: ${what}: ${demanded} ${p.expected}, got ${p.actual}`;
+      return `${p.requirement}: ${what}: ${demanded}, got ${p.actual}`;
     }
   }
 }
@@ -201,17 +253,18 @@ function representativeOf(members: readonly CheckResult[]): CheckResult {
 }
 
 /**
- * The causes of a report's checks, MUST before SHOULD, the most checks first (then the most
- * cascades, then by signature: the same run gives the same order).
+ * The causes of a report's checks, MUST causes (those with a MUST check) before SHOULD ones, the
+ * most checks first (then the most cascades, then by signature: the same run gives the same order).
  */
 export function clusterChecks(checks: readonly CheckResult[]): Cluster[] {
-  const groups = new Map<string, { parts: CauseParts; members: CheckResult[] }>();
+  const groups = new Map<string, { parts: CauseParts[]; members: CheckResult[] }>();
   const causeOfCheck = new Map<string, string>();
   for (const check of checks) {
     if (!isTargetFailure(check)) continue;
     const parts = causeParts(check);
     const signature = signatureOf(parts);
-    const group = groups.get(signature) ?? { parts, members: [] };
+    const group = groups.get(signature) ?? { parts: [], members: [] };
+    group.parts.push(parts);
     group.members.push(check);
     groups.set(signature, group);
     causeOfCheck.set(check.id, signature);
@@ -222,8 +275,12 @@ export function clusterChecks(checks: readonly CheckResult[]): Cluster[] {
     const signature = causeOfCheck.get(check.skipped_after);
     if (signature) cascades.set(signature, [...(cascades.get(signature) ?? []), check.id]);
   }
-  const clusters = [...groups].map(([signature, { parts, members }]): Cluster => {
+  const clusters = [...groups].map(([signature, { parts: all, members }]): Cluster => {
     const representative = representativeOf(members);
+    // The terms of the signature are every member's; level and expectations are the members' own.
+    const parts = all[members.indexOf(representative)]!;
+    const level: Level = all.some((p) => p.level === 'MUST') ? 'MUST' : 'SHOULD';
+    const expectations = expectationsOf(all);
     const ids = [
       representative.id,
       ...members
@@ -234,13 +291,13 @@ export function clusterChecks(checks: readonly CheckResult[]): Cluster[] {
     return {
       id: clusterId(signature),
       signature,
-      level: parts.level,
-      cause: causeWords(parts, representative.failure?.context),
+      level,
+      cause: causeWords(parts, expectations, representative.failure?.context),
       kind: parts.kind,
       subject: parts.subject,
       ...(parts.keyword !== undefined ? { keyword: parts.keyword } : {}),
-      ...(parts.expected !== undefined ? { expected: parts.expected } : {}),
       ...(parts.actual !== undefined ? { actual: parts.actual } : {}),
+      expectations,
       checks: ids,
       cascaded: (cascades.get(signature) ?? []).sort(),
       requirements: [...new Set(members.map((m) => m.requirement))].sort(),

@@ -12,6 +12,7 @@ import {
   expectErrorEnvelope,
   expectFields,
   expectFieldValues,
+  expectNotListed,
   expectRefused,
   expectResource,
   expectStatus,
@@ -471,7 +472,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const list = await api.get('/snapshots');
       expectStatus(list, 200);
       const ids = (listOf<{ id: string }>(list.body, 'snapshots') ?? []).map((s) => s.id);
-      expect(ids, 'GET /snapshots after DELETE').not.toContain(state.snapshotId);
+      expectNotListed(list, ids.includes(state.snapshotId), state.snapshotId, 'GET /snapshots after DELETE');
     },
   );
 
@@ -623,13 +624,16 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     async ({ api, ctx, state }) => {
       // Deletion may take a moment on a real platform; it must end with the VPS gone. Which 4xx
       // (404 by convention, ERR-MAP-003) is checked elsewhere; here it must not be a success.
+      let last: ApiResponse | undefined;
       const res = await ctx.poll(
         'GET /vps/{vps_id} to stop answering the deleted VPS',
         async () => {
-          const r = await api.get(vpsPath(state.vpsId));
-          return r.status >= 400 ? r : undefined;
+          last = await api.get(vpsPath(state.vpsId));
+          return last.status >= 400 ? last : undefined;
         },
-        { intervalMs: 500 },
+        // A VPS still served at the deadline fails on its last answer (what the target did), as
+        // the generated use-after-delete check does, not only on the time it took.
+        { intervalMs: 500, atDeadline: () => last && expectRefused(last, 'GET of the deleted VPS at the deadline') },
       );
       expect(res.status, 'GET of a deleted VPS should be a client error').toBeLessThan(500);
       expectErrorEnvelope(res);

@@ -63,15 +63,23 @@ test('a pointer reads as the member it names: the same field in a list item and 
   expect(memberOf('')).toBe('');
 });
 
-test('the signature comes from the failure data and the level, never from the message, operation or request', () => {
+test('the signature is what the target did: never the message, operation, request, expected value or level', () => {
   const a = status('422', '400');
   const b = status('422', '400', { requirement: 'OTHER-1', class: 'projects' });
   expect(a.message).not.toBe(b.message);
   expect(signatureOf(causeParts(a))).toBe(signatureOf(causeParts(b)));
-  expect(signatureOf(causeParts(a))).toBe('SHOULD|status|status||422|400');
-  // The level, the codes: each makes another cause.
-  expect(signatureOf(causeParts(status('422', '400', { level: 'MUST' })))).not.toBe(signatureOf(causeParts(a)));
+  expect(signatureOf(causeParts(a))).toBe('status|status||400|refusal');
+  // What cloudcheck expected, and at which level, do not split a cause; what came back does.
+  expect(signatureOf(causeParts(status('4xx', '400', { level: 'MUST' })))).toBe(signatureOf(causeParts(a)));
   expect(signatureOf(causeParts(status('422', '409')))).not.toBe(signatureOf(causeParts(a)));
+  // Except whether it asked for a success or a refusal: accepting invalid input with 200 is another
+  // cause than creating with 200 where the convention says 201.
+  expect(signatureOf(causeParts(status('4xx', '200', { level: 'MUST' })))).not.toBe(
+    signatureOf(causeParts(status('201', '200'))),
+  );
+  expect(signatureOf(causeParts(status('200, 201 or 204', '202', { level: 'MUST' })))).toBe(
+    signatureOf(causeParts(status('204', '202'))),
+  );
   // Values of one request (a run's names, ids) do not split a cause.
   const echo = (actual: string) =>
     failed({ kind: 'schema', subject: '/vps/name', keyword: 'const', expected: '"active"', actual });
@@ -105,7 +113,32 @@ test('one fault, one cause: 400 for every 422 over many operations and requireme
   });
   expect(clusters[0]!.checks).toHaveLength(30);
   expect(clusters[0]!.operations).toHaveLength(12);
-  expect(clusters[0]!.id).toBe(clusterId('SHOULD|status|status||422|400'));
+  expect(clusters[0]!.id).toBe(clusterId('status|status||400|refusal'));
+});
+
+test('one wrong answer judged by a MUST check and SHOULD conventions is one cause, of level MUST, naming each expectation', () => {
+  // errors-409-outside-storage: a DELETE of something gone answers 409 everywhere. One MUST check
+  // ("not 409"), eleven conventions (404): one cause, not a MUST cause of 8 % and a SHOULD one.
+  const checks = [
+    status('not 409', '409', { level: 'MUST', requirement: 'ERR-STAT-003' }),
+    ...Array.from({ length: 11 }, (_, i) =>
+      status('404', '409', { operation: `DELETE /thing-${i}/{id}`, requirement: 'ERR-MAP-004' }),
+    ),
+    status('201', '200'),
+  ];
+  const clusters = clusterChecks(checks);
+  expect(clusters.map((c) => `${c.level} ${c.checks.length} ${c.cause}`)).toEqual([
+    'MUST 12 answered 409, expected not 409 (MUST) / 404 (convention)',
+    'SHOULD 1 answered 200, convention 201',
+  ]);
+  expect(clusters[0]!.expectations).toEqual([
+    { level: 'MUST', expected: 'not 409' },
+    { level: 'SHOULD', expected: '404' },
+  ]);
+  expect(clusters[0]!.requirements).toEqual(['ERR-MAP-004', 'ERR-STAT-003']);
+  // The id is the signature's: the same whichever levels and expectations a run's checks bring.
+  expect(clusters[0]!.id).toBe(clusterChecks(checks.slice(1, 3))[0]!.id);
+  expect(clusterChecks(checks.slice(1, 3))[0]!.cause).toBe('answered 409, convention 404');
 });
 
 test('MUST causes first, the most checks first; failures not the target’s are no cause', () => {
