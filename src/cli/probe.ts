@@ -12,6 +12,7 @@ import { isObject, resourceOf } from '../harness/body-shape.ts';
 import { createDispatcher, proxyConfigured, transportOptions, undici } from '../harness/transport.ts';
 import type { TransportOptions } from '../harness/transport.ts';
 import { settingsFromEnv } from '../harness/settings.ts';
+import { measureRoundTrip } from '../harness/concurrency.ts';
 
 /** 10 s, or the run's request deadline (CLOUDCHECK_REQUEST_TIMEOUT_MS) when that is shorter (tests of broken targets). */
 function defaultProbeTimeoutMs(): number {
@@ -55,20 +56,24 @@ export interface ProbeOptions extends TransportOptions {
   headers?: Record<string, string>;
 }
 
+/** What the probe learnt: the target's round trip (ms), the part of it other requests can overlap. */
+export interface ProbeResult {
+  roundTripMs: number | null;
+}
+
 export async function probeTarget(
   target: string,
   key: string,
   what = 'the API key',
   timeoutMs = defaultProbeTimeoutMs(),
   options: ProbeOptions = transportOptions(),
-): Promise<void> {
+): Promise<ProbeResult> {
   const agent = createDispatcher({ ...options, agent: { connect: { timeout: timeoutMs } } });
-  const url = `${target}/account`;
-  let status: number;
-  let contentType: string | undefined;
-  let text: string;
-  try {
-    const res = await undici().request(url, {
+  const get = async (
+    path = '/account',
+  ): Promise<{ status: number; contentType: string | undefined; text: string; ms: number }> => {
+    const started = performance.now();
+    const res = await undici().request(`${target}${path}`, {
       method: 'GET',
       headers: {
         accept: 'application/json',
@@ -79,27 +84,48 @@ export async function probeTarget(
       dispatcher: agent,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    status = res.statusCode;
     const type = res.headers['content-type'];
-    contentType = Array.isArray(type) ? type[0] : type;
     // The probe needs the start of the body only; a huge page must not stall it.
-    text = (await res.body.text()).slice(0, 64 * 1024);
-  } catch (error) {
-    const e = error as Error & { code?: string; cause?: Error & { code?: string } };
-    const reason = e.cause?.code ?? e.code ?? e.cause?.message ?? e.message;
-    const proxied =
-      !options.direct && proxyConfigured()
-        ? ' (a proxy variable is set: HTTPS_PROXY/HTTP_PROXY; hosts in NO_PROXY are reached directly)'
-        : '';
-    throw new UsageError(
-      `cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}${proxied}`,
-    );
+    const text = (await res.body.text()).slice(0, 64 * 1024);
+    return {
+      status: res.statusCode,
+      contentType: Array.isArray(type) ? type[0] : type,
+      text,
+      ms: performance.now() - started,
+    };
+  };
+  let first: Awaited<ReturnType<typeof get>>;
+  let roundTripMs: number | null = null;
+  try {
+    try {
+      first = await get();
+    } catch (error) {
+      throw unreachable(error, target, timeoutMs, options);
+    }
+    // Timed on further requests (the first paid for connecting and TLS): the round trip the run
+    // is sized for (concurrency.ts), on a compute read (GET /account is billing, whose window of
+    // 100 an hour pays for the run's keys). A failure here only costs the measurement.
+    if (first.status < 400) roundTripMs = await measureRoundTrip(async () => (await get('/regions')).ms);
   } finally {
     await agent.close().catch(() => undefined);
   }
+  const { status, contentType, text } = first;
   if (status === 401 || status === 403)
     throw new UsageError(`${what} was rejected by ${target} (GET /account answered ${status})`);
   const problem = notTheApi(status, contentType, text);
   if (problem)
     throw new UsageError(`${target} does not look like the Cloud Platform API: ${problem}${versionHint(target)}`);
+  return { roundTripMs };
+}
+
+function unreachable(error: unknown, target: string, timeoutMs: number, options: ProbeOptions): UsageError {
+  const e = error as Error & { code?: string; cause?: Error & { code?: string } };
+  const reason = e.cause?.code ?? e.code ?? e.cause?.message ?? e.message;
+  const proxied =
+    !options.direct && proxyConfigured()
+      ? ' (a proxy variable is set: HTTPS_PROXY/HTTP_PROXY; hosts in NO_PROXY are reached directly)'
+      : '';
+  return new UsageError(
+    `cannot reach ${target}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : reason}${proxied}`,
+  );
 }

@@ -23,6 +23,7 @@ import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
+import type { SentRequest } from './request-stats.ts';
 import { createDispatcher, transportOptions, undici } from './transport.ts';
 
 export const BODY_LIMIT = 8 * 1024;
@@ -303,6 +304,8 @@ export class ApiClient {
   private readonly record?: (exchange: Exchange) => void;
   private readonly maxRetries: number;
   private readonly check?: string;
+  /** The requests this check's client sent (request-stats.ts); none kept by the worker's own client. */
+  readonly sent: SentRequest[] = [];
 
   constructor(options: ClientOptions) {
     this.settings = options.settings;
@@ -535,6 +538,7 @@ export class ApiClient {
         duration_ms: Math.round(performance.now() - t0),
       });
       this.record?.(exchange);
+      if (this.record) this.sent.push({ start: startedAt.getTime(), end: Date.now() });
       transport.consecutiveFailures++;
       throw new NetworkError(`${method} ${url.pathname} failed without a response: ${redactString(message)}`, {
         cause: error,
@@ -543,6 +547,7 @@ export class ApiClient {
     transport.answered++;
     transport.consecutiveFailures = 0;
     const durationMs = Math.round(performance.now() - t0);
+    if (this.record) this.sent.push({ start: startedAt.getTime(), end: startedAt.getTime() + durationMs });
     const text = bytes.toString('utf8');
     let body: unknown;
     if (text.length > 0 && /json/i.test(resHeaders['content-type'] ?? 'json')) {

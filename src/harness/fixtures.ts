@@ -24,6 +24,8 @@ import { ApiClient, closeProcessAgent } from './client.ts';
 import { CloudcheckError, PrerequisiteMissingError } from './errors.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
+import { sharedKeyReserve } from './concurrency.ts';
+import { statsOf } from './request-stats.ts';
 import { keysForWorker } from './run-keys.ts';
 import { repeatedId } from './selection.ts';
 import { settingsFromEnv } from './settings.ts';
@@ -73,6 +75,8 @@ export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
  * than the requests themselves (each attachment is a test step, serialised to the runner).
  */
 export const SEEN_ANNOTATION = 'cc.seen';
+/** What the check's own requests cost in time (request-stats.ts RequestStats, as JSON). */
+export const REQUESTS_ANNOTATION = 'cc.requests';
 /** How many of a check's requests were retries of one that got no answer (`--retries`). */
 export const RETRIED_ANNOTATION = 'cc.retried';
 export type SeenExchange = [method: string, url: string, status: number | null];
@@ -161,20 +165,23 @@ export class WorkerHarness {
 /**
  * The budgets of one worker. Main: the run's key and this worker's run keys; with run keys, the
  * run's key is kept out of billing traffic (its billing window is for key management). Without
- * (keys per worker 0, or the target refused to create keys), the run's key does everything.
+ * (keys per worker 0, or the target refused to create keys), the run's key does everything. Every
+ * worker uses the run's key: each keeps a reserve on it that grows with the workers of the run.
  */
 export function mainAndAltBudgets(settings: RunSettings, parallelIndex: number): { main: Budget; alt: Budget | null } {
   // Up to a whole per-minute window: a busy run (or its teardown) waits for the next window of a
   // key rather than giving up a check or leaving a resource behind.
   const maxWaitMs = 65_000 * settings.timeoutScale;
-  const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker);
+  const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker ?? 0);
   for (const key of own) addSecret(key);
+  const shared = sharedKeyReserve(settings.workers ?? 1);
   return {
     main: new Budget([...own, settings.keys.main], {
       maxWaitMs,
       keptOut: own.length > 0 ? { billing: [settings.keys.main] } : undefined,
+      reserveOf: { [settings.keys.main]: shared },
     }),
-    alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs }) : null,
+    alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs, reserve: shared }) : null,
   };
 }
 
@@ -319,7 +326,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   api: [
     async ({ harness }, use, testInfo) => {
       const exchanges: Exchange[] = [];
-      await use(harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange)));
+      const api = harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange));
+      await use(api);
+      const stats = statsOf(api.sent);
+      if (stats) testInfo.annotations.push({ type: REQUESTS_ANNOTATION, description: JSON.stringify(stats) });
       if (exchanges.length === 0) return;
       const retried = exchanges.filter((e) => (e.attempt ?? 1) > 1).length;
       if (retried > 0) testInfo.annotations.push({ type: RETRIED_ANNOTATION, description: String(retried) });

@@ -15,8 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, resolveOptions } from '../../src/config/resolve.ts';
-import { EMBEDDED_KEYS_PER_WORKER, planRun, runnerEnv } from '../../src/cli/commands/run.ts';
-import { DEFAULT_KEYS_PER_WORKER } from '../../src/harness/settings.ts';
+import { planRun, runnerEnv } from '../../src/cli/commands/run.ts';
 import { probeTarget } from '../../src/cli/probe.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient } from '../../src/harness/client.ts';
@@ -206,14 +205,22 @@ test('the new options resolve from flag, variable and config, and bad values are
       CLOUDCHECK_HEADER: 'x-a: 1\nx-b: 2',
       CLOUDCHECK_CA_CERT: CA,
     });
-    // More keys per worker against the embedded server only (a target's billing window pays for each).
-    expect(plan.settings.keysPerWorker).toBe(DEFAULT_KEYS_PER_WORKER);
+    // Keys per worker: chosen by the global setup from the workers (concurrency.ts), unless the
+    // variable says; the probe's round trip travels with the settings.
+    expect(plan.settings.keysPerWorker).toBeNull();
+    expect(plan.settings.roundTripMs).toBeNull();
     const embedded = planRun(
       values,
       { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
+      { runId: 'r', cwd: dir, configPath: 'c', env: { CLOUDCHECK_KEYS_PER_WORKER: '4' } },
+    );
+    expect(embedded.settings.keysPerWorker).toBe(4);
+    const probed = planRun(
+      values,
+      { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false, roundTripMs: 81 },
       { runId: 'r', cwd: dir, configPath: 'c', env: {} },
     );
-    expect(embedded.settings.keysPerWorker).toBe(EMBEDDED_KEYS_PER_WORKER);
+    expect(runnerEnv(probed, {})).toMatchObject({ CLOUDCHECK_ROUND_TRIP_MS: '81' });
     expect(usageError(() => resolveOptions('run', ['--workers', '0'], {}, dir))).toContain('--workers');
     expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_MAX_FAILURES: '0' }, dir))).toContain(
       'CLOUDCHECK_MAX_FAILURES',

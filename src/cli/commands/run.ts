@@ -79,15 +79,14 @@ export interface RunPlan {
   args: string[];
 }
 
-/** API keys per worker against the embedded server (the default elsewhere: settings.ts). */
-export const EMBEDDED_KEYS_PER_WORKER = 6;
-
 export interface RunTarget {
   target: string;
   s3Url: string | null;
   apiKey: string;
   altApiKey: string | null;
   embedded: boolean;
+  /** The round trip the probe measured (ms); absent when the target was not probed (the embedded server). */
+  roundTripMs?: number | null;
 }
 
 /**
@@ -129,15 +128,9 @@ export function settingsOfRun(
     reportDir: resolve(options.cwd, values['report-dir'] ?? join('reports', options.runId)),
     keep: values.keep ?? false,
     runTmp: join(tmpdir(), `cloudcheck-${options.runId}`),
-    // A full run sends about 1,100 requests to the messaging and compute areas, whose burst limit
-    // is 100 a minute per key: against the embedded server (its windows start with it, and its
-    // key management costs nobody anything) six keys per worker hold them all in the first
-    // minute, where three made the run wait for the next one. Against a target, the default
-    // stays lower: each key costs two of the main key's 100 billing requests of the hour.
-    keysPerWorker:
-      target.embedded && env[RUN_VARIABLES.keysPerWorker] === undefined
-        ? EMBEDDED_KEYS_PER_WORKER
-        : inherited.keysPerWorker,
+    // Unless CLOUDCHECK_KEYS_PER_WORKER says, the global setup shares the run's keys out over the
+    // workers it chose (concurrency.ts).
+    keysPerWorker: env[RUN_VARIABLES.keysPerWorker] === undefined ? null : inherited.keysPerWorker,
     budgetKeys: [],
     headers,
     caCertFile: values['ca-cert'] ?? null,
@@ -149,6 +142,7 @@ export function settingsOfRun(
     baselineFile: values.baseline ? resolve(options.cwd, values.baseline) : null,
     shard: values.shard ?? null,
     workers: values.workers ?? null,
+    roundTripMs: target.roundTripMs ?? null,
     maxFailures: values['max-failures'] ?? 0,
     // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
     // selected flow step brings the steps before it; Playwright's own filters would not.
@@ -275,7 +269,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       };
       const transport = { caCertFile, direct: false };
       configureTransport(transport);
-      await probeTarget(target.target, target.apiKey, 'the API key', undefined, { ...transport, headers });
+      const probed = await probeTarget(target.target, target.apiKey, 'the API key', undefined, {
+        ...transport,
+        headers,
+      });
+      target.roundTripMs = probed.roundTripMs;
       if (target.altApiKey)
         await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
       plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
@@ -641,6 +639,18 @@ function appendJobSummary(reportDir: string): void {
   }
 }
 
+/** `requests: 2,208, 7.6 in flight on average over 24 s (8 workers, round trip 81 ms); longest chain: ...` */
+export function concurrencyLine(c: NonNullable<ConformanceReport['concurrency']>): string {
+  const setup = [
+    c.workers === null ? null : `${c.workers} worker${c.workers === 1 ? '' : 's'}`,
+    c.round_trip_ms === null ? null : `round trip ${c.round_trip_ms} ms`,
+  ].filter((part) => part !== null);
+  const chain = c.critical_path
+    ? `; longest chain: ${c.critical_path.round_trips} round trips in a row (${c.critical_path.chain})`
+    : '';
+  return `requests: ${c.requests.toLocaleString('en-US')}, ${c.in_flight_average.toFixed(1)} in flight on average over ${Math.round(c.span_seconds)} s${setup.length ? ` (${setup.join(', ')})` : ''}${chain}`;
+}
+
 function printSummary(report: ConformanceReport, reportDir: string): void {
   const s = report.summary;
   const failed = report.checks.filter((c) => c.status === 'failed');
@@ -678,6 +688,8 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
     out(
       `waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`,
     );
+  const concurrency = report.concurrency;
+  if (concurrency && concurrency.requests > 0) out(concurrencyLine(concurrency));
   const thirdParty = report.third_party_output ?? [];
   if (thirdParty.length)
     out(
