@@ -36,7 +36,9 @@ import {
   dataContext,
   expectOk,
   pointer,
+  RUNNING_VPS,
   setWorkerLedger,
+  usesRunningVps,
 } from './prerequisites.ts';
 import type { Env } from './prerequisites.ts';
 import {
@@ -120,6 +122,7 @@ function check(
       class: meta.cls,
       operation: meta.op.key,
       title: meta.title,
+      ...(usesRunningVps(meta.op) ? { provisions: [RUNNING_VPS] } : {}),
     },
     async ({ api, ledger, ctx }) => {
       const problems: string[] = [];

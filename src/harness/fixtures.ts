@@ -51,6 +51,8 @@ export const ANNOTATION = {
   stack: 'cc.stack',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
   waited: 'cc.waited',
+  /** The provisions a check takes (provision.ts), comma-separated: the runner starts them early. */
+  provision: 'cc.provision',
 } as const;
 
 /** Polls back off to this interval at most. */

@@ -19,7 +19,9 @@ import { ApiClient, closeProcessAgent } from './client.ts';
 import { keysPerWorkerFor, measureRoundTrip, workersFor } from './concurrency.ts';
 import { startEmbedded } from './embedded.ts';
 import { addSecret } from './redact.ts';
+import { Provisioner } from './provision.ts';
 import { createRunKeys } from './run-keys.ts';
+import { activeProvisioner, setProvisioner } from './scheduler.ts';
 import type { RunKeys } from './run-keys.ts';
 import { settingsFromEnv, settingsToEnv } from './settings.ts';
 import type { RunSettings } from './settings.ts';
@@ -57,6 +59,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   }
   settings = await chooseConcurrency(config, settings);
   await createKeysForWorkers(config.workers, settings);
+  // The scheduler (a reporter of this process) starts the selected checks' provisions with it.
+  if (settings.runTmp && settings.keys.main) setProvisioner(new Provisioner({ ...settings, runTmp: settings.runTmp }));
   return async () => {
     await closeEmbedded();
   };
@@ -108,8 +112,14 @@ async function createKeysForWorkers(workers: number, settings: RunSettings): Pro
   }
 }
 
-/** Revokes the run's keys (recorded in the ledger journal), then stops the embedded server. Idempotent. */
+/**
+ * Deletes what the run provisioned and no check took, revokes the run's keys (recorded in the
+ * ledger journal), then stops the embedded server. Idempotent.
+ */
 export async function closeEmbedded(): Promise<void> {
+  const provisioner = activeProvisioner();
+  setProvisioner(undefined);
+  await provisioner?.teardown().catch(() => undefined);
   const holder = globalThis as Holder;
   const runKeys = holder[KEYS];
   delete holder[KEYS];

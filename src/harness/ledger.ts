@@ -357,7 +357,31 @@ function leakOf(entry: LedgerEntry, reason: string): Leak {
   return { kind: entry.kind, id: entry.id, delete_operation: entry.deleteOperation, reason };
 }
 
+/**
+ * The records of several journals in the order they happened: a resource can pass from one
+ * process's ledger to another's (a provision the runner made and a worker's check took,
+ * provision.ts), whose journals are read one after the other.
+ */
+function inTimeOrder(lines: readonly string[]): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as JournalRecord);
+    } catch {
+      // A line cut by a crash: the rest of the journal still counts.
+    }
+  }
+  const time = (r: JournalRecord): number => Date.parse(r.at ?? '') || 0;
+  return records
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => time(a.r) - time(b.r) || a.i - b.i)
+    .map(({ r }) => r);
+}
+
 export interface JournalRecord {
+  /** When it was written (ISO); records of several journals are folded in this order. */
+  at?: string;
   event: 'created' | 'deleted' | 'leaked' | 'kept';
   scope: string;
   kind: string;
@@ -380,14 +404,7 @@ export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Lea
   const leaks = new Map<string, Leak>();
   const kept = new Map<string, Leak>();
   let seq = 0;
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    let rec: JournalRecord;
-    try {
-      rec = JSON.parse(line) as JournalRecord;
-    } catch {
-      continue;
-    }
+  for (const rec of inTimeOrder(lines)) {
     const k = `${rec.kind}\u0000${rec.id}`;
     if (rec.event === 'created') {
       alive.set(k, {
