@@ -211,7 +211,7 @@ export const RUNNING_VPS = new Provision(
     ledger.track('vps', id);
     return { vps_id: id, region: String(pointer(res.body, '/vps/region')) };
   },
-  { pool: true },
+  { pool: true, late: true },
 );
 
 /** Whether an operation's checks use the worker's running VPS (RUNNING_VPS). */

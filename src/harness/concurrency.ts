@@ -5,19 +5,22 @@
  * A worker spends a check's time in two ways: computing (Playwright's bookkeeping, the check's
  * own work: about 10 ms of CPU per check here) and waiting for the target's answers. Against the
  * embedded server the waiting is nothing and the CPU is what limits a run: two workers keep two
- * cores busy, and each worker more costs about 1.8 s of CPU to start (measured: a full run with 6
- * workers took 5.7 s more CPU than with 2). Across a network each check mostly waits (a full run
- * is about 1,200 round trips in a row per worker at two workers), so the run keeps more workers,
- * one more for every WORKER_PER_ROUND_TRIP_MS of round trip: 8 at 80 ms, where the CPU they cost
- * and the time they wait balance on two cores.
+ * cores busy, and each worker more costs 1.4-1.8 s of CPU to start and to load what its checks
+ * use (measured: a full run with 6 workers took 5.7 s more CPU than with 2). Across a network
+ * each check mostly waits (a full run is about 1,200 round trips in a row, shared by its
+ * workers), so the run keeps more workers, one more for every WORKER_PER_ROUND_TRIP_MS of round
+ * trip: 8 at 80 ms, where the CPU they cost and the time they wait balance on two cores.
  */
 
 /** Workers against a target that answers at once: the CPU's limit on the machines the suite is tuned on. */
 export const BASE_WORKERS = 2;
 /** Round trip (ms) that makes one more worker pay for its start-up by the waiting it overlaps. */
 export const WORKER_PER_ROUND_TRIP_MS = 12.5;
-/** More workers than this cost more memory and key budget than the waits they would still overlap. */
-export const MAX_WORKERS = 16;
+/**
+ * More workers than this cost more CPU to start than the waits they would still overlap on two
+ * cores (at 200 ms, 12 and 16 workers both end near 23 s), and more key budget.
+ */
+export const MAX_WORKERS = 12;
 
 /**
  * The default number of workers for a round trip's waiting (ms, measureRoundTrip; null when

@@ -49,6 +49,7 @@ export type ProvisionMaker<T> = (env: ProvisionEnv) => Promise<T>;
 interface Registered {
   name: string;
   pool: boolean;
+  late: boolean;
   make: ProvisionMaker<unknown>;
 }
 
@@ -64,13 +65,15 @@ export class Provision<T> {
   /**
    * `name`: unique in the suite (`flow.vps-lifecycle.vps`). `pool`: made once per worker that will
    * want one, taken by the first check of the worker that asks (a resource the worker caches).
+   * `late`: what it makes takes long to be ready (a VPS boots): the checks that take it are
+   * scheduled last (scheduler.ts), so that a worker does not wait for it doing nothing else.
    */
   constructor(
     readonly name: string,
     private readonly make: ProvisionMaker<T>,
-    readonly options: { pool?: boolean } = {},
+    readonly options: { pool?: boolean; late?: boolean } = {},
   ) {
-    registry().set(name, { name, pool: options.pool ?? false, make: make });
+    registry().set(name, { name, pool: options.pool ?? false, late: options.late ?? false, make });
   }
 
   /**
@@ -103,6 +106,11 @@ export class Provision<T> {
       });
     return thaw(made.value) as T;
   }
+}
+
+/** Whether the checks that take the provision `name` are scheduled last (its `late` option). */
+export function isLate(name: string): boolean {
+  return registry().get(name)?.late ?? false;
 }
 
 /** A provision as made in the runner and handed to its check through the run's temp dir. */

@@ -9,8 +9,8 @@
  *   where they made the run's tail. Files are put in this order (placeOf): those with a check
  *   tagged `@early` (a flow that waits for something slow it cannot start before it runs: the
  *   compute events flow's VPS is created after its webhook), then files with flows (the longest
- *   flow first), then the rest as they were, and last the files whose checks take a provision.
- *   The order is that of the suite files' entries (`Suite.entries()`, which Playwright 1.65
+ *   flow first), then the rest as they were, and last the files whose checks take a late
+ *   provision (a VPS). The order is that of the suite files' entries (`Suite.entries()`, which Playwright 1.65
  *   returns as the suite's own list; were it a copy, the order would simply stay as it was).
  * - Slow provisioning started at once (provision.ts): the provisions of every selected check, and
  *   a pool's members for the groups that want one (at most one per worker), before any worker
@@ -18,6 +18,7 @@
  */
 import type { FullConfig, Reporter, Suite, TestCase } from '@playwright/test/reporter';
 import { ANNOTATION } from './fixtures.ts';
+import { isLate } from './provision.ts';
 import type { Provisioner } from './provision.ts';
 
 const PROVISIONER = Symbol.for('cloudcheck.provisioner');
@@ -50,13 +51,13 @@ function longestFlow(file: Suite): number {
 
 /**
  * The place of a file in the run: 0 a check tagged early, 1 flows (the longest first), 2 the
- * rest, 3 checks that take a provision. Those last: what they take has been booting since the
- * run began, and a worker that reaches one before it is ready waits, doing nothing else.
+ * rest, 3 checks that take a late provision (a VPS). Those last: what they take has been booting
+ * since the run began, and a worker that reaches one before it is ready waits, doing nothing else.
  */
 function placeOf(file: Suite): [place: number, longest: number] {
   const tests = file.allTests();
   if (tests.some((t) => t.tags.includes(EARLY_TAG))) return [0, 0];
-  if (tests.some((t) => annotation(t, ANNOTATION.provision))) return [3, 0];
+  if (tests.some((t) => annotation(t, ANNOTATION.provision)?.split(',').some(isLate))) return [3, 0];
   const flow = longestFlow(file);
   return flow > 0 ? [1, -flow] : [2, 0];
 }

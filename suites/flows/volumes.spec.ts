@@ -78,18 +78,22 @@ function trackCreated(ledger: Ledger, status: number, body: unknown): string | u
  * overlaps the rest of the run. In the region the flow's volume is made in (the catalogue's
  * first, as the first step picks it).
  */
-const vpsToAttach = new Provision(`${FLOW}.vps`, async ({ api, ledger, name }) => {
-  const catalogue = await computeCatalogue(api);
-  const created = await api.post('/vps', {
-    name: name('vol-vps'),
-    region: catalogue.region,
-    image: catalogue.image,
-    size: catalogue.size.slug,
-  });
-  const id = resourceOf<{ id?: unknown }>(created.body, 'vps')?.id;
-  if (typeof id === 'string') ledger.track('vps', id);
-  return { region: catalogue.region, created };
-});
+const vpsToAttach = new Provision(
+  `${FLOW}.vps`,
+  async ({ api, ledger, name }) => {
+    const catalogue = await computeCatalogue(api);
+    const created = await api.post('/vps', {
+      name: name('vol-vps'),
+      region: catalogue.region,
+      image: catalogue.image,
+      size: catalogue.size.slug,
+    });
+    const id = resourceOf<{ id?: unknown }>(created.body, 'vps')?.id;
+    if (typeof id === 'string') ledger.track('vps', id);
+    return { region: catalogue.region, created };
+  },
+  { late: true },
+);
 
 defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (step) => {
   step(

@@ -104,16 +104,20 @@ async function checkFilters(api: ApiClient, vps: Vps, otherStatus: string, other
  * of the run instead of being waited out when the flow reaches it. The create step judges the
  * answer as if it had sent the request itself (it did, by the runner's hand, under its id).
  */
-const firstVps = new Provision(`${FLOW}.vps`, async ({ api, ledger, name }) => {
-  const catalogue = await computeCatalogue(api);
-  const { region, image, size } = catalogue;
-  const vpsName = name('vps');
-  const tags = ['cloudcheck', 'flow'];
-  const created = await api.post('/vps', { name: vpsName, region, image, size: size.slug, tags });
-  const id = resourceOf<Vps>(created.body, 'vps')?.id;
-  if (typeof id === 'string') ledger.track('vps', id);
-  return { catalogue, name: vpsName, tags, created };
-});
+const firstVps = new Provision(
+  `${FLOW}.vps`,
+  async ({ api, ledger, name }) => {
+    const catalogue = await computeCatalogue(api);
+    const { region, image, size } = catalogue;
+    const vpsName = name('vps');
+    const tags = ['cloudcheck', 'flow'];
+    const created = await api.post('/vps', { name: vpsName, region, image, size: size.slug, tags });
+    const id = resourceOf<Vps>(created.body, 'vps')?.id;
+    if (typeof id === 'string') ledger.track('vps', id);
+    return { catalogue, name: vpsName, tags, created };
+  },
+  { late: true },
+);
 
 defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step) => {
   step(

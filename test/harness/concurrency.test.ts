@@ -20,7 +20,7 @@ import { mainAndAltBudgets } from '../../src/harness/fixtures.ts';
 import { roundTripsInARow, runRequests, statsOf } from '../../src/harness/request-stats.ts';
 import { settingsFromEnv } from '../../src/harness/settings.ts';
 
-test('workers follow the round trip: the base on loopback, one more per 12.5 ms, at most 16', () => {
+test('workers follow the round trip: the base on loopback, one more per 12.5 ms, at most 12', () => {
   expect(workersFor(null)).toBe(BASE_WORKERS);
   expect(workersFor(0.8)).toBe(2);
   // A loopback target on a busy machine answers in a few ms: that buys no worker.

@@ -6,7 +6,12 @@
 import { expect, test } from '../base.ts';
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import { orderForCriticalPath, startProvisions } from '../../src/harness/scheduler.ts';
+import { Provision } from '../../src/harness/provision.ts';
 import type { Provisioner } from '../../src/harness/provision.ts';
+
+// Declared as suite files declare them (the scheduler reads their options by name).
+new Provision('test.scheduler.boot', () => Promise.resolve(null), { late: true });
+new Provision('test.scheduler.key', () => Promise.resolve(null));
 
 interface FakeTest {
   tags: string[];
@@ -48,15 +53,16 @@ function file(title: string, ...tests: Array<Partial<FakeTest> & { flow?: string
   return suite;
 }
 
-test('early files first, then flows (the longest first), then the rest, and checks taking a provision last', () => {
+test('early files first, then flows (the longest first), then the rest, and checks taking a late provision last', () => {
   const files = [
     file('auth', {}, {}),
-    file('contract-compute', { provision: 'contract.running-vps' }, {}),
+    file('contract-compute', { provision: 'test.scheduler.boot' }, {}),
+    file('flow-key', { flow: 'f.k' }, { flow: 'f.k', provision: 'test.scheduler.key' }),
     file('flow-short', { flow: 'f.s' }, { flow: 'f.s' }),
     file('errors', {}),
     file('flow-events', { flow: 'f.e', tags: ['@early'] }),
     file('flow-long', { flow: 'f.l' }, { flow: 'f.l' }, { flow: 'f.l' }),
-    file('flow-vps', { flow: 'f.v', provision: 'flow.vps' }),
+    file('flow-vps', { flow: 'f.v', provision: 'test.scheduler.boot' }),
   ];
   const root = asSuite({
     type: 'root',
@@ -68,6 +74,7 @@ test('early files first, then flows (the longest first), then the rest, and chec
   expect(entries.map((e) => e.title)).toEqual([
     'flow-events',
     'flow-long',
+    'flow-key',
     'flow-short',
     'auth',
     'errors',
