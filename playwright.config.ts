@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFORMANCE_CLASSES } from './spec/classes.ts';
-import { RUN_PREFIX, newRunId, settingsFromEnv, settingsToEnv } from './src/harness/settings.ts';
+import { DEFAULT_WORKERS, RUN_PREFIX, newRunId, settingsFromEnv, settingsToEnv } from './src/harness/settings.ts';
 import type { RunSettings } from './src/harness/settings.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -64,7 +64,7 @@ export default defineConfig({
   timeout: 60_000 * Math.max(1, settings.timeoutScale) + 2 * settings.asyncTimeoutMs,
   expect: { timeout: 5_000 },
   fullyParallel: true,
-  workers: settings.workers ?? 2,
+  workers: settings.workers ?? DEFAULT_WORKERS,
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter,

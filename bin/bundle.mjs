@@ -1,8 +1,8 @@
 /**
  * The CLI runs from a bundle of its TypeScript sources. Under tsx's loader every module of the CLI
  * and of the embedded server was resolved and loaded through a hooks thread, one message at a
- * time: 0.4 s of a one-check run's 2.9 s of CPU, and 0.2 s of its wall time (README, Known gaps:
- * speed). The bundle is built with esbuild (the transformer tsx itself
+ * time: 0.4 s of a one-check run's 2.9 s of CPU, and 0.2 s of its wall time (docs/performance.md).
+ * The bundle is built with esbuild (the transformer tsx itself
  * uses; code split, so what a command loads late, such as the embedded server, still loads late)
  * on first use into node_modules/.cache/cloudcheck/cli, and is keyed by the contents of every
  * source file in it: an edited file is a new key, never a stale bundle, and a fresh `npm ci`

@@ -2,7 +2,7 @@
  * A V8 code cache for Playwright's large bundles, preloaded (`node --require`) into the runner of
  * a `cloudcheck run` and, through the runner's execArgv, into its workers. Each of those processes
  * compiles the same 7 MB of bundled JavaScript on every start; from the cache it spends about 0.2 s
- * of CPU less per process (README, Known gaps: speed). The cache lives in
+ * of CPU less per process (docs/performance.md). The cache lives in
  * node_modules/.cache/cloudcheck/v8, one file per bundle, keyed by its path, its contents, the Node
  * version and the architecture, and is written when a process that compiled a bundle afresh
  * exits; a cache that cannot be read or written only means compiling as before.

@@ -1,4 +1,4 @@
-/** Conformance classes an implementer may claim (README, Conformance levels and classes). */
+/** Conformance classes an implementer may claim (README, Reading the report). */
 export const CONFORMANCE_CLASSES = [
   'auth',
   'errors',

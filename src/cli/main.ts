@@ -32,7 +32,9 @@ examples:
 exit codes:
   0    success (run: the gate passed)
   1    the gate failed (run, load, report merge) or a delete failed (sweep)
-  2    usage error, bad configuration, unreachable target or rejected key
+  2    usage error, bad configuration, unreachable target or rejected key; run: an inconclusive
+       verdict (MUST checks not judged)
+  130  interrupted by SIGINT (143: SIGTERM); the report says "interrupted"
 `;
 
 /** `cloudcheck ... | head` closes the pipe early; that is not an error. */

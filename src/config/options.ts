@@ -1,5 +1,5 @@
 /**
- * Every option of every command, in one table (README, Configuration). One naming rule ties the
+ * Every option of every command, in one table (docs/options.md documents each). One naming rule ties the
  * three sources together: flag `--alt-api-key` ↔ environment `CLOUDCHECK_ALT_API_KEY` ↔ config
  * key `alt_api_key`. Defaults and validation live here and in resolve.ts, apart from the commands
  * (as autocannon keeps defaultOptions/validate apart from its run loop).
@@ -169,7 +169,22 @@ const TABLE = [
     commands: ['run'],
     placeholder: 'N',
     description:
-      "retry a request that got no answer (connection refused, reset or timed out) up to N times, with backoff (default 0). Never a request that got an answer: an answer is what a check judges. A POST only when its connection was refused (it never reached the target). The report counts each check's retried requests",
+      "send a GET, HEAD or OPTIONS request that got no answer (connection refused, reset or timed out) again, up to N times, with backoff (default 2; 0: never). Never a request that got an answer: an answer is what a check judges. Other methods only when the connection was refused (the request never reached the target); a check whose POST, PUT or DELETE got no answer runs again whole (--rerun-unanswered). The report counts each check's retried requests",
+  },
+  {
+    name: 'rerun-unanswered',
+    type: 'integer',
+    commands: ['run'],
+    placeholder: 'N',
+    description:
+      "run a check that got no answer (connection refused, reset or timed out; the run's own request budget ran out) again, whole, at the end of the run, up to N times (default 2; 0: never). A flow step runs again with its flow. A check makes its own resources under new names, so this is safe where resending a POST is not. The report keeps every attempt",
+  },
+  {
+    name: 'allow-inconclusive',
+    type: 'boolean',
+    commands: ['run'],
+    description:
+      'let an inconclusive run pass the gate (exit 0): MUST checks that got no answer, or a class named with --classes that could not run. The verdict still says inconclusive; an interrupted run never passes',
   },
   {
     name: 'har',
@@ -370,14 +385,22 @@ const TABLE = [
     commands: ['explore'],
     placeholder: 'a,b',
     description:
-      'the families of operations sequences draw from, taking turns (default: all; see the README, Exploring)',
+      'the families of operations sequences draw from, taking turns (default: all; see docs/explore.md, Families)',
   },
   {
     name: 'replay',
     type: 'string',
     commands: ['explore'],
     placeholder: 'FILE',
-    description: 'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring',
+    description:
+      'run the steps of a replay file (explore-replay.json of an earlier report) once, instead of exploring; against the target it came from (give its --target), unless --replay-any-target',
+  },
+  {
+    name: 'replay-any-target',
+    type: 'boolean',
+    commands: ['explore'],
+    description:
+      'replay a file against another target than the one it came from (another --target, or the embedded server for a file of a --target)',
   },
   {
     name: 'config',

@@ -403,7 +403,7 @@ export function helpText(command: Command, spec: HelpSpec): string {
       `  ${'-h, --help'.padEnd(30)} this text`,
     ],
     [
-      'Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in the README.',
+      'Variables read only from the environment (CLOUDCHECK_REQUEST_TIMEOUT_MS, HTTPS_PROXY, NO_PROXY, ...) are listed in docs/options.md.',
     ],
   );
 }

@@ -410,9 +410,9 @@ export class ApiClient {
   /**
    * `--retries N`: a request that got no answer (refused, reset, timed out) is sent again, up to
    * N times, after 250 ms, 500 ms, 1 s, 2 s. Never one that got an answer, whatever it was: the
-   * answer is what the check judges, so a check still passes only on a conformant answer. A POST
-   * only when its connection was refused (it never reached the target; any other failure may
-   * have created something). Every attempt is recorded, the retries numbered (`attempt`), and the
+   * answer is what the check judges, so a check still passes only on a conformant answer. GET,
+   * HEAD and OPTIONS only, and any request whose connection was refused (it never reached the
+   * target); see RESENDABLE. Every attempt is recorded, the retries numbered (`attempt`), and the
    * check's result counts them. Hand-written rather than undici's RetryAgent: the decision needs
    * the method and the error together, and each attempt must reach the recorder.
    */
@@ -599,8 +599,15 @@ export class ApiClient {
   }
 }
 
-/** Methods whose request may be sent twice with the effect of once (RFC 9110, 9.2.2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/**
+ * Methods whose request may be sent again when it got no answer: the safe ones (RFC 9110, 9.2.1),
+ * whose second answer says what the first would have. PUT and DELETE are idempotent in effect but
+ * not in answer: a DELETE that reached the target before the connection broke answers 404 the
+ * second time, an upload 200 where it would have answered 201, and the check would judge an
+ * exchange the target never meant as the answer to its request. Checks that send those are run
+ * again whole instead (--rerun-unanswered), under new names.
+ */
+const RESENDABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The first `code` along an error's cause chain (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...). */
 function errorCode(error: unknown): string | undefined {
@@ -617,7 +624,7 @@ function errorCode(error: unknown): string | undefined {
 
 /** Whether a request that got no answer may be sent again (sendRetrying). */
 export function mayResend(method: string, error: unknown): boolean {
-  return IDEMPOTENT.has(method.toUpperCase()) || errorCode(error) === 'ECONNREFUSED';
+  return RESENDABLE.has(method.toUpperCase()) || errorCode(error) === 'ECONNREFUSED';
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

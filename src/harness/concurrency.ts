@@ -12,8 +12,8 @@
  * trip: 8 at 80 ms, where the CPU they cost and the time they wait balance on two cores.
  */
 
-/** Workers against a target that answers at once: the CPU's limit on the machines the suite is tuned on. */
-export const BASE_WORKERS = 2;
+import { DEFAULT_WORKERS } from './settings.ts';
+
 /** Round trip (ms) that makes one more worker pay for its start-up by the waiting it overlaps. */
 export const WORKER_PER_ROUND_TRIP_MS = 12.5;
 /**
@@ -27,8 +27,8 @@ export const MAX_WORKERS = 12;
  * nothing was measured: the base). Rounded down, so a few ms keep the base.
  */
 export function workersFor(roundTripMs: number | null): number {
-  if (roundTripMs === null || !Number.isFinite(roundTripMs) || roundTripMs <= 0) return BASE_WORKERS;
-  return Math.min(MAX_WORKERS, BASE_WORKERS + Math.floor(roundTripMs / WORKER_PER_ROUND_TRIP_MS));
+  if (roundTripMs === null || !Number.isFinite(roundTripMs) || roundTripMs <= 0) return DEFAULT_WORKERS;
+  return Math.min(MAX_WORKERS, DEFAULT_WORKERS + Math.floor(roundTripMs / WORKER_PER_ROUND_TRIP_MS));
 }
 
 /**

@@ -29,10 +29,22 @@ export class PrerequisiteMissingError extends EnvironmentError {
   override readonly name: string = 'PrerequisiteMissingError';
 }
 
+/**
+ * Whether an error, or an error it wraps (`cause`), says the environment stopped the check: a
+ * helper that adds what it last saw to a poll's network failure ("last seen: creating") still
+ * reports a request that got no answer, never the target's defect.
+ */
 export function isEnvironmentError(error: unknown): boolean {
-  if (error instanceof EnvironmentError) return true;
-  // Instances created by another copy of this module (e.g. loaded through a different loader).
-  return typeof error === 'object' && error !== null && (error as { environment?: unknown }).environment === true;
+  for (
+    let e = error, depth = 0;
+    typeof e === 'object' && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    if (e instanceof EnvironmentError) return true;
+    // Instances created by another copy of this module (e.g. loaded through a different loader).
+    if ((e as { environment?: unknown }).environment === true) return true;
+  }
+  return false;
 }
 
 /** Names the reporter recognises in an error message coming from a worker. */

@@ -16,7 +16,8 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Leak } from '../model/report.ts';
-import type { ApiClient } from './client.ts';
+import type { ApiClient, ApiResponse } from './client.ts';
+import { NetworkError } from './errors.ts';
 
 export interface KindInfo {
   /** Higher rank is deleted first (objects before their bucket, volumes before the VPS). */
@@ -293,10 +294,12 @@ export class Ledger {
       return;
     }
     try {
-      let res = await client.request({ method: 'DELETE', path: entry.deletePath, account: entry.account });
+      const remove = (): Promise<ApiResponse> =>
+        resendUnanswered(() => client.request({ method: 'DELETE', path: entry.deletePath!, account: entry.account }));
+      let res = await remove();
       if (res.status === 409 && entry.kind === 'volume') {
         await client.request({ method: 'POST', path: `${entry.deletePath}/detach`, account: entry.account });
-        res = await client.request({ method: 'DELETE', path: entry.deletePath, account: entry.account });
+        res = await remove();
       }
       if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
         entry.gone = true;
@@ -321,12 +324,14 @@ export class Ledger {
       return;
     }
     try {
-      const res = await client.request({
-        method: request.method,
-        path: request.path,
-        account: entry.account,
-        ...(request.json !== undefined ? { json: request.json } : {}),
-      });
+      const res = await resendUnanswered(() =>
+        client.request({
+          method: request.method,
+          path: request.path,
+          account: entry.account,
+          ...(request.json !== undefined ? { json: request.json } : {}),
+        }),
+      );
       if (res.status >= 200 && res.status < 300) {
         entry.gone = true;
         this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });
@@ -344,6 +349,22 @@ export class Ledger {
       appendFileSync(this.journal, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`);
     } catch {
       // The journal is a safety net; a full disk must not fail the check.
+    }
+  }
+}
+
+/**
+ * A clean-up request that got no answer (a connection the network dropped) is sent again, twice at
+ * most: a DELETE, and a restore that puts fixed values back, are idempotent, and one lost request
+ * would otherwise leave the resource behind.
+ */
+async function resendUnanswered(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof NetworkError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
     }
   }
 }

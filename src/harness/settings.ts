@@ -12,6 +12,14 @@ import type { ConformanceClass } from '../../spec/classes.ts';
 import { headersFromList } from './headers.ts';
 
 /** What every name a run gives starts with: `sweep` and checks reusing an earlier run's resource look for it. */
+/**
+ * Resends of a GET, HEAD or OPTIONS that got no answer (client.ts, `mayResend`), unless --retries
+ * says otherwise. On by default: across a network a connection is lost now and then, and a check
+ * of a hundred requests (a rate-limit burst, a poll) would otherwise rarely come through whole;
+ * resending a safe request cannot change what the target holds, and each attempt is recorded.
+ */
+export const DEFAULT_RETRIES = 2;
+
 export const RUN_PREFIX = 'cc-';
 export const DEFAULT_TEST_NUMBERS = { succeed: '+15005550006', fail: '+15005550001', random: '+15005550009' } as const;
 export const DEFAULT_SEED = 1;
@@ -71,7 +79,7 @@ export interface RunSettings {
   headers: Record<string, string>;
   /** `--ca-cert`: a PEM file of a CA to trust besides the usual ones (transport.ts). */
   caCertFile: string | null;
-  /** `--retries`: retries of a request that got no answer (client.ts). */
+  /** `--retries`: retries of a request that got no answer (client.ts), DEFAULT_RETRIES unless given. */
   retries: number;
   /** `--har all`: passing checks keep their exchanges too (fixtures.ts). */
   harAll: boolean;
@@ -110,6 +118,8 @@ export interface RunSettings {
  * in about a minute and may take several; a carrier confirms an SMS in seconds to minutes.
  */
 export const ASYNC_TIMEOUT_DEFAULT_S = 300;
+/** Playwright workers of a run without `--workers` whose round trip is not measured (concurrency.ts). */
+export const DEFAULT_WORKERS = 2;
 
 export function parseBool(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
@@ -321,7 +331,7 @@ export function settingsFromEnv(
     budgetKeys: decodeRunKeys(env[V.budgetKeys]),
     headers: headersFromList((env[V.headers] ?? '').split('\n')),
     caCertFile: orNull(env[V.caCertFile]),
-    retries: numberFrom(env[V.retries], 0, (n) => Number.isInteger(n) && n >= 0),
+    retries: numberFrom(env[V.retries], DEFAULT_RETRIES, (n) => Number.isInteger(n) && n >= 0),
     harAll: env[V.har] === 'all',
     driven: parseBool(env[V.driven]) ?? false,
     progress: parseBool(env[V.progress]) ?? false,

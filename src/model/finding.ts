@@ -58,4 +58,20 @@ export interface CheckResult {
   retried_requests?: number;
   /** Playwright's shard, file and line, for people who want to run one check alone. */
   location?: string;
+  /** The flow (its id) this check is a step of. */
+  flow?: string;
+  /**
+   * `--rerun-unanswered`: the attempt that gave this result (2: the first re-run), and what the
+   * earlier attempts gave (each got no answer). Absent for a check judged on its first attempt.
+   */
+  attempt?: number;
+  earlier_attempts?: EarlierAttempt[];
+}
+
+/** An attempt of a check that was run again: what it gave. */
+export interface EarlierAttempt {
+  status: CheckStatus;
+  classification?: Classification;
+  message?: string;
+  duration_ms?: number;
 }

@@ -51,9 +51,21 @@ export interface ConformanceReport {
     cloudcheck_version?: string;
     /** `--max-failures N` stopped the run after N failures that fail the gate; the rest did not run. */
     stopped_after_failures?: number;
+    /** The run was stopped by a signal (SIGINT, SIGTERM): what did not run was not judged, and the gate fails. */
+    interrupted?: boolean;
+    /** The classes were named (`--classes`), not left to the default: each must run for a verdict. */
+    classes_named?: boolean;
+    /** `--allow-inconclusive`: MUST checks left unjudged for want of an answer do not fail the gate. */
+    allow_inconclusive?: boolean;
+    /** `--rerun-unanswered N`: how often a check that got no answer was run again at the end of the run. */
+    reruns?: number;
   };
   summary: {
-    verdict: 'conformant' | 'non-conformant';
+    /**
+     * `conformant`: every selected MUST check judged, none failed. `non-conformant`: a MUST defect.
+     * `inconclusive`: no defect, but MUST checks stayed unjudged (`unjudged` says which and why).
+     */
+    verdict: Verdict;
     /** One line for people: "conformant (MUST), 3 SHOULD deviations". */
     headline?: string;
     passed: number;
@@ -66,6 +78,8 @@ export interface ConformanceReport {
     /** Failures classified `cloudcheck-error` (the suite's own): never fail the gate, make the run exit 2. */
     cloudcheck_errors?: number;
     gate?: { passed: boolean; reason: string; baseline?: string | null; new_failures?: string[] };
+    /** What the run could not judge at MUST level (absent when it judged every selected MUST check). */
+    unjudged?: Unjudged;
   };
   checks: CheckResult[];
   coverage: { operations: OperationCoverage[] };
@@ -111,6 +125,21 @@ export interface ConformanceReport {
    * how often it came and the first check it came in.
    */
   third_party_output?: ThirdPartyLine[];
+}
+
+export type Verdict = 'conformant' | 'non-conformant' | 'inconclusive';
+
+/** The MUST checks a run could not judge, and why (report.json `summary.unjudged`). */
+export interface Unjudged {
+  /** MUST checks judged (passed, or failed on the target's answer), of all the run's MUST checks. */
+  must_judged: number;
+  must_total: number;
+  /** The MUST checks without a verdict: no answer, cloudcheck's own error, not run, or skipped after such a flow step. */
+  checks: string[];
+  /** Their requirements, sorted. */
+  requirements: string[];
+  /** Why, one line each: "interrupted", "no selected check ran", "class s3 could not run: ...". */
+  reasons: string[];
 }
 
 export interface ThirdPartyLine {

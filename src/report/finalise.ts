@@ -26,7 +26,7 @@ export interface FinaliseOptions {
   gate?: GateOptions;
   /** Leaks recovered after the workers ended: they replace what the workers' journals said. */
   leaks?: Leak[];
-  /** The run was interrupted (SIGINT/SIGTERM): the headline says so. */
+  /** The run was interrupted (SIGINT/SIGTERM): the headline says so, and the gate does not pass. */
   interrupted?: boolean;
   writers?: ReportWriter[];
 }
@@ -36,12 +36,20 @@ export function finaliseReport(
   dir: string,
   options: FinaliseOptions = {},
 ): { report: ConformanceReport; outcome: WriteOutcome } {
-  const summary = options.gate ? summarize(draft.checks, options.gate) : draft.summary;
-  if (!summary) throw new Error('finaliseReport: a draft without a summary needs the gate options to compute one');
   const stopped = draft.run.stopped_after_failures;
+  // A run --max-failures stopped failed its gate on its own failures: that, not the stop, is its headline.
+  const interrupted = options.interrupted === true && !stopped;
+  const run = {
+    ...draft.run,
+    ...(interrupted ? { interrupted: true } : {}),
+    ...(options.gate?.allowInconclusive ? { allow_inconclusive: true } : {}),
+    ...(options.gate?.claimedClasses ? { classes_named: true } : {}),
+  };
+  const summary = options.gate ? summarize(draft.checks, { ...options.gate, interrupted }) : draft.summary;
+  if (!summary) throw new Error('finaliseReport: a draft without a summary needs the gate options to compute one');
   if (stopped) markStopped(summary, stopped);
-  else if (options.interrupted && !/\(interrupted\)$/.test(summary.headline ?? ''))
-    summary.headline = `${summary.headline ?? summary.verdict} (interrupted)`;
-  const report = redact({ ...draft, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
+  else if (interrupted && !options.gate && !/^interrupted/.test(summary.headline ?? ''))
+    summary.headline = `interrupted: ${summary.headline ?? summary.verdict}`;
+  const report = redact({ ...draft, run, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
   return { report, outcome: writeReportFiles(report, dir, options.writers ?? WRITERS) };
 }

@@ -11,8 +11,9 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { CheckResult, Classification } from '../model/finding.ts';
 import type { ConformanceReport, LevelCounts } from '../model/report.ts';
+import { type VerdictOptions, gateWithUnjudged, inconclusiveHeadline, unjudgedOf, verdictOf } from './verdict.ts';
 
-export interface GateOptions {
+export interface GateOptions extends VerdictOptions {
   strict?: boolean;
   /** Ids (requirement or check) whose failures are already known and accepted. */
   baseline?: Set<string> | null;
@@ -64,7 +65,7 @@ export function countsAgainstGate(check: CheckResult, options: GateOptions = {})
  */
 export function markStopped(summary: ConformanceReport['summary'], failures: number): void {
   const note = `stopped after ${failures} failure${failures === 1 ? '' : 's'} (--max-failures)`;
-  summary.headline = `${(summary.headline ?? summary.verdict).replace(/ \(interrupted\)$/, '')} (${note})`;
+  summary.headline = `${(summary.headline ?? summary.verdict).replace(/^interrupted: /, '')} (${note})`;
   if (summary.gate)
     summary.gate = { ...summary.gate, passed: false, reason: `${summary.gate.reason}; ${note}: the rest did not run` };
 }
@@ -119,15 +120,26 @@ export function summarize(checks: CheckResult[], options: GateOptions = {}): Con
   const deviations = checks.filter(
     (c) => c.level === 'SHOULD' && (failedAs(c) === 'defect' || failedAs(c) === 'spec-gap'),
   ).length;
-  const verdict = mustDefects === 0 ? 'conformant' : 'non-conformant';
+  const unjudged = unjudgedOf(checks, options);
+  const verdict = verdictOf(mustDefects, unjudged);
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   let headline =
-    verdict === 'conformant' ? 'conformant (MUST)' : `non-conformant: ${plural(mustDefects, 'MUST failure')}`;
+    verdict === 'conformant'
+      ? 'conformant (MUST)'
+      : verdict === 'inconclusive'
+        ? inconclusiveHeadline(unjudged!)
+        : `non-conformant: ${plural(mustDefects, 'MUST failure')}`;
   headline += `, ${plural(deviations, 'SHOULD deviation')}`;
   if (environment) headline += `, ${plural(environment, 'environment problem')}`;
   if (suiteErrors)
     headline += `; cloudcheck could not check ${plural(new Set(cloudcheckErrors(checks).map((c) => c.requirement)).size, 'requirement')} (${plural(suiteErrors, 'cloudcheck error')})`;
+  if (options.interrupted) headline = `interrupted: ${headline}`;
   const gate = decideGate(checks, options);
+  const judged = gateWithUnjudged(
+    { passed: gate.passed, reason: gate.reason, baseline: gate.baseline, new_failures: gate.new_failures },
+    unjudged,
+    options,
+  );
   return {
     verdict,
     headline,
@@ -138,7 +150,8 @@ export function summarize(checks: CheckResult[], options: GateOptions = {}): Con
     should,
     environment,
     ...(suiteErrors ? { cloudcheck_errors: suiteErrors } : {}),
-    gate: { passed: gate.passed, reason: gate.reason, baseline: gate.baseline, new_failures: gate.new_failures },
+    gate: judged,
+    ...(unjudged ? { unjudged } : {}),
   };
 }
 

@@ -134,7 +134,17 @@ export function writeJunit(report: ConformanceReport): string {
       `  <testsuite name="load.${xmlEscape(profile.profile)}" tests="${lines.length}" failures="${failed}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`,
     );
   }
-  const total = report.checks.length + loadTests;
+  // An inconclusive verdict is one test case of its own: checks that were skipped (a class that
+  // could not run) would otherwise leave a CI page green where the gate did not pass.
+  const unjudged = report.summary.verdict === 'inconclusive' ? report.summary.unjudged : undefined;
+  if (unjudged) {
+    totalErrors++;
+    const text = `${report.summary.headline ?? 'inconclusive'}\n${unjudged.reasons.join('\n')}\nMUST requirements not judged: ${unjudged.requirements.join(', ')}`;
+    suites.push(
+      `  <testsuite name="cloudcheck.verdict" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloudcheck.verdict" name="every selected MUST check judged">\n      <error message="${xmlEscape(`inconclusive: ${unjudged.reasons.join('; ')}`.slice(0, 500))}" type="inconclusive">${cdata(text)}</error>\n    </testcase>\n  </testsuite>`,
+    );
+  }
+  const total = report.checks.length + loadTests + (unjudged ? 1 : 0);
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<testsuites name="${xmlEscape(`cloudcheck ${report.run.id}`)}" tests="${total}" failures="${totalFailures}" errors="${totalErrors}" skipped="${totalSkipped}">\n` +

@@ -28,6 +28,18 @@ export function writeMarkdown(report: ConformanceReport): string {
   out.push(
     `- checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped; MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} (passed/failed/skipped)`,
   );
+  if (s.unjudged) {
+    out.push(
+      `- not judged: ${s.unjudged.checks.length} of ${s.unjudged.must_total} MUST checks (${cell(s.unjudged.reasons.join('; '))})`,
+    );
+    if (s.unjudged.requirements.length)
+      out.push(`- MUST requirements not judged: ${s.unjudged.requirements.map((r) => `\`${r}\``).join(', ')}`);
+  }
+  const rerun = report.checks.filter((c) => (c.attempt ?? 1) > 1);
+  if (rerun.length)
+    out.push(
+      `- run again after no answer (\`--rerun-unanswered\`): ${rerun.length} check${rerun.length === 1 ? '' : 's'}, ${rerun.filter((c) => c.status !== 'failed' || c.classification !== 'environment').length} judged on a later attempt`,
+    );
   out.push('');
   out.push('| class | passed | failed | skipped | waited (s) |', '|---|---:|---:|---:|---:|');
   const counts = classCounts(report.checks);

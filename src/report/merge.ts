@@ -5,6 +5,7 @@
  * (histograms summed, percentiles recomputed, never averaged). Pure; no I/O.
  */
 import { classificationOf, isGateRelevant, summarize } from './gate.ts';
+import { verdictOptionsOfRuns } from './verdict.ts';
 import { CONFORMANCE_CLASSES, type ConformanceClass } from '../../spec/classes.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport, Leak, OperationCoverage, ThirdPartyLine } from '../model/report.ts';
@@ -128,16 +129,15 @@ export function mergeCoverage(lists: ReadonlyArray<readonly OperationCoverage[]>
   );
 }
 
-function mergeLeaks(reports: readonly ConformanceReport[]): Leak[] {
+/** Leaks of several runs, each resource once. */
+export function distinctLeaks(lists: ReadonlyArray<readonly Leak[] | undefined>): Leak[] {
   const seen = new Set<string>();
   const out: Leak[] = [];
-  for (const r of reports) {
-    for (const l of r.leaks) {
-      const key = `${l.kind}\u0000${l.id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(l);
-    }
+  for (const l of lists.flatMap((list) => list ?? [])) {
+    const key = `${l.kind}\u0000${l.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(l);
   }
   return out;
 }
@@ -247,7 +247,13 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[], opt
     const fresh = new Set(reports.flatMap((r) => r.summary.gate?.new_failures ?? []));
     baseline = new Set(checks.filter((c) => isGateRelevant(c, strict) && !fresh.has(c.id)).map((c) => c.id));
   }
-  const summary = summarize(checks, { strict, baseline, baselineSource: baselineSources.join(', ') || null });
+  const verdictOptions = verdictOptionsOfRuns(reports.map((r) => r.run));
+  const summary = summarize(checks, {
+    strict,
+    baseline,
+    baselineSource: baselineSources.join(', ') || null,
+    ...verdictOptions,
+  });
   if (problems.length > 0 && summary.gate) {
     // An incomplete merge proves nothing about what is missing: the gate fails unless the user
     // accepted a partial verdict, and both say why.
@@ -279,6 +285,9 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[], opt
     strict,
     shard: null,
     embedded: reports.every((r) => r.run.embedded === true) ? true : first.run.embedded,
+    interrupted: verdictOptions.interrupted ? true : undefined,
+    allow_inconclusive: verdictOptions.allowInconclusive ? true : undefined,
+    classes_named: verdictOptions.claimedClasses ? true : undefined,
     merged_from: reports.map((r) => r.run.id),
     merge_notes: [...problems, ...notes],
     ...(problems.length ? { merge_problems: problems, partial: options.allowPartial === true } : {}),
@@ -289,10 +298,10 @@ export function mergeReportsWithNotes(reports: readonly ConformanceReport[], opt
     summary,
     checks,
     coverage: { operations: mergeCoverage(reports.map((r) => r.coverage.operations)) },
-    leaks: mergeLeaks(reports),
+    leaks: distinctLeaks(reports.map((r) => r.leaks)),
   };
   if (load !== undefined) report.load = load;
-  const thirdParty = mergeThirdParty(reports);
+  const thirdParty = mergeThirdParty(reports.map((r) => r.third_party_output));
   if (thirdParty.length) report.third_party_output = thirdParty;
   return { report, notes: [...problems, ...notes], problems };
 }
@@ -302,10 +311,10 @@ export function mergeReports(reports: ConformanceReport[], options: MergeOptions
   return mergeReportsWithNotes(reports, options).report;
 }
 
-/** The shards' third-party output: each distinct line once, counts summed. */
-function mergeThirdParty(reports: readonly ConformanceReport[]): ThirdPartyLine[] {
+/** Third-party output of several runs: each distinct line once, counts summed. */
+export function mergeThirdParty(lists: ReadonlyArray<readonly ThirdPartyLine[] | undefined>): ThirdPartyLine[] {
   const lines = new Map<string, ThirdPartyLine>();
-  for (const line of reports.flatMap((r) => r.third_party_output ?? [])) {
+  for (const line of lists.flatMap((list) => list ?? [])) {
     const key = `${line.stream}\u0000${line.text}`;
     const seen = lines.get(key);
     if (seen) seen.count += line.count;

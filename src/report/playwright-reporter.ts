@@ -43,6 +43,7 @@ import { type CoverageInput, computeCoverage, loadInventory } from './coverage.t
 import { RUN_CHECKS, rateInvariantChecks, readObservations } from './rate-invariants.ts';
 import { countsAgainstGate, parseBaseline } from './gate.ts';
 import { type DraftReport, draftFile, finaliseReport } from './finalise.ts';
+import { stopGracefullyOnSigterm } from './stop-on-term.ts';
 
 /** Exchanges kept per failed check (the last ones: they are closest to the failure). */
 const MAX_EXCHANGES = 20;
@@ -158,6 +159,7 @@ export function checkFromTest(
     operation: ann.get(ANNOTATION.operation) ?? null,
     title,
     status,
+    ...(ann.has(ANNOTATION.flow) ? { flow: ann.get(ANNOTATION.flow)! } : {}),
     ...(classification ? { classification } : {}),
     ...(message ? { message } : {}),
     ...(message && status === 'failed' ? expectedActual(message) : {}),
@@ -298,6 +300,10 @@ export default class CloudcheckReporter implements Reporter {
   /** Third-party output of the workers (report.json third_party_output), by stream and line. */
   private readonly thirdParty = new Map<string, ThirdPartyLine>();
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
+
+  constructor() {
+    stopGracefullyOnSigterm();
+  }
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.config = config;

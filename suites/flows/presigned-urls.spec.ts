@@ -4,7 +4,7 @@
  * GET, PUT and DELETE work through their URLs; a tampered signature, the signature used on
  * another object or with another method, and an expired URL are refused and change nothing.
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { EnvironmentError, defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
 import { expectRefused } from '../../src/harness/resource.ts';
 import type { ApiClient } from '../../src/harness/client.ts';
 import { createBucket, deterministicBytes, objectPath, sha256 } from './_storage.ts';
@@ -48,8 +48,18 @@ async function plain(
   body?: Buffer,
 ): Promise<{ status: number; bytes: Buffer; text: string }> {
   const headers = { ...api.checkHeaders, ...(body ? { 'content-type': 'application/octet-stream' } : {}) };
-  const res = await fetch(url, { method, headers, ...(body ? { body } : {}) });
-  const bytes = Buffer.from(await res.arrayBuffer());
+  let res: Response;
+  let bytes: Buffer;
+  try {
+    res = await fetch(url, { method, headers, ...(body ? { body } : {}) });
+    bytes = Buffer.from(await res.arrayBuffer());
+  } catch (error) {
+    // fetch's "TypeError: fetch failed" is no answer (refused, reset, timed out), not cloudcheck's error.
+    const cause = (error as { cause?: { message?: string } }).cause?.message;
+    throw new EnvironmentError(
+      `${method} ${new URL(url).pathname} (presigned) failed without a response: ${cause ?? (error as Error).message}`,
+    );
+  }
   return { status: res.status, bytes, text: bytes.toString('utf8').slice(0, 300) };
 }
 

@@ -5,7 +5,7 @@
  */
 import { expect, test } from '../base.ts';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,8 +136,9 @@ test('broken checks are cloudcheck errors: exit 2, never 1, listed with their st
     ['selftest.flow.unset-value', 'cloudcheck-error'],
   ]);
   expect(failed.every((c) => (c.stack ?? '').includes('_selftest.spec.ts'))).toBe(true);
-  expect(r.report!.summary.gate?.passed).toBe(true);
-  expect(r.report!.summary.verdict).toBe('conformant');
+  // Their requirements went unjudged: no pass on no evidence.
+  expect(r.report!.summary.gate?.passed).toBe(false);
+  expect(r.report!.summary.verdict).toBe('inconclusive');
   expect(r.report!.summary.cloudcheck_errors).toBe(2);
   // The unset value never reached the target.
   expect(JSON.stringify(failed[1]!.exchanges ?? [])).not.toContain('/vps/undefined');
@@ -258,11 +259,11 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
   }
 });
 
-test('a class whose checks were all skipped is shown as such on the console, with the reasons', async () => {
+test('a named class whose checks were all skipped is shown with the reasons and leaves the run inconclusive (exit 2); so does a selection of which nothing ran', async () => {
   const server = await startReferenceServer();
   try {
     // No --alt-api-key: the isolation checks need a second account and skip, saying so.
-    const { code, stderr } = await run([
+    const { code, stderr, report } = await run([
       '--target',
       server.baseUrl,
       '--api-key',
@@ -270,10 +271,20 @@ test('a class whose checks were all skipped is shown as such on the console, wit
       '--classes',
       'isolation,pagination',
     ]);
-    expect(code, stderr).toBe(0);
+    expect(code, stderr).toBe(2);
     expect(stderr).toMatch(/^ {2}– isolation\s+0 passed\s+0 failed\s+\d+ skipped/m);
     expect(stderr).toMatch(/^ {6}skipped \d+: .*--alt-api-key/m);
     expect(stderr).toMatch(/^ {2}✓ pagination/m);
+    expect(stderr).toContain('class isolation could not run: needs a second account: pass --alt-api-key');
+    expect(report!.summary).toMatchObject({ verdict: 'inconclusive', gate: { passed: false } });
+    expect(report!.run.classes_named).toBe(true);
+    // A CI job whose secrets are empty (a fork's pull request): no check of the named classes ran.
+    const none = await run(['--target', server.baseUrl, '--api-key', server.apiKey, '--classes', 's3,isolation']);
+    expect(none.code, none.stderr).toBe(2);
+    expect(none.stderr).toMatch(
+      /inconclusive: 0 of \d+ MUST checks judged \(no selected check ran: needs the S3-compatible endpoint: pass --s3-url \(\d+\); needs a second account: pass --alt-api-key \(\d+\)\)/,
+    );
+    expect(none.stdout).toMatch(/^gate: FAILED \(inconclusive/m);
   } finally {
     await server.close();
   }
@@ -300,8 +311,23 @@ test('--last-failed runs again only what the last run of the directory failed, w
       .checks.filter((c) => c.status === 'failed')
       .map((c) => c.id);
     expect(failed).toEqual(['flow.messaging-consistency.page-size']);
+    // `cloudcheck explore` wrote last (reports/latest mirrors it): --last-failed reads the last run's report.
+    const runDir = `reports/${latest().run.id}`;
+    const explored = join(cwd, 'reports', 'explore-x');
+    for (const dir of [explored, join(cwd, 'reports', 'latest')]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'report.json'),
+        JSON.stringify({
+          ...latest(),
+          run: { id: 'explore-x', target: 't', started_at: '', finished_at: '', seed: 1, classes: [] },
+          checks: [],
+        }),
+      );
+    }
     const again = await cli(['--last-failed']);
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`--last-failed: read ${runDir}/report.json (run `);
     // The flow step ran with the steps before it as setup; only the step is reported.
     expect(latest().checks.map((c) => c.id)).toEqual(failed);
     const nothing = await cli(['--last-failed']);

@@ -18,6 +18,7 @@ import { ExploreTarget } from '../../src/explore/target.ts';
 import { FAMILIES } from '../../src/explore/families/index.ts';
 import { requirementById } from '../../spec/requirements.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
+import { replayHint, replayRefusal } from '../../src/cli/replay-origin.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
@@ -194,11 +195,17 @@ test('a finding is shrunk, confirmed, reported with its requirement and replayab
     expect(failed.map((c) => c.requirement)).toEqual(['PROJ-UPD-001']);
     expect(failed[0]!.exchanges?.length).toBeGreaterThan(0);
     const replayFile = join(dir, 'first', 'explore-replay.json');
-    const steps = (
-      JSON.parse(readFileSync(replayFile, 'utf8')) as {
-        steps: Array<{ op: string; args: Record<string, string | number> }>;
-      }
-    ).steps;
+    const recorded = JSON.parse(readFileSync(replayFile, 'utf8')) as {
+      target: string;
+      embedded: boolean;
+      steps: Array<{ op: string; args: Record<string, string | number> }>;
+    };
+    const steps = recorded.steps;
+    // The file remembers where it came from, and the hint replays it there.
+    expect(recorded).toMatchObject({ target: report.run.target, embedded: true });
+    expect(run.output).toContain(
+      `replay: cloudcheck explore --replay ${replayFile} (against a fresh embedded reference server, as the finding's was)`,
+    );
     // Shrunk: create, update, update (read back); a handful at most.
     expect(steps.length).toBeLessThanOrEqual(5);
     expect(steps.filter((s) => s.op === 'update-project').length).toBe(2);
@@ -246,6 +253,35 @@ test('a bad replay file or option is a one-line usage error (exit 2)', () => {
     const unknownOp = cli(['explore', '--replay', join(dir, 'unknown.json')]);
     expect(unknownOp.status).toBe(2);
     expect(unknownOp.output).toContain('unknown operation "launch-rocket"');
+    // A replay goes to the target it came from; elsewhere only when asked (--replay-any-target).
+    const steps = [{ op: 'create-project', args: { label: 'p' } }];
+    writeFileSync(
+      join(dir, 'remote.json'),
+      JSON.stringify({ target: 'http://127.0.0.1:9/v1', embedded: false, steps }),
+    );
+    writeFileSync(join(dir, 'local.json'), JSON.stringify({ target: 'http://127.0.0.1:7/v1', embedded: true, steps }));
+    const refusals: Array<[string, string[], string]> = [
+      [
+        'remote.json',
+        [],
+        'the replay file came from http://127.0.0.1:9/v1: pass --target http://127.0.0.1:9/v1 (and its API key), or --replay-any-target',
+      ],
+      [
+        'remote.json',
+        ['--target', 'http://127.0.0.1:8/v1', '--api-key', 'k'],
+        'the replay file came from http://127.0.0.1:9/v1, not from http://127.0.0.1:8/v1',
+      ],
+      [
+        'local.json',
+        ['--target', 'http://127.0.0.1:9/v1', '--api-key', 'k'],
+        'came from the embedded reference server',
+      ],
+    ];
+    for (const [file, args, reason] of refusals) {
+      const refused = cli(['explore', '--replay', join(dir, file), ...args]);
+      expect(refused.status, refused.output).toBe(2);
+      expect(refused.output).toContain(reason);
+    }
     const family = cli(['explore', '--families', 'objects,rockets']);
     expect(family.status).toBe(2);
     expect(family.output).toContain(
@@ -264,4 +300,13 @@ test('a bad replay file or option is a one-line usage error (exit 2)', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the replay hint of a --target exploration names its target; a file's target is compared as a URL", () => {
+  expect(replayHint('r/explore-replay.json', { target: 'https://staging.example.net/v1', embedded: false })).toBe(
+    'cloudcheck explore --target https://staging.example.net/v1 --replay r/explore-replay.json (with the API key of that target)',
+  );
+  const origin = { target: 'https://Staging.example.net:443/v1/', embedded: false };
+  expect(replayRefusal(origin, 'https://staging.example.net/v1')).toBeNull();
+  expect(replayRefusal(null, undefined)).toBeNull();
 });

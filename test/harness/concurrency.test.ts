@@ -7,7 +7,6 @@
 import { expect, test } from '../base.ts';
 import { KeyPool } from '../../src/harness/budget.ts';
 import {
-  BASE_WORKERS,
   MAX_WORKERS,
   OVERLAP_REQUESTS,
   OVERLAP_ROUNDS,
@@ -18,17 +17,17 @@ import {
 } from '../../src/harness/concurrency.ts';
 import { mainAndAltBudgets } from '../../src/harness/fixtures.ts';
 import { roundTripsInARow, runRequests, statsOf } from '../../src/harness/request-stats.ts';
-import { settingsFromEnv } from '../../src/harness/settings.ts';
+import { DEFAULT_WORKERS, settingsFromEnv } from '../../src/harness/settings.ts';
 
 test('workers follow the round trip: the base on loopback, one more per 12.5 ms, at most 12', () => {
-  expect(workersFor(null)).toBe(BASE_WORKERS);
+  expect(workersFor(null)).toBe(DEFAULT_WORKERS);
   expect(workersFor(0.8)).toBe(2);
   // A loopback target on a busy machine answers in a few ms: that buys no worker.
   expect(workersFor(12)).toBe(2);
   expect(workersFor(20)).toBe(3);
   expect(workersFor(81)).toBe(8);
   expect(workersFor(5_000)).toBe(MAX_WORKERS);
-  expect(workersFor(Number.NaN)).toBe(BASE_WORKERS);
+  expect(workersFor(Number.NaN)).toBe(DEFAULT_WORKERS);
 });
 
 test('the run keys are shared out over the workers, at least two each against the embedded server', () => {

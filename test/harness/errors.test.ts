@@ -4,7 +4,13 @@
  */
 import { createRequire } from 'node:module';
 import { expect, test } from '../base.ts';
-import { CloudcheckError, isSuiteError, loadDependency } from '../../src/harness/errors.ts';
+import {
+  CloudcheckError,
+  NetworkError,
+  isEnvironmentError,
+  isSuiteError,
+  loadDependency,
+} from '../../src/harness/errors.ts';
 
 test('a dependency that does not load is a cloudcheck error naming it; one that loads is returned', () => {
   const require = createRequire(import.meta.url);
@@ -18,4 +24,11 @@ test('a dependency that does not load is a cloudcheck error naming it; one that 
   expect(isSuiteError(thrown)).toBe(true);
   expect((thrown as Error).message).toContain('cannot load no-such-package');
   expect(loadDependency('node:path', () => require('node:path') as { sep: string }).sep).toBe('/');
+});
+
+test('a network failure wrapped with what the check last saw is still the environment, not a defect', () => {
+  const lost = new NetworkError('GET /v1/vps/vps_1 failed without a response: SocketError: other side closed');
+  const wrapped = new Error(`${lost.message}; last seen: status "creating"`, { cause: lost });
+  expect(isEnvironmentError(wrapped)).toBe(true);
+  expect(isEnvironmentError(new Error('status', { cause: new Error('expected running') }))).toBe(false);
 });

@@ -113,11 +113,23 @@ test('a POST that may have reached the target is never sent again', async () => 
     ),
   ).toBe(true);
   expect(mayResend('POST', Object.assign(new Error('reset'), { code: 'UND_ERR_SOCKET' }))).toBe(false);
-  expect(mayResend('DELETE', new Error('reset'))).toBe(true);
+  // A DELETE or PUT that reached the target answers otherwise the second time (404, 200): the
+  // check runs again whole instead; GET and HEAD are sent again.
+  expect(mayResend('DELETE', new Error('reset'))).toBe(false);
+  expect(mayResend('PUT', new Error('reset'))).toBe(false);
+  expect(mayResend('GET', new Error('reset'))).toBe(true);
+  expect(mayResend('HEAD', new Error('reset'))).toBe(true);
 });
 
 test('--retries resolves from flag, variable and config, is bounded, and reaches the workers', () => {
   expect(resolveOptions('run', ['--retries', '2'], {}, process.cwd()).values.retries).toBe(2);
+  // Unset, a run resends safe requests twice (settings.ts, DEFAULT_RETRIES).
+  const unset = planRun(
+    resolveOptions('run', [], {}, process.cwd()).values,
+    { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
+    { runId: 'r', cwd: process.cwd(), configPath: 'c' },
+  );
+  expect(unset.settings.retries).toBe(2);
   expect(resolveOptions('run', [], { CLOUDCHECK_RETRIES: '1' }, process.cwd()).values.retries).toBe(1);
   let message = '';
   try {

@@ -65,6 +65,20 @@ test('merge of one shard of two exits 1 with the gate failed; --allow-partial ju
   expect(d.out.join('')).toContain('given more than once');
 });
 
+test('a merge with MUST checks that got no answer and no failure is inconclusive: exit 2, as a run', async () => {
+  for (const name of ['s1', 's2']) {
+    const shard = JSON.parse(readFileSync(join(dir, name, 'report.json'), 'utf8')) as ConformanceReport;
+    const unanswered = shard.checks.filter((c) => c.status !== 'failed' || c.classification === 'environment');
+    mkdirSync(join(dir, `u-${name}`));
+    writeFileSync(join(dir, `u-${name}`, 'report.json'), JSON.stringify({ ...shard, checks: unanswered }));
+  }
+  const c = io();
+  const code = await runReportCommand(['merge', join(dir, 'u-s1'), join(dir, 'u-s2'), '--out', join(dir, 'mu')], c.io);
+  expect(code, c.out.join('')).toBe(2);
+  expect(c.out.join('')).toMatch(/merged 2 reports: inconclusive: \d+ of \d+ MUST checks judged; not judged: /);
+  expect(c.out.join('')).toContain('gate: FAILED (inconclusive: ');
+});
+
 test('diff takes report files or directories and prints the changes', async () => {
   const c = io();
   expect(await runReportCommand(['diff', join(dir, 's1'), join(dir, 's2', 'report.json')], c.io)).toBe(0);

@@ -59,7 +59,8 @@ test('finaliseReport computes the gate, redacts once and hands every writer the 
       ],
     });
     expect(report.summary.gate?.passed).toBe(false);
-    expect(report.summary.headline).toMatch(/\(interrupted\)$/);
+    expect(report.summary.headline).toMatch(/^interrupted: /);
+    expect(report.run.interrupted).toBe(true);
     expect(outcome.written.map((f) => f.slice(dir.length + 1))).toEqual(['a.txt', 'b.txt']);
     expect(seen).toHaveLength(2);
     expect(seen[0]).toBe(seen[1]);

@@ -99,8 +99,10 @@ test('missing shards, other targets and unmergeable load data are noted', () => 
 });
 
 test('the baseline each shard applied is kept: failures it excused stay excused', () => {
+  // The shards also hold checks that got no answer: allowed here, so the gate judges the baseline alone.
   const gate = (r: ConformanceReport, newFailures: string[]): ConformanceReport => ({
     ...r,
+    run: { ...r.run, allow_inconclusive: true },
     summary: {
       ...r.summary,
       gate: { passed: newFailures.length === 0, reason: '', baseline: 'baseline.txt', new_failures: newFailures },

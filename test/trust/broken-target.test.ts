@@ -6,7 +6,7 @@
  * Requests time out after CLOUDCHECK_REQUEST_TIMEOUT_MS (1.5 s here, 20 s for huge-body; 30 s by default) and the probe
  * after min(that, 10 s); response bodies are read up to 64 MiB (client.ts MAX_RESPONSE_BYTES).
  *
- * Which mode gives which exit (the README repeats this table):
+ * Which mode gives which exit (docs/testing.md repeats this table):
  * - probe broken too: `hang`, `reset` → the probe cannot reach the target → exit 2, no report.
  * - probe healthy (only an authenticated GET /account answers): `hang`, `reset`, `trickle` → every
  *   check fails as `environment` and none passes → exit 2 ("unusable"); `malformed-json`,

@@ -581,6 +581,9 @@ function startRunReport(options: RunOptions): { promise: Promise<RunResult>; can
       '--report-dir',
       options.reportDir,
       ...(options.strict ? ['--strict'] : []),
+      // A fault's run is judged on its defects: a check of it that got no answer (a loaded machine)
+      // need not run again (--rerun-unanswered), the run's time stays its own.
+      ...(options.faults.length ? ['--rerun-unanswered', '0'] : []),
     ];
     const env = {
       ...cleanEnv(),

@@ -33,22 +33,31 @@ export interface CliRun {
   stderrSoFar(): string;
 }
 
+/** `detached`: in a process group of its own (whose id is the child's pid), to be signalled as a group. */
 export function startCloudcheck(
   args: string[],
-  options: { env?: Record<string, string>; killAfterMs: number },
+  options: { env?: Record<string, string>; killAfterMs: number; detached?: boolean },
 ): CliRun {
   const t0 = Date.now();
   const child = spawn(process.execPath, ['bin/cloudcheck.mjs', ...args], {
     cwd: ROOT,
     env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const done = new Promise<CliResult>((resolve) => {
-    const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    const killer = setTimeout(() => {
+      try {
+        if (options.detached && child.pid) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }, options.killAfterMs);
     child.on('exit', (code, signal) => {
       clearTimeout(killer);
       // Let the pipes drain.

@@ -33,6 +33,7 @@ import type { CheckResult } from '../../model/finding.ts';
 import { requirementById } from '../../../spec/requirements.ts';
 import { finaliseReport } from '../../report/finalise.ts';
 import { err, out } from '../output.ts';
+import { type ReplayOrigin, originOf, replayHint, replayRefusal } from '../replay-origin.ts';
 import { probeTarget } from '../probe.ts';
 
 export const EXPLORE_HELP: HelpSpec = {
@@ -82,7 +83,12 @@ export async function exploreCommand(argv: string[]): Promise<number> {
   if (resolved.positionals.length)
     throw new UsageError(`explore takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
-  const replay = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
+  const replayFile = v.replay !== undefined ? readReplay(resolve(v.replay)) : null;
+  const refusal = replayFile && !v['replay-any-target'] ? replayRefusal(replayFile.origin, v.target) : null;
+  if (refusal) throw new UsageError(`--replay: ${refusal}`);
+  if (replayFile && !replayFile.origin)
+    err('cloudcheck explore: the replay file does not say which target it came from (written by an older version)');
+  const replay = replayFile?.steps ?? null;
   const families = selectedFamilies(v.families);
   if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
   const session = await openSession(v);
@@ -164,7 +170,7 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       reportDir,
       interrupted,
     });
-    printSummary(outcome, rules, reportDir);
+    printSummary(outcome, rules, reportDir, { target: session.target, embedded: session.embedded !== null });
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
     if (!outcome.finding && outcome.exercised.size === 0) {
@@ -232,8 +238,8 @@ function progressPrinter(): (sequences: number, requests: number) => void {
   };
 }
 
-/** A replay file: `{ "steps": [{ "op": ..., "args": {...} }, ...] }`, as explore writes it. */
-function readReplay(file: string): StepRecord[] {
+/** A replay file: `{ "target", "embedded", "steps": [{ "op": ..., "args": {...} }, ...] }`, as explore writes it. */
+function readReplay(file: string): { steps: StepRecord[]; origin: ReplayOrigin | null } {
   if (!existsSync(file)) throw new UsageError(`--replay: ${file} does not exist`);
   let data: unknown;
   try {
@@ -256,7 +262,7 @@ function readReplay(file: string): StepRecord[] {
       throw new UsageError(`--replay: ${file}: ${(error as Error).message}`);
     }
   }
-  return records;
+  return { steps: records, origin: originOf(data) };
 }
 
 async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promise<ExploreOutcome> {
@@ -356,15 +362,20 @@ function writeReport(
     { gate: { strict: false, baseline: null, baselineSource: null }, interrupted: run.interrupted },
   );
   for (const f of written.failed) err(`cloudcheck explore: could not write ${f.file}: ${f.error}`);
-  if (outcome.finding) writeReproduction(outcome.finding, run.reportDir, run.exploreTarget, run.target);
+  if (outcome.finding)
+    writeReproduction(outcome.finding, run.reportDir, run.exploreTarget, {
+      target: run.target,
+      embedded: run.embedded,
+    });
   return report;
 }
 
 /** The shrunk sequence as a replay file and as a script of curl lines (src/explore/repro.ts). */
-function writeReproduction(finding: ExploreFinding, dir: string, target: ExploreTarget, baseUrl: string): void {
+function writeReproduction(finding: ExploreFinding, dir: string, target: ExploreTarget, origin: ReplayOrigin): void {
+  const baseUrl = origin.target;
   writeFileSync(
     join(dir, 'explore-replay.json'),
-    `${JSON.stringify({ requirement: finding.requirement, steps: finding.steps }, null, 2)}\n`,
+    `${JSON.stringify({ requirement: finding.requirement, ...origin, steps: finding.steps }, null, 2)}\n`,
   );
   const script = reproductionScript({
     requirement: finding.requirement,
@@ -376,14 +387,19 @@ function writeReproduction(finding: ExploreFinding, dir: string, target: Explore
   writeFileSync(join(dir, 'explore-repro.sh'), script, { mode: 0o755 });
 }
 
-function printSummary(outcome: ExploreOutcome, rules: Record<string, string>, reportDir: string): void {
+function printSummary(
+  outcome: ExploreOutcome,
+  rules: Record<string, string>,
+  reportDir: string,
+  origin: ReplayOrigin,
+): void {
   out(
     `${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(rules).length} rules exercised`,
   );
   const f = outcome.finding;
   if (f) {
     out(`FAILED [${f.requirement}] ${findingMessage(f)}`);
-    out(`replay: cloudcheck explore --replay ${join(reportDir, 'explore-replay.json')} (curl lines: explore-repro.sh)`);
+    out(`replay: ${replayHint(join(reportDir, 'explore-replay.json'), origin)}; curl lines: explore-repro.sh`);
   } else out('no sequence contradicted the model');
   out(`report: ${join(reportDir, 'report.json')}`);
 }

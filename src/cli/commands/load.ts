@@ -12,7 +12,7 @@ import { err, out } from '../output.ts';
 export const LOAD_HELP: HelpSpec = {
   synopsis: 'cloudcheck load [PROFILE|FILE.yaml...] [options]',
   summary:
-    'Runs load profiles (default: every built-in profile: see the README, "Load profiles") against a target (default: the embedded reference server) and checks their thresholds and rate-limit invariants.',
+    'Runs load profiles (default: every built-in profile: see docs/load.md) against a target (default: the embedded reference server) and checks their thresholds and rate-limit invariants.',
   examples: [
     ['cloudcheck load --list', 'the built-in profiles, with the requirements each checks'],
     ['cloudcheck load smoke', 'the smoke profile against the embedded reference server'],

@@ -43,7 +43,10 @@ const MERGE_HELP: HelpSpec = {
       '1',
       'the merged gate failed, also when a shard is missing or given twice, or the reports are of another target or version',
     ],
-    ['2', 'usage error or an unreadable report (missing file, bad JSON, wrong schema_version)'],
+    [
+      '2',
+      'usage error or an unreadable report (missing file, bad JSON, wrong schema_version); an inconclusive merged verdict (MUST checks not judged, no failure)',
+    ],
   ],
 };
 
@@ -182,7 +185,7 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       }
       const { inputs, out: outDir, allowPartial } = parseMergeArgs(rest);
       const reports = inputs.map((p) => readReport(p, cwd));
-      const { report, notes } = mergeReportsWithNotes(reports, {
+      const { report, notes, problems } = mergeReportsWithNotes(reports, {
         allowPartial,
         mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]),
       });
@@ -196,7 +199,10 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       out(`gate: ${s.gate?.passed ? 'passed' : 'FAILED'} (${s.gate?.reason ?? ''})\n`);
       out(`report: ${join(dir, 'report.html')}\n`);
       if (!outcome.written.some((w) => w.endsWith('report.json'))) return 2;
-      return s.gate?.passed ? 0 : 1;
+      if (s.gate?.passed) return 0;
+      // As `cloudcheck run` exits: a whole merge with unjudged MUST checks and no failure is 2.
+      const inconclusive = s.verdict === 'inconclusive' && !s.gate?.new_failures?.length && problems.length === 0;
+      return inconclusive ? 2 : 1;
     }
     if (sub === 'diff') {
       if (rest.includes('--help') || rest.includes('-h')) {

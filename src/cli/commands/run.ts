@@ -18,9 +18,10 @@ import type { EmbeddedTarget } from '../../harness/embedded.ts';
 import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
 import { headersFromList } from '../../harness/headers.ts';
-import { lastFailedIds, selectionOf } from '../../harness/selection.ts';
+import { lastFailedIds, repeatedId, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
+  DEFAULT_RETRIES,
   RUN_PREFIX,
   RUN_VARIABLES,
   newRunId,
@@ -31,12 +32,17 @@ import {
 } from '../../harness/settings.ts';
 import type { RunSettings } from '../../harness/settings.ts';
 import { configureTransport } from '../../harness/transport.ts';
+import { workersFor } from '../../harness/concurrency.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
-import type { ConformanceReport } from '../../model/report.ts';
+import type { ConformanceReport, Leak } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
-import { classificationOf, cloudcheckErrors, parseBaseline } from '../../report/gate.ts';
+import { classificationOf, parseBaseline } from '../../report/gate.ts';
+import { rerunUnanswered } from '../../report/rerun.ts';
+import { type Interruption, watchInterruption } from '../interruption.ts';
+import { lastRunReport } from '../last-run.ts';
+import { emptyDraft, exitCodeOfRun, removeTree } from '../run-outcome.ts';
 import { err, out } from '../output.ts';
 import { probeTarget } from '../probe.ts';
 
@@ -67,9 +73,10 @@ export const RUN_HELP: HelpSpec = {
     ['1', 'the gate failed: a MUST defect (a SHOULD deviation with --strict); also a run stopped by --max-failures'],
     [
       '2',
-      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, or a cloudcheck error (the suite failed, not the target)',
+      'usage error, bad configuration, unreachable target or rejected key, a selection that selects no check, a cloudcheck error (the suite failed, not the target), or an inconclusive verdict: MUST checks not judged (no answer after the re-runs, a class named with --classes that could not run, no selected check ran) and no defect; --allow-inconclusive makes that 0',
     ],
-    ['130', 'interrupted (SIGINT/SIGTERM); what ran is reported'],
+    ['130', 'interrupted by SIGINT; what ran is reported, headed "interrupted", and the gate does not pass'],
+    ['143', 'interrupted by SIGTERM (a CI timeout, docker stop, timeout), as 130'],
   ],
 };
 
@@ -78,6 +85,9 @@ export interface RunPlan {
   settings: RunSettings & { reportDir: string; runTmp: string };
   args: string[];
 }
+
+/** `--rerun-unanswered` when not given: a check that got no answer is run twice more at most. */
+export const DEFAULT_RERUNS = 2;
 
 export interface RunTarget {
   target: string;
@@ -134,7 +144,7 @@ export function settingsOfRun(
     budgetKeys: [],
     headers,
     caCertFile: values['ca-cert'] ?? null,
-    retries: values.retries ?? 0,
+    retries: values.retries ?? DEFAULT_RETRIES,
     harAll: values.har === 'all',
     driven: true,
     progress: true,
@@ -224,9 +234,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const onlyIds = v['last-failed'] ? lastFailed(process.cwd()) : undefined;
   if (onlyIds?.length === 0) {
-    err(
-      'cloudcheck run: --last-failed: the last run (reports/latest/report.json) has no failed check; nothing to run again',
-    );
+    err('cloudcheck run: --last-failed: the last run has no failed check; nothing to run again');
     return 2;
   }
   if (v.list) return listChecks(v, onlyIds);
@@ -244,6 +252,8 @@ export async function runCommand(argv: string[]): Promise<number> {
 
   const runId = newRunId();
   let embedded: EmbeddedTarget | null = null;
+  // Watched from the runner's start to the report (interruption.ts); set inside `start`.
+  let interruption = null as Interruption | null;
   try {
     let target: RunTarget;
     let plan: RunPlan;
@@ -254,7 +264,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       if (index.selectsNothing) return null;
       rmSync(p.settings.runTmp, { recursive: true, force: true });
       mkdirSync(p.settings.runTmp, { recursive: true });
-      return { index, exit: spawnPlaywright(p) };
+      interruption ??= watchInterruption(err);
+      return { index, exit: spawnPlaywright(p, false, {}, interruption) };
     };
     const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
     const runLine = (): void =>
@@ -329,71 +340,91 @@ export async function runCommand(argv: string[]): Promise<number> {
     // before it never reaches: the file holds the embedded server's keys.
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
     index.settle(exit.code === 0 || exit.code === 1);
-    // Workers that died before their teardown leave journal entries: delete those resources now.
-    const recovered = await recoverFromJournals(plan.settings.runTmp, {
-      target: target.target,
-      keys: { main: target.apiKey, alt: target.altApiKey },
-      headers,
-    }).catch((error: Error) => {
-      err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
-      return null;
-    });
-    if (recovered && recovered.deleted)
-      err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
-
+    const recover = { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers };
+    const first = await draftOfRun(plan.settings.runTmp, recover);
     const { reportDir, runTmp } = plan.settings;
-    const draft = readDraft(runTmp);
+    let draft = first.draft;
+    if (draft && !interruption?.signal && !draft.run.stopped_after_failures) {
+      // --rerun-unanswered: the checks that got no answer, whole again, each time in a runner of its own.
+      draft = await rerunUnanswered(
+        draft,
+        v['rerun-unanswered'] ?? DEFAULT_RERUNS,
+        async (ids, attempt) => {
+          if (interruption?.signal) return null;
+          const p = planRerun(v, target, plan, ids, attempt);
+          const rerun = start(p);
+          if (!rerun) return null;
+          const rerunExit = await rerun.exit;
+          rerun.index.settle(false);
+          const { draft: result } = await draftOfRun(p.settings.runTmp, recover);
+          if (!result)
+            err(
+              `cloudcheck: the re-run ended without a report (Playwright exit ${rerunExit.code ?? rerunExit.signal})`,
+            );
+          return result;
+        },
+        err,
+      );
+    }
+    const interruptedExit = interruption?.signal ? interruption.exitCode : null;
     if (!draft) {
-      err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
-      if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
-      rmSync(runTmp, { recursive: true, force: true });
-      return exit.interrupted ? 130 : 2;
+      if (interruptedExit === null) {
+        err(`cloudcheck: the suite ended without a report (Playwright exit ${exit.code ?? exit.signal})`);
+        if (exit.output.trim()) err(exit.output.trim().split('\n').slice(-20).join('\n'));
+        removeTree(runTmp);
+        return 2;
+      }
+      // An interrupted run always reports, even before its runner wrote anything: nothing was judged.
+      draft = emptyDraft({ ...plan.settings, target: target.target }, first.leaks);
     }
     // --max-failures stopped the suite (draft.run.stopped_after_failures): the gate says what did not run.
     const { report, outcome } = finaliseReport(draft, reportDir, {
-      gate: { strict: v.strict, baseline, baselineSource: v.baseline ?? null },
-      ...(recovered ? { leaks: recovered.leaks } : {}),
-      interrupted: exit.interrupted,
+      gate: {
+        strict: v.strict,
+        baseline,
+        baselineSource: v.baseline ?? null,
+        claimedClasses: v.classes ?? null,
+        allowInconclusive: v['allow-inconclusive'] ?? false,
+      },
+      interrupted: interruptedExit !== null,
     });
     for (const f of outcome.failed) err(`cloudcheck: could not write ${f.file}: ${f.error}`);
     // Journals and Playwright artifacts are only needed until the report is final.
-    rmSync(runTmp, { recursive: true, force: true });
+    removeTree(runTmp);
     // Where the suite index could not tell beforehand (its first run after an edit, a shard).
-    if (report.checks.length === 0 && !exit.interrupted) return nothingSelected();
+    if (report.checks.length === 0 && interruptedExit === null) return nothingSelected();
     appendJobSummary(reportDir);
     printSummary(report, reportDir);
-    if (exit.interrupted) return 130;
-    if (report.run.stopped_after_failures) {
-      const n = report.run.stopped_after_failures;
-      err(
-        `cloudcheck run: stopped after ${n} failure${n === 1 ? '' : 's'} (--max-failures): the checks that did not run were not checked`,
-      );
-      return 1;
-    }
-    // Environment failures never fail the gate, but a run in which no check passed and the
-    // failures are environment problems (every request timed out, was reset, ...) proved nothing:
-    // the target answered the probe and is unusable for the rest. That is exit 2, not a pass.
-    if (report.summary.passed === 0 && (report.summary.environment ?? 0) > 0 && report.summary.gate?.passed) {
-      err(
-        `cloudcheck: no check passed and ${report.summary.environment} failed for environment reasons: ${target.target} is unusable from here (see the report)`,
-      );
-      return 2;
-    }
-    if (!report.summary.gate?.passed) return 1;
-    // The suite's own failures never blame the target, but the requirements they stood for went
-    // unchecked: a gate that passed on them would pass on no evidence.
-    const suiteErrors = cloudcheckErrors(report.checks);
-    if (suiteErrors.length > 0) {
-      const reqs = [...new Set(suiteErrors.map((c) => c.requirement))];
-      err(
-        `cloudcheck could not check ${reqs.length} requirement${reqs.length === 1 ? '' : 's'} (${reqs.slice(0, 8).join(', ')}${reqs.length > 8 ? ', …' : ''}): ${suiteErrors.length} cloudcheck error${suiteErrors.length === 1 ? '' : 's'}, listed with their stacks in the report. This is cloudcheck's failure, not the target's.`,
-      );
-      return 2;
-    }
-    return 0;
+    return exitCodeOfRun(report, { interruptedExit, target: target.target });
   } finally {
+    interruption?.dispose();
     await embedded?.close().catch(() => undefined);
   }
+}
+
+/**
+ * Re-run `attempt` of `--rerun-unanswered`: the checks `ids` (a flow step brings the steps before
+ * it as setup), without --shard (they are this shard's already), in a temp dir of its own.
+ */
+export function planRerun(
+  v: OptionValues<'run'>,
+  target: RunTarget,
+  plan: RunPlan,
+  ids: string[],
+  attempt: number,
+): RunPlan {
+  const rerun = planRun({ ...v, shard: undefined }, target, {
+    runId: plan.settings.runId,
+    cwd: process.cwd(),
+    configPath: join(ROOT, 'playwright.config.ts'),
+    // A repetition's check (`<id>#k`, the suite's own tests) is selected by the check it repeats.
+    onlyIds: [...new Set(ids.map(repeatedId))],
+  });
+  rerun.settings.runTmp = join(plan.settings.runTmp, `rerun-${attempt}`);
+  // A few checks need no more workers than they are (each worker costs the run keys it creates);
+  // the round trip a --target's probe measured sizes them as the run's (concurrency.ts).
+  rerun.settings.workers = Math.min(rerun.settings.workers ?? workersFor(target.roundTripMs ?? null), ids.length);
+  return rerun;
 }
 
 /** The options that made a selection, as the user gave them: `--classes all, --grep X`. */
@@ -419,6 +450,22 @@ function removeLeftovers(settings: RunSettings): void {
   if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
 }
 
+/** What one runner left: its draft (null when it wrote none), with the leaks recovered after its workers. */
+async function draftOfRun(
+  runTmp: string,
+  recover: Parameters<typeof recoverFromJournals>[1],
+): Promise<{ draft: DraftReport | null; leaks: Leak[] }> {
+  // Workers that died before their teardown leave journal entries: delete those resources now.
+  const recovered = await recoverFromJournals(runTmp, recover).catch((error: Error) => {
+    err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
+    return null;
+  });
+  if (recovered && recovered.deleted) err(`cloudcheck: deleted ${recovered.deleted} resources the workers left behind`);
+  const draft = readDraft(runTmp);
+  const leaks = recovered?.leaks ?? draft?.leaks ?? [];
+  return { draft: draft && { ...draft, leaks }, leaks };
+}
+
 /** The reporter's draft of a driven run (playwright-reporter.ts), or null when the runner ended without one. */
 function readDraft(runTmp: string): DraftReport | null {
   const file = draftFile(runTmp);
@@ -439,17 +486,11 @@ interface ListedCheck {
   setup: boolean;
 }
 
-/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds). */
+/** `--last-failed`: the ids of the checks the last run of `cwd` failed (selection.ts lastFailedIds), saying which report it read. */
 function lastFailed(cwd: string): string[] {
-  const file = join(cwd, 'reports', 'latest', 'report.json');
-  if (!existsSync(file))
-    throw new UsageError(`--last-failed: no earlier run here (${relative(cwd, file)} does not exist)`);
-  try {
-    const report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-    return lastFailedIds(report.checks);
-  } catch (error) {
-    throw new UsageError(`--last-failed: ${relative(cwd, file)} is not a report: ${(error as Error).message}`);
-  }
+  const { file, report } = lastRunReport(cwd);
+  err(`cloudcheck run: --last-failed: read ${relative(cwd, file)} (run ${report.run.id}, ${report.run.finished_at})`);
+  return lastFailedIds(report.checks);
 }
 
 /**
@@ -586,8 +627,16 @@ function outsidePlaywright(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   );
 }
 
-/** `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. */
-function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, string> = {}): Promise<ExitInfo> {
+/**
+ * `quiet`: Playwright's stderr is kept too (shown only when it fails), as for a listing. A signal
+ * stops the runner through `interruption` (interruption.ts); without one, this call watches alone.
+ */
+function spawnPlaywright(
+  plan: RunPlan,
+  quiet = false,
+  extraEnv: Record<string, string> = {},
+  interruption?: Interruption,
+): Promise<ExitInfo> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
@@ -603,26 +652,18 @@ function spawnPlaywright(plan: RunPlan, quiet = false, extraEnv: Record<string, 
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    let interrupted = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (!interrupted) err(`cloudcheck: ${signal}: stopping the suite and cleaning up (again to force)`);
-      else child.kill('SIGKILL');
-      interrupted = true;
-      // From a terminal the child got the signal too; from `kill` it did not. Playwright handles a
-      // second SIGINT as "stop now", so forward only once.
-      if (child.exitCode === null) child.kill('SIGINT');
+    const watch = interruption ?? watchInterruption(err);
+    watch.follow(child);
+    const done = (): void => {
+      if (!interruption) watch.dispose();
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     child.on('error', (error) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      done();
       reject(error);
     });
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolvePromise({ code, signal, output, interrupted });
+      done();
+      resolvePromise({ code, signal, output, interrupted: watch.signal !== null });
     });
   });
 }

@@ -75,6 +75,8 @@ export function verdictOf(report: ConformanceReport, f: Failures, loadPassed: bo
       text: s.headline ?? (loadPassed ? 'load profiles passed' : 'load profiles failed'),
     };
   if (s.verdict === 'non-conformant') return { tone: 'bad', text };
+  // Inconclusive is no pass: the page says so in the gate's colour.
+  if (s.verdict === 'inconclusive' || report.run.interrupted) return { tone: s.gate?.passed ? 'warn' : 'bad', text };
   return { tone: f.should.length > 0 ? 'warn' : 'ok', text };
 }
 
@@ -131,6 +133,13 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
       fact(
         'gate',
         `${s.gate.passed ? 'passed' : '<strong>failed</strong>'}: ${esc(s.gate.reason)}${s.gate.baseline ? ` (baseline <code>${esc(s.gate.baseline)}</code>)` : ''}`,
+      ),
+    );
+  if (s.unjudged)
+    facts.push(
+      fact(
+        'not judged',
+        `${esc(plural(s.unjudged.checks.length, 'MUST check'))}: ${esc(s.unjudged.reasons.join('; '))}${s.unjudged.requirements.length ? `<br>${s.unjudged.requirements.map((r) => `<code>${esc(r)}</code>`).join(' ')}` : ''}`,
       ),
     );
   const classes = run.classes.length
