@@ -548,15 +548,7 @@ export class ApiClient {
     transport.consecutiveFailures = 0;
     const durationMs = Math.round(performance.now() - t0);
     if (this.record) this.sent.push({ start: startedAt.getTime(), end: startedAt.getTime() + durationMs });
-    const text = bytes.toString('utf8');
-    let body: unknown;
-    if (text.length > 0 && /json/i.test(resHeaders['content-type'] ?? 'json')) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-    }
+    const { body } = parsedBody(bytes, resHeaders);
     learnSecrets(url.pathname, body);
     // Run-wide rate-limit invariants: a compact line per messaging/compute response (key hashed,
     // a few headers), read back by the reporter. A no-op without a run temp dir.
@@ -580,23 +572,47 @@ export class ApiClient {
       duration_ms: durationMs,
     });
     this.record?.(exchange);
-    return {
-      status,
-      headers: resHeaders,
-      text,
-      bytes,
-      body,
-      json<T>(): T {
-        if (body === undefined)
-          throw new Error(
-            `expected a JSON body from ${method} ${url.pathname}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
-          );
-        return body as T;
-      },
-      exchange,
-      durationMs,
-    };
+    return apiResponse({ status, headers: resHeaders, bytes, exchange, durationMs });
   }
+}
+
+/** A body's text and, when it is JSON (or the type is not said), its parsed value. */
+function parsedBody(bytes: Buffer, headers: Record<string, string>): { text: string; body: unknown } {
+  const text = bytes.toString('utf8');
+  let body: unknown;
+  if (text.length > 0 && /json/i.test(headers['content-type'] ?? 'json')) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  }
+  return { text, body };
+}
+
+/** The response a check gets, from what came back (also one sent in another process: provision.ts). */
+export function apiResponse(parts: {
+  status: number;
+  headers: Record<string, string>;
+  bytes: Buffer;
+  exchange: Exchange;
+  durationMs: number;
+}): ApiResponse {
+  const { text, body } = parsedBody(parts.bytes, parts.headers);
+  const { method, url } = parts.exchange.request;
+  const path = URL.canParse(url) ? new URL(url).pathname : url;
+  return {
+    ...parts,
+    text,
+    body,
+    json<T>(): T {
+      if (body === undefined)
+        throw new Error(
+          `expected a JSON body from ${method} ${path}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
+        );
+      return body as T;
+    },
+  };
 }
 
 /**

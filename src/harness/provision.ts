@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFile
 import { join } from 'node:path';
 import type { Exchange } from '../model/finding.ts';
 import { Budget } from './budget.ts';
-import { ApiClient } from './client.ts';
+import { ApiClient, apiResponse } from './client.ts';
 import type { ApiResponse } from './client.ts';
 import type { CheckContext } from './fixtures.ts';
 import { Ledger } from './ledger.ts';
@@ -319,31 +319,5 @@ export function thaw(value: unknown): unknown {
 }
 
 function responseOf(frozen: FrozenResponse): ApiResponse {
-  const bytes = Buffer.from(frozen.bytes, 'base64');
-  const text = bytes.toString('utf8');
-  let body: unknown;
-  if (text.length > 0 && /json/i.test(frozen.headers['content-type'] ?? 'json')) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-  }
-  const { method, url } = frozen.exchange.request;
-  return {
-    status: frozen.status,
-    headers: frozen.headers,
-    text,
-    bytes,
-    body,
-    json<T>(): T {
-      if (body === undefined)
-        throw new Error(
-          `expected a JSON body from ${method} ${new URL(url).pathname}, got ${text.length ? 'another body' : 'an empty body'}`,
-        );
-      return body as T;
-    },
-    exchange: frozen.exchange,
-    durationMs: frozen.durationMs,
-  };
+  return apiResponse({ ...frozen, bytes: Buffer.from(frozen.bytes, 'base64') });
 }
