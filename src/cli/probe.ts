@@ -54,9 +54,11 @@ export function notTheApi(status: number, contentType: string | undefined, text:
 /** What the probe sends besides the key, and how it connects (transport.ts): as the run's requests do. */
 export interface ProbeOptions extends TransportOptions {
   headers?: Record<string, string>;
+  /** Also measure the round trip the run is sized for (a few more requests; `cloudcheck run`). */
+  roundTrip?: boolean;
 }
 
-/** What the probe learnt: the target's round trip (ms), the part of it other requests can overlap. */
+/** What the probe learnt: with `roundTrip`, the target's round trip (ms), the part other requests can overlap. */
 export interface ProbeResult {
   roundTripMs: number | null;
 }
@@ -105,7 +107,8 @@ export async function probeTarget(
     // Timed on further requests (the first paid for connecting and TLS): the round trip the run
     // is sized for (concurrency.ts), on a compute read (GET /account is billing, whose window of
     // 100 an hour pays for the run's keys). A failure here only costs the measurement.
-    if (first.status < 400) roundTripMs = await measureRoundTrip(async () => (await get('/regions')).ms);
+    if (options.roundTrip && first.status < 400)
+      roundTripMs = await measureRoundTrip(async () => (await get('/regions')).ms);
   } finally {
     await agent.close().catch(() => undefined);
   }

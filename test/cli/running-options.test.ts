@@ -300,12 +300,22 @@ test('--ca-cert: a target with a certificate of an internal CA is trusted with i
     await expect(
       probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, { direct: true }),
     ).rejects.toThrow(/cannot reach .*(UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify)/i);
-    await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, {
+    const probed = await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, {
       direct: true,
       caCertFile: CA,
       headers: { 'x-gateway-key': 'gw-probe' },
     });
     expect(api.requests.at(-1)!['x-gateway-key']).toBe('gw-probe');
+    // The round trip the run is sized for, only when asked (a few more requests: GET /regions).
+    expect(probed.roundTripMs).toBeNull();
+    const sent = api.requests.length;
+    const timed = await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, {
+      direct: true,
+      caCertFile: CA,
+      roundTrip: true,
+    });
+    expect(timed.roundTripMs).toBeGreaterThanOrEqual(0);
+    expect(api.requests.length).toBeGreaterThan(sent + 1);
     expect((await client(api.url, { caCertFile: CA }).get('/regions')).status).toBe(200);
   } finally {
     await api.close();

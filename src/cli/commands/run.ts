@@ -283,6 +283,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       const probed = await probeTarget(target.target, target.apiKey, 'the API key', undefined, {
         ...transport,
         headers,
+        roundTrip: true,
       });
       target.roundTripMs = probed.roundTripMs;
       if (target.altApiKey)
