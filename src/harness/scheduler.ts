@@ -50,16 +50,17 @@ function longestFlow(file: Suite): number {
 }
 
 /**
- * The place of a file in the run: 0 a check tagged early, 1 flows (the longest first), 2 the
- * rest, 3 checks that take a late provision (a VPS). Those last: what they take has been booting
+ * The place of a file in the run: 0 a check tagged early, 1 flows, 2 the rest, 3 checks that
+ * take a late provision (a VPS), the longest flow first within 1 and 3. Those last: what they take has been booting
  * since the run began, and a worker that reaches one before it is ready waits, doing nothing else.
  */
 function placeOf(file: Suite): [place: number, longest: number] {
   const tests = file.allTests();
   if (tests.some((t) => t.tags.includes(EARLY_TAG))) return [0, 0];
-  if (tests.some((t) => annotation(t, ANNOTATION.provision)?.split(',').some(isLate))) return [3, 0];
-  const flow = longestFlow(file);
-  return flow > 0 ? [1, -flow] : [2, 0];
+  // Within a place, the longest flow first (0 steps: no flow).
+  const flow = -longestFlow(file);
+  if (tests.some((t) => annotation(t, ANNOTATION.provision)?.split(',').some(isLate))) return [3, flow];
+  return flow < 0 ? [1, flow] : [2, 0];
 }
 
 /** Sorts the file suites of each project by their place (placeOf), in file order within one. */

@@ -62,7 +62,7 @@ test('early files first, then flows (the longest first), then the rest, and chec
     file('errors', {}),
     file('flow-events', { flow: 'f.e', tags: ['@early'] }),
     file('flow-long', { flow: 'f.l' }, { flow: 'f.l' }, { flow: 'f.l' }),
-    file('flow-vps', { flow: 'f.v', provision: 'test.scheduler.boot' }),
+    file('flow-vps', { flow: 'f.v', provision: 'test.scheduler.boot' }, { flow: 'f.v' }),
   ];
   const root = asSuite({
     type: 'root',
@@ -78,8 +78,8 @@ test('early files first, then flows (the longest first), then the rest, and chec
     'flow-short',
     'auth',
     'errors',
-    'contract-compute',
     'flow-vps',
+    'contract-compute',
   ]);
 });
 
