@@ -1,124 +1,99 @@
 // Flat config: typescript-eslint's recommended rules on every TypeScript file, type-aware rules on
 // promises and assertions for the TypeScript files (all of them in tsconfig.json's `include`), and the
-// layers of docs/architecture.md as import restrictions (test/architecture/layers.test.ts proves they bite).
+// layers of docs/architecture.md as allow-lists of imports (test/architecture/layers.test.ts proves they bite).
 import js from '@eslint/js';
-import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+import layers from './lint/layers.js';
 
-/** One no-restricted-imports rule: `groups` are gitignore-style patterns on the import path. */
-const forbid = (files, groups, message) => ({
-  files,
-  rules: { 'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }] },
-});
-
-// The reference server's areas meet only through the core's service registry.
-const AREAS = readdirSync(new URL('./reference/areas/', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
-const areaRules = AREAS.map((area) =>
-  forbid(
-    [`reference/areas/${area}/**/*.ts`],
-    AREAS.filter((other) => other !== area).flatMap((other) => [`../${other}/**`, `**/areas/${other}/**`]),
-    'an area of the reference server imports no other area: go through the core (reference/core/services.ts)',
-  ),
-);
-
-const LAYERS = [
-  // A test double of the API: nothing of the suite may leak into it, nor it depend on the suite.
-  forbid(
-    ['reference/**/*.ts'],
-    ['**/src/**', '**/suites/**', '**/load/**', '**/test/**', '**/bench/**'],
-    'reference/ depends on nothing outside reference/',
-  ),
-  // The shapes of results depend on the contract's vocabulary (spec/) and nothing else.
-  forbid(
-    ['src/model/**/*.ts'],
-    [
-      '../harness/**',
-      '../report/**',
-      '../cli/**',
-      '../config/**',
-      '../generate/**',
-      '../rules/**',
-      '../../load/**',
-      '../../reference/**',
-      '../../suites/**',
-      '../../test/**',
-      '../../bench/**',
+/**
+ * The layers of docs/architecture.md, one allow-list per folder (as Playwright's DEPS.list files):
+ * a file may import its own folder and what its folder's entry lists, nothing else of the project
+ * (lint/layers.js resolves every relative import to the file it names). The most specific folder
+ * wins; `*` is one folder, the file's own (each area of the reference server). `never` carves a
+ * file out of a listed folder, `packages` names packages a folder must not load, `files` holds a
+ * single file's exception. test/, bench/ and bin/ may import anything. Proved to bite by
+ * test/architecture/layers.test.ts.
+ */
+export const LAYERS = {
+  spec: {
+    may: ['src/util'],
+    why: 'spec/ is the contract: it depends on nothing of the suite but the generic utilities of src/util',
+  },
+  'src/util': { may: [], why: 'src/util holds leaf utilities any layer may use: they import nothing of the project' },
+  'src/model': {
+    may: ['spec/classes.ts', 'spec/requirement.ts'],
+    why: "the shapes of results depend on the contract's vocabulary and nothing else",
+  },
+  'src/rules': {
+    may: ['spec'],
+    why: "the specification's rules as code (shared by the harness, the suites, the report and load/) depend on the contract alone",
+  },
+  'src/harness': {
+    // The embedded reference server is started by loading it (embedded.ts), never imported otherwise.
+    may: ['spec', 'src/util', 'src/model', 'src/rules', 'reference/server.ts'],
+    why: 'src/harness (what checks run on) is below the CLI, the configuration, the report, the generators, explore and load/',
+  },
+  'src/config': {
+    may: ['spec', 'src/util', 'src/model', 'src/harness'],
+    why: 'the option table and its resolution sit on the harness (settings, selection), below the commands and the report',
+  },
+  'src/generate': {
+    may: ['spec', 'src/util', 'src/model', 'src/rules', 'src/harness'],
+    why: 'src/generate is below the CLI, the report and load/',
+  },
+  'src/explore': {
+    may: ['spec', 'src/util', 'src/model', 'src/rules', 'src/harness'],
+    why: 'src/explore is below the CLI and the report, beside the generators',
+  },
+  'src/report': {
+    may: ['spec', 'src/util', 'src/model', 'src/rules', 'src/harness'],
+    why: 'src/report is fed finished results: it imports neither the CLI, the generators, the suites nor load/ (the report command passes what it needs of load/)',
+  },
+  'src/cli': {
+    may: [
+      'spec',
+      'src/util',
+      'src/model',
+      'src/rules',
+      'src/harness',
+      'src/config',
+      'src/explore',
+      'src/report',
+      'load',
+      'reference/server.ts',
     ],
-    "src/model depends on nothing but the contract's vocabulary (spec/classes.ts, spec/requirement.ts)",
-  ),
-  // What checks run on: never on the commands, the report or the generators above it.
-  forbid(
-    ['src/harness/**/*.ts'],
-    ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'],
-    'src/harness is below the CLI, the report, the generators and load/',
-  ),
-  // The exploration engine and its model: on the harness, below the CLI and the report.
-  forbid(
-    ['src/explore/**/*.ts'],
-    ['**/cli/**', '**/report/**', '**/generate/**', '**/load/**', '**/suites/**', '**/reference/**'],
-    'src/explore is below the CLI and the report, beside the generators',
-  ),
-  forbid(
-    ['src/generate/**/*.ts'],
-    ['**/cli/**', '**/report/**', '**/load/**', '**/suites/**', '**/reference/**'],
-    'src/generate is below the CLI, the report and load/',
-  ),
-  forbid(
-    ['src/report/**/*.ts'],
-    ['**/cli/**', '**/generate/**', '**/suites/**', '**/reference/**', '**/load/**'],
-    'src/report is fed finished results: it imports neither the CLI, the generators, the suites nor load/ (the report command passes what it needs of load/)',
-  ),
-  // The specification's rules as code (the rate-limit invariants), shared by the harness, the
-  // suites, the report and load/: they depend on nothing but the contract's vocabulary (spec/).
-  {
-    files: ['src/rules/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^\\.\\./(?!\\.\\./spec/)',
-              message: "src/rules depends on nothing but the contract's vocabulary (spec/)",
-            },
-          ],
-        },
-      ],
-    },
+    // Its module pulls in @playwright/test: half a second of every command's start.
+    never: ['src/report/playwright-reporter.ts'],
+    packages: ['@playwright/test'],
+    why: "the CLI drives everything but never loads Playwright's test runner: what it shares with the reporter lives in src/report/finalise.ts",
   },
-  // The contract, with its vocabulary (classes, levels, requirement), is the bottom: it depends on nothing.
-  {
-    files: ['spec/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(\\.\\./)+(src/(?!util/)|suites/|load/|reference/|test/)',
-              message:
-                'spec/ is the contract: it depends on nothing of the suite but the generic utilities of src/util',
-            },
-          ],
-        },
-      ],
-    },
+  load: {
+    may: ['spec', 'src/util', 'src/model', 'src/rules', 'src/harness', 'src/report'],
+    // Temporary: load/command.ts still probes the target through the CLI's probe; the session work
+    // of issue 37 (item 1) moves the probe into the harness and removes this import.
+    files: { 'load/command.ts': ['src/cli/probe.ts'] },
+    why: 'load/ is an engine the CLI drives: it never imports the CLI',
   },
-  // Generic utilities (the disk cache) that any layer may use: they import nothing of the project.
-  forbid(['src/util/**/*.ts'], ['../**', '!./**'], 'src/util holds leaf utilities: it imports nothing of the project'),
-  // The CLI never loads the reporter: its module pulls in @playwright/test (half a second of every command's start).
-  forbid(
-    ['src/cli/**/*.ts'],
-    ['**/report/playwright-reporter.ts', '@playwright/test', '@playwright/test/*'],
-    "the CLI does not load Playwright's test runner: what it shares with the reporter lives in src/report/finalise.ts",
-  ),
-  forbid(
-    ['suites/**/*.ts'],
-    ['**/src/cli/**', '**/src/report/**', '**/reference/**'],
-    'suites use the harness and the generators, never the CLI, the report or the reference server',
-  ),
+  suites: {
+    may: ['src/harness/check.ts', 'src/generate', 'src/rules'],
+    why: 'suites reach the harness through its one door, src/harness/check.ts, and use the generators and the rules; never the CLI, the report or the reference server',
+  },
+  reference: {
+    may: [],
+    why: 'reference/ is a test double of the API: it depends on nothing outside reference/',
+  },
+  'reference/areas/*': {
+    may: ['reference/core', 'reference/areas/area.ts'],
+    why: 'an area of the reference server imports no other area and nothing outside reference/: it goes through the core (reference/core/services.ts)',
+  },
+};
+
+const LAYER_RULES = [
+  {
+    files: ['**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/allowed-imports': ['error', { root: import.meta.dirname, layers: LAYERS }] },
+  },
   // The project's own tests take `test` and `expect` from test/base.ts: Playwright's full ones cost
   // a quarter of the test workers' CPU in steps (browser fixtures, every passing assertion).
   {
@@ -172,8 +147,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
     },
   },
-  ...LAYERS,
-  ...areaRules,
+  ...LAYER_RULES,
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

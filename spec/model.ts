@@ -87,6 +87,8 @@ export interface VariantModel {
   request: string;
   /** Component schema name of the variant's success body. */
   response: string;
+  /** `x-body-not-shown` on the entry: the specification does not show this row's success body. */
+  bodyNotShown: boolean;
 }
 
 export interface OperationModel {
@@ -103,6 +105,12 @@ export interface OperationModel {
   requestBody: RequestBodyModel | null;
   responses: ResponseModel[];
   variants: VariantModel[];
+  /**
+   * `x-body-not-shown` on the operation: the specification does not show its success body
+   * ("Response bodies not shown for: ..."), so a target may answer the resource in another legal
+   * shape. For an operation with `x-variants`, each entry carries its own mark.
+   */
+  bodyNotShown: boolean;
   /** The operation's own dereferenced OpenAPI object, for anything this model does not lift. */
   raw: OpenAPIV3_1.OperationObject;
 }
@@ -317,6 +325,7 @@ function toVariants(raw: unknown): VariantModel[] {
       query: Array.isArray(d.query) ? d.query.map(String) : [],
       request: String(d.request ?? ''),
       response: String(d.response ?? ''),
+      bodyNotShown: d['x-body-not-shown'] === true,
     };
   });
 }
@@ -360,6 +369,7 @@ function collectOperations(doc: OpenAPIV3_1.Document): OperationModel[] {
         requestBody: body === null ? null : { required: body.required === true, content: toMedia(body.content) },
         responses: Object.entries(asDict(op.responses)).map(([status, r]) => toResponse(status, r)),
         variants: toVariants(op['x-variants']),
+        bodyNotShown: op['x-body-not-shown'] === true,
         raw: raw as OpenAPIV3_1.OperationObject,
       });
     }

@@ -3,8 +3,16 @@
  * end to end. The generated contract checks and the flows live beside this file. Ids start with
  * `smoke.` so they never collide with generated ones.
  */
-import { defineCheck, defineFlow, expect, expectErrorEnvelope, expectStatus } from '../src/harness/check.ts';
-import { expectRefused, expectResource, expectSuccess } from '../src/harness/resource.ts';
+import {
+  defineCheck,
+  defineFlow,
+  expect,
+  expectErrorEnvelope,
+  expectRefused,
+  expectResource,
+  expectStatus,
+  expectSuccess,
+} from '../src/harness/check.ts';
 
 defineCheck(
   {

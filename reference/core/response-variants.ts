@@ -11,7 +11,7 @@ import type { ReferenceContext } from './context.ts';
  * for: ..."), as Fastify route patterns. Only these may change shape under flat/wrapped-bodies:
  * where the specification shows a body (`object vps`, `vps_instances` plus `meta`), it is kept.
  */
-const NOT_SHOWN = new Set([
+export const NOT_SHOWN: ReadonlySet<string> = new Set([
   'GET /v1/sms/campaigns/:campaign_id',
   'POST /v1/messaging/sender-ids',
   'GET /v1/messaging/templates',

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import type { Exchange } from '../model/finding.ts';
 import type { ExploreFamily } from './family.ts';
 import { FAMILIES, commandOf } from './families/index.ts';
+import type { FailureRecord } from '../harness/failure.ts';
 import { ExploreModel, ModelViolation } from './model.ts';
 import type { StepRecord } from './model.ts';
 import type { ExploreTarget } from './target.ts';
@@ -37,6 +38,8 @@ export interface ExploreFinding {
   exchanges: Exchange[];
   /** The replay of the shrunk sequence failed the same way: the finding is reproducible. */
   confirmed: boolean;
+  /** The violation as a typed failure (src/harness/failure.ts), with the exchanges it judged. */
+  failure: FailureRecord;
 }
 
 export interface ExploreOutcome {
@@ -167,6 +170,7 @@ export function findingOf(
     steps,
     exchanges: [...exchanges],
     confirmed,
+    failure: violation.record,
   };
 }
 

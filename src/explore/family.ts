@@ -7,6 +7,7 @@
 import type fc from 'fast-check';
 import type { ApiResponse } from '../harness/client.ts';
 import { shortText } from '../harness/body-shape.ts';
+import { judged } from '../harness/assert.ts';
 import { ModelViolation } from './model.ts';
 import type { ExploreModel, StepRecord } from './model.ts';
 import type { ExploreTarget } from './target.ts';
@@ -52,7 +53,15 @@ export const short = (text: string): string => shortText(text, 200);
 
 /** A response that must be a success: anything else is a finding on `requirement`. */
 export function expectOk(res: ApiResponse, requirement: string, what: string): void {
-  if (!ok(res)) throw new ModelViolation(requirement, what, 'a 2xx answer', `${res.status} ${short(res.text)}`);
+  if (!ok(res))
+    throw new ModelViolation(requirement, what, 'a 2xx answer', `${res.status} ${short(res.text)}`, {
+      kind: 'status',
+      subject: 'status',
+      expected: '2xx',
+      actual: String(res.status),
+      judged: judged(res),
+      evidence: short(res.text),
+    });
 }
 
 /**

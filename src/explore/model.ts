@@ -9,18 +9,34 @@
  * is silent (status codes, wrappers, order) the model asks nothing. Each family of operations
  * (src/explore/families/) keeps its own part of the state here.
  */
+import { CheckFailed } from '../harness/failure.ts';
+import type { FailureInput } from '../harness/failure.ts';
 
-/** Thrown by a command when the target's answer contradicts the model. */
-export class ModelViolation extends Error {
-  override readonly name = 'ModelViolation';
+/**
+ * Thrown by a command when the target's answer contradicts the model: a typed failure
+ * (src/harness/failure.ts) of kind `state` unless `typed` says otherwise, citing a requirement.
+ * `expected` and `actual` are the model's words for the finding; `typed` may give the failure's
+ * normalised terms (a status `2xx` against `500`) and the response judged.
+ */
+export class ModelViolation extends CheckFailed {
+  override readonly name: string = 'ModelViolation';
   constructor(
     readonly requirement: string,
     /** What was asked ("GET /projects"), without the verdict. */
     readonly what: string,
     readonly expected: string,
     readonly actual: string,
+    typed: Partial<FailureInput> = {},
   ) {
-    super(`[${requirement}] ${what}: expected ${expected}, got ${actual}`);
+    super({
+      kind: 'state',
+      subject: what,
+      expected,
+      actual,
+      ...(typed.judged ? { context: what } : { says: `${what}: expected ${expected}, got ${actual}` }),
+      ...typed,
+    });
+    this.message = `[${requirement}] ${what}: expected ${expected}, got ${actual}`;
   }
 }
 

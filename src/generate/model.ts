@@ -41,7 +41,7 @@ const DOCUMENT = ['openapi.yaml', 'openapi'].map((part) =>
   fileURLToPath(new URL(`../../spec/${part}`, import.meta.url)),
 );
 /** Raised when the model's shape changes, so that no process reads an entry of the old one. */
-const MODEL_VERSION = 1;
+const MODEL_VERSION = 2;
 
 async function buildFromDocument(): Promise<ContractModel> {
   const { loadOpenApi } = await import('../../spec/model.ts');

@@ -10,7 +10,8 @@
  * Resources a check destroys or changes for good are created fresh and recorded in the check's
  * own ledger. Everything is recorded the moment its creating response arrives.
  */
-import { listOf, resourceOf } from '../harness/resource.ts';
+import { listOf, resourceOf } from '../harness/body-shape.ts';
+import { expectPrerequisite } from '../harness/assert.ts';
 import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
 import { EnvironmentError, Provision } from '../harness/check.ts';
@@ -94,7 +95,7 @@ function walk(node: unknown, keys: readonly string[]): unknown {
  * A JSON pointer into a success body (`/vps/id`, `/snapshots`, `/invoices/0/id`). When the body
  * has another legal shape than the document's convention (the resource flat, or under `data`:
  * bodies the specification does not show), the first segment is read as the resource or list
- * name through resource.ts, so a prerequisite never fails on a shape the target may choose.
+ * name through body-shape.ts, so a prerequisite never fails on a shape the target may choose.
  */
 export function pointer(body: unknown, path: string): unknown {
   const keys = path.split('/').filter((s) => s !== '');
@@ -138,14 +139,6 @@ const cache = new Map<string, Promise<Record<string, string>>>();
 /** Per-worker metadata of cached resources (a volume's current size, an object's bytes). */
 export const cachedMeta = new Map<string, Record<string, unknown>>();
 
-export function expectOk(res: ApiResponse, what: string): void {
-  if (res.status >= 200 && res.status < 300) return;
-  const req = res.exchange.request;
-  throw new EnvironmentError(
-    `prerequisite ${what} failed: ${req.method} ${new URL(req.url).pathname} answered ${res.status} ${res.text.slice(0, 300)} (the operation's own checks report this)`,
-  );
-}
-
 export interface Env {
   api: ApiClient;
   ledger: Ledger;
@@ -167,9 +160,9 @@ export async function liveCatalogue(env: Env): Promise<Catalogue> {
 /** The available regions, images (not Windows) and sizes (smallest disk first) the target lists. */
 async function catalogueOf(api: ApiClient): Promise<Catalogue> {
   const [regions, images, sizes] = await Promise.all([api.get('/regions'), api.get('/images'), api.get('/sizes')]);
-  expectOk(regions, 'GET /regions');
-  expectOk(images, 'GET /images');
-  expectOk(sizes, 'GET /sizes');
+  expectPrerequisite(regions, 'GET /regions');
+  expectPrerequisite(images, 'GET /images');
+  expectPrerequisite(sizes, 'GET /sizes');
   const r = (pointer(regions.body, '/regions') as Array<{ slug: string; available?: boolean }> | undefined) ?? [];
   const i = (pointer(images.body, '/images') as Array<{ id: string; type?: string }> | undefined) ?? [];
   const s =
@@ -205,7 +198,7 @@ export const RUNNING_VPS = new Provision(
       image: cat.images[0],
       size: cat.sizes[0],
     });
-    expectOk(res, 'POST /vps');
+    expectPrerequisite(res, 'POST /vps');
     const id = pointer(res.body, CREATED_KINDS.createVps!.pointer);
     if (typeof id !== 'string') throw new EnvironmentError(`POST /vps answered no id: ${res.text.slice(0, 200)}`);
     ledger.track('vps', id);
@@ -280,7 +273,7 @@ export async function create(
   if (!op) throw new Error(`no operation ${operationId} in the document`);
   const body = options.body ?? (await validBody(env, op, options.refs, options.label));
   const res = await env.api.request({ method: op.method, path: options.path ?? op.path, json: body });
-  expectOk(res, op.key);
+  expectPrerequisite(res, op.key);
   const kind = CREATED_KINDS[operationId];
   if (kind) {
     const id = pointer(res.body, kind.pointer);
@@ -310,7 +303,7 @@ async function waitRunning(env: Env, vpsId: string): Promise<void> {
     `VPS ${vpsId} to be running`,
     async () => {
       const res = await env.api.get(`/vps/${encodeURIComponent(vpsId)}`);
-      expectOk(res, 'GET /vps/{vps_id}');
+      expectPrerequisite(res, 'GET /vps/{vps_id}');
       return pointer(res.body, '/vps/status') === 'running';
     },
     { intervalMs: 300 },
@@ -341,12 +334,12 @@ export const RECIPES: Record<string, Recipe> = {
     await waitRunning(env, vps_id!);
     const name = env.ctx.name('snap');
     const res = await env.api.post(`/vps/${enc(vps_id!)}/actions`, { type: 'snapshot', name });
-    expectOk(res, 'POST /vps/{vps_id}/actions snapshot');
+    expectPrerequisite(res, 'POST /vps/{vps_id}/actions snapshot');
     const snap = await env.ctx.poll(
       `snapshot "${name}" in GET /snapshots after the snapshot action`,
       async () => {
         const list = await env.api.get('/snapshots');
-        expectOk(list, 'GET /snapshots');
+        expectPrerequisite(list, 'GET /snapshots');
         return ((pointer(list.body, '/snapshots') as Array<{ id: string; name: string }> | undefined) ?? []).find(
           (s) => s.name === name,
         );
@@ -371,7 +364,7 @@ export const RECIPES: Record<string, Recipe> = {
       headers: { 'content-type': 'text/plain' },
       body: bytes,
     });
-    expectOk(res, 'PUT /storage/buckets/{bucket_name}/objects/{object_key}');
+    expectPrerequisite(res, 'PUT /storage/buckets/{bucket_name}/objects/{object_key}');
     ledger.track('object', `${bucket_name}/${key}`);
     cachedMeta.set(`object:${bucket_name}/${key}`, { bytes, contentType: 'text/plain' });
     return { bucket_name: bucket_name!, object_key: key };
@@ -385,7 +378,7 @@ export const RECIPES: Record<string, Recipe> = {
       query: { uploads: true },
       headers: { 'content-type': 'application/octet-stream' },
     });
-    expectOk(res, 'POST /storage/buckets/{bucket_name}/objects/{object_key}?uploads');
+    expectPrerequisite(res, 'POST /storage/buckets/{bucket_name}/objects/{object_key}?uploads');
     const uploadId = pointer(res.body, '/upload_id');
     if (typeof uploadId !== 'string')
       throw new EnvironmentError(`prerequisite multipart initiate: no upload_id in ${res.text.slice(0, 200)}`);
@@ -401,7 +394,7 @@ export const RECIPES: Record<string, Recipe> = {
     const { volume_id } = await RECIPES.volume!(env, ledger);
     const { vps_id } = await resource(env, 'runningVps');
     const res = await env.api.post(`/storage/volumes/${enc(volume_id!)}/attach`, { vps_id });
-    expectOk(res, 'POST /storage/volumes/{volume_id}/attach');
+    expectPrerequisite(res, 'POST /storage/volumes/{volume_id}/attach');
     return { volume_id: volume_id!, vps_id: vps_id! };
   },
   async volumeSnapshot(env, ledger) {
@@ -447,7 +440,7 @@ export const RECIPES: Record<string, Recipe> = {
   },
   async invoice(env) {
     const res = await env.api.get('/account/invoices');
-    expectOk(res, 'GET /account/invoices');
+    expectPrerequisite(res, 'GET /account/invoices');
     const id = pointer(res.body, '/invoices/0/id');
     env.ctx.testInfo.skip(
       typeof id !== 'string',

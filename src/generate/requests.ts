@@ -6,7 +6,8 @@
 import type { QueryValue } from '../harness/client.ts';
 import type { ContractOperation, VariantModel } from './model.ts';
 import { generateValue } from './data.ts';
-import { cachedMeta, dataContext, expectOk, fresh, recipeForParam, resource, validBody } from './prerequisites.ts';
+import { cachedMeta, dataContext, fresh, recipeForParam, resource, validBody } from './prerequisites.ts';
+import { expectPrerequisite } from '../harness/assert.ts';
 import type { Env } from './prerequisites.ts';
 
 export interface BuiltRequest {
@@ -169,7 +170,7 @@ export async function buildValid(
       const cdn = await env.api.post(`/storage/buckets/${encodeURIComponent(params.bucket_name!)}/cdn`, {
         cache_ttl: 3600,
       });
-      expectOk(cdn, 'POST /storage/buckets/{bucket_name}/cdn (before a purge)');
+      expectPrerequisite(cdn, 'POST /storage/buckets/{bucket_name}/cdn (before a purge)');
       built.json = await validBody(env, op, { ...params });
       return built;
     }

@@ -1,6 +1,14 @@
 /**
  * Where a resource or a list sits in a JSON body, the way a client of an unknown server must read
- * it (see resource.ts for why). Pure and free of the test runner, so the CLI's probe can use it too.
+ * it. Pure and free of the test runner, so the CLI's probe can use it too.
+ *
+ * Where the specification shows a response body (`object vps`, `vps_instances` plus `meta`, the
+ * flat message of POST /sms/send) a check reads exactly that shape. Where it says "Response bodies
+ * not shown", a conformant target may answer the resource flat, wrapped in its singular name (the
+ * convention of docs/conventions.md, a SHOULD), or under a generic envelope key such as `data`.
+ * MUST checks and flow steps read such bodies through these helpers (and `expectResource`,
+ * assert.ts), so a target's legal choice never turns into a TypeError or a MUST failure; the
+ * exact wrapper is checked by SHOULD checks.
  */
 export type Json = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 /**
- * The check API. Every suite file uses only this module.
+ * The check API: the suites' one door to the harness (lint keeps every other harness file out of
+ * suites/, eslint.config.js). What a suite needs of the harness is exported here.
  *
  * ```ts
  * import { defineCheck, defineFlow, expect, expectStatus } from './check.ts';
@@ -42,9 +43,13 @@
  * - `state` (flows): one object shared by the steps of a flow.
  * - second argument: Playwright's TestInfo.
  *
- * Failing: use `expect` (Playwright's, with a fast path for passing assertions: expect.ts) or `expectStatus`. Throw an EnvironmentError (errors.ts) for
- * "cannot check here" situations that are not the target's fault; they are classified
- * `environment`. Use `ctx.require*()` or `test.skip` to skip.
+ * Failing: use the assertions of assert.ts (`expectStatus`, `expectSuccess`, `expectRefused`,
+ * `expectResource`, `expectFields`, `expectErrorEnvelope`, `expectHeader`, `expectState`...): each
+ * throws a typed failure (failure.ts) that reaches the report as data, with a headline in words.
+ * A plain `expect` (Playwright's, with a fast path for passing assertions: expect.ts) works too:
+ * its failure becomes kind `assertion`, from the matcher's result. Throw an EnvironmentError
+ * (errors.ts) for "cannot check here" situations that are not the target's fault; they are
+ * classified `environment`. Use `ctx.require*()` or `test.skip` to skip.
  *
  * Playwright mapping: a check is a `test()` titled `[REQ-ID] title`, tagged `@class:<class>` and
  * `@must`/`@should`, annotated with `cc.id`, `cc.requirement`, `cc.level`, `cc.class`,
@@ -52,12 +57,13 @@
  */
 import type { TestInfo } from '@playwright/test';
 import { expect } from './expect.ts';
+import { CheckFailed, failureOf, setRunningCheck } from './failure.ts';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceClass, Level } from '../../spec/classes.ts';
 import { isConformanceClass } from '../../spec/classes.ts';
 import { requirementById } from '../../spec/requirements.ts';
-import type { ApiClient, ApiResponse } from './client.ts';
+import type { ApiClient } from './client.ts';
 import { isEnvironmentError, isSuiteError } from './errors.ts';
 import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
@@ -248,7 +254,16 @@ function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): bool
   if (level !== 'SHOULD' || isEnvironmentError(error) || isSuiteError(error)) return false;
   const message = error instanceof Error ? error.message : String(error);
   testInfo.annotations.push({ type: ANNOTATION.deviation, description: redactString(message) });
+  recordFailureData(error, testInfo);
   return true;
+}
+
+/** The failure as data (failure.ts), for the reporter: it never parses the message. */
+function recordFailureData(error: unknown, testInfo: TestInfo): void {
+  testInfo.annotations.push({
+    type: ANNOTATION.failureData,
+    description: redactString(JSON.stringify(failureOf(error))),
+  });
 }
 
 /**
@@ -261,12 +276,15 @@ function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): bool
  */
 function recordFailure(error: unknown, testInfo: TestInfo): void {
   const named =
-    error instanceof Error && error.name !== 'Error'
-      ? `${error.name}: ${error.message}`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+    error instanceof CheckFailed
+      ? error.message
+      : error instanceof Error && error.name !== 'Error'
+        ? `${error.name}: ${error.message}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
   testInfo.annotations.push({ type: ANNOTATION.failure, description: redactString(named) });
+  recordFailureData(error, testInfo);
   if (isSuiteError(error) && error instanceof Error && error.stack)
     testInfo.annotations.push({ type: ANNOTATION.stack, description: redactString(error.stack) });
 }
@@ -275,7 +293,7 @@ function recordFailure(error: unknown, testInfo: TestInfo): void {
 const failedStepOf = new WeakMap<object, string>();
 
 /** `flowStep`: the id of the step when the check is a step of a flow. */
-function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
+function wrap<S>(body: CheckBody<S>, meta: Pick<CheckMeta, 'level' | 'operation'>, flowStep?: string) {
   return async (
     {
       api,
@@ -288,7 +306,7 @@ function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
     const failedBefore = flowStep === undefined ? undefined : failedStepOf.get(flowState);
     // Only when it skips: every call of testInfo.skip captures a source-mapped stack for its location.
     if (failedBefore !== undefined) testInfo.skip(true, `not run: the flow's step ${failedBefore} failed before it`);
-    runningLevel = level;
+    setRunningCheck({ level: meta.level, operation: meta.operation ?? null });
     try {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
     } catch (error) {
@@ -298,11 +316,11 @@ function wrap<S>(body: CheckBody<S>, level: Level, flowStep?: string) {
         testInfo.annotations.push({ type: ANNOTATION.classification, description: 'environment' });
       else if (isSuiteError(error))
         testInfo.annotations.push({ type: ANNOTATION.classification, description: 'cloudcheck-error' });
-      if (recordDeviation(level, error, testInfo)) return;
+      if (recordDeviation(meta.level, error, testInfo)) return;
       recordFailure(error, testInfo);
       if (flowStep !== undefined) failedStepOf.set(flowState, flowStep);
     } finally {
-      runningLevel = undefined;
+      setRunningCheck(undefined);
     }
   };
 }
@@ -335,7 +353,7 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
     test(
       titleOf(title, repetition),
       repetition.suffix ? detailsOf({ ...full, id: full.id + repetition.suffix }, location) : details,
-      wrap(body, full.level),
+      wrap(body, full),
     );
   }
 }
@@ -385,7 +403,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(
         test(
           `[${step.meta.requirement}] ${step.meta.title}`,
           { ...details, tag: details.tag.filter((t) => !t.startsWith('@class:')) },
-          wrap(step.body, step.meta.level, stepId),
+          wrap(step.body, step.meta, stepId),
         );
       }
       test.afterAll(async ({ harness }) => {
@@ -395,95 +413,37 @@ export function defineFlow<S extends object = Record<string, unknown>>(
   }
 }
 
-/** The level of the check running in this worker (one at a time), for expectStatus. */
-let runningLevel: Level | undefined;
-
-/**
- * What a MUST check may demand of a status the check names: the specification lists the codes
- * (200, 201, 204; 400, 401, 403, 404, 409, 422) but maps none of them to an operation or an error
- * ("not shown"), so at MUST level a named success stands for any 2xx and a named client error
- * (other than 429, which the limits state) for any 4xx. The exact code is a SHOULD check's
- * business (ERR-OK-*, ERR-MAP-*, AUTH-KEY-004), where expectStatus stays exact.
- */
-function acceptedAtMust(status: number, allowed: readonly number[]): boolean {
-  const inClass = (low: number) =>
-    allowed.every((s) => s >= low && s < low + 100 && s !== 429) &&
-    status >= low &&
-    status < low + 100 &&
-    status !== 429;
-  return inClass(200) || inClass(400);
-}
-
-/**
- * Asserts the status, with the method, path and (redacted, shortened) body in the message. In a
- * MUST check the status class is what counts (acceptedAtMust); in a SHOULD check, the exact code.
- */
-export function expectStatus(res: ApiResponse, expected: number | number[], hint?: string): void {
-  const allowed = Array.isArray(expected) ? expected : [expected];
-  if (allowed.includes(res.status)) return;
-  if (runningLevel === 'MUST' && acceptedAtMust(res.status, allowed)) return;
-  const req = res.exchange.request;
-  const path = (() => {
-    try {
-      return new URL(req.url).pathname;
-    } catch {
-      return req.url;
-    }
-  })();
-  const body = res.text.length > 300 ? `${res.text.slice(0, 300)}…` : res.text;
-  throw new Error(
-    `${req.method} ${path}: expected status ${allowed.join(' or ')}, got ${res.status}${hint ? ` (${hint})` : ''}${body ? `: ${redactString(body)}` : ''}`,
-  );
-}
-
-/** The eight error codes the specification lists (Errors); every other code is a convention. */
-export const SPEC_ERROR_CODES: ReadonlySet<string> = new Set([
-  'invalid_phone_number',
-  'sender_id_not_approved',
-  'insufficient_balance',
-  'message_too_long',
-  'rate_limit_exceeded',
-  'invalid_template',
-  'validation_error',
-  'bucket_already_exists',
-]);
-
-/**
- * The standard error envelope `{"error": {"code", "message"}}`, optionally with a given code. In a
- * MUST check only a code the specification lists is compared; others are SHOULD checks' business.
- */
-export function expectErrorEnvelope(
-  res: ApiResponse,
-  code?: string,
-): { code: string; message: string; details?: unknown; resource?: unknown } {
-  const body = res.body as { error?: { code?: unknown; message?: unknown } } | undefined;
-  expect(body, `${res.status} body should be a JSON error envelope`).toBeTruthy();
-  expect(typeof body?.error?.code, 'error.code should be a string').toBe('string');
-  expect(typeof body?.error?.message, 'error.message should be a string').toBe('string');
-  if (code !== undefined && (runningLevel !== 'MUST' || SPEC_ERROR_CODES.has(code)))
-    expect(body?.error?.code, 'error.code').toBe(code);
-  return body!.error as { code: string; message: string };
-}
-
-/**
- * Validates a value with a compiled schema validator (ajv's ValidateFunction shape, as
- * spec/model.ts provides), failing with the validator's errors.
- */
-export function expectSchema(
-  value: unknown,
-  validate: ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null },
-  what = 'response body',
-): void {
-  if (validate(value)) return;
-  const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`.trim());
-  throw new Error(`${what} does not match the schema: ${errors.join('; ')}`);
-}
-
 export { expect, test };
+export {
+  SPEC_ERROR_CODES,
+  errorOf,
+  expectBody,
+  expectContentType,
+  expectErrorCode,
+  expectErrorEnvelope,
+  expectErrorMember,
+  expectFields,
+  expectHeader,
+  expectRefused,
+  expectResource,
+  expectSchema,
+  expectState,
+  expectStatus,
+  expectSuccess,
+} from './assert.ts';
+export type { ErrorBody, FieldType } from './assert.ts';
+export { fail } from './failure.ts';
+export { listOf, resourceOf } from './body-shape.ts';
 export { EnvironmentError, PrerequisiteMissingError } from './errors.ts';
 /** The run-wide original of something a check changes and must put back (the account). */
 export { ORIGINAL, originalOnce } from './ledger.ts';
 /** Slow provisioning a check takes, started early by the run (provision.ts). */
 export { Provision } from './provision.ts';
-export type { ApiResponse } from './client.ts';
+export type { Ledger } from './ledger.ts';
+/** A value a check learns that must never show in a report (a key it created). */
+export { addSecret } from './redact.ts';
+export { RUN_PREFIX } from './settings.ts';
+export { webhookReceiver } from './webhook-receiver.ts';
+export type { WebhookDelivery, WebhookReceiver } from './webhook-receiver.ts';
+export type { ApiClient, ApiResponse } from './client.ts';
 export type { CheckContext } from './fixtures.ts';

@@ -21,6 +21,7 @@ import type { Exchange } from '../model/finding.ts';
 import { areaOfPath } from '../../spec/areas.ts';
 import type { Budget } from './budget.ts';
 import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingError } from './errors.ts';
+import { fail } from './failure.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
 import type { SentRequest } from './request-stats.ts';
@@ -121,6 +122,8 @@ export interface ApiResponse {
   json<T = unknown>(): T;
   exchange: Exchange;
   durationMs: number;
+  /** The request as sent: method, path below the target's base and query (`GET /vps/vps_1?page=2`). */
+  requestLine: string;
 }
 
 export interface ClientSettings {
@@ -548,7 +551,8 @@ export class ApiClient {
     transport.consecutiveFailures = 0;
     const durationMs = Math.round(performance.now() - t0);
     if (this.record) this.sent.push({ start: startedAt.getTime(), end: startedAt.getTime() + durationMs });
-    const { body } = parsedBody(bytes, resHeaders);
+    const parsed = parsedBody(bytes, resHeaders);
+    const { body } = parsed;
     learnSecrets(url.pathname, body);
     // Run-wide rate-limit invariants: a compact line per messaging/compute response (key hashed,
     // a few headers), read back by the reporter. A no-op without a run temp dir.
@@ -572,7 +576,8 @@ export class ApiClient {
       duration_ms: durationMs,
     });
     this.record?.(exchange);
-    return apiResponse({ status, headers: resHeaders, bytes, exchange, durationMs });
+    const requestLine = `${method} ${this.relative(url.pathname)}${url.search}`;
+    return apiResponse({ status, headers: resHeaders, bytes, exchange, durationMs, requestLine }, parsed);
   }
 }
 
@@ -590,26 +595,37 @@ function parsedBody(bytes: Buffer, headers: Record<string, string>): { text: str
   return { text, body };
 }
 
-/** The response a check gets, from what came back (also one sent in another process: provision.ts). */
-export function apiResponse(parts: {
-  status: number;
-  headers: Record<string, string>;
-  bytes: Buffer;
-  exchange: Exchange;
-  durationMs: number;
-}): ApiResponse {
-  const { text, body } = parsedBody(parts.bytes, parts.headers);
-  const { method, url } = parts.exchange.request;
-  const path = URL.canParse(url) ? new URL(url).pathname : url;
+/**
+ * The response a check gets, from what came back (also one sent in another process: provision.ts);
+ * `parsed`: its body, when the caller parsed it already.
+ */
+export function apiResponse(
+  parts: {
+    status: number;
+    headers: Record<string, string>;
+    bytes: Buffer;
+    exchange: Exchange;
+    durationMs: number;
+    requestLine: string;
+  },
+  parsed = parsedBody(parts.bytes, parts.headers),
+): ApiResponse {
+  const { text, body } = parsed;
+  const { exchange, status, requestLine } = parts;
   return {
     ...parts,
     text,
     body,
     json<T>(): T {
       if (body === undefined)
-        throw new Error(
-          `expected a JSON body from ${method} ${path}, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
-        );
+        fail({
+          kind: 'body',
+          subject: 'json',
+          expected: 'a JSON body',
+          actual: text.length ? 'not JSON' : 'empty',
+          judged: { requestLine, exchange, status },
+          says: `expected a JSON body, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
+        });
       return body as T;
     },
   };

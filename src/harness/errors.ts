@@ -3,8 +3,8 @@
  * `environment` (README, Reading the report), never `defect`, so it can never fail the gate.
  *
  * The reporter runs in another process than the check, so the class cannot travel with the error;
- * the check wrapper (check.ts) recognises these errors and adds a classification annotation.
- * `name` is also set, so the message Playwright reports starts with `EnvironmentError:`.
+ * the check wrapper (check.ts) and the fixtures recognise these errors and add a classification
+ * annotation, which the reporter reads as data. `name` is also set, so the message says what failed.
  */
 export class EnvironmentError extends Error {
   override readonly name: string = 'EnvironmentError';
@@ -47,14 +47,6 @@ export function isEnvironmentError(error: unknown): boolean {
   return false;
 }
 
-/** Names the reporter recognises in an error message coming from a worker. */
-export const ENVIRONMENT_ERROR_NAMES = [
-  'EnvironmentError',
-  'NetworkError',
-  'BudgetExhaustedError',
-  'PrerequisiteMissingError',
-];
-
 /**
  * cloudcheck's own failure, detected by the suite: a request path built from a value an earlier
  * step should have produced, a state a flow step needs and does not have. Classified
@@ -84,6 +76,3 @@ export function isSuiteError(error: unknown): boolean {
   if (error instanceof CloudcheckError || CODE_ERRORS.some((type) => error instanceof type)) return true;
   return typeof error === 'object' && error !== null && (error as { suiteError?: unknown }).suiteError === true;
 }
-
-/** Names the reporter recognises as the suite's own errors in a message coming from a worker. */
-export const SUITE_ERROR_NAMES = ['CloudcheckError', 'TypeError', 'ReferenceError', 'SyntaxError', 'RangeError'];

@@ -15,6 +15,7 @@
  */
 import { expect as playwrightExpect } from '@playwright/test';
 import { isDeepStrictEqual } from 'node:util';
+import type { ExpectCall } from './failure.ts';
 
 type Predicate = (actual: unknown, ...args: unknown[]) => boolean;
 
@@ -54,23 +55,47 @@ const NOT_PASSES: Record<string, Predicate> = {
 
 type Message = Parameters<typeof playwrightExpect>[1];
 
+/**
+ * Runs Playwright's matcher; a failure leaves with the call as the check made it
+ * (`cloudcheckCall`: matcher, negation, actual, arguments, message), so the check wrapper records
+ * what was expected and what came as data (failure.ts), never by reading the message.
+ */
+function withCall(matcher: (...a: unknown[]) => unknown, call: Omit<ExpectCall, 'args'>, args: unknown[]): unknown {
+  const note = (error: unknown): never => {
+    if (error instanceof Error) Object.assign(error, { cloudcheckCall: { ...call, args } satisfies ExpectCall });
+    throw error;
+  };
+  try {
+    const result = matcher(...args);
+    return result instanceof Promise ? result.catch(note) : result;
+  } catch (error) {
+    return note(error);
+  }
+}
+
 function matchers(actual: unknown, message: Message, negated: boolean): object {
   const table = negated ? NOT_PASSES : PASSES;
   const real = (): Record<string | symbol, unknown> => {
     const all = playwrightExpect(actual, message) as unknown as Record<string | symbol, unknown>;
     return negated ? (all.not as Record<string | symbol, unknown>) : all;
   };
+  const custom = typeof message === 'string' ? message : undefined;
   return new Proxy(
     {},
     {
       get(_target, prop) {
         if (prop === 'not' && !negated) return matchers(actual, message, true);
-        const passes = typeof prop === 'string' ? table[prop] : undefined;
-        if (!passes) return real()[prop];
-        return (...args: unknown[]): unknown => {
-          if (passes(actual, ...args)) return undefined;
-          return (real()[prop] as (...a: unknown[]) => unknown)(...args);
-        };
+        if (typeof prop !== 'string') return real()[prop];
+        const call = { matcher: prop, negated, actual, ...(custom !== undefined ? { message: custom } : {}) };
+        const passes = table[prop];
+        if (!passes) {
+          const matcher = real()[prop];
+          if (typeof matcher !== 'function') return matcher;
+          return (...args: unknown[]): unknown => withCall(matcher as (...a: unknown[]) => unknown, call, args);
+        }
+        // The fast path: Playwright's matcher table is built only when the predicate cannot decide.
+        return (...args: unknown[]): unknown =>
+          passes(actual, ...args) ? undefined : withCall(real()[prop] as (...a: unknown[]) => unknown, call, args);
       },
     },
   );

@@ -21,7 +21,8 @@ import type { Faker } from '@faker-js/faker';
 import type { Exchange } from '../model/finding.ts';
 import { Budget } from './budget.ts';
 import { ApiClient, closeProcessAgent } from './client.ts';
-import { CloudcheckError, PrerequisiteMissingError } from './errors.ts';
+import { CloudcheckError, PrerequisiteMissingError, isEnvironmentError } from './errors.ts';
+import { fail } from './failure.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
 import { sharedKeyReserve } from './concurrency.ts';
@@ -47,6 +48,8 @@ export const ANNOTATION = {
   deviation: 'cc.deviation',
   /** A standalone check's failure (check.ts `recordFailure`): the test passes, the report fails it. */
   failure: 'cc.failure',
+  /** The failure of a `failure` or `deviation` as data (failure.ts FailureRecord, JSON): what the reporter reads. */
+  failureData: 'cc.failure-data',
   /** The stack of a cloudcheck error recorded as a `failure`. */
   stack: 'cc.stack',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
@@ -261,9 +264,13 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
           if (value !== undefined && value !== false) return value;
           const waited = Date.now() - started;
           if (waited >= limit)
-            throw new Error(
-              `waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`,
-            );
+            fail({
+              kind: 'timing',
+              subject: what,
+              expected: `within ${(limit / 1000).toFixed(0)} s`,
+              actual: `not after ${(waited / 1000).toFixed(1)} s`,
+              says: `waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`,
+            });
           await new Promise((resolve) => setTimeout(resolve, Math.min(interval, limit - waited)));
           // Back off: a real cloud takes minutes, and every poll counts against the rate budget.
           interval = Math.min(MAX_POLL_INTERVAL_MS, interval * 2);
@@ -312,6 +319,27 @@ export interface WorkerFixtures {
  */
 const BOXED = { scope: 'test', box: 'self' } as const;
 
+/**
+ * A fixture's own error (set-up or tear-down, outside the check's body) judged nothing of the
+ * target: it is classified here, as data, `environment` or `cloudcheck-error` (errors.ts), the way
+ * the check wrapper classifies the body's errors (check.ts). The check's own failures do not pass
+ * through here: `use` returns when the body ends, however it ended.
+ */
+function outsideTheCheck<U>(
+  fixture: (args: { harness: WorkerHarness }, use: U, testInfo: TestInfo) => Promise<void>,
+): (args: { harness: WorkerHarness }, use: U, testInfo: TestInfo) => Promise<void> {
+  // Destructured: Playwright reads a fixture's dependencies from its first parameter's pattern.
+  return async ({ harness }, use, testInfo) => {
+    try {
+      await fixture({ harness }, use, testInfo);
+    } catch (error) {
+      const classification = isEnvironmentError(error) ? 'environment' : 'cloudcheck-error';
+      testInfo.annotations.push({ type: ANNOTATION.classification, description: classification });
+      throw error;
+    }
+  };
+}
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   harness: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
@@ -326,7 +354,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker', timeout: 120_000, box: 'self' },
   ],
   api: [
-    async ({ harness }, use, testInfo) => {
+    outsideTheCheck(async ({ harness }, use, testInfo) => {
       const exchanges: Exchange[] = [];
       const api = harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange));
       await use(api);
@@ -352,11 +380,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
           contentType: 'application/json',
         });
       }
-    },
+    }),
     BOXED,
   ],
   ledger: [
-    async ({ harness }, use, testInfo) => {
+    outsideTheCheck(async ({ harness }, use, testInfo) => {
       const flowId = annotationValue(testInfo, ANNOTATION.flow);
       if (flowId) {
         await use(harness.flow(flowId).ledger);
@@ -374,13 +402,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         for (const leak of leaks)
           testInfo.annotations.push({ type: 'cc.leak', description: `${leak.kind} ${leak.id}: ${leak.reason}` });
       }
-    },
+    }),
     BOXED,
   ],
   ctx: [
-    async ({ harness }, use, testInfo) => {
+    outsideTheCheck(async ({ harness }, use, testInfo) => {
       await use(makeContext(harness.settings, testInfo, await loadFaker()));
-    },
+    }),
     BOXED,
   ],
   flowState: [

@@ -277,6 +277,7 @@ interface FrozenResponse {
   bytes: string;
   exchange: Exchange;
   durationMs: number;
+  requestLine: string;
 }
 
 function isResponse(value: unknown): value is ApiResponse {
@@ -300,6 +301,7 @@ export function freeze(value: unknown): unknown {
       bytes: value.bytes.toString('base64'),
       exchange: value.exchange,
       durationMs: value.durationMs,
+      requestLine: value.requestLine,
     };
     return { [RESPONSE]: frozen };
   }

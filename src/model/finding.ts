@@ -1,4 +1,7 @@
 import type { ConformanceClass, Level } from '../../spec/classes.ts';
+import type { CheckFailure } from './failure.ts';
+
+export type { CheckFailure, FailureFinding, FailureKind } from './failure.ts';
 
 /**
  * Who is at fault when a check does not pass. Only defects (and, with --strict, spec-gaps) can
@@ -45,9 +48,14 @@ export interface CheckResult {
   status: CheckStatus;
   classification?: Classification;
   message?: string;
-  /** What the check expected and what came, when it can say so in one line each. */
+  /** What the check expected and what came, in one line each: the failure's normalised terms. */
   expected?: string;
   actual?: string;
+  /**
+   * The failure as data (src/model/failure.ts): kind, subject, expected and actual in normalised
+   * terms, the operation and request judged, a headline in words, and which of `exchanges` show it.
+   */
+  failure?: CheckFailure;
   exchanges?: Exchange[];
   /** Where the suite's own code failed, for `cloudcheck-error` findings only. */
   stack?: string;

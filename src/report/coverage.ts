@@ -5,38 +5,13 @@
  */
 import type { CheckResult } from '../model/finding.ts';
 import type { OperationCoverage } from '../model/report.ts';
+import { operationMatcher } from '../../spec/operation-of.ts';
 
 /** A check as coverage reads it: its operation, its status and `[method, url, status]` of each request it made. */
 export interface CoverageInput {
   operation: CheckResult['operation'];
   status: CheckResult['status'];
   seen: ReadonlyArray<readonly [method: string, url: string, status: number | null]>;
-}
-
-interface Matcher {
-  operation: string;
-  method: string;
-  re: RegExp;
-  /** Literal characters: the most specific template wins (`/vps/{id}/actions` over `/vps/{id}`). */
-  weight: number;
-}
-
-function matcherOf(operation: string): Matcher | null {
-  const m = /^([A-Z]+) (\/\S*)$/.exec(operation);
-  if (!m) return null;
-  const [, method, rawPath] = m;
-  const [path, query] = rawPath!.split('?');
-  const pattern = path!
-    .split(/(\{[^}]+\})/)
-    .map((part) => {
-      if (/^\{.+\}$/.test(part)) return part === '{object_key}' ? '(.+)' : '([^/]+)';
-      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('');
-  const queryKeys = query ? query.split('&').map((kv) => kv.split('=')[0]!) : [];
-  const lookahead = queryKeys.map((k) => `(?=.*[?&]${k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(=|&|$))`).join('');
-  const re = new RegExp(`^${pattern}/?(\\?${lookahead}.*)?$`);
-  return { operation, method: method!, re, weight: path!.replace(/\{[^}]+\}/g, '').length + queryKeys.length * 100 };
 }
 
 /** `/v1/vps/1?x` of `http://host/v1/vps/1?x` relative to the target's path (`/v1`). */
@@ -64,7 +39,7 @@ export function computeCoverage(
   }
   const operations = new Set<string>(inventory);
   for (const c of checks) if (c.operation) operations.add(c.operation);
-  const matchers = [...operations].map(matcherOf).filter((m): m is Matcher => m !== null);
+  const operationOf = operationMatcher(operations);
   const rows = new Map<string, OperationCoverage & { statuses: Set<number> }>();
   for (const op of operations)
     rows.set(op, { operation: op, checks: 0, statuses_seen: [], passed: 0, failed: 0, statuses: new Set() });
@@ -79,12 +54,8 @@ export function computeCoverage(
       if (status === null) continue;
       const rel = relativePathAndQuery(url, basePath);
       if (rel === null) continue;
-      let best: Matcher | null = null;
-      for (const m of matchers) {
-        if (m.method !== method || !m.re.test(rel)) continue;
-        if (!best || m.weight > best.weight) best = m;
-      }
-      if (best) rows.get(best.operation)!.statuses.add(status);
+      const operation = operationOf(method, rel);
+      if (operation) rows.get(operation)!.statuses.add(status);
     }
   }
   return [...rows.values()]

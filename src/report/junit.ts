@@ -8,6 +8,7 @@
 import { loadOutcome } from './load-lines.ts';
 import { classCounts, type StatusCounts } from './class-counts.ts';
 import { classificationOf } from '../report/gate.ts';
+import { failureLine, shownExchange } from './failure-line.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
@@ -33,10 +34,11 @@ function cdata(text: string): string {
 function describe(check: CheckResult): string {
   const lines = [`${check.level} ${check.requirement}: ${check.title}`];
   if (check.operation) lines.push(`operation: ${check.operation}`);
+  if (check.failure) lines.push(check.failure.headline);
   if (check.message) lines.push(check.message);
   if (check.expected !== undefined) lines.push(`expected: ${check.expected}`);
   if (check.actual !== undefined) lines.push(`actual: ${check.actual}`);
-  const last = check.exchanges?.at(-1);
+  const last = shownExchange(check);
   if (last) lines.push(`reproduce: ${last.curl}`);
   return lines.join('\n');
 }
@@ -90,7 +92,7 @@ export function writeJunit(report: ConformanceReport): string {
         inner.push(`      <skipped${check.message ? ` message="${xmlEscape(check.message)}"` : ''}/>`);
       } else if (check.status === 'failed') {
         const c = classificationOf(check);
-        const message = xmlEscape((check.message ?? 'failed').split('\n')[0]!.slice(0, 500));
+        const message = xmlEscape((failureLine(check) ?? 'failed').slice(0, 500));
         if (c === 'environment' || c === 'cloudcheck-error') {
           errors++;
           inner.push(

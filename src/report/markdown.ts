@@ -6,6 +6,7 @@ import { classificationOf } from './gate.ts';
 import { loadOutcome } from './load-lines.ts';
 import { classCounts } from './class-counts.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
+import { failureLine, shownExchange } from './failure-line.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
@@ -76,10 +77,11 @@ export function writeMarkdown(report: ConformanceReport): string {
     for (const c of checks) {
       out.push(`### [${c.requirement}] ${cell(c.title)}`, '');
       out.push(`- check \`${c.id}\`, ${c.level}, class ${c.class}${c.operation ? `, \`${c.operation}\`` : ''}`);
-      if (c.message) out.push(`- ${cell(c.message.split('\n')[0]!.slice(0, 400))}`);
+      const line = failureLine(c);
+      if (line) out.push(`- ${cell(line.slice(0, 400))}`);
       if (c.expected !== undefined) out.push(`- expected: \`${cell(c.expected)}\``);
       if (c.actual !== undefined) out.push(`- actual: \`${cell(c.actual)}\``);
-      const last = c.exchanges?.at(-1);
+      const last = shownExchange(c);
       if (last) out.push('', '```sh', last.curl, '```');
       out.push('');
     }

@@ -21,9 +21,10 @@ import type {
 } from '@playwright/test/reporter';
 import { isConformanceClass } from '../../spec/classes.ts';
 import type { ConformanceClass, Level } from '../../spec/classes.ts';
-import type { CheckResult, Classification, Exchange } from '../model/finding.ts';
+import type { CheckFailure, CheckResult, Classification, Exchange } from '../model/finding.ts';
 import type { ConformanceReport, Leak, ThirdPartyLine } from '../model/report.ts';
-import { ENVIRONMENT_ERROR_NAMES, SUITE_ERROR_NAMES } from '../harness/errors.ts';
+import { placeJudged } from '../harness/failure.ts';
+import type { FailureRecord } from '../harness/failure.ts';
 import {
   ANNOTATION,
   EXCHANGES_ATTACHMENT,
@@ -78,32 +79,50 @@ function exchangesOf(result: TestResult | undefined): Exchange[] {
   }
 }
 
-/** Pulls "Expected: …" / "Received: …" out of an expect() message. */
-function expectedActual(message: string): { expected?: string; actual?: string } {
-  const expected = /^\s*Expected(?: [\w ]+)?:\s*(.+)$/m.exec(message)?.[1]?.trim();
-  const actual = /^\s*Received(?: [\w ]+)?:\s*(.+)$/m.exec(message)?.[1]?.trim();
-  return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
+/** The failure a check recorded as data (check.ts), or undefined when none or unreadable. */
+function failureDataOf(ann: Map<string, string>): FailureRecord | undefined {
+  const text = ann.get(ANNOTATION.failureData);
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as FailureRecord;
+    return parsed && typeof parsed === 'object' && parsed.failure ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-const startsWithName = (message: string, names: readonly string[]): boolean =>
-  names.some((name) => message.startsWith(`${name}:`) || message.includes(`\n${name}:`));
-
 /**
- * Whose fault a failed test is. The check wrapper's annotation says it when the error was thrown in
- * the worker's check code; the error's name says it otherwise (fixtures, hooks). A timeout is the
- * environment's; anything else is the target's: a defect at MUST, a deviation at SHOULD.
+ * Whose fault a failed test is, from data only: the classification the check wrapper or a fixture
+ * annotated (an environment or cloudcheck error); a timeout or an interruption is the
+ * environment's; an error outside the check's body that nobody classified judged nothing of the
+ * target (cloudcheck's own); anything the check's assertions failed is the target's: a defect at
+ * MUST, a deviation at SHOULD.
  */
 function failureClassification(
   annotated: string | undefined,
   status: TestResult['status'],
-  message: string,
+  byTheCheck: boolean,
   level: Level,
 ): Classification {
   if (annotated === 'environment' || annotated === 'cloudcheck-error') return annotated;
   if (status === 'timedOut' || status === 'interrupted') return 'environment';
-  if (startsWithName(message, ENVIRONMENT_ERROR_NAMES)) return 'environment';
-  if (startsWithName(message, SUITE_ERROR_NAMES)) return 'cloudcheck-error';
+  if (!byTheCheck) return 'cloudcheck-error';
   return level === 'MUST' ? 'defect' : 'spec-gap';
+}
+
+/** A failure that reached Playwright without the check wrapper's data (a timeout, a fixture's error): kind `error`. */
+function untypedFailure(operation: string | null, status: TestResult['status'], message: string): FailureRecord {
+  const first = message.split('\n')[0]!;
+  return {
+    failure: {
+      kind: 'error',
+      subject: status === 'timedOut' ? 'timeout' : status === 'interrupted' ? 'interrupted' : 'error',
+      headline: operation ? `${operation}: ${first}` : first,
+      operation,
+      evidence: message,
+    },
+    judged: [],
+  };
 }
 
 export function checkFromTest(
@@ -123,6 +142,7 @@ export function checkFromTest(
   let stack: string | undefined;
   const deviation = result?.status === 'passed' ? ann.get(ANNOTATION.deviation) : undefined;
   const recorded = result?.status === 'passed' ? ann.get(ANNOTATION.failure) : undefined;
+  let data = deviation !== undefined || recorded !== undefined ? failureDataOf(ann) : undefined;
   if (result) {
     if (deviation !== undefined) {
       status = 'failed';
@@ -131,7 +151,7 @@ export function checkFromTest(
     } else if (recorded !== undefined) {
       status = 'failed';
       message = recorded.replace(ANSI, '');
-      classification = failureClassification(ann.get(ANNOTATION.classification), 'failed', message, level);
+      classification = failureClassification(ann.get(ANNOTATION.classification), 'failed', true, level);
       if (classification === 'cloudcheck-error') stack = ann.get(ANNOTATION.stack)?.replace(ANSI, '');
     } else if (result.status === 'passed') status = 'passed';
     else if (result.status === 'skipped') {
@@ -140,10 +160,11 @@ export function checkFromTest(
     } else status = 'failed';
     if (status === 'failed' && deviation === undefined && recorded === undefined) {
       const error = result.errors[0] ?? result.error;
-      // Plain `Error: ` adds nothing; EnvironmentError-style names stay (the classification reads them).
+      // Plain `Error: ` adds nothing; other names stay (they say what failed).
       message = (error?.message ?? error?.value ?? `test ${result.status}`).replace(ANSI, '').replace(/^Error: /, '');
       if (result.status === 'timedOut') message = `timed out after ${result.duration} ms: ${message}`;
-      classification = failureClassification(ann.get(ANNOTATION.classification), result.status, message, level);
+      classification = failureClassification(ann.get(ANNOTATION.classification), result.status, false, level);
+      data = untypedFailure(ann.get(ANNOTATION.operation) ?? null, result.status, message);
       if (classification === 'cloudcheck-error') stack = (error?.stack ?? '').replace(ANSI, '') || undefined;
     }
   } else {
@@ -151,6 +172,10 @@ export function checkFromTest(
   }
   // `--har all`: every check keeps its exchanges (the workers attached them), all of them.
   const exchanges = status === 'failed' ? exchangesOf(result).slice(-MAX_EXCHANGES) : harAll ? exchangesOf(result) : [];
+  // The exchanges the failure judged are kept, wherever they were recorded (an earlier flow step).
+  const judged = status === 'failed' && data ? placeJudged(exchanges, data.judged) : [];
+  const failure: CheckFailure | undefined =
+    status === 'failed' && data ? { ...data.failure, ...(judged.length ? { exchanges: judged } : {}) } : undefined;
   const check: CheckResult = {
     id: ann.get(ANNOTATION.id) ?? test.titlePath().slice(1).join(' › '),
     requirement: ann.get(ANNOTATION.requirement) ?? 'UNKNOWN',
@@ -162,7 +187,9 @@ export function checkFromTest(
     ...(ann.has(ANNOTATION.flow) ? { flow: ann.get(ANNOTATION.flow)! } : {}),
     ...(classification ? { classification } : {}),
     ...(message ? { message } : {}),
-    ...(message && status === 'failed' ? expectedActual(message) : {}),
+    ...(failure?.expected !== undefined ? { expected: failure.expected } : {}),
+    ...(failure?.actual !== undefined ? { actual: failure.actual } : {}),
+    ...(failure ? { failure } : {}),
     ...(exchanges.length ? { exchanges } : {}),
     ...(stack ? { stack: redactString(stack) } : {}),
     ...(result ? { duration_ms: result.duration } : {}),

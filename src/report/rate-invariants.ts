@@ -257,12 +257,24 @@ export function rateInvariantChecks(
     }
     const lines = mine.slice(0, SHOWN).map((f) => `key ${f.obs.keyId}: ${f.violation.message} [${describe(f.obs)}]`);
     const more = mine.length > SHOWN ? `; and ${mine.length - SHOWN} more keys` : '';
+    const exchanges = mine.slice(0, SHOWN).map((f) => exchangeOf(f.obs, options));
     return {
       ...base,
       status: 'failed',
       classification: def.level === 'MUST' ? 'defect' : 'spec-gap',
       message: `invariant ${def.invariant} violated for ${mine.length} of ${keys} keys (run-wide, ${responses} responses): ${lines.join('; ')}${more}`,
-      exchanges: mine.slice(0, SHOWN).map((f) => exchangeOf(f.obs, options)),
+      expected: 'holds',
+      actual: 'violated',
+      failure: {
+        kind: 'invariant',
+        subject: def.invariant,
+        expected: 'holds',
+        actual: 'violated',
+        headline: `rate-limit headers, run-wide: invariant ${def.invariant} violated for ${mine.length} of ${keys} keys (first: ${mine[0]!.violation.message})`,
+        operation: null,
+        exchanges: exchanges.map((_, i) => i),
+      },
+      exchanges,
     };
   });
 }

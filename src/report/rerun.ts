@@ -23,6 +23,9 @@ import { withDependents } from './verdict.ts';
 /** A failed check that got no answer, which running it again may judge. */
 export function wantsRerun(check: CheckResult): boolean {
   if (check.status !== 'failed' || check.classification !== 'environment') return false;
+  // A prerequisite the run was not given is missing the next time too (read from the failure's
+  // data; reports written before failures were typed say it in the message only).
+  if (check.failure) return !(check.failure.kind === 'error' && check.failure.subject === 'PrerequisiteMissingError');
   return !/^PrerequisiteMissingError:/.test(check.message ?? '');
 }
 

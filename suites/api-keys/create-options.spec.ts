@@ -3,9 +3,7 @@
  * and an `ip_whitelist` mixing a CIDR range and a single address. What the key then does is the
  * api-keys flow's business (expiry and whitelist enforcement); this proves the request is taken.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import { addSecret } from '../../src/harness/redact.ts';
-import { expectResource } from '../../src/harness/resource.ts';
+import { addSecret, defineCheck, expect, expectResource } from '../../src/harness/check.ts';
 
 defineCheck(
   {

@@ -3,8 +3,7 @@
  * when none was sent (KEY-FLD-002). The api-keys flow proves an expired key is refused; this proves
  * the creation response says when that will be.
  */
-import { defineCheck, expect, expectStatus } from '../../src/harness/check.ts';
-import { addSecret } from '../../src/harness/redact.ts';
+import { addSecret, defineCheck, expect, expectStatus } from '../../src/harness/check.ts';
 
 interface CreatedKey {
   id: string;

@@ -2,8 +2,7 @@
  * Versioning: the base URL ends with `/v1` and operations are served at their paths appended to
  * it. Every other check already appends paths to the target; this one states the /v1 part.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import { expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectSuccess } from '../../src/harness/check.ts';
 
 defineCheck(
   {

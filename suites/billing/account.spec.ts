@@ -4,9 +4,16 @@
  * the billing history's transactions and of current usage, read as the account has them (an
  * empty history is skipped: it shows no transaction to look at).
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { expectFields, expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
+import {
+  defineCheck,
+  expect,
+  expectFields,
+  expectResource,
+  expectSuccess,
+  listOf,
+  resourceOf,
+} from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/check.ts';
 
 defineCheck(
   {

@@ -3,12 +3,18 @@
  * GET /regions, /images and /sizes is refused (valid values are the VPS lifecycle flow's first
  * step), and an SSH key of POST /ssh-keys is taken by its id in `ssh_keys`.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { expectRefused, expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
+import {
+  defineCheck,
+  expect,
+  expectRefused,
+  expectResource,
+  expectSuccess,
+  listOf,
+  resourceOf,
+  RUN_PREFIX,
+} from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext } from '../../src/harness/check.ts';
 import { sshEd25519PublicKey } from '../../src/generate/data.ts';
-import { RUN_PREFIX } from '../../src/harness/settings.ts';
 import { computeCatalogue } from '../flows/_compute.ts';
 
 defineCheck(

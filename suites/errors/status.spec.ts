@@ -3,11 +3,8 @@
  * ones: success statuses are 200, 201 or 204; errors are 4xx/5xx with the envelope; 409 is left
  * to storage; `details`, when messaging or billing send it, is an object.
  */
-import { defineCheck, expect, expectErrorEnvelope } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient, ApiResponse } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
-import { expectRefused, expectResource } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectErrorEnvelope, expectRefused, expectResource } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse, CheckContext, Ledger } from '../../src/harness/check.ts';
 
 const SUCCESS = [200, 201, 204];
 

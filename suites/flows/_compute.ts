@@ -6,10 +6,8 @@
  * The choices come from the target's own catalogue (GET /regions, /images, /sizes), never from
  * the reference server's, so the flows work against any implementation.
  */
-import { expect, expectStatus } from '../../src/harness/check.ts';
-import type { ApiResponse, CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { resourceOf } from '../../src/harness/resource.ts';
+import { expect, expectStatus, resourceOf } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse, CheckContext } from '../../src/harness/check.ts';
 
 export interface Vps {
   id: string;

@@ -3,10 +3,8 @@
  * consistency and lists, webhooks): reading bodies that may or may not be wrapped, and waiting for
  * a message to reach its final state. Not a spec file: Playwright only loads `*.spec.ts`.
  */
-import { expect, expectStatus } from '../../src/harness/check.ts';
-import { listOf as anyListOf, resourceOf } from '../../src/harness/resource.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
+import { expect, expectStatus, listOf as anyListOf, resourceOf } from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext } from '../../src/harness/check.ts';
 
 export interface MessageStatus {
   message_id: string;

@@ -4,9 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { expect, expectStatus } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
+import type { ApiClient, CheckContext, Ledger } from '../../src/harness/check.ts';
 
 /** A region slug for storage: the first available region offering storage in GET /regions. */
 export async function storageRegion(api: ApiClient): Promise<string> {

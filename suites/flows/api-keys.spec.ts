@@ -7,12 +7,19 @@
  *
  * This flow is about keys, so it names the key of every request itself (no budget, no retries).
  */
-import { Provision, defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import { expectFields, expectRefused, expectSuccess, listOf } from '../../src/harness/resource.ts';
-import type { ApiResponse } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
-import { addSecret } from '../../src/harness/redact.ts';
+import {
+  Provision,
+  addSecret,
+  defineFlow,
+  expect,
+  expectErrorEnvelope,
+  expectFields,
+  expectRefused,
+  expectStatus,
+  expectSuccess,
+  listOf,
+} from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse, Ledger } from '../../src/harness/check.ts';
 
 interface CreatedKey {
   id: string;

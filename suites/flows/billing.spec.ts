@@ -7,9 +7,18 @@
  * pages and filters; invoices come with a real PDF; usage and cost analytics are consistent;
  * an alert that is created is listed.
  */
-import { defineFlow, expect, expectStatus, ORIGINAL, originalOnce } from '../../src/harness/check.ts';
-import { expectRefused, expectResource, listOf, resourceOf } from '../../src/harness/resource.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
+import {
+  defineFlow,
+  expect,
+  expectRefused,
+  expectResource,
+  expectStatus,
+  listOf,
+  ORIGINAL,
+  originalOnce,
+  resourceOf,
+} from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/check.ts';
 
 interface Account {
   id: string;

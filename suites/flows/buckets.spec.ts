@@ -4,8 +4,15 @@
  * stated types, in GET and in the listing; a policy set is the policy read; an upload to an
  * existing key replaces the object; the usage report answers a summary and takes its filters.
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { expectResource, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
+import {
+  defineFlow,
+  expect,
+  expectResource,
+  expectStatus,
+  expectSuccess,
+  listOf,
+  resourceOf,
+} from '../../src/harness/check.ts';
 import { deterministicBytes, objectPath, sha256, storageRegion } from './_storage.ts';
 
 interface State {

@@ -8,11 +8,8 @@
  * refuses compute event names there. It also skips when the target cannot reach this worker's
  * webhook receiver.
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import { resourceOf } from '../../src/harness/resource.ts';
-import { webhookReceiver } from '../../src/harness/webhook-receiver.ts';
-import type { WebhookDelivery, WebhookReceiver } from '../../src/harness/webhook-receiver.ts';
+import { defineFlow, expect, expectStatus, resourceOf, webhookReceiver } from '../../src/harness/check.ts';
+import type { CheckContext, WebhookDelivery, WebhookReceiver } from '../../src/harness/check.ts';
 import { computeCatalogue, waitForVps } from './_compute.ts';
 import { ISO_TIMESTAMP } from './_messaging.ts';
 

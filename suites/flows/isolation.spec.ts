@@ -9,8 +9,15 @@
  * a requirement states it: a bucket name taken by another account is refused (BKT-CRT-003), and a
  * template_id that names no template of the caller's account is refused (MSG-TPL-006).
  */
-import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import { expectRefused, expectResource, resourceOf } from '../../src/harness/resource.ts';
+import {
+  defineFlow,
+  expect,
+  expectErrorEnvelope,
+  expectRefused,
+  expectResource,
+  expectStatus,
+  resourceOf,
+} from '../../src/harness/check.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
 import { computeCatalogue } from './_compute.ts';
 import { createBucket, objectPath } from './_storage.ts';

@@ -6,11 +6,10 @@
  * items; the analytics summary is the sum of its rows and its rates are percentages. (Sender IDs,
  * contact lists and opt-outs: messaging-lists.spec.ts.)
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
+import { defineFlow, expect, expectFields, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, finalStatus, listOf, messageStatus, recordOf } from './_messaging.ts';
 import type { MessageStatus } from './_messaging.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { expectFields } from '../../src/harness/resource.ts';
 
 interface Campaign {
   campaign_id: string;

@@ -6,9 +6,7 @@
  * (messaging-consistency.spec.ts), so that a failure there leaves these verdicts standing.
  */
 import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import type { ApiResponse, CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
+import type { ApiClient, ApiResponse, CheckContext, Ledger } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, listOf, recordOf } from './_messaging.ts';
 import type { MessageStatus } from './_messaging.ts';
 

@@ -4,9 +4,8 @@
  * parts joined in part-number order, byte for byte, with the Content-Type given at initiation.
  * Completions naming a wrong ETag or a part never uploaded are refused and create no object.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { expectRefused } from '../../src/harness/resource.ts';
+import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/check.ts';
 import { bareEtag, createBucket, deterministicBytes, listObjects, md5, objectPath, sha256 } from './_storage.ts';
 
 interface Part {

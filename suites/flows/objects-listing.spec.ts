@@ -4,10 +4,8 @@
  * every key exactly once. A bucket that holds objects cannot be deleted, and a bucket name
  * already taken is refused with `bucket_already_exists`.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
-import { expectRefused } from '../../src/harness/resource.ts';
+import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient, Ledger } from '../../src/harness/check.ts';
 import { createBucket, deterministicBytes, listObjects, objectPath, sha256, storageRegion } from './_storage.ts';
 
 interface State {

@@ -4,9 +4,8 @@
  * GET, PUT and DELETE work through their URLs; a tampered signature, the signature used on
  * another object or with another method, and an expired URL are refused and change nothing.
  */
-import { EnvironmentError, defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { expectRefused } from '../../src/harness/resource.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
+import { EnvironmentError, defineFlow, expect, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/check.ts';
 import { createBucket, deterministicBytes, objectPath, sha256 } from './_storage.ts';
 
 interface Presigned {

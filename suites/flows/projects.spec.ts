@@ -4,9 +4,17 @@
  * resource joins a project) and find it among the project's resources, read usage, delete the
  * project and find its resources gone ("removes the project and all its resources").
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { expectFields, expectRefused, expectSuccess, listOf, resourceOf } from '../../src/harness/resource.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
+import {
+  defineFlow,
+  expect,
+  expectFields,
+  expectRefused,
+  expectStatus,
+  expectSuccess,
+  listOf,
+  resourceOf,
+} from '../../src/harness/check.ts';
+import type { ApiClient } from '../../src/harness/check.ts';
 import { computeCatalogue } from './_compute.ts';
 
 interface Project {

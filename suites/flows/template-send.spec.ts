@@ -3,8 +3,7 @@
  * that was sent (send response and GET /sms/status) is the content with every placeholder
  * replaced. An unknown template and a missing variable are refused with `invalid_template`.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import { expectRefused } from '../../src/harness/resource.ts';
+import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
 import { listOf, messageStatus, recordOf } from './_messaging.ts';
 
 interface Template {

@@ -3,17 +3,20 @@
  * refused, nothing changed); it attaches to a VPS of its region and detaches; a snapshot of it
  * cannot be restored smaller than itself; a restore makes a new volume; delete removes it.
  */
-import { EnvironmentError, Provision, defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
 import {
+  EnvironmentError,
+  Provision,
+  defineFlow,
+  expect,
   expectFields,
   expectRefused,
   expectResource,
+  expectStatus,
   expectSuccess,
   listOf,
   resourceOf,
-} from '../../src/harness/resource.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
+} from '../../src/harness/check.ts';
+import type { ApiClient, Ledger } from '../../src/harness/check.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
 
 interface Volume {

@@ -4,17 +4,20 @@
  * that are ignored, an action that answers success and changes nothing, a snapshot that survives
  * its delete, metrics outside the asked window, a deleted VPS still answering.
  */
-import { Provision, defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
-import type { ApiResponse } from '../../src/harness/check.ts';
 import {
+  Provision,
+  defineFlow,
+  expect,
+  expectErrorEnvelope,
   expectFields,
   expectRefused,
   expectResource,
+  expectStatus,
   expectSuccess,
   listOf,
   resourceOf,
-} from '../../src/harness/resource.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
+} from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse } from '../../src/harness/check.ts';
 import { computeCatalogue, isRunningWithIps, waitForVps } from './_compute.ts';
 import type { ComputeCatalogue, Vps } from './_compute.ts';
 

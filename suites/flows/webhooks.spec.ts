@@ -9,12 +9,8 @@
  * remote target that cannot reach it, the flow skips.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import { resourceOf } from '../../src/harness/resource.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import { addSecret } from '../../src/harness/redact.ts';
-import { webhookReceiver } from '../../src/harness/webhook-receiver.ts';
-import type { WebhookDelivery, WebhookReceiver } from '../../src/harness/webhook-receiver.ts';
+import { addSecret, defineFlow, expect, expectStatus, resourceOf, webhookReceiver } from '../../src/harness/check.ts';
+import type { CheckContext, WebhookDelivery, WebhookReceiver } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, finalStatus } from './_messaging.ts';
 
 const SUBSCRIBED = ['sms.sent', 'sms.delivered'];

@@ -2,8 +2,7 @@
  * The state a bulk send starts in: the campaign of an accepted POST /sms/bulk is `processing`
  * (MSG-BULK-005, "States and transitions"), whatever it becomes once the messages are delivered.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import { expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectSuccess } from '../../src/harness/check.ts';
 
 defineCheck(
   {

@@ -4,11 +4,8 @@
  * its id, recipient and initial state, and message ids that GET /sms/status/{message_id} knows.
  * Each check sends its own test-mode bulk to the succeed and fail test numbers.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
-import { expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectSuccess } from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext, Ledger } from '../../src/harness/check.ts';
 import { messageStatus, recordOf } from '../flows/_messaging.ts';
 
 interface BulkEntry {

@@ -4,10 +4,8 @@
  * the succeed test number and reads the list of the last minutes, so other traffic of the account
  * cannot push it out of the first page, whatever order the target lists in.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectSuccess } from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, finalStatus } from '../flows/_messaging.ts';
 
 interface Listed {

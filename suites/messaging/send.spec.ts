@@ -3,10 +3,8 @@
  * The body of a send is shown by the specification (a flat message), so it is read as such. Every
  * send carries X-Test-Mode (the client adds it) and goes to the test number that succeeds.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import { expectFields, expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectFields, expectSuccess } from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext } from '../../src/harness/check.ts';
 
 interface SentMessage {
   message_id?: string;

@@ -2,8 +2,7 @@
  * The delivery report of GET /sms/status/{message_id} (Resources and their fields / Message): a
  * test-mode message to the succeed test number, read once it has reached its final state.
  */
-import { defineCheck, expect } from '../../src/harness/check.ts';
-import { expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectSuccess } from '../../src/harness/check.ts';
 import { finalStatus } from '../flows/_messaging.ts';
 
 defineCheck(

@@ -4,9 +4,8 @@
  * check sent itself, so sends of other checks cannot shift items between pages; a walk whose
  * meta.total changed underway is simply walked again.
  */
-import { defineCheck, expect, expectStatus } from '../../src/harness/check.ts';
-import type { ApiClient, ApiResponse } from '../../src/harness/client.ts';
-import { expectSuccess } from '../../src/harness/resource.ts';
+import { defineCheck, expect, expectStatus, expectSuccess } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse } from '../../src/harness/check.ts';
 
 interface Meta {
   total: number;

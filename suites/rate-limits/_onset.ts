@@ -13,7 +13,7 @@
  */
 import { checkRateLimitSequence, intHeader, resetProblem, serverSeconds } from '../../src/rules/rate-limits.ts';
 import type { InvariantName, ObservedResponse, RateLimitExpectation } from '../../src/rules/rate-limits.ts';
-import { EnvironmentError, defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
+import { defineFlow, EnvironmentError, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
 
 /** The burst limit the specification gives for messaging and compute ("Limits"). */

@@ -4,11 +4,8 @@
  * objects tracked in the ledger so teardown empties a bucket before deleting it. Not a spec file.
  */
 import { CreateBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { expect, expectStatus } from '../../src/harness/check.ts';
-import { resourceOf } from '../../src/harness/resource.ts';
-import type { CheckContext } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/client.ts';
-import type { Ledger } from '../../src/harness/ledger.ts';
+import { expect, expectStatus, resourceOf } from '../../src/harness/check.ts';
+import type { ApiClient, CheckContext, Ledger } from '../../src/harness/check.ts';
 import { storageRegion } from '../flows/_storage.ts';
 
 export interface KeyPair {

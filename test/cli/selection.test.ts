@@ -150,7 +150,16 @@ test('a failed flow step skips the steps after it, naming itself, and the worker
   const byId = new Map(r.report!.checks.map((c) => [c.id, c]));
   expect(byId.get('selftest.failing-flow.first')?.status).toBe('passed');
   expect(byId.get('selftest.failing-flow.fails')).toMatchObject({ status: 'failed', classification: 'defect' });
-  expect(byId.get('selftest.failing-flow.fails')?.message).toContain('expected status 404, got 200');
+  // The failure is data: a MUST may demand only the class of the named refusal (4xx).
+  expect(byId.get('selftest.failing-flow.fails')?.failure).toMatchObject({
+    kind: 'status',
+    subject: 'status',
+    expected: '4xx',
+    actual: '200',
+    operation: 'GET /regions',
+    request: 'GET /regions',
+    headline: 'GET /regions (selftest: a success where a refusal is expected): answered 200, expected 4xx',
+  });
   expect(byId.get('selftest.failing-flow.after')).toMatchObject({
     status: 'skipped',
     message: "not run: the flow's step selftest.failing-flow.fails failed before it",

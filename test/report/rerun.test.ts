@@ -62,6 +62,13 @@ test('what runs again: no answer (and the own budget), with the flow steps skipp
     'rl.burst',
   ]);
   expect(rerunIds([first, check({ id: 'bug', status: 'failed', classification: 'cloudcheck-error' })])).toEqual([]);
+  // As the worker records it now: the failure's data says which error it was, whatever the message.
+  const typed = check({
+    ...noAlt,
+    message: 'this check needs a second account: pass --alt-api-key',
+    failure: { kind: 'error', subject: 'PrerequisiteMissingError', headline: 'needs a second account', operation: null },
+  });
+  expect(rerunIds([typed])).toEqual([]);
 });
 
 test('a re-run replaces what it ran again, keeps the history, and moves the coverage counts', () => {

@@ -27,6 +27,7 @@ import { ExploreSetupError } from '../../explore/family.ts';
 import type { ExploreFamily } from '../../explore/family.ts';
 import { FAMILIES, commandOf, familiesNamed, rulesOf } from '../../explore/families/index.ts';
 import { ModelViolation } from '../../explore/model.ts';
+import { placeJudged } from '../../harness/failure.ts';
 import { reproductionScript } from '../../explore/repro.ts';
 import type { StepRecord } from '../../explore/model.ts';
 import type { CheckResult } from '../../model/finding.ts';
@@ -298,14 +299,18 @@ function checksOf(outcome: ExploreOutcome, rules: Record<string, string>): Check
     };
     const f = outcome.finding;
     if (f && f.requirement === requirement) {
+      const exchanges = [...f.exchanges];
+      const judged = placeJudged(exchanges, f.failure.judged);
+      const failure = { ...f.failure.failure, ...(judged.length ? { exchanges: judged } : {}) };
       return {
         ...base,
         status: 'failed' as const,
         classification: 'defect' as const,
         message: findingMessage(f),
-        expected: f.expected,
-        actual: f.actual,
-        exchanges: f.exchanges,
+        ...(failure.expected !== undefined ? { expected: failure.expected } : {}),
+        ...(failure.actual !== undefined ? { actual: failure.actual } : {}),
+        failure,
+        exchanges,
       };
     }
     if (outcome.exercised.has(requirement)) return { ...base, status: 'passed' as const };

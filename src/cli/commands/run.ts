@@ -39,6 +39,7 @@ import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.t
 import type { ConformanceReport, Leak } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
 import { classificationOf, parseBaseline } from '../../report/gate.ts';
+import { failureLine } from '../../report/failure-line.ts';
 import { rerunUnanswered } from '../../report/rerun.ts';
 import { type Interruption, watchInterruption } from '../interruption.ts';
 import { lastRunReport } from '../last-run.ts';
@@ -706,16 +707,8 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
       const cls = classificationOf(c);
       const tag =
         cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
-      out(
-        `  ${tag} [${c.requirement}] ${c.title}${
-          c.message
-            ? ` — ${c.message
-                .replace(/^Error: /, '')
-                .split('\n')[0]!
-                .slice(0, 160)}`
-            : ''
-        }`,
-      );
+      const line = failureLine(c);
+      out(`  ${tag} [${c.requirement}] ${c.title}${line ? ` — ${line.slice(0, 160)}` : ''}`);
     }
     if (failed.length > 40) out(`  … and ${failed.length - 40} more (see the report)`);
     out('');

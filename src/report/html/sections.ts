@@ -15,6 +15,7 @@ import {
 } from './model.ts';
 import type { LoadProfileView, LoadView } from './load.ts';
 import { classificationOf } from '../gate.ts';
+import { shownExchange } from '../failure-line.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import type { ConformanceReport, Leak, OperationCoverage } from '../../model/report.ts';
 import type { Requirement } from '../../../spec/requirement.ts';
@@ -255,14 +256,15 @@ function whatBlock(check: CheckResult): string {
     rows.push(`<tr><th>actual</th><td><code class="actual">${esc(check.actual)}</code></td></tr>`);
   const table = rows.length ? `<table class="ea">${rows.join('')}</table>` : '';
   const message = check.message ? `<pre class="message"><code>${esc(check.message)}</code></pre>` : '';
-  if (!table && !message) return '';
-  return `<div class="what"><h4>What happened</h4>${table}${message}</div>`;
+  const headline = check.failure ? `<p class="headline">${esc(check.failure.headline)}</p>` : '';
+  if (!table && !message && !headline) return '';
+  return `<div class="what"><h4>What happened</h4>${headline}${table}${message}</div>`;
 }
 
 export function renderFailureCard(check: CheckResult, req: Requirement | undefined, open: boolean): string {
   const group = failureGroup(check);
   const exchanges = check.exchanges ?? [];
-  const last = exchanges.at(-1);
+  const last = shownExchange(check);
   const repro = last ? `<div class="repro"><h4>Reproduce</h4>${curlBlock(last.curl)}</div>` : '';
   const ex = exchanges.length
     ? `<div class="exchanges"><h4>${esc(plural(exchanges.length, 'exchange'))}</h4>${exchanges.map((e, i) => renderExchange(e, i, exchanges.length)).join('')}</div>`
