@@ -69,9 +69,6 @@ export const LAYERS = {
   },
   load: {
     may: ['spec', 'src/util', 'src/model', 'src/rules', 'src/harness', 'src/report'],
-    // Temporary: load/command.ts still probes the target through the CLI's probe; the session work
-    // of issue 37 (item 1) moves the probe into the harness and removes this import.
-    files: { 'load/command.ts': ['src/cli/probe.ts'] },
     why: 'load/ is an engine the CLI drives: it never imports the CLI',
   },
   suites: {

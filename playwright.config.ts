@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFORMANCE_CLASSES } from './spec/classes.ts';
-import { DEFAULT_WORKERS, RUN_PREFIX, newRunId, settingsFromEnv, settingsToEnv } from './src/harness/settings.ts';
+import { DEFAULT_WORKERS, RUN_PREFIX, newRunId, processSettings, publishSettings } from './src/harness/settings.ts';
 import type { RunSettings } from './src/harness/settings.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -31,11 +31,10 @@ function completed(settings: RunSettings): RunSettings {
     runTmp: settings.runTmp ?? join(tmpdir(), `cloudcheck-${runId}`),
     startedAt: settings.startedAt ?? new Date().toISOString(),
   };
-  Object.assign(process.env, settingsToEnv(done));
-  return done;
+  return publishSettings(done);
 }
 
-const settings = completed(settingsFromEnv(process.env, { requireTarget: false }));
+const settings = completed(processSettings());
 
 /**
  * Run directly, a person also gets the list reporter; driven, the CLI prints the progress. The

@@ -11,16 +11,10 @@
  * paces connections that still wait for their answers).
  */
 import { Pool } from 'undici';
+import { trustedCas } from '../src/harness/transport.ts';
 import type { Collector, KeyedObservation, Pending } from './collector.ts';
 import { buildRequest, errorCodeOf, unitsOf } from './collector.ts';
-import type { ResolvedPhase } from './profile.ts';
-
-export interface ArrivalStage {
-  /** Seconds. */
-  duration: number;
-  /** Requests per second reached at the end of the stage (linearly from the previous rate). */
-  target: number;
-}
+import type { ArrivalStage, ResolvedPhase } from './profile.ts';
 
 /**
  * Start times (ms from the phase start) of a piecewise-linear arrival rate beginning at
@@ -49,7 +43,12 @@ export function arrivalTimes(startRate: number, stages: readonly ArrivalStage[],
 }
 
 export interface ArrivalContext {
+  /** Base URL including `/v1`, without a trailing slash. */
   baseUrl: string;
+  /** `-H`: on every request. */
+  headers: Record<string, string>;
+  /** `--ca-cert`: trusted besides the usual CAs by the executor's TLS. */
+  caCertFile: string | null;
   runPrefix: string;
   keyFor(label: string): string;
   freshCount: number;
@@ -65,11 +64,16 @@ export async function runArrivalPhase(
 ): Promise<string[]> {
   const notes: string[] = [];
   const url = new URL(ctx.baseUrl);
-  const basePath = url.pathname.replace(/\/$/, '');
+  const basePath = url.pathname;
   const stages = phase.stages ?? [{ duration: phase.duration, target: phase.rate ?? 1 }];
   const times = arrivalTimes(phase.stages ? (phase.rate ?? 0) : (phase.rate ?? 1), stages, phase.amount);
   if (times.length === phase.amount) notes.push(`phase ${phase.name}: arrivals capped at ${phase.amount}`);
-  const pool = new Pool(url.origin, { connections: phase.connections, pipelining: 1 });
+  const ca = trustedCas(ctx.caCertFile);
+  const pool = new Pool(url.origin, {
+    connections: phase.connections,
+    pipelining: 1,
+    ...(ca ? { connect: { ca } } : {}),
+  });
   const inFlight = new Set<Promise<void>>();
   let dropped = 0;
   let rr = 0;
@@ -92,8 +96,8 @@ export async function runArrivalPhase(
       ctx.runPrefix,
       collector,
     );
-    headers.authorization = `Bearer ${ctx.keyFor(label)}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const sent: Record<string, string> = { ...ctx.headers, ...headers, authorization: `Bearer ${ctx.keyFor(label)}` };
+    if (body !== undefined) sent['content-type'] = 'application/json';
     const pending: Pending = {
       keyLabel: label,
       index,
@@ -108,7 +112,7 @@ export async function runArrivalPhase(
       const res = await pool.request({
         method: template.method,
         path: basePath + path,
-        headers,
+        headers: sent,
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: phase.timeout * 1000,
         bodyTimeout: phase.timeout * 1000,

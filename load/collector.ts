@@ -8,7 +8,7 @@ import { LatencyHistograms } from './histograms.ts';
 import type { HeaderTracker } from '../src/rules/rate-limits.ts';
 import { areaOfPath, type ObservedResponse } from '../src/rules/rate-limits.ts';
 import type { RequestTemplate, ResolvedPhase } from './profile.ts';
-import type { TimelineBucket } from './result.ts';
+import type { TimelineBucket } from '../src/model/load.ts';
 import { expandString, expandValue } from './template.ts';
 
 /** Fewer observations than this are kept per key for the sequence checks (memory bound). */

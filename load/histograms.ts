@@ -8,9 +8,8 @@
  * several machines merge exactly (load/merge.ts sums histograms; percentiles are never averaged).
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
-import type { StatusClass } from './profile.ts';
-
-export const STATUS_CLASSES: readonly StatusClass[] = ['2xx', '4xx', '429', '5xx'];
+import { STATUS_CLASSES } from '../src/model/load.ts';
+import type { LatencySummary, SerializedHistograms, StatusClass } from '../src/model/load.ts';
 
 export function statusClass(status: number): StatusClass | undefined {
   if (status === 429) return '429';
@@ -18,22 +17,6 @@ export function statusClass(status: number): StatusClass | undefined {
   if (status >= 400 && status < 500) return '4xx';
   if (status >= 500 && status < 600) return '5xx';
   return undefined;
-}
-
-export interface LatencySummary {
-  count: number;
-  /** Milliseconds. */
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-export interface SerializedHistograms {
-  unit: 'us';
-  /** Compressed base64 HdrHistogram per status class; absent when nothing was recorded. */
-  classes: Partial<Record<StatusClass, string>>;
 }
 
 function newHistogram(): Histogram {

@@ -5,14 +5,8 @@
  * passes only when every run's invariants passed and the merged latency thresholds pass.
  */
 import { LatencyHistograms } from './histograms.ts';
-import {
-  invariantLines,
-  measuredThresholds,
-  recomputeLatency,
-  type LoadReport,
-  type ProfileResult,
-  type TimelineBucket,
-} from './result.ts';
+import { invariantLines, measuredThresholds, recomputeLatency } from './result.ts';
+import type { LoadReport, ProfileResult, TimelineBucket } from '../src/model/load.ts';
 
 export function mergeProfileResults(results: readonly ProfileResult[]): ProfileResult {
   const first = results[0];

@@ -11,10 +11,17 @@ import { parseDocument } from 'yaml';
 import schema from './profile.schema.json' with { type: 'json' };
 import type { InvariantName, WindowName } from '../src/rules/rate-limits.ts';
 import { unknownPlaceholders } from './template.ts';
-import type { ArrivalStage } from './arrival.ts';
+import type { StatusClass } from '../src/model/load.ts';
 
 export type KeyRef = 'main' | 'round-robin' | number;
-export type StatusClass = '2xx' | '4xx' | '429' | '5xx';
+
+/** One stage of a ramping arrival rate (load/arrival.ts). */
+export interface ArrivalStage {
+  /** Seconds. */
+  duration: number;
+  /** Requests per second reached at the end of the stage (linearly from the previous rate). */
+  target: number;
+}
 
 export interface RequestTemplate {
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';

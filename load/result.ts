@@ -1,71 +1,18 @@
 /**
- * Results of load profiles as report.json stores them under `load`, and the threshold table built
- * from them. Plain data: the summary writer and the merger take these and never import the runner.
+ * The threshold table of a load profile's result (its wire shape: src/model/load.ts), computed from
+ * its counts and histograms: by the runner, and again by the merge.
  */
-import { LatencyHistograms, STATUS_CLASSES, type LatencySummary, type SerializedHistograms } from './histograms.ts';
-import type { Violation } from '../src/rules/rate-limits.ts';
-import type { Profile, StatusClass } from './profile.ts';
-
-export interface ThresholdLine {
-  name: string;
-  expected: string;
-  actual: string;
-  passed: boolean;
-  /** Set on invariant lines: the stable invariant name. */
-  invariant?: string;
-}
-
-/** 2xx latency per second of the run (for the drift expectation); merges by summing. */
-export interface TimelineBucket {
-  t: number;
-  count: number;
-  sum_ms: number;
-}
-
-export interface ProfileResult {
-  profile: string;
-  file: string;
-  description?: string;
-  target: string;
-  started_at: string;
-  finished_at: string;
-  duration_ms: number;
-  /** How many runs were merged into this one (1 for a single machine). */
-  runs: number;
-  /** `dropped`: arrivals an arrival-rate phase did not send because every connection was busy. */
-  requests: {
-    sent: number;
-    completed: number;
-    network_errors: number;
-    by_status: Record<string, number>;
-    bytes_received?: number;
-    dropped?: number;
-  };
-  latency_ms: Partial<Record<StatusClass, LatencySummary>>;
-  histograms: SerializedHistograms;
-  timeline: TimelineBucket[];
-  expectations: Profile['expectations'];
-  /** The invariants this profile evaluated (stable names), whether violated or not. */
-  invariants_checked: string[];
-  violations: Violation[];
-  thresholds: ThresholdLine[];
-  passed: boolean;
-  /** Caps applied, waits, unobserved checks. */
-  notes: string[];
-  /** Set when the profile could not run at all (bad target, key creation failed). */
-  error?: string;
-  /**
-   * X-RateLimit-Remaining (X-SMS-Remaining for SMS-volume profiles) against request index, per
-   * rate-limited key, for the report's chart. Keys appear by label (`main`, `fresh-0`), never by value.
-   */
-  rate_limit_series?: RateLimitSeries[];
-}
-
-export interface RateLimitSeries {
-  label: string;
-  header: string;
-  points: Array<[index: number, remaining: number]>;
-}
+import { LatencyHistograms } from './histograms.ts';
+import { STATUS_CLASSES } from '../src/model/load.ts';
+import type {
+  LatencySummary,
+  LoadViolation,
+  ProfileResult,
+  SerializedHistograms,
+  StatusClass,
+  ThresholdLine,
+  TimelineBucket,
+} from '../src/model/load.ts';
 
 /** Most points of one key's series in report.json (the HTML chart draws at most 4000). */
 export const MAX_SERIES_POINTS = 2000;
@@ -91,15 +38,6 @@ export function boundSeries(points: ReadonlyArray<[number, number]>, max = MAX_S
   const step = (runs.length - 1) / (max - 1);
   for (let i = 0; i < max; i++) out.push(runs[Math.round(i * step)]!);
   return out;
-}
-
-export interface LoadReport {
-  schema_version: 1;
-  target: string;
-  started_at: string;
-  finished_at: string;
-  passed: boolean;
-  profiles: ProfileResult[];
 }
 
 function fmt(n: number): string {
@@ -201,7 +139,7 @@ export function latencyDrift(timeline: readonly TimelineBucket[]): number | unde
 }
 
 /** One line per invariant checked: passed when no violation carries its name. */
-export function invariantLines(checked: readonly string[], violations: readonly Violation[]): ThresholdLine[] {
+export function invariantLines(checked: readonly string[], violations: readonly LoadViolation[]): ThresholdLine[] {
   return checked.map((name) => {
     const vs = violations.filter((v) => v.invariant === name);
     return {

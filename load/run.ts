@@ -12,12 +12,15 @@
  * that request was built (one request in flight per connection: pipelining 1), which is how a
  * response is tied to the key and template it was sent with.
  *
- * Side requests (key creation and revocation, window probes, recovery, side-effect probes) use
- * undici: they are one-offs whose bodies we need, not load.
+ * Side requests (key creation and revocation, window probes, recovery, side-effect probes) go
+ * through the harness's client (`RunContext.client`): one-offs whose bodies we need, not load,
+ * over the command's transport (proxy variables, --ca-cert, -H, --retries, request deadlines) as
+ * every other command's requests. The generated load connects directly to the target with the
+ * -H headers (a proxy in between would be what it measures).
  */
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { request as undiciRequest } from 'undici';
+import type { ApiClient } from '../src/harness/client.ts';
 import type { LatencyHistograms } from './histograms.ts';
 import {
   HeaderTracker,
@@ -31,7 +34,8 @@ import {
   type Violation,
 } from '../src/rules/rate-limits.ts';
 import type { LoadedProfile, Profile, RateLimitSpec, RequestTemplate, ResolvedPhase } from './profile.ts';
-import { boundSeries, invariantLines, measuredThresholds, type ProfileResult, type RateLimitSeries } from './result.ts';
+import { boundSeries, invariantLines, measuredThresholds } from './result.ts';
+import type { ProfileResult, RateLimitSeries } from '../src/model/load.ts';
 import { expandString, expandValue } from './template.ts';
 import {
   Collector,
@@ -44,10 +48,20 @@ import {
 } from './collector.ts';
 import { runArrivalPhase } from './arrival.ts';
 
-export interface RunContext {
-  /** Base URL including `/v1`. */
+/** What a phase sends with: the target, its key, and the headers every request carries. */
+export interface PhaseTarget {
+  /** Base URL including `/v1`, without a trailing slash. */
   baseUrl: string;
   apiKey: string;
+  /** `-H`: sent with every generated request too (the key of a gateway in front of the target). */
+  headers?: Record<string, string>;
+  /** `--ca-cert`: what the arrival-rate executor's TLS trusts besides the usual CAs. */
+  caCertFile?: string | null;
+}
+
+export interface RunContext extends PhaseTarget {
+  /** Side requests (keys, window and side-effect probes, recovery): the command's client of the target. */
+  client: ApiClient;
   /** `cc-<runid>`: names of everything the run creates start with it. */
   runPrefix?: string;
   /** Longest total wait (ms) for a fresh window and for recovery in one profile. */
@@ -67,34 +81,29 @@ interface HttpResult {
   text: string;
 }
 
+/** One side request through the command's client: exactly this key (null: none), no pacing, no 429 retry. */
 async function http(
-  url: string,
+  ctx: RunContext,
+  path: string,
   method: string,
-  apiKey: string | undefined,
+  apiKey: string | null,
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<HttpResult> {
-  const h: Record<string, string> = { accept: 'application/json', ...headers };
-  if (apiKey) h.authorization = `Bearer ${apiKey}`;
-  if (body !== undefined) h['content-type'] = 'application/json';
-  const res = await undiciRequest(url, {
-    method: method as 'GET',
-    headers: h,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headersTimeout: 10_000,
-    bodyTimeout: 10_000,
+  const res = await ctx.client.request({
+    method,
+    path,
+    key: apiKey,
+    headers,
+    ...(body === undefined ? {} : { json: body }),
   });
-  const text = await res.body.text();
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers))
-    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return { status: res.statusCode, headers: out, text };
+  return { status: res.status, headers: res.headers, text: res.text };
 }
 
 /** Server clock in epoch ms, from an unauthenticated request's Date header (not counted). */
-async function serverNowMs(baseUrl: string): Promise<number> {
+async function serverNowMs(ctx: RunContext): Promise<number> {
   const before = Date.now();
-  const res = await http(`${baseUrl}/regions`, 'GET', undefined);
+  const res = await http(ctx, '/regions', 'GET', null);
   const d = Date.parse(res.headers.date ?? '');
   if (!Number.isFinite(d)) return Date.now();
   // Date is floored to the second; assume the middle of it, plus half the round trip.
@@ -109,8 +118,10 @@ interface ClientContext {
   pending?: Pending;
 }
 
-/** What the phase runners need of the run context: the base URL, the main key and the run prefix always set. */
-type PhaseContext = Required<Pick<RunContext, 'baseUrl' | 'apiKey' | 'runPrefix'>> & RunContext;
+/** What the phase runners need: the target, the run prefix, progress. */
+type PhaseContext = PhaseTarget & Required<Pick<RunContext, 'runPrefix'>> & Pick<RunContext, 'progress'>;
+/** What a profile's run needs: a phase's context and the side requests' client. */
+type ProfileContext = PhaseContext & RunContext;
 
 /** A response `onResponse` parked until autocannon's `response` event completes it with its latency. */
 interface Parked {
@@ -137,7 +148,8 @@ async function runPhase(
   profileName: string,
 ): Promise<string[]> {
   const url = new URL(ctx.baseUrl);
-  const basePath = url.pathname.replace(/\/$/, '');
+  // The base URL is normalised (no trailing slash): its path is the prefix of every request's.
+  const basePath = url.pathname;
   const slot: ResponseSlot = {};
   const templates = phaseRequests(phase, ctx, fresh, collector, basePath, slot);
 
@@ -191,7 +203,7 @@ function phaseRequests(
       return {
         method: t.method,
         path: basePath + t.path,
-        headers: { ...t.headers, authorization: `Bearer ${keyFor(staticLabel)}` },
+        headers: { ...ctx.headers, ...t.headers, authorization: `Bearer ${keyFor(staticLabel)}` },
         onResponse,
       };
     const operation = `${t.method} ${t.path}`;
@@ -202,7 +214,7 @@ function phaseRequests(
         const c = context as ClientContext;
         const built = buildRequest(t, phase.key, roundRobin.next++, fresh.length, ctx.runPrefix, collector);
         const { label, index, token, path, body } = built;
-        const headers: Record<string, string> = {};
+        const headers: Record<string, string> = { ...ctx.headers };
         for (const [k, v] of Object.entries(req.headers ?? {})) if (typeof v === 'string') headers[k] = v;
         Object.assign(headers, built.headers);
         headers.authorization = `Bearer ${keyFor(label)}`;
@@ -370,7 +382,7 @@ interface Verdict {
 
 /** Runs one profile. Never throws for target behaviour; setup failures land in `error`. */
 export async function runProfile(loaded: LoadedProfile, context: RunContext): Promise<ProfileResult> {
-  const ctx: PhaseContext = { ...context, runPrefix: context.runPrefix ?? newRunPrefix() };
+  const ctx: ProfileContext = { ...context, runPrefix: context.runPrefix ?? newRunPrefix() };
   const { profile } = loaded;
   const startedAt = new Date();
   const notes = [...loaded.notes];
@@ -420,10 +432,10 @@ function planProfile(loaded: LoadedProfile): ProfilePlan {
 }
 
 /** Creates the profile's fresh keys, pushing each as it is made so a later failure still revokes it. */
-async function createFreshKeys(profile: Profile, ctx: PhaseContext, fresh: FreshKey[]): Promise<void> {
+async function createFreshKeys(profile: Profile, ctx: ProfileContext, fresh: FreshKey[]): Promise<void> {
   const want = profile.keys?.fresh ?? 0;
   for (let i = 0; i < want; i++) {
-    const res = await http(`${ctx.baseUrl}/account/api-keys`, 'POST', ctx.apiKey, {
+    const res = await http(ctx, '/account/api-keys', 'POST', ctx.apiKey, {
       name: `${ctx.runPrefix}-${profile.name}-${i}`,
       permissions: profile.keys?.permissions ?? ['read', 'write'],
     });
@@ -438,7 +450,7 @@ async function createFreshKeys(profile: Profile, ctx: PhaseContext, fresh: Fresh
 /** Runs the phases in order, each after aligning to a fresh window when the profile asks. */
 async function runPhases(
   loaded: LoadedProfile,
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   fresh: FreshKey[],
   collector: Collector,
   budget: WaitBudget,
@@ -453,7 +465,15 @@ async function runPhases(
       notes.push(
         ...(await runArrivalPhase(
           phase,
-          { baseUrl: ctx.baseUrl, runPrefix: ctx.runPrefix, keyFor, freshCount: fresh.length, progress: ctx.progress },
+          {
+            baseUrl: ctx.baseUrl,
+            headers: ctx.headers ?? {},
+            caCertFile: ctx.caCertFile ?? null,
+            runPrefix: ctx.runPrefix,
+            keyFor,
+            freshCount: fresh.length,
+            progress: ctx.progress,
+          },
           collector,
           profile.name,
         )),
@@ -466,13 +486,13 @@ async function runPhases(
 async function alignToFreshWindow(
   profile: Profile,
   phase: ResolvedPhase,
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   budget: WaitBudget,
   notes: string[],
 ): Promise<void> {
   if (!profile.align) return;
   const W = WINDOW_SECONDS[profile.align.window] * 1000;
-  const now = await serverNowMs(ctx.baseUrl);
+  const now = await serverNowMs(ctx);
   const left = W - (now % W);
   if (left < profile.align.min_seconds_left * 1000) {
     const wait = left + 600;
@@ -493,7 +513,7 @@ async function alignToFreshWindow(
 /** Recovery: wait for the announced Reset and send one more request with the exhausted key. */
 async function observeRecovery(
   profile: Profile,
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   fresh: FreshKey[],
   plan: ProfilePlan,
   budget: WaitBudget,
@@ -526,7 +546,7 @@ async function observeRecovery(
 
 /** The one request after the Reset, built from the phase's first template and recorded like any other. */
 async function sendRecoveryRequest(
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   fresh: FreshKey[],
   rlKey: string,
   rlPhase: ResolvedPhase,
@@ -540,7 +560,8 @@ async function sendRecoveryRequest(
   const sentAt = Date.now();
   const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, expandString(v, tctx)]));
   const res = await http(
-    `${ctx.baseUrl}${expandString(t.path, tctx)}`,
+    ctx,
+    expandString(t.path, tctx),
     t.method,
     rlKey === 'main' ? ctx.apiKey : fresh[Number(rlKey.slice(6))]!.key,
     body,
@@ -568,7 +589,7 @@ async function sendRecoveryRequest(
 /** Side effects of rejected requests: look for their tokens in a listing read with the main key. */
 async function probeSideEffects(
   profile: Profile,
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   plan: ProfilePlan,
   notes: string[],
 ): Promise<void> {
@@ -589,14 +610,14 @@ async function probeSideEffects(
 /** The probe listing's pages concatenated, up to `pages` or the listing's own page count. */
 async function readProbeListing(
   sideEffects: NonNullable<Profile['side_effects']>,
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   notes: string[],
 ): Promise<string> {
   let text = '';
   const pages = sideEffects.pages ?? 3;
   for (let p = 1; p <= pages; p++) {
     const sep = sideEffects.probe.includes('?') ? '&' : '?';
-    const res = await http(`${ctx.baseUrl}${sideEffects.probe}${sep}page=${p}`, 'GET', ctx.apiKey);
+    const res = await http(ctx, `${sideEffects.probe}${sep}page=${p}`, 'GET', ctx.apiKey);
     if (res.status !== 200) {
       notes.push(`side-effect probe GET ${sideEffects.probe} page ${p} answered ${res.status}`);
       break;
@@ -610,10 +631,10 @@ async function readProbeListing(
 }
 
 /** Revokes every key the run created, even after a failure; a failed revocation is a note, not an error. */
-async function revokeFreshKeys(ctx: PhaseContext, fresh: FreshKey[], notes: string[]): Promise<void> {
+async function revokeFreshKeys(ctx: ProfileContext, fresh: FreshKey[], notes: string[]): Promise<void> {
   for (const { id } of fresh) {
     try {
-      const res = await http(`${ctx.baseUrl}/account/api-keys/${encodeURIComponent(id)}`, 'DELETE', ctx.apiKey);
+      const res = await http(ctx, `/account/api-keys/${encodeURIComponent(id)}`, 'DELETE', ctx.apiKey);
       if (res.status >= 300) notes.push(`could not revoke key ${id}: status ${res.status}`);
     } catch (e) {
       notes.push(`could not revoke key ${id}: ${(e as Error).message}`);
@@ -739,7 +760,7 @@ function rateLimitSeries(collector: Collector, rl: RateLimitSpec | undefined): R
 /** The profile's result: the collector's figures, the verdict and the thresholds derived from both. */
 function profileResult(
   loaded: LoadedProfile,
-  ctx: PhaseContext,
+  ctx: ProfileContext,
   plan: ProfilePlan,
   { violations, checked }: Verdict,
   run: { startedAt: Date; notes: string[]; error: string | undefined },

@@ -1,7 +1,7 @@
 /** Terminal summary of load results: takes finished results, returns text (no runner imports). */
-import { STATUS_CLASSES } from './histograms.ts';
-import type { Violation } from '../src/rules/rate-limits.ts';
-import type { LoadReport, ProfileResult } from './result.ts';
+import { STATUS_CLASSES } from '../src/model/load.ts';
+import type { LoadReport, ProfileResult } from '../src/model/load.ts';
+import { firstViolationAt, groupViolations } from '../src/report/load-lines.ts';
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -18,29 +18,6 @@ function table(rows: string[][]): string {
         .trimEnd(),
     )
     .join('\n');
-}
-
-export interface ViolationGroup {
-  invariant: string;
-  key: string | null;
-  count: number;
-  /** The first violation of the group (lowest request index). */
-  first: Violation;
-}
-
-/** Violations by invariant and key, with how many and the first: one line each, not one per response. */
-export function groupViolations(violations: readonly Violation[]): ViolationGroup[] {
-  const groups = new Map<string, ViolationGroup>();
-  for (const v of violations) {
-    const id = `${v.invariant}\u0000${v.key ?? ''}`;
-    const group = groups.get(id);
-    if (!group) groups.set(id, { invariant: v.invariant, key: v.key ?? null, count: 1, first: v });
-    else {
-      group.count++;
-      if (v.index >= 0 && (group.first.index < 0 || v.index < group.first.index)) group.first = v;
-    }
-  }
-  return [...groups.values()];
 }
 
 /** Requests per second and bytes received, as k6 puts them first; requests still in flight when the duration ended are said, not dropped. */
@@ -89,7 +66,8 @@ export function formatProfile(r: ProfileResult): string {
     );
   }
   for (const g of groupViolations(r.violations)) {
-    const where = g.first.index >= 0 ? ` (first at request ${g.first.index + 1})` : '';
+    const at = firstViolationAt(g);
+    const where = at ? ` (first at ${at})` : '';
     lines.push(
       `  violated ${g.invariant}${g.key ? ` on key ${g.key}` : ''}: ${g.count} time${g.count === 1 ? '' : 's'}${where}: ${g.first.message}`,
     );

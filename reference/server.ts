@@ -28,6 +28,7 @@ import { FixedWindowLimiter } from './core/rate-limit.ts';
 import { ServiceRegistry } from './core/services.ts';
 import { buildS3App } from './s3/app.ts';
 import { S3_FAULTS } from './s3/faults.ts';
+import { S3_VARIANTS } from './s3/variants.ts';
 import { CORE_VARIANTS } from './core/core-variants.ts';
 import { setIdStyle } from './core/ids.ts';
 import { ActiveVariants, type VariantDefinition } from './core/variants.ts';
@@ -123,7 +124,7 @@ export function faultOrigins(): Map<string, string> {
 }
 
 export function listVariants(): VariantDefinition[] {
-  return [...CORE_VARIANTS, ...AREAS.flatMap((area) => area.variants ?? [])];
+  return [...CORE_VARIANTS, ...AREAS.flatMap((area) => area.variants ?? []), ...S3_VARIANTS];
 }
 
 export async function createReferenceContext(

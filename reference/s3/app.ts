@@ -16,20 +16,24 @@ import { S3Error, s3ErrorOf } from './errors.ts';
 import { type RawRequest, accessKeyIdOf, verifyRequest } from './sigv4.ts';
 import { errorDocument } from './xml.ts';
 import { type Call, header, parseUrl } from './shared.ts';
+import { type Needed, accessDenied, neededAccess } from './access.ts';
+import { allows } from '../areas/storage-objects/acl.ts';
 import { s3Env, s3Helpers } from './env.ts';
 import { listingOperations } from './listing.ts';
 import { bucketOperations } from './buckets.ts';
 import { objectOperations } from './objects.ts';
 import { multipartOperations } from './multipart.ts';
+import { aclOperations } from './acls.ts';
 
 export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance> {
   const env = s3Env(ctx);
   const { store } = env;
   const helpers = s3Helpers(env);
   const { allow, checksumFault } = helpers;
-  const { listBuckets, bucketOperation } = bucketOperations(env, helpers, listingOperations(env));
+  const acls = aclOperations(env, helpers);
+  const { listBuckets, bucketOperation } = bucketOperations(env, helpers, listingOperations(env), acls);
   // The object dispatch routes multipart uploads too (they address an object).
-  const { objectOperation } = objectOperations(env, helpers, multipartOperations(env, helpers));
+  const { objectOperation } = objectOperations(env, helpers, multipartOperations(env, helpers, acls), acls);
   const accounts = new WeakMap<FastifyRequest, { accountId: string; bucket?: string }>();
 
   // forceCloseConnections: as the REST app (reference/app.ts), close() must not wait on keep-alive sockets.
@@ -38,6 +42,23 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     routerOptions: { maxParamLength: 10_000 },
     exposeHeadRoutes: false,
     forceCloseConnections: true,
+    // A path whose percent-encoding is not UTF-8 never reaches a route (Fastify cannot decode it):
+    // S3 answers 400 InvalidURI, in its XML.
+    frameworkErrors: (error, request, reply) => {
+      const { rawPath, query } = parseUrl(request.raw.url ?? '/', true);
+      ctx.faults.enterRequest(
+        request.headers[CHECK_HEADER],
+        accessKeyIdOf({ method: request.method, rawPath, query, headers: request.headers }),
+      );
+      const s3 =
+        error.code !== 'FST_ERR_BAD_URL'
+          ? new S3Error('InvalidRequest', error.message)
+          : ctx.faults.has('s3-invalid-key-404')
+            ? new S3Error('NoSuchKey', 'The specified key does not exist.')
+            : new S3Error('InvalidURI', "Couldn't parse the specified URI.");
+      reply.raw.writeHead(s3.status, { 'content-type': 'application/xml', connection: 'close' });
+      reply.raw.end(errorDocument(s3.code, s3.message, s3.extra, ''));
+    },
   });
   // `Expect`: Node answers 100 Continue before any handler runs and 417 to other expectations.
   // S3 answers 100 only to an authorised request (a refused one gets its error instead of the
@@ -53,7 +74,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   const emptyContentType = new WeakSet<FastifyRequest>();
   app.addHook('onRequest', async (request, reply) => {
     if (ctx.faults.scoped) {
-      const { rawPath, query } = parseUrl(request.raw.url ?? '/');
+      const { rawPath, query } = parseUrl(request.raw.url ?? '/', true);
       ctx.faults.enterRequest(
         request.headers[CHECK_HEADER],
         accessKeyIdOf({ method: request.method, rawPath, query, headers: request.headers }),
@@ -116,7 +137,7 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
   });
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
-    const { rawPath, query, target } = parseUrl(request.raw.url ?? '/');
+    const { rawPath, query, target } = parseUrl(request.raw.url ?? '/', ctx.faults.has('s3-invalid-key-404'));
     if (target.bucket !== undefined && ctx.faults.has('s3-path-style-refused'))
       throw new S3Error(
         'InvalidRequest',
@@ -129,23 +150,35 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       lookup: (id) => store.accessKeyById(id),
       skipSignature: ctx.faults.has('s3-signature-unchecked'),
       skipSkew: ctx.faults.has('s3-clock-skew-ignored'),
+      noDateHeader: ctx.faults.has('s3-date-header-refused'),
     });
-    if (auth.mode === 'presigned' && ctx.faults.has('s3-presigned-refused'))
+    if (auth?.mode === 'presigned' && ctx.faults.has('s3-presigned-refused'))
       throw new S3Error('AccessDenied', 'Query-string authentication is not supported.');
-    if (auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused'))
+    if (auth && auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused'))
       throw new S3Error('AuthorizationHeaderMalformed', `The region '${auth.region}' is wrong; expecting 'us-east-1'.`);
-    const accountId = auth.key.accountId;
-    accounts.set(request, { accountId, bucket: target.bucket });
-    allow(auth, request.method, target.bucket);
+    const principal = auth?.key.accountId ?? null;
+    // Bucket names are global: the store is used as the bucket's owner, whoever asks (the ACLs
+    // say what someone else may do there).
+    const owner = target.bucket === undefined ? undefined : store.ownerOf(target.bucket);
+    const needed = neededAccess(request.method, target, new Map(query));
+    const accountId = owner ?? principal;
+    if (accountId === null) {
+      // An anonymous request for a bucket that does not exist: nothing to grant it anything.
+      if (target.bucket !== undefined && needed.on !== 'account')
+        throw new S3Error('NoSuchBucket', 'The specified bucket does not exist.');
+      throw accessDenied();
+    }
+    const call: Call = { request, reply, raw, query: new Map(query), target, auth, principal, accountId };
+    // Usage is the owner's, except for what one does on one's own account (creating a bucket).
+    accounts.set(request, {
+      accountId: needed.on === 'account' ? (principal ?? accountId) : accountId,
+      bucket: target.bucket,
+    });
+    if (auth) allow(auth, request.method, target.bucket);
     checksumFault(request);
+    authorize(call, needed, owner);
     if (header(request, 'expect')?.toLowerCase() === '100-continue' && !reply.raw.headersSent)
       reply.raw.writeContinue();
-    const call: Call = { request, reply, raw, query: new Map(query), target, auth, accountId };
-    // Bucket names are global: another account's bucket is refused (403 AccessDenied), as S3
-    // answers it, except its creation, which says the name is taken (createBucket).
-    const creating = request.method === 'PUT' && target.key === undefined && call.query.size === 0;
-    if (target.bucket !== undefined && !creating && store.ownedByAnother(accountId, target.bucket))
-      throw new S3Error('AccessDenied', 'Access Denied');
     const algorithm = header(request, 'x-amz-sdk-checksum-algorithm')?.toLowerCase();
     if (algorithm && !isChecksumAlgorithm(algorithm))
       throw new S3Error('InvalidRequest', `Checksum algorithm ${algorithm} is not supported.`);
@@ -156,6 +189,23 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
     }
     if (target.key === undefined) return bucketOperation(call, target.bucket);
     return objectOperation(call, target.bucket, target.key);
+  }
+
+  /**
+   * What the request may do before it runs (before 100 Continue): a signed request for the
+   * account's own operations; on someone else's bucket, what its ACL grants (the object's ACL
+   * is checked by the operation that reads it); `x-amz-expected-bucket-owner` must name the owner.
+   */
+  function authorize(call: Call, needed: Needed, owner: string | undefined): void {
+    if (needed.on === 'account' && call.principal === null) throw accessDenied();
+    const expected = header(call.request, 'x-amz-expected-bucket-owner');
+    if (expected !== undefined && owner !== undefined && expected !== owner) throw accessDenied();
+    if (owner === undefined || owner === call.principal || needed.on === 'account' || needed.on === 'object') return;
+    if (needed.on === 'owner') throw accessDenied();
+    const anonymousWrite = call.principal === null && needed.permission === 'WRITE';
+    if (anonymousWrite && ctx.faults.has('s3-anonymous-write-accepted')) return;
+    const bucket = store.getBucket(owner, call.target.bucket!);
+    if (!allows(bucket.acl, call.principal, needed.permission)) throw accessDenied();
   }
 
   for (const url of ['/', '/*']) app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], url, handler: handle });

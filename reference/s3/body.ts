@@ -31,16 +31,23 @@ export interface BodyPlan {
   decodedLength?: number;
   /** `Content-MD5` (base64), verified like the checksums. */
   md5?: string;
-  auth: VerifiedAuth;
+  /** The request's signature (chunk signatures chain from it); undefined for an anonymous request. */
+  auth: VerifiedAuth | undefined;
 }
 
 /** Works out how to read a body from the request headers; refuses what it cannot verify. */
-export function planBody(headers: Record<string, string | string[] | undefined>, auth: VerifiedAuth): BodyPlan {
+export function planBody(
+  headers: Record<string, string | string[] | undefined>,
+  auth: VerifiedAuth | undefined,
+): BodyPlan {
   const one = (name: string): string | undefined => {
     const v = headers[name];
     return Array.isArray(v) ? v.join(',') : v;
   };
-  const mode = auth.contentSha256;
+  const mode = auth?.contentSha256 ?? one('x-amz-content-sha256') ?? CONTENT_SHA256_MODES.unsigned;
+  // Signed chunks chain from a request signature an anonymous request does not have.
+  if (!auth && mode.startsWith('STREAMING-AWS4-HMAC-SHA256'))
+    throw new S3Error('AccessDenied', 'A signed aws-chunked body needs a signed request.');
   let chunked: BodyPlan['chunked'] = false;
   let sha256: string | undefined;
   if (mode === CONTENT_SHA256_MODES.streamingSigned) chunked = { signed: true, trailer: false };
@@ -119,7 +126,7 @@ export class BodyDecoder extends Transform {
   constructor(private readonly plan: BodyPlan) {
     super();
     this.state = plan.chunked ? 'header' : 'data';
-    this.previousSig = plan.auth.signature;
+    this.previousSig = plan.auth?.signature ?? '';
     if (plan.sha256) this.payloadHash = createHash('sha256');
     if (plan.md5) this.md5Hash = createHash('md5');
     for (const algorithm of [...plan.headerChecksums.keys(), ...plan.trailerChecksums])
@@ -215,7 +222,7 @@ export class BodyDecoder extends Transform {
     if (!this.chunkHash) return;
     const digest = this.chunkHash.digest('hex');
     this.chunkHash = undefined;
-    if (this.plan.auth.mode === 'header' && !this.skipSignatures) {
+    if (this.plan.auth?.mode === 'header' && !this.skipSignatures) {
       const expected = await chunkSignature(this.plan.auth, this.previousSig, digest);
       if (!sameSignature(expected, this.chunkSig))
         throw new S3Error('SignatureDoesNotMatch', 'An aws-chunked chunk signature does not match.');
@@ -254,7 +261,7 @@ export class BodyDecoder extends Transform {
       }
       if (this.state === 'trailer') this.state = 'done';
       if (this.state !== 'done') throw new S3Error('IncompleteBody', 'The aws-chunked body ended early.');
-      if (plan.chunked.signed && plan.chunked.trailer && !this.skipSignatures) {
+      if (plan.chunked.signed && plan.chunked.trailer && plan.auth && !this.skipSignatures) {
         const given = this.trailers.get('x-amz-trailer-signature');
         if (!given) throw new S3Error('SignatureDoesNotMatch', 'The trailer signature is missing.');
         const expected = await chunkSignature(

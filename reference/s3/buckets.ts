@@ -5,14 +5,17 @@ import { parseXml, xmlDocument } from './xml.ts';
 import { type Call, intParam } from './shared.ts';
 import type { S3Env, S3Helpers } from './env.ts';
 import type { ListingOperations } from './listing.ts';
+import type { AclOperations } from './acls.ts';
+import { isSubresource } from './access.ts';
 
-export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: ListingOperations) {
+export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: ListingOperations, acls: AclOperations) {
   const { ctx, store } = env;
   const { smallBody } = helpers;
   const { listObjects, listUploads, listVersions } = listing;
+  const { requestedAcl, getBucketAcl, putBucketAcl } = acls;
 
   async function listBuckets(call: Call) {
-    const limited = call.auth.key.bucket_access;
+    const limited = call.auth?.key.bucket_access;
     const buckets = ctx.faults.has('s3-list-buckets-empty')
       ? []
       : store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
@@ -28,7 +31,7 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
       .filter((b) => after === undefined || b.name > after);
     const page = maxBuckets === undefined ? sorted : sorted.slice(0, maxBuckets);
     const body = xmlDocument('ListAllMyBucketsResult', {
-      Owner: { ID: call.accountId, DisplayName: call.accountId },
+      Owner: env.ownerElement(call.accountId),
       Buckets:
         page.length === 0
           ? ''
@@ -53,23 +56,62 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
     }
     // A region slug of the API (S3-REG-001); the SDK's signing region otherwise, else the first.
     const slugs: readonly string[] = REGIONS;
-    const chosen =
-      region && slugs.includes(region) ? region : slugs.includes(call.auth.region) ? call.auth.region : REGIONS[0];
+    const signing = call.auth?.region ?? '';
+    const chosen = region && slugs.includes(region) ? region : slugs.includes(signing) ? signing : REGIONS[0];
     if (region && !slugs.includes(region))
       throw new S3Error(
         'InvalidArgument' as const,
         `Unknown LocationConstraint ${region}; use a region slug (${REGIONS.join(', ')}).`,
       );
-    if (store.findBucket(call.accountId, bucket) && ctx.faults.has('s3-recreate-own-bucket-taken'))
+    // The creator is the signer, whoever owns the name now (then it is taken, or already its own).
+    const creator = call.principal!;
+    const acl = requestedAcl(call, creator);
+    if (store.ownerOf(bucket) === creator) return recreateOwnBucket(call, bucket);
+    store.createBucket(creator, { name: bucket, region: chosen, ...(acl ? { acl } : {}) });
+    return call.reply.header('location', `/${bucket}`).send();
+  }
+
+  /**
+   * CreateBucket of a bucket the caller owns: 200 with the bucket unchanged, as S3 answers in its
+   * default region (us-east-1), or 409 BucketAlreadyOwnedByYou as it answers elsewhere (variant).
+   */
+  function recreateOwnBucket(call: Call, bucket: string) {
+    if (ctx.faults.has('s3-recreate-own-bucket-taken'))
       throw new S3Error('BucketAlreadyExists', 'The requested bucket name is not available.');
-    if (store.findBucket(call.accountId, bucket))
+    if (ctx.variants.has('s3-recreate-own-bucket-409'))
       throw new S3Error(
         'BucketAlreadyOwnedByYou',
         'Your previous request to create the named bucket succeeded and you already own it.',
         { BucketName: bucket },
       );
-    store.createBucket(call.accountId, { name: bucket, region: chosen });
     return call.reply.header('location', `/${bucket}`).send();
+  }
+
+  /** Get/PutBucketVersioning: Enabled, Suspended, or no Status for a bucket never versioned. */
+  async function getVersioning(call: Call, bucket: string) {
+    const { versioning } = store.getBucket(call.accountId, bucket);
+    const status = ctx.faults.has('s3-versioning-ignored')
+      ? undefined
+      : { off: undefined, enabled: 'Enabled', suspended: 'Suspended' }[versioning];
+    return call.reply
+      .type('application/xml')
+      .send(xmlDocument('VersioningConfiguration', status ? { Status: status } : {}));
+  }
+
+  async function putVersioning(call: Call, bucket: string) {
+    store.getBucket(call.accountId, bucket);
+    const doc = parseXml((await smallBody(call)).toString('utf8')).VersioningConfiguration as
+      | { Status?: unknown }
+      | undefined;
+    const status = typeof doc?.Status === 'string' ? doc.Status.trim() : undefined;
+    if (status !== 'Enabled' && status !== 'Suspended')
+      throw new S3Error(
+        'MalformedXML',
+        'The XML you provided was not well-formed or did not validate against our published schema.',
+      );
+    if (ctx.faults.has('s3-versioning-ignored')) return call.reply.send();
+    store.setVersioning(call.accountId, bucket, status === 'Enabled' ? 'enabled' : 'suspended');
+    return call.reply.send();
   }
 
   async function deleteObjects(call: Call, bucketName: string) {
@@ -82,28 +124,44 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
       throw new S3Error('InvalidRequest', 'Missing required header for this request: Content-MD5 or x-amz-checksum-*.');
     }
     const doc = parseXml((await smallBody(call)).toString('utf8')).Delete as
-      | { Object?: Array<{ Key?: unknown }>; Quiet?: unknown }
+      | { Object?: Array<{ Key?: unknown; VersionId?: unknown }>; Quiet?: unknown }
       | undefined;
     if (!doc || !Array.isArray(doc.Object) || doc.Object.length === 0 || doc.Object.length > 1000) {
       throw new S3Error('MalformedXML', 'The Delete body must list 1 to 1000 objects.');
     }
-    const keys = doc.Object.map((o) => (typeof o.Key === 'string' ? o.Key : ''));
     const quiet = String(doc.Quiet ?? '').trim() === 'true';
     store.getBucket(call.accountId, bucketName);
-    const deleted: Array<{ Key: string }> = [];
+    const deleted: Array<Record<string, unknown>> = [];
     const errors: Array<{ Key: string; Code: string; Message: string }> = [];
-    for (const key of keys) {
+    for (const object of doc.Object) {
+      const key = typeof object.Key === 'string' ? object.Key : '';
+      const versionId = typeof object.VersionId === 'string' ? object.VersionId.trim() : undefined;
       if (!key) errors.push({ Key: key, Code: 'InvalidArgument', Message: 'Empty key.' });
-      else {
-        store.deleteObject(call.accountId, bucketName, key);
-        deleted.push({ Key: key });
-      }
+      else deleted.push(deleteOne(call, bucketName, key, versionId));
     }
     const body = xmlDocument('DeleteResult', {
       ...(!quiet && deleted.length ? { Deleted: deleted } : {}),
       ...(errors.length ? { Error: errors } : {}),
     });
     return call.reply.type('application/xml').send(body);
+  }
+
+  /** One entry of DeleteObjects: a version removed for good, or a delete marker put (or a key removed). */
+  function deleteOne(call: Call, bucket: string, key: string, versionId: string | undefined): Record<string, unknown> {
+    if (versionId !== undefined) {
+      const removed = store.deleteVersion(call.accountId, bucket, key, versionId);
+      const marker = removed && 'delete_marker' in removed;
+      return {
+        Key: key,
+        VersionId: versionId,
+        ...(marker ? { DeleteMarker: true, DeleteMarkerVersionId: versionId } : {}),
+      };
+    }
+    const { marker } = store.deleteKey(call.accountId, bucket, key, call.principal ?? call.accountId);
+    return {
+      Key: key,
+      ...(marker ? { DeleteMarker: true, DeleteMarkerVersionId: marker.version_id } : {}),
+    };
   }
 
   async function bucketOperation(call: Call, bucket: string) {
@@ -117,25 +175,14 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
     if ((q.has('versions') || q.has('versioning')) && ctx.faults.has('s3-list-versions-missing'))
       throw new S3Error('NotImplemented', 'Versioning is not implemented.');
     if (method === 'GET' && q.has('versions')) return listVersions(call, bucket);
-    if (method === 'GET' && q.has('versioning')) {
-      store.getBucket(call.accountId, bucket);
-      // Never versioned: S3 answers an empty configuration (no Status) for such a bucket.
-      return call.reply.type('application/xml').send(xmlDocument('VersioningConfiguration', {}));
-    }
+    if (method === 'GET' && q.has('versioning')) return getVersioning(call, bucket);
+    if (method === 'PUT' && q.has('versioning')) return putVersioning(call, bucket);
+    if (q.has('acl') && ctx.faults.has('s3-acl-missing'))
+      throw new S3Error('NotImplemented', 'The bucket sub-resource acl is not implemented.');
+    if (method === 'GET' && q.has('acl')) return getBucketAcl(call, bucket);
+    if (method === 'PUT' && q.has('acl')) return putBucketAcl(call, bucket);
     if (method === 'POST' && q.has('delete')) return deleteObjects(call, bucket);
-    const known = new Set([
-      'list-type',
-      'prefix',
-      'delimiter',
-      'max-keys',
-      'continuation-token',
-      'start-after',
-      'encoding-type',
-      'fetch-owner',
-      'marker',
-      'x-id',
-    ]);
-    const unknown = [...q.keys()].filter((k) => !known.has(k) && !/^x-amz-/i.test(k));
+    const unknown = [...q.keys()].filter(isSubresource);
     if (unknown.length > 0)
       throw new S3Error('NotImplemented', `The bucket sub-resource ${unknown[0]} is not implemented.`);
     switch (method) {

@@ -27,18 +27,24 @@ export const S3_ERRORS = {
   InvalidPartOrder: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
+  InvalidURI: 400,
+  MalformedACLError: 400,
   MalformedXML: 400,
   MethodNotAllowed: 405,
   MissingContentLength: 411,
+  MissingSecurityHeader: 400,
   NoSuchBucket: 404,
   NoSuchKey: 404,
   NoSuchUpload: 404,
+  NoSuchVersion: 404,
   NotImplemented: 501,
   // Not an error to S3 clients: a conditional read whose object did not change (no body).
   NotModified: 304,
   PreconditionFailed: 412,
   RequestTimeTooSkewed: 403,
   SignatureDoesNotMatch: 403,
+  UnexpectedContent: 400,
+  UnresolvableGrantByEmailAddress: 400,
   XAmzContentSHA256Mismatch: 400,
 } as const;
 
@@ -67,6 +73,8 @@ export function s3ErrorOf(error: unknown): S3Error | undefined {
       return new S3Error('NoSuchBucket', 'The specified bucket does not exist.');
     case 'no_such_key':
       return new S3Error('NoSuchKey', 'The specified key does not exist.');
+    case 'no_such_version':
+      return new S3Error('NoSuchVersion', 'The specified version does not exist.');
     case 'no_such_upload':
       return new S3Error('NoSuchUpload', 'The specified multipart upload does not exist.');
     case 'bucket_already_exists':

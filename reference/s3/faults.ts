@@ -134,6 +134,80 @@ export const S3_FAULTS = [
     description:
       'ListObjectVersions and GetBucketVersioning answer NotImplemented, even for a bucket that was never versioned.',
   },
+  {
+    name: 's3-versioning-ignored',
+    requirement: 'S3-VER-002',
+    description:
+      "PutBucketVersioning answers 200 and changes nothing, and GetBucketVersioning never names a Status: the S3 endpoint does not see the bucket's `versioning`.",
+  },
+  {
+    name: 's3-versioning-overwrite-lost',
+    requirement: 'S3-VER-003',
+    description:
+      'In a versioning bucket, a write replaces the newest version instead of adding one: the earlier object is gone.',
+  },
+  {
+    name: 's3-delete-versions-lost',
+    requirement: 'S3-VER-003',
+    description:
+      'In a versioning bucket, DeleteObject without a version id removes every version of the key instead of leaving a delete marker.',
+  },
+  {
+    name: 's3-suspended-versions-kept',
+    requirement: 'S3-VER-004',
+    description:
+      'While versioning is suspended, writes still add versions with new ids instead of replacing the `null` version.',
+  },
+  {
+    name: 's3-conditional-write-any-version',
+    requirement: 'S3-COND-003',
+    description:
+      'In a versioning bucket, If-None-Match and If-Match of a write are judged against the newest object version even when a delete marker hides it.',
+  },
+  {
+    name: 's3-acl-missing',
+    requirement: 'S3-ACL-001',
+    description: 'The `?acl` sub-resources of buckets and objects answer NotImplemented.',
+  },
+  {
+    name: 's3-acl-rest-apart',
+    requirement: 'S3-ACL-002',
+    description:
+      "GetBucketAcl and GetObjectAcl answer the owner's grant alone, whatever the bucket's `public` or the upload's `x-cloud-acl` say.",
+  },
+  {
+    name: 's3-public-read-refused',
+    requirement: 'S3-ACL-003',
+    description: 'An unsigned GetObject of a public-read object is refused with AccessDenied.',
+  },
+  {
+    name: 's3-anonymous-write-accepted',
+    requirement: 'S3-AUTH-004',
+    description:
+      'An unsigned PutObject (no Authorization header, or an empty one) into a private bucket is stored, as if the bucket owner had sent it.',
+  },
+  {
+    name: 's3-date-header-refused',
+    requirement: 'S3-AUTH-005',
+    description: 'A header-signed request dated by the HTTP Date header (no x-amz-date) is refused with AccessDenied.',
+  },
+  {
+    name: 's3-missing-length-stored',
+    requirement: 'S3-HDR-003',
+    description:
+      'A PutObject with neither Content-Length nor Transfer-Encoding is stored as an empty object instead of answering 411 MissingContentLength.',
+  },
+  {
+    name: 's3-list-encoding-ignored',
+    requirement: 'S3-LIST-004',
+    description: 'ListObjectsV2 with `encoding-type=url` echoes EncodingType but returns the keys unencoded.',
+  },
+  {
+    name: 's3-invalid-key-404',
+    requirement: 'S3-KEY-002',
+    description:
+      'A key whose percent-encoding is not UTF-8 is looked up as it decodes (NoSuchKey, 404) instead of being refused with 400.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -11,16 +11,22 @@ import { requireCopySource } from './conditions.ts';
 import { S3Error } from './errors.ts';
 import { parseXml, xmlDocument } from './xml.ts';
 import { type Call, header, intParam, slice, userMetadata } from './shared.ts';
+import { cannedAcl } from '../areas/storage-objects/acl.ts';
+import { NULL_VERSION } from '../areas/storage-objects/store.ts';
 import type { S3Env, S3Helpers } from './env.ts';
+import type { AclOperations } from './acls.ts';
 
-export function multipartOperations(env: S3Env, helpers: S3Helpers) {
+export function multipartOperations(env: S3Env, helpers: S3Helpers, acls: AclOperations) {
   const { ctx, store, objectExtras, uploadExtras, completed } = env;
-  const { bodyOf, smallBody, copySourceOf, storedHeaders, writeConditions, checksumHeaders } = helpers;
+  const { bodyOf, smallBody, copySourceOf, storedHeaders, writeConditions, checksumHeaders, requireLength } = helpers;
 
   async function createUpload(call: Call, bucket: string, key: string) {
     await smallBody(call);
+    const acl = acls.requestedAcl(call, call.principal ?? call.accountId, call.accountId);
     const upload = store.initiateMultipart(call.accountId, bucket, key, {
       contentType: header(call.request, 'content-type'),
+      // The initiator owns what it uploads (S3's ObjectWriter ownership).
+      acl: acl ?? cannedAcl('private', call.principal ?? call.accountId),
     });
     const algorithm = header(call.request, 'x-amz-checksum-algorithm');
     const lower = algorithm?.toLowerCase();
@@ -52,6 +58,7 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
       throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented.');
     if (copySource !== undefined) return uploadPartCopy(call, bucket, key, uploadId, partNumber, copySource);
     store.getUpload(call.accountId, bucket, key, uploadId);
+    requireLength(call);
     const { stream, decoder } = bodyOf(call);
     const part = await store.uploadPart(
       call.accountId,
@@ -81,10 +88,9 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
     partNumber: number,
     sourceText: string,
   ) {
-    const from = copySourceOf(call, sourceText);
     store.getUpload(call.accountId, bucket, key, uploadId);
+    const source = copySourceOf(call, sourceText).object;
     await smallBody(call);
-    const source = store.headObject(call.accountId, from.bucket, from.key);
     requireCopySource(call.request.headers, { etag: source.etag, lastModified: source.last_modified });
     const rangeText = header(call.request, 'x-amz-copy-source-range');
     let start = 0;
@@ -105,7 +111,7 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
         });
       length = end - start + 1;
     }
-    const { body } = store.getObject(call.accountId, from.bucket, from.key);
+    const body = store.blobs.read(source.blob);
     const part = await store.uploadPart(
       call.accountId,
       bucket,
@@ -194,11 +200,9 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
     writeConditions(call, bucket, key);
     store.getUpload(call.accountId, bucket, key, uploadId);
     const sizes = new Map(store.listParts(call.accountId, bucket, key, uploadId).map((p) => [p.part_number, p.size]));
-    const checksum = await completionChecksum(
-      call,
-      { bucket, key, uploadId },
-      parts.map((p) => p.partNumber),
-    );
+    // A part number listed twice in a row is one part (the store's rule).
+    const numbers = [...new Set(parts.map((p) => p.partNumber))];
+    const checksum = await completionChecksum(call, { bucket, key, uploadId }, numbers);
     const record = await store.completeMultipart(call.accountId, bucket, key, uploadId, parts);
     const extras = uploadExtras.get(uploadId);
     objectExtras.set(record.blob, {
@@ -206,8 +210,8 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
       ...(checksum ? { checksumType: checksum.type } : {}),
       metadata: extras?.metadata ?? {},
       headers: extras?.headers ?? {},
-      parts: parts.map((p, i) => ({
-        size: sizes.get(p.partNumber) ?? 0,
+      parts: numbers.map((n, i) => ({
+        size: sizes.get(n) ?? 0,
         ...(checksum ? { checksum: checksum.parts[i] } : {}),
       })),
     });
@@ -223,6 +227,7 @@ export function multipartOperations(env: S3Env, helpers: S3Helpers) {
         : {}),
     });
     completed.set(uploadId, { bucket, key, blob: record.blob, body });
+    if (record.version_id !== NULL_VERSION) void call.reply.header('x-amz-version-id', record.version_id);
     return call.reply.type('application/xml').send(body);
   }
 

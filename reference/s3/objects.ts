@@ -1,5 +1,6 @@
 /** Object operations: PutObject, CopyObject, GetObject/HeadObject (ranges, parts), attributes, and the object dispatch. */
 import { objectKeyProblem } from '../areas/storage-objects/catalog.ts';
+import { cannedAcl } from '../areas/storage-objects/acl.ts';
 import { type ChecksumAlgorithm } from './checksums.ts';
 import { checkRead, requireCopySource } from './conditions.ts';
 import { S3Error } from './errors.ts';
@@ -16,22 +17,55 @@ import {
 } from './shared.ts';
 import type { S3Env, S3Helpers } from './env.ts';
 import type { MultipartOperations } from './multipart.ts';
+import type { AclOperations } from './acls.ts';
+import { NULL_VERSION, isDeleteMarker } from '../areas/storage-objects/store.ts';
 
-export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: MultipartOperations) {
+/** C1 control characters: what a Latin-1 key read as UTF-8 turns into; S3 cannot parse such a URI. */
+const UNREADABLE = /[\u0080-\u009F]/;
+
+export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: MultipartOperations, acls: AclOperations) {
   const { ctx, store, objectExtras, uploadExtras } = env;
-  const { bodyOf, smallBody, copySourceOf, setObjectHeaders, storedHeaders, writeConditions, checksumHeaders } =
-    helpers;
+  const {
+    bodyOf,
+    smallBody,
+    copySourceOf,
+    setObjectHeaders,
+    storedHeaders,
+    writeConditions,
+    checksumHeaders,
+    objectFor,
+    versionHeader,
+    requireLength,
+  } = helpers;
   const { createUpload, uploadPart, completeUpload, listParts } = multipart;
+  const { requestedAcl, getObjectAcl, putObjectAcl } = acls;
+
+  /** The ACL of a new object: what the request asks for, else private; owned by its writer. */
+  function aclOfWrite(call: Call) {
+    const writer = call.principal ?? call.accountId;
+    return requestedAcl(call, writer, call.accountId) ?? cannedAcl('private', writer);
+  }
+
+  /** A write's new version id: S3 names it only where the bucket is versioning. */
+  function writtenVersion(call: Call, bucket: string, key: string, versionId: string): void {
+    if (versionId !== NULL_VERSION) void call.reply.header('x-amz-version-id', versionId);
+    const older = store.getBucket(call.accountId, bucket).versions.get(key)?.[1];
+    if (older && versionId !== NULL_VERSION && ctx.faults.has('s3-versioning-overwrite-lost'))
+      store.deleteVersion(call.accountId, bucket, key, older.version_id);
+  }
 
   async function putObject(call: Call, bucket: string, key: string) {
     store.getBucket(call.accountId, bucket);
+    requireLength(call);
     writeConditions(call, bucket, key);
+    const acl = aclOfWrite(call);
     const { stream, decoder } = bodyOf(call);
     // An empty Content-Type is as good as none (S3 stores its default).
     const contentType = header(call.request, 'content-type') || undefined;
     const record = await store.putObjectStream(call.accountId, bucket, key, stream, {
       contentType,
       limit: ctx.options.objectLimit,
+      acl,
     });
     objectExtras.set(record.blob, {
       checksums: Object.fromEntries(decoder.verified),
@@ -39,41 +73,51 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
       headers: storedHeaders(call.request),
     });
     checksumHeaders(call.reply, decoder.verified);
+    writtenVersion(call, bucket, key, record.version_id);
     return call.reply.header('etag', record.etag).send();
   }
 
   async function copyObject(call: Call, bucket: string, key: string, sourceText: string) {
+    store.getBucket(call.accountId, bucket);
     const from = copySourceOf(call, sourceText);
     await smallBody(call);
     const replace = header(call.request, 'x-amz-metadata-directive') === 'REPLACE';
-    // S3 refuses a copy onto itself that changes nothing (no REPLACE of metadata).
-    if (from.bucket === bucket && from.key === key && !replace) {
+    const source = from.object;
+    // S3 refuses a copy onto itself that changes nothing (no REPLACE of metadata); copying an
+    // older version over the current one is a restore, and allowed.
+    const current = store.findBucket(call.accountId, bucket)?.objects.get(key);
+    if (from.bucket === bucket && from.key === key && !replace && current === source) {
       throw new S3Error(
         'InvalidRequest',
         "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
       );
     }
-    const sourceRecord = store.headObject(call.accountId, from.bucket, from.key);
-    requireCopySource(call.request.headers, { etag: sourceRecord.etag, lastModified: sourceRecord.last_modified });
-    const sourceExtras = objectExtras.get(sourceRecord.blob);
+    requireCopySource(call.request.headers, { etag: source.etag, lastModified: source.last_modified });
+    const sourceExtras = objectExtras.get(source.blob);
+    const acl = aclOfWrite(call);
     const record = await store.copyObject(
       call.accountId,
-      from,
+      source,
       { bucket, key },
-      replace ? { contentType: header(call.request, 'content-type') } : {},
+      {
+        ...(replace ? { contentType: header(call.request, 'content-type') } : {}),
+        acl,
+      },
     );
     objectExtras.set(record.blob, {
       checksums: { ...sourceExtras?.checksums },
       metadata: replace ? userMetadata(call.request) : { ...sourceExtras?.metadata },
       headers: replace ? storedHeaders(call.request) : { ...sourceExtras?.headers },
     });
+    writtenVersion(call, bucket, key, record.version_id);
     return call.reply
       .type('application/xml')
       .send(xmlDocument('CopyObjectResult', { LastModified: record.last_modified, ETag: record.etag }));
   }
 
   async function getObject(call: Call, bucket: string, key: string, head: boolean) {
-    const object = store.headObject(call.accountId, bucket, key);
+    const object = objectFor(call, bucket, key, 'READ');
+    versionHeader(call, store.getBucket(call.accountId, bucket), object.version_id);
     const extras = objectExtras.get(object.blob);
     // Objects written through S3 have extras; the REST side writes none.
     if (!extras && ctx.faults.has('s3-rest-objects-invisible'))
@@ -119,7 +163,7 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     void call.reply.header('content-length', String(length));
     if (range) void call.reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${object.size}`);
     if (head) return call.reply.send();
-    const { body } = store.getObject(call.accountId, bucket, key);
+    const body = store.blobs.read(object.blob);
     store.recordDownload(call.accountId, bucket, length);
     return call.reply.send(range ? body.pipe(slice(range.start, length)) : body);
   }
@@ -154,7 +198,8 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
 
   /** GetObjectAttributes: the attributes asked for in x-amz-object-attributes. */
   async function objectAttributes(call: Call, bucket: string, key: string) {
-    const object = store.headObject(call.accountId, bucket, key);
+    const object = objectFor(call, bucket, key, 'READ');
+    versionHeader(call, store.getBucket(call.accountId, bucket), object.version_id);
     const extras = objectExtras.get(object.blob);
     const wanted = new Set(
       (header(call.request, 'x-amz-object-attributes') ?? '')
@@ -202,7 +247,30 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
     return call.reply.type('application/xml').send(xmlDocument('GetObjectAttributesResponse', body));
   }
 
+  /** DeleteObject: one version for good (`versionId`), else the key (a delete marker where versioning). */
+  function deleteObject(call: Call, bucket: string, key: string) {
+    const versionId = call.query.get('versionId');
+    const record = store.getBucket(call.accountId, bucket);
+    if (versionId !== undefined) {
+      if (versionId === '') throw new S3Error('InvalidArgument', 'Version id cannot be the empty string');
+      const removed = store.deleteVersion(call.accountId, bucket, key, versionId);
+      if (removed && isDeleteMarker(removed)) void call.reply.header('x-amz-delete-marker', 'true');
+      void call.reply.header('x-amz-version-id', versionId);
+      return call.reply.status(204).send();
+    }
+    if (record.versioning !== 'off' && ctx.faults.has('s3-delete-versions-lost')) {
+      for (const v of [...(record.versions.get(key) ?? [])])
+        store.deleteVersion(call.accountId, bucket, key, v.version_id);
+      return call.reply.status(204).send();
+    }
+    const { marker } = store.deleteKey(call.accountId, bucket, key, call.principal ?? call.accountId);
+    if (marker) void call.reply.header('x-amz-delete-marker', 'true').header('x-amz-version-id', marker.version_id);
+    return call.reply.status(204).send();
+  }
+
   async function objectOperation(call: Call, bucket: string, key: string) {
+    if (UNREADABLE.test(key) && !ctx.faults.has('s3-invalid-key-404'))
+      throw new S3Error('InvalidURI', "Couldn't parse the specified URI.");
     const problem = objectKeyProblem(key);
     if (problem) throw new S3Error('InvalidArgument', problem);
     const { method } = call.request;
@@ -215,10 +283,24 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
       (k) =>
         !/^x-amz-/i.test(k) &&
         !k.startsWith('response-') &&
-        !['uploadId', 'partNumber', 'uploads', 'x-id', 'part-number-marker', 'max-parts', 'attributes'].includes(k),
+        ![
+          'uploadId',
+          'partNumber',
+          'uploads',
+          'x-id',
+          'part-number-marker',
+          'max-parts',
+          'attributes',
+          'versionId',
+          'acl',
+        ].includes(k),
     );
     if (subresources.length > 0)
       throw new S3Error('NotImplemented', `The object sub-resource ${subresources[0]} is not implemented.`);
+    if (q.has('acl') && ctx.faults.has('s3-acl-missing'))
+      throw new S3Error('NotImplemented', 'The object sub-resource acl is not implemented.');
+    if (method === 'GET' && q.has('acl')) return getObjectAcl(call, bucket, key);
+    if (method === 'PUT' && q.has('acl')) return putObjectAcl(call, bucket, key);
     if (method === 'POST' && q.has('uploads')) return createUpload(call, bucket, key);
     if (method === 'GET' && q.has('attributes')) return objectAttributes(call, bucket, key);
     if (uploadId !== undefined) {
@@ -241,8 +323,7 @@ export function objectOperations(env: S3Env, helpers: S3Helpers, multipart: Mult
       case 'HEAD':
         return getObject(call, bucket, key, true);
       case 'DELETE':
-        store.deleteObject(call.accountId, bucket, key);
-        return call.reply.status(204).send();
+        return deleteObject(call, bucket, key);
       default:
         throw new S3Error('MethodNotAllowed', 'The specified method is not allowed against this resource.');
     }

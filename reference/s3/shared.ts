@@ -61,7 +61,11 @@ export interface Call {
   raw: RawRequest;
   query: Query;
   target: Target;
-  auth: VerifiedAuth;
+  /** The verified signature; undefined for an anonymous request. */
+  auth: VerifiedAuth | undefined;
+  /** The account acting (the signer's); null for an anonymous request. */
+  principal: string | null;
+  /** The account the store is used as: the addressed bucket's owner, else the principal. */
   accountId: string;
 }
 
@@ -70,15 +74,23 @@ export function header(request: FastifyRequest, name: string): string | undefine
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-export function decode(text: string): string {
+/**
+ * Percent-decoding as UTF-8; a URI whose bytes are not UTF-8 cannot name a bucket or a key
+ * (S3: 400 InvalidURI). `lenient` (the `s3-invalid-key-404` fault) takes each byte as a character.
+ */
+export function decode(text: string, lenient = false): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw new S3Error('InvalidArgument', 'The request URI is not valid percent-encoding.');
+    if (lenient) return text.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    throw new S3Error('InvalidURI', "Couldn't parse the specified URI.");
   }
 }
 
-export function parseUrl(url: string): { rawPath: string; query: Array<[string, string]>; target: Target } {
+export function parseUrl(
+  url: string,
+  lenient = false,
+): { rawPath: string; query: Array<[string, string]>; target: Target } {
   const at = url.indexOf('?');
   const rawPath = at < 0 ? url : url.slice(0, at);
   const rawQuery = at < 0 ? '' : url.slice(at + 1);
@@ -93,8 +105,8 @@ export function parseUrl(url: string): { rawPath: string; query: Array<[string, 
   const bucketText = slash < 0 ? rest : rest.slice(0, slash);
   const keyText = slash < 0 ? '' : rest.slice(slash + 1);
   const target: Target = {};
-  if (bucketText) target.bucket = decode(bucketText);
-  if (keyText) target.key = decode(keyText);
+  if (bucketText) target.bucket = decode(bucketText, lenient);
+  if (keyText) target.key = decode(keyText, lenient);
   return { rawPath, query, target };
 }
 

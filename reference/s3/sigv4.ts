@@ -107,6 +107,17 @@ function parseAmzDate(text: string | undefined): Date | undefined {
   return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!));
 }
 
+/**
+ * The request date of a header-signed request: `x-amz-date`, else the HTTP `Date` header (SigV4
+ * takes either; botocore signs with `Date` when the request has one), in x-amz-date form.
+ */
+function requestDate(headers: RawRequest['headers'], noDateHeader = false): string | undefined {
+  const amz = header(headers, 'x-amz-date');
+  if (amz || noDateHeader) return amz;
+  const ms = Date.parse(header(headers, 'date') ?? '');
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, '');
+}
+
 /** AWS URI encoding of a decoded path: everything but unreserved characters and `/`. */
 function awsEncodePath(decoded: string): string {
   return decoded
@@ -139,9 +150,11 @@ export interface VerifyOptions {
   skipSignature?: boolean;
   /** The `s3-clock-skew-ignored` fault: a header signature of any date is taken. */
   skipSkew?: boolean;
+  /** The `s3-date-header-refused` fault: only x-amz-date dates a request. */
+  noDateHeader?: boolean;
 }
 
-/** Which auth a request carries; undefined for an anonymous request. */
+/** Which auth a request carries; undefined for an anonymous request (an empty Authorization is none). */
 export function authModeOf(request: RawRequest): 'header' | 'presigned' | 'sigv2' | undefined {
   const authorization = header(request.headers, 'authorization');
   if (authorization?.startsWith('AWS4-HMAC-SHA256 ')) return 'header';
@@ -175,10 +188,16 @@ export function accessKeyIdOf(request: RawRequest): string | undefined {
   return credential?.split('/')[0] || undefined;
 }
 
-export async function verifyRequest(request: RawRequest, options: VerifyOptions): Promise<VerifiedAuth> {
+/** The request's verified signature; undefined for an anonymous request (what it may do is the ACLs' business). */
+export async function verifyRequest(request: RawRequest, options: VerifyOptions): Promise<VerifiedAuth | undefined> {
   const mode = authModeOf(request);
-  if (mode === undefined)
-    throw new S3Error('AccessDenied', 'Anonymous access is not allowed; sign the request with an access key.');
+  if (mode === undefined) {
+    // An Authorization header that is there but no signature at all is refused, not taken as anonymous.
+    const authorization = header(request.headers, 'authorization');
+    if (authorization?.trim())
+      throw new S3Error('AccessDenied', 'The Authorization header is not an AWS4-HMAC-SHA256 signature.');
+    return undefined;
+  }
   if (mode === 'sigv2')
     throw new S3Error('InvalidRequest', 'Signature version 2 is not supported; use AWS4-HMAC-SHA256.');
   const q = new Map(request.query);
@@ -192,7 +211,7 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
     credentialText = fields.get('Credential') ?? '';
     signedHeaders = (fields.get('SignedHeaders') ?? '').split(';').filter(Boolean);
     signature = fields.get('Signature') ?? '';
-    longDate = header(request.headers, 'x-amz-date');
+    longDate = requestDate(request.headers, options.noDateHeader);
     const sha = header(request.headers, 'x-amz-content-sha256');
     if (sha === undefined)
       throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256.');
@@ -287,33 +306,72 @@ export async function verifyRequest(request: RawRequest, options: VerifyOptions)
   );
   const headerSets = Object.entries(utf8).some(([k, v]) => v !== headers[k]) ? [headers, utf8] : [headers];
   for (const [path, signedHeaders] of paths.flatMap((p) => headerSets.map((h) => [p, h] as const))) {
-    const resigned = await signer.sign(
-      {
-        method: request.method,
-        protocol: 'http:',
-        hostname: signedHeaders.host ?? '',
-        path,
-        query,
-        headers: signedHeaders,
-      },
-      {
-        signingDate,
-        signableHeaders: signed,
-        unsignableHeaders: unsignable,
-        signingRegion: credential.region,
-        signingService: credential.service,
-      },
-    );
-    const computed =
-      /Signature=([0-9a-f]+)/.exec(
-        String(resigned.headers.authorization ?? resigned.headers.Authorization ?? ''),
-      )?.[1] ?? '';
+    const message = {
+      method: request.method,
+      protocol: 'http:',
+      hostname: signedHeaders.host ?? '',
+      path,
+      query,
+      headers: signedHeaders,
+    };
+    const computed = signed.has('date')
+      ? await signatureWithDate(signer, message, { signed, contentSha256, longDate: longDate!, scope, signingDate })
+      : (/Signature=([0-9a-f]+)/.exec(
+          String(
+            (
+              await signer.sign(message, {
+                signingDate,
+                signableHeaders: signed,
+                unsignableHeaders: unsignable,
+                signingRegion: credential.region,
+                signingService: credential.service,
+              })
+            ).headers.authorization ?? '',
+          ),
+        )?.[1] ?? '');
     if (sameSignature(computed, signature)) return auth;
   }
   throw new S3Error(
     'SignatureDoesNotMatch',
     'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
   );
+}
+
+/** The signer's protected steps, which signatureWithDate calls one by one. */
+interface SignerSteps {
+  createCanonicalRequest(
+    request: {
+      method: string;
+      path: string;
+      query: Record<string, string | string[]>;
+      headers: Record<string, string>;
+    },
+    canonicalHeaders: Record<string, string>,
+    payloadHash: string,
+  ): string;
+  createStringToSign(longDate: string, scope: string, canonicalRequest: string, algorithm: string): Promise<string>;
+}
+
+/**
+ * The signature of a request that signed its HTTP `Date` header (SigV4 dates a request by it
+ * when there is no x-amz-date; botocore does so whenever the request has one). The signer's
+ * `sign` drops a `date` header (it makes its own), so the same signer's own steps are run with
+ * the header kept: its canonical request, its string to sign, its signing key.
+ */
+async function signatureWithDate(
+  signer: SignatureV4,
+  message: { method: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string> },
+  sig: { signed: Set<string>; contentSha256: string; longDate: string; scope: string; signingDate: Date },
+): Promise<string> {
+  const canonical: Record<string, string> = {};
+  for (const name of [...sig.signed].sort())
+    canonical[name] = (message.headers[name] ?? '').trim().replace(/\s+/g, ' ');
+  // Protected in the signer's types; they are its own canonicalisation, not a second one.
+  const steps = signer as unknown as SignerSteps;
+  const canonicalRequest = steps.createCanonicalRequest(message, canonical, sig.contentSha256);
+  const stringToSign = await steps.createStringToSign(sig.longDate, sig.scope, canonicalRequest, 'AWS4-HMAC-SHA256');
+  const [, region, service] = sig.scope.split('/');
+  return signer.sign(stringToSign, { signingDate: sig.signingDate, signingRegion: region, signingService: service });
 }
 
 /** HMAC signature of one aws-chunked chunk (or of the trailer), chained from `previous`. */

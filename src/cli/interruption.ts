@@ -10,6 +10,7 @@
  * (src/report/stop-on-term.ts), and Playwright takes two SIGINTs within a second as one.
  */
 import type { ChildProcess } from 'node:child_process';
+import { onInterrupt } from '../harness/session.ts';
 
 export const EXIT_OF_SIGNAL: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -39,8 +40,8 @@ export function watchInterruption(say: (line: string) => void): Interruption {
     if (running()) child!.kill('SIGKILL');
     else process.exit(EXIT_OF_SIGNAL[signal]);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // The session's one listener of SIGINT and SIGTERM delivers them (src/harness/session.ts).
+  const stopListening = onInterrupt(onSignal);
   return {
     get signal() {
       return signal;
@@ -53,8 +54,7 @@ export function watchInterruption(say: (line: string) => void): Interruption {
       if (signal !== null && running()) next.kill('SIGINT');
     },
     dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stopListening();
     },
   };
 }

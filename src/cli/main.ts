@@ -3,8 +3,9 @@
  * 2 usage error, bad config or unreachable target. Usage problems print one line, no stack.
  */
 import { UsageError, suggest } from '../config/resolve.ts';
+import { TargetError } from '../harness/probe.ts';
 import { redactString } from '../harness/redact.ts';
-import { err, out } from './output.ts';
+import { err, out, outText } from './output.ts';
 import { cloudcheckVersion } from './version.ts';
 
 const COMMANDS = ['run', 'explore', 'serve', 'load', 'sweep', 'report'] as const;
@@ -71,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
-        out(OVERVIEW);
+        outText(OVERVIEW);
         return command === undefined ? 2 : 0;
       default: {
         const hint = suggest(command, COMMANDS);
@@ -83,7 +84,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // One error style: `cloudcheck <command>: ...`, one line, exit 2.
     const label = (COMMANDS as readonly string[]).includes(command ?? '') ? `cloudcheck ${command}` : 'cloudcheck';
-    if (error instanceof UsageError) {
+    // A target that cannot be used as given (unreachable, not the API, a key refused) is told the same way.
+    if (error instanceof UsageError || error instanceof TargetError) {
       err(`${label}: ${error.message}`);
       return 2;
     }

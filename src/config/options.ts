@@ -46,11 +46,16 @@ const TABLE = [
   {
     name: 'api-key',
     type: 'string',
+    multiple: true,
     commands: ['run', 'serve', 'load', 'sweep', 'explore'],
     placeholder: 'KEY',
     secret: true,
-    description: 'API key of the account under test',
-    descriptionFor: { serve: 'bootstrap key of the first account (default: generated, printed at start)' },
+    description:
+      'API key of the account under test. Repeat it (the variable: a comma list) to give more keys of the same account: the run spreads its request budget over them, for an account whose key may not create keys',
+    descriptionFor: {
+      serve: 'bootstrap key of the first account (default: generated, printed at start)',
+      load: 'API key of the account under test (the profiles use the first; more are probed and unused)',
+    },
   },
   {
     name: 'alt-api-key',
@@ -166,10 +171,17 @@ const TABLE = [
   {
     name: 'retries',
     type: 'integer',
-    commands: ['run'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: 'N',
     description:
       "send a GET, HEAD or OPTIONS request that got no answer (connection refused, reset or timed out) again, up to N times, with backoff (default 2; 0: never). Never a request that got an answer: an answer is what a check judges. Other methods only when the connection was refused (the request never reached the target); a check whose POST, PUT or DELETE got no answer runs again whole (--rerun-unanswered). The report counts each check's retried requests",
+    descriptionFor: {
+      load: 'send a side request (key creation and revocation, window and side-effect probes) that got no answer again, up to N times (default 2; 0: never), a GET, HEAD or OPTIONS only unless the connection was refused; the generated load is never resent: a lost request is what it measures',
+      sweep:
+        'send a GET, HEAD or OPTIONS request that got no answer again, up to N times, with backoff (default 2; 0: never); other methods only when the connection was refused',
+      explore:
+        'send a GET, HEAD or OPTIONS request that got no answer again, up to N times, with backoff (default 2; 0: never); other methods only when the connection was refused',
+    },
   },
   {
     name: 'rerun-unanswered',
@@ -200,7 +212,7 @@ const TABLE = [
     multiple: true,
     separator: '\n',
     short: 'H',
-    commands: ['run', 'sweep', 'explore'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: "'NAME: VALUE'",
     secret: true,
     description:
@@ -209,7 +221,7 @@ const TABLE = [
   {
     name: 'ca-cert',
     type: 'string',
-    commands: ['run', 'sweep', 'explore'],
+    commands: ['run', 'load', 'sweep', 'explore'],
     placeholder: 'FILE',
     description: 'PEM file of a CA to trust besides the usual ones (a target with an internal certificate)',
   },
@@ -219,6 +231,14 @@ const TABLE = [
     commands: ['run'],
     description:
       "keep what the run creates (listed at the end) so the report's curl lines can be replayed; remove it later with cloudcheck sweep",
+  },
+  {
+    name: 'dry-run',
+    type: 'boolean',
+    commands: ['sweep'],
+    noConfig: true,
+    description:
+      'list the cc- resources the sweep would delete (and those the API cannot delete), delete nothing; exit 0',
   },
   {
     name: 'allow-charges',
@@ -385,7 +405,7 @@ const TABLE = [
     commands: ['explore'],
     placeholder: 'a,b',
     description:
-      'the families of operations sequences draw from, taking turns (default: all; see docs/explore.md, Families)',
+      'the families of operations sequences draw from, taking turns (default: all; listed at the end of this help and in docs/explore.md, Families)',
   },
   {
     name: 'replay',

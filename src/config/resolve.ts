@@ -236,8 +236,8 @@ function checkValues(
 export function resolveOptions<C extends Command>(
   command: C,
   argv: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv,
+  cwd: string,
 ): ResolvedOptions<C> {
   const defs = optionsFor(command);
   const parseOptions: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {

@@ -17,6 +17,8 @@ export type ExploreCommand = fc.AsyncCommand<ExploreModel, ExploreTarget> & { re
 export interface ExploreFamily {
   /** Its name on the command line (`--families objects,projects`). */
   readonly name: string;
+  /** What its sequences do, in a line (`cloudcheck explore --help` lists the families with it). */
+  readonly summary: string;
   /** Requirement → what the family's rules check about it (the report has one check per requirement). */
   readonly rules: Readonly<Record<string, string>>;
   /** Operation → the requirements a step of it exercised once the model agreed. */

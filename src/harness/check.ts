@@ -73,6 +73,7 @@ import { redactString } from './redact.ts';
 import {
   type Candidate,
   type Repetition,
+  type Selection,
   inRepetition,
   isSelected,
   planFlow,
@@ -80,7 +81,7 @@ import {
   selectionOf,
 } from './selection.ts';
 import { recordCandidate } from './suite-index.ts';
-import { settingsFromEnv } from './settings.ts';
+import { processSettings } from './settings.ts';
 
 export interface CheckMeta {
   id: string;
@@ -234,9 +235,12 @@ function withCatalogueClass<M extends { requirement: string; class?: Conformance
   return { ...meta, class: cls && isConformanceClass(cls) ? cls : (meta.class ?? fallback) };
 }
 
-const selection = selectionOf(settingsFromEnv(process.env, { requireTarget: false }));
-/** One, the plain selection, unless the fault matrix asks for several (selection.ts). */
-const repetitions = repetitionsOf(process.env);
+/** The run's selection and its repetitions, from the process's settings when the first definition asks. */
+let chosen: { selection: Selection; repetitions: Repetition[] } | undefined;
+function runSelection(): { selection: Selection; repetitions: Repetition[] } {
+  // One repetition, the plain selection, unless the fault matrix asks for several (selection.ts).
+  return (chosen ??= { selection: selectionOf(processSettings()), repetitions: repetitionsOf(process.env) });
+}
 
 /** ` (repetition k)` after the title of repetition k's tests: titles in one file must differ. */
 function titleOf(title: string, repetition: Repetition): string {
@@ -328,7 +332,7 @@ function wrap<S>(body: CheckBody<S>, meta: Pick<CheckMeta, 'level' | 'operation'
 /** Whether the run's selection selects a definition; every definition is also indexed (suite-index.ts). */
 function considered(candidate: Candidate): boolean {
   recordCandidate(candidate);
-  return isSelected(selection, candidate);
+  return isSelected(runSelection().selection, candidate);
 }
 
 /** Declares one check (a Playwright test), when the run's selection selects it. */
@@ -348,7 +352,7 @@ export function defineCheck(meta: CheckMeta, body: CheckBody): void {
     id: full.id,
   };
   if (!considered(candidate)) return;
-  for (const repetition of repetitions) {
+  for (const repetition of runSelection().repetitions) {
     if (!inRepetition(repetition, candidate)) continue;
     test(
       titleOf(title, repetition),
@@ -389,7 +393,7 @@ export function defineFlow<S extends object = Record<string, unknown>>(
     steps.push({ meta: full, body, location, candidate, selected: considered(candidate) });
   });
   // Each repetition is a flow of its own (its own state, ledger and ids), with its own selection.
-  for (const repetition of repetitions) {
+  for (const repetition of runSelection().repetitions) {
     const plan = planFlow(steps.map((s) => s.selected && inRepetition(repetition, s.candidate)));
     if (plan.length === 0) continue;
     const flowId = meta.id + repetition.suffix;

@@ -25,7 +25,7 @@ import { fail } from './failure.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
 import type { SentRequest } from './request-stats.ts';
-import { createDispatcher, transportOptions, undici } from './transport.ts';
+import { createDispatcher, undici } from './transport.ts';
 
 export const BODY_LIMIT = 8 * 1024;
 
@@ -152,6 +152,9 @@ export interface ClientSettings {
   headers?: Record<string, string>;
   /** `--retries`: how often a request that got no answer is sent again (sendRetrying). */
   retries?: number;
+  /** `--ca-cert` and the embedded server (reached directly): how a client without a dispatcher connects (processAgent). */
+  caCertFile?: string | null;
+  embedded?: boolean;
 }
 
 export interface ClientOptions {
@@ -268,10 +271,9 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
+/** `base`: the target, normalised where it was given (resolution, the run contract): no trailing slash. */
 export function buildUrl(base: string, path: string, query?: Record<string, QueryValue>): URL {
-  const url = /^https?:\/\//.test(path)
-    ? new URL(path)
-    : new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(base + (path.startsWith('/') ? path : `/${path}`));
   if (query) {
     for (const [name, value] of Object.entries(query)) {
       if (value === undefined || value === null || value === false) continue;
@@ -287,11 +289,17 @@ export function buildUrl(base: string, path: string, query?: Record<string, Quer
 
 let sharedAgent: Dispatcher | null = null;
 /**
- * One connection pool per process (a worker), closed by the worker fixture's teardown; through
- * the proxy of the standard variables and with the run's --ca-cert (transport.ts).
+ * One connection pool per process (a worker, the runner), closed by the worker fixture's teardown;
+ * through the proxy of the standard variables (never to the embedded server) and with the run's
+ * --ca-cert (transport.ts). The settings are the same for every client of a process.
  */
-export function processAgent(): Dispatcher {
-  sharedAgent ??= createDispatcher({ ...transportOptions(), agent: { keepAliveTimeout: 4_000, connections: 16 } });
+export function processAgent(settings: Pick<ClientSettings, 'caCertFile' | 'embedded'>): Dispatcher {
+  sharedAgent ??= createDispatcher({
+    caCertFile: settings.caCertFile ?? null,
+    direct: settings.embedded ?? false,
+    env: process.env,
+    agent: { keepAliveTimeout: 4_000, connections: 16 },
+  });
   return sharedAgent;
 }
 export async function closeProcessAgent(): Promise<void> {
@@ -313,7 +321,7 @@ export class ApiClient {
   constructor(options: ClientOptions) {
     this.settings = options.settings;
     this.budgets = options.budgets;
-    this.dispatcher = options.dispatcher ?? processAgent();
+    this.dispatcher = options.dispatcher ?? processAgent(options.settings);
     this.record = options.record;
     this.maxRetries = options.maxRateLimitRetries ?? 3;
     this.check = options.check;

@@ -31,7 +31,7 @@ function namesFromEnv(value: string | undefined): string[] | undefined {
  * embedded server with those deliberate faults, so a test can prove a check fails against them
  * through the real `cloudcheck run`. Not a documented option: users never want a faulty server.
  */
-export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+export function faultsFromEnv(env: NodeJS.ProcessEnv): string[] | undefined {
   return namesFromEnv(env.CLOUDCHECK_EMBEDDED_FAULTS);
 }
 
@@ -41,7 +41,7 @@ export function faultsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | 
  * so that faults of one plugin can share a run, each seen only by its own checks through the
  * check header every request carries (reference/core/faults.ts).
  */
-export function faultScopesFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string[]> | undefined {
+export function faultScopesFromEnv(env: NodeJS.ProcessEnv): Record<string, string[]> | undefined {
   const text = env.CLOUDCHECK_EMBEDDED_FAULT_SCOPES?.trim();
   if (!text) return undefined;
   let parsed: unknown;
@@ -67,18 +67,21 @@ export function faultScopesFromEnv(env: NodeJS.ProcessEnv = process.env): Record
  * the embedded server with those choices (reference/core/variants.ts), so the variant matrix
  * (test/trust/variant-matrix.test.ts) can prove the suite passes them.
  */
-export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+export function variantsFromEnv(env: NodeJS.ProcessEnv): string[] | undefined {
   return namesFromEnv(env.CLOUDCHECK_EMBEDDED_VARIANTS);
 }
 
-export async function startEmbedded(
-  options: {
-    seed?: number;
-    faults?: string[];
-    testNumbers?: { succeed?: string; fail?: string; random?: string };
-    apiKey?: string;
-  } = {},
-): Promise<EmbeddedTarget> {
+export interface EmbeddedOptions {
+  seed?: number;
+  testNumbers?: { succeed?: string; fail?: string; random?: string };
+  apiKey?: string;
+  /** The test switches above, read from the environment by the caller (faultsFromEnv, ...). */
+  faults?: string[];
+  faultScopes?: Record<string, string[]>;
+  variants?: string[];
+}
+
+export async function startEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedTarget> {
   // Imported lazily: a run against a real target never loads the server (and its dependencies).
   const { startReferenceServer } = await import('../../reference/server.ts');
   const running = await startReferenceServer({
@@ -88,9 +91,9 @@ export async function startEmbedded(
     apiKey: options.apiKey ?? randomKey('main'),
     altApiKey: randomKey('alt'),
     seed: options.seed,
-    faults: options.faults ?? faultsFromEnv(),
-    faultScopes: options.faults ? undefined : faultScopesFromEnv(),
-    variants: variantsFromEnv(),
+    faults: options.faults,
+    faultScopes: options.faultScopes,
+    variants: options.variants,
     testNumbers: options.testNumbers,
   });
   return {

@@ -29,9 +29,9 @@ import { sharedKeyReserve } from './concurrency.ts';
 import { statsOf } from './request-stats.ts';
 import { keysForWorker } from './run-keys.ts';
 import { repeatedId } from './selection.ts';
-import { settingsFromEnv } from './settings.ts';
+import { checkSettingsOf, processSettings, targetSettings } from './settings.ts';
 import { closeWebhookReceiver } from './webhook-receiver.ts';
-import type { RunSettings } from './settings.ts';
+import type { CheckSettings, RunSettings } from './settings.ts';
 
 export const ANNOTATION = {
   id: 'cc.id',
@@ -87,7 +87,7 @@ export const RETRIED_ANNOTATION = 'cc.retried';
 export type SeenExchange = [method: string, url: string, status: number | null];
 
 /** What `ctx` gives a check: the run's settings plus helpers that depend on the check. */
-export interface CheckContext extends RunSettings {
+export interface CheckContext extends CheckSettings {
   /** The check's id; `<id>#k` in repetition k of a run with several (selection.ts). */
   checkId: string;
   /** A unique name with the run prefix: `cc-<runid>-<label>-<n>`, lowercase, at most 63 chars (bucket-safe). */
@@ -131,12 +131,12 @@ export class WorkerHarness {
   readonly ledger: Ledger;
   private readonly flows = new Map<string, FlowScope>();
 
-  /** `parallelIndex` (0..workers-1) picks this worker's slice of the run's keys. */
-  constructor(settings: RunSettings, workerIndex: number, parallelIndex = workerIndex) {
+  /** `parallelIndex` (0..workers-1) picks this worker's share of the run's keys. */
+  constructor(settings: RunSettings, workerIndex: number, parallelIndex = workerIndex, workers = 1) {
     this.settings = settings;
     const journal = settings.runTmp;
     this.ledger = new Ledger(`worker-${workerIndex}`, journal, { keep: settings.keep });
-    this.budgets = mainAndAltBudgets(settings, parallelIndex);
+    this.budgets = mainAndAltBudgets(settings, parallelIndex, workers);
     this.client = new ApiClient({ settings, budgets: this.budgets });
   }
 
@@ -168,18 +168,23 @@ export class WorkerHarness {
 }
 
 /**
- * The budgets of one worker. Main: the run's key and this worker's run keys; with run keys, the
- * run's key is kept out of billing traffic (its billing window is for key management). Without
- * (keys per worker 0, or the target refused to create keys), the run's key does everything. Every
- * worker uses the run's key: each keeps a reserve on it that grows with the workers of the run.
+ * The budgets of one worker. Main: the run's key and this worker's share of the budget keys (the
+ * run's own and the more keys given); with those, the run's key is kept out of billing traffic
+ * (its billing window is for key management). Without (keys per worker 0, or the target refused
+ * to create keys, and no more keys given), the run's key does everything.
+ * Every worker uses the run's key: each keeps a reserve on it that grows with the workers of the run.
  */
-export function mainAndAltBudgets(settings: RunSettings, parallelIndex: number): { main: Budget; alt: Budget | null } {
+export function mainAndAltBudgets(
+  settings: RunSettings,
+  parallelIndex: number,
+  workers: number,
+): { main: Budget; alt: Budget | null } {
   // Up to a whole per-minute window: a busy run (or its teardown) waits for the next window of a
   // key rather than giving up a check or leaving a resource behind.
   const maxWaitMs = 65_000 * settings.timeoutScale;
-  const own = keysForWorker(settings.budgetKeys, parallelIndex, settings.keysPerWorker ?? 0);
+  const own = keysForWorker(settings.budgetKeys, parallelIndex, workers);
   for (const key of own) addSecret(key);
-  const shared = sharedKeyReserve(settings.workers ?? 1);
+  const shared = sharedKeyReserve(workers);
   return {
     main: new Budget([...own, settings.keys.main], {
       maxWaitMs,
@@ -233,7 +238,7 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
   let counter = 0;
   const scaled = (ms: number): number => Math.round(ms * settings.timeoutScale);
   return {
-    ...settings,
+    ...checkSettingsOf(settings),
     checkId,
     testInfo,
     faker,
@@ -344,7 +349,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   harness: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
     async ({}, use, workerInfo) => {
-      const harness = new WorkerHarness(settingsFromEnv(), workerInfo.workerIndex, workerInfo.parallelIndex);
+      const settings = targetSettings(processSettings());
+      // The number the global setup chose (published in the settings) when it chose one.
+      const workers = settings.workers ?? workerInfo.config.workers;
+      const harness = new WorkerHarness(settings, workerInfo.workerIndex, workerInfo.parallelIndex, workers);
       try {
         await use(harness);
       } finally {

@@ -17,13 +17,13 @@ import type { FullConfig } from '@playwright/test';
 import { Budget } from './budget.ts';
 import { ApiClient, closeProcessAgent } from './client.ts';
 import { keysPerWorkerFor, measureRoundTrip, workersFor } from './concurrency.ts';
-import { startEmbedded } from './embedded.ts';
+import { faultScopesFromEnv, faultsFromEnv, startEmbedded, variantsFromEnv } from './embedded.ts';
 import { addSecret } from './redact.ts';
 import { Provisioner } from './provision.ts';
 import { createRunKeys } from './run-keys.ts';
 import { activeProvisioner, setProvisioner } from './scheduler.ts';
 import type { RunKeys } from './run-keys.ts';
-import { settingsFromEnv, settingsToEnv } from './settings.ts';
+import { processSettings, publishSettings } from './settings.ts';
 import type { RunSettings } from './settings.ts';
 import { awaitHandoff } from './target-handoff.ts';
 
@@ -32,7 +32,7 @@ const KEYS = Symbol.for('cloudcheck.run-keys');
 type Holder = { [HANDLE]?: { close(): Promise<void> }; [KEYS]?: RunKeys };
 
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
-  let settings = settingsFromEnv(process.env, { requireTarget: false });
+  let settings = processSettings();
   if (settings.runTmp) rmSync(settings.runTmp, { recursive: true, force: true });
   if (!settings.target && settings.handoffFile) {
     // `cloudcheck run` is starting the embedded server meanwhile (target-handoff.ts).
@@ -41,18 +41,23 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       ...settings,
       target: started.target,
       s3Url: started.s3Url,
-      keys: { main: started.apiKey, alt: started.altApiKey },
+      keys: { ...settings.keys, main: started.apiKey, alt: started.altApiKey },
     });
   }
   if (!settings.target) {
-    const embedded = await startEmbedded({ seed: settings.seed });
+    const embedded = await startEmbedded({
+      seed: settings.seed,
+      faults: faultsFromEnv(process.env),
+      faultScopes: faultScopesFromEnv(process.env),
+      variants: variantsFromEnv(process.env),
+    });
     (globalThis as Holder)[HANDLE] = embedded;
     // The embedded server moves no real money.
     settings = publish({
       ...settings,
       target: embedded.target,
       s3Url: embedded.s3Url,
-      keys: { main: embedded.apiKey, alt: embedded.altApiKey },
+      keys: { ...settings.keys, main: embedded.apiKey, alt: embedded.altApiKey },
       embedded: true,
       allowCharges: true,
     });
@@ -66,12 +71,11 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
   };
 }
 
-/** Puts settings completed here into the environment the workers inherit (the run contract's one writer). */
+/** Settings completed here: the process's, and the workers' through their environment. */
 function publish(settings: RunSettings): RunSettings {
   addSecret(settings.keys.main);
   addSecret(settings.keys.alt);
-  Object.assign(process.env, settingsToEnv(settings));
-  return settings;
+  return publishSettings(settings);
 }
 
 /**
@@ -99,15 +103,27 @@ async function roundTripOfTarget(settings: RunSettings): Promise<number | null> 
   return measureRoundTrip(async () => (await client.get('/regions')).durationMs);
 }
 
+/**
+ * The run's budget keys: those created here, then the more keys of the account a person gave
+ * (--api-key repeated), which the workers share out the same way (run-keys.ts keysForWorker).
+ */
 async function createKeysForWorkers(workers: number, settings: RunSettings): Promise<void> {
   const count = Math.max(0, workers) * (settings.keysPerWorker ?? 0);
-  if (count === 0 || !settings.keys.main) return;
+  const extra = settings.keys.extra;
+  for (const key of extra) addSecret(key);
+  if (count === 0 || !settings.keys.main) {
+    if (extra.length) publish({ ...settings, budgetKeys: [...extra] });
+    return;
+  }
   const runKeys = await createRunKeys({ settings, count, namePrefix: settings.runPrefix, journalDir: settings.runTmp });
   (globalThis as Holder)[KEYS] = runKeys;
-  publish({ ...settings, budgetKeys: runKeys.keys });
+  publish({ ...settings, budgetKeys: [...runKeys.keys, ...extra] });
   if (runKeys.shortfall) {
+    const rest = extra.length
+      ? `the run's key and the ${extra.length} more key${extra.length === 1 ? '' : 's'} given (--api-key) take the rest of the work`
+      : "the run's own key takes the rest of the work (give more keys of the account with --api-key, repeated)";
     process.stderr.write(
-      `cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); the run's own key takes the rest of the work\n`,
+      `cloudcheck: created ${runKeys.keys.length} of ${count} API keys for the run's budget (${runKeys.shortfall}); ${rest}\n`,
     );
   }
 }

@@ -29,7 +29,7 @@ import type { ApiResponse } from './client.ts';
 import type { CheckContext } from './fixtures.ts';
 import { Ledger } from './ledger.ts';
 import type { LedgerEntry } from './ledger.ts';
-import type { RunSettings } from './settings.ts';
+import type { CheckSettings, RunSettings } from './settings.ts';
 
 /** What a provision's maker gets: a check's tools, without a test around them. */
 export interface ProvisionEnv {
@@ -37,7 +37,8 @@ export interface ProvisionEnv {
   ledger: Ledger;
   /** A unique name with the run prefix, as `ctx.name` makes them. */
   name(label: string): string;
-  settings: RunSettings;
+  /** What a check sees of the run (its `ctx`). */
+  settings: CheckSettings;
 }
 
 /**

@@ -8,7 +8,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Leak } from '../model/report.ts';
 import { Budget } from './budget.ts';
+import type { Dispatcher } from 'undici';
 import { ApiClient } from './client.ts';
+import type { ClientSettings } from './client.ts';
 import { Ledger, foldJournal } from './ledger.ts';
 
 export function readJournalLines(dir: string): string[] {
@@ -26,32 +28,23 @@ export interface RecoverResult {
   leaks: Leak[];
 }
 
+/** `settings`: the run's target, keys and connection (a session's client settings); `dispatcher`: how to reach it. */
 export async function recoverFromJournals(
   dir: string,
-  settings: {
-    target: string;
-    keys: { main: string; alt: string | null };
-    timeoutScale?: number;
-    headers?: Record<string, string>;
-  },
+  settings: ClientSettings,
+  dispatcher?: Dispatcher,
 ): Promise<RecoverResult> {
   const { alive, leaks } = foldJournal(readJournalLines(dir));
   if (alive.length === 0) return { deleted: 0, leaks };
   const client = new ApiClient({
     // Deleting what the run itself created (a payment method journalled by a run with
     // --allow-charges) is cleanup, not a charge; recovery sends nothing else.
-    settings: {
-      target: settings.target,
-      keys: settings.keys,
-      liveSms: false,
-      allowCharges: true,
-      timeoutScale: settings.timeoutScale ?? 1,
-      headers: settings.headers ?? {},
-    },
+    settings: { ...settings, liveSms: false, allowCharges: true },
     budgets: {
       main: new Budget([settings.keys.main], { maxWaitMs: 10_000 }),
       alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs: 10_000 }) : null,
     },
+    ...(dispatcher ? { dispatcher } : {}),
   });
   // Writes its own journal records, so a second pass (or the reporter) sees what was deleted.
   const ledger = new Ledger('recover', dir);

@@ -1,7 +1,8 @@
 /**
  * The run's own API keys. They are created once, in the Playwright runner process (global setup),
  * before any worker starts: N = workers × keys-per-worker keys, with the run's key. Workers take
- * their slice by parallel index from CLOUDCHECK_BUDGET_KEYS and never create keys themselves.
+ * their share by parallel index from CLOUDCHECK_BUDGET_KEYS (with the more keys of the account a
+ * person gave, --api-key repeated) and never create keys themselves.
  *
  * Why here and not in each worker: key creation is a billing-area request (POST
  * /account/api-keys), and the billing window is 100/h per key. Workers creating keys lazily, with
@@ -14,6 +15,7 @@
  * them (also after Ctrl-C: Playwright runs the teardown when interrupted), and `cloudcheck run`
  * revokes whatever a killed runner left, from the journal (recover.ts).
  */
+import type { Dispatcher } from 'undici';
 import { Budget } from './budget.ts';
 import { ApiClient } from './client.ts';
 import type { ClientSettings } from './client.ts';
@@ -27,13 +29,14 @@ const KEYS_IN_FLIGHT = 6;
 export const RUN_KEY_LIFETIME_MS = 3 * 3_600_000;
 
 /**
- * The keys of one worker: a contiguous slice by parallel index (0..workers-1). A worker restarted
- * after a failure has the same parallel index and gets the same keys; no two live workers share
- * one, so each worker's own counts stay right.
+ * The keys of one worker: every `workers`-th key from its parallel index (0..workers-1), so that
+ * the keys the run created and the more keys a person gave (--api-key) spread evenly, however many
+ * there are. A worker restarted after a failure has the same parallel index and gets the same
+ * keys; no two live workers share one, so each worker's own counts stay right.
  */
-export function keysForWorker(all: readonly string[], parallelIndex: number, perWorker: number): string[] {
-  if (perWorker <= 0 || parallelIndex < 0) return [];
-  return all.slice(parallelIndex * perWorker, (parallelIndex + 1) * perWorker);
+export function keysForWorker(all: readonly string[], parallelIndex: number, workers: number): string[] {
+  if (workers <= 0 || parallelIndex < 0) return [];
+  return all.filter((_, i) => i % workers === parallelIndex);
 }
 
 export interface RunKeys {
@@ -51,6 +54,8 @@ export interface CreateRunKeysOptions {
   namePrefix: string;
   /** The run's temp dir: the ledger journal goes there (null: in memory only, unit tests). */
   journalDir: string | null;
+  /** How the requests connect (the CLI's session); default: the process's pool (client.ts processAgent). */
+  dispatcher?: Dispatcher;
   now?: () => number;
 }
 
@@ -65,6 +70,7 @@ export async function createRunKeys(options: CreateRunKeysOptions): Promise<RunK
   const client = new ApiClient({
     settings,
     budgets: { main: new Budget([settings.keys.main], { maxWaitMs: 30_000 * settings.timeoutScale }) },
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const ledger = new Ledger('run-keys', options.journalDir);
   // By index, so the keys keep their names' order whatever order they are created in.

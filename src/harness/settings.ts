@@ -31,14 +31,22 @@ export function normaliseBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-export interface RunSettings {
+/**
+ * What a check sees of its run (`ctx` in a check, fixtures.ts): the target and its keys, the data
+ * of the run and its rules. Nothing of how the run is driven, connected or reported.
+ */
+export interface CheckSettings {
   runId: string;
   /** Every resource the run creates is named with this prefix: `cc-<runid>-`. */
   runPrefix: string;
   /** Base URL including `/v1`, without a trailing slash ('' until the embedded server's address is handed over). */
   target: string;
   s3Url: string | null;
-  keys: { main: string; alt: string | null };
+  /**
+   * The run's key, the second account's, and `extra`: more keys of the run's account a person gave
+   * (`--api-key` repeated), spread over the workers' budgets like the keys the run creates.
+   */
+  keys: { main: string; alt: string | null; extra: string[] };
   seed: number;
   /**
    * `--examples`: valid requests per operation in the generated positive checks (1: the single
@@ -63,17 +71,21 @@ export interface RunSettings {
   webhook: { listen: string | null; url: string | null };
   /** True when the target is the embedded reference server started for this run. */
   embedded: boolean;
-  reportDir: string | null;
   /** `--keep`: leave what the run created in place (listed in the report) for replaying its curl lines. */
   keep: boolean;
-  /** Directory shared by the workers and the reporter for per-worker files (leaks, ledger journal). */
+  /** Directory shared by the workers and the reporter for per-worker files (leaks, ledger journal, shared originals). */
   runTmp: string | null;
+}
+
+/** The runner's plumbing: how the run connects, is driven and is reported. No check reads it. */
+export interface RunnerSettings {
+  reportDir: string | null;
   /**
    * API keys the run creates per worker, in the runner before workers start (0: none; run-keys.ts);
    * null: the global setup chooses from the number of workers (concurrency.ts).
    */
   keysPerWorker: number | null;
-  /** The keys the runner created for all workers; each worker uses its slice. */
+  /** The keys the workers share out (run-keys.ts keysForWorker): those the runner created, then `keys.extra`. */
   budgetKeys: string[];
   /** `--header`: extra headers on every request. */
   headers: Record<string, string>;
@@ -83,7 +95,6 @@ export interface RunSettings {
   retries: number;
   /** `--har all`: passing checks keep their exchanges too (fixtures.ts). */
   harAll: boolean;
-
   /** Run by `cloudcheck run`: the CLI finalises the report, the selection is made where checks are defined. */
   driven: boolean;
   /** The reporter prints a line per finished class (the CLI's console). */
@@ -114,6 +125,24 @@ export interface RunSettings {
 }
 
 /**
+ * The one description of a run: `cloudcheck run` builds it (run.ts settingsOfRun), the runner
+ * and its workers read it from the run contract's variables below.
+ */
+export type RunSettings = CheckSettings & RunnerSettings;
+
+/** What of the settings a check's `ctx` carries. */
+export function checkSettingsOf(s: RunSettings): CheckSettings {
+  const { runId, runPrefix, target, s3Url, keys, seed, examples, classes, testNumbers } = s;
+  const { allowCharges, liveSms, strict, timeoutScale, requestTimeoutMs, asyncTimeoutMs, webhook } = s;
+  const { embedded, keep, runTmp } = s;
+  return {
+    ...{ runId, runPrefix, target, s3Url, keys, seed, examples, classes, testNumbers },
+    ...{ allowCharges, liveSms, strict, timeoutScale, requestTimeoutMs, asyncTimeoutMs, webhook },
+    ...{ embedded, keep, runTmp },
+  };
+}
+
+/**
  * Seconds a wait for an asynchronous change may take before it fails: a real cloud boots a VPS
  * in about a minute and may take several; a carrier confirms an SMS in seconds to minutes.
  */
@@ -129,7 +158,7 @@ export function parseBool(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
-/** The run's own keys, comma-separated (keys have no commas; run-keys.ts). */
+/** A list of keys, comma-separated (keys have no commas; run-keys.ts). */
 function decodeRunKeys(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
@@ -235,7 +264,8 @@ export function settingsToEnv(s: RunSettings): Record<string, string> {
   const optional: Array<[string, string | null]> = [
     [V.target, s.target || null],
     [V.s3Url, s.s3Url],
-    [V.mainKey, s.keys.main || null],
+    // The run's key first, then the more keys of the account: keys hold no commas (run-keys.ts).
+    [V.mainKey, s.keys.main ? [s.keys.main, ...s.keys.extra].join(',') : null],
     [V.altKey, s.keys.alt],
     [V.requestTimeoutMs, s.requestTimeoutMs === null ? null : String(s.requestTimeoutMs)],
     [V.webhookListen, s.webhook.listen],
@@ -289,25 +319,20 @@ const listOrNull = (value: string | undefined): string[] | null => (value ? valu
  * The settings of the run this process belongs to. `requireTarget: false` for the runner and the
  * reporter, which also run before a target is known (or when none could be started).
  */
-export function settingsFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-  options: { requireTarget?: boolean } = {},
-): RunSettings {
-  // Normalised here too: a bare `npx playwright test` takes the variable as the user wrote it.
+export function settingsFromEnv(env: NodeJS.ProcessEnv, options: { requireTarget?: boolean } = {}): RunSettings {
+  // The runner's entry from the environment: a bare `npx playwright test` takes the variable as
+  // the user wrote it, so its URL is normalised here, once, as the CLI's are at resolution.
   const target = normaliseBaseUrl(env[V.target] ?? '');
-  if (!target && options.requireTarget !== false) {
-    throw new Error(
-      'CLOUDCHECK_TARGET is not set: run the suite through `cloudcheck run` or `npx playwright test` (whose global setup starts the reference server)',
-    );
-  }
+  if (!target && options.requireTarget !== false) targetSettings({ target });
   const runId = env[V.runId] || 'adhoc';
   const s3Url = orNull(env[V.s3Url]);
+  const [main = '', ...extra] = decodeRunKeys(env[V.mainKey]);
   return {
     runId,
     runPrefix: `${RUN_PREFIX}${runId}-`,
     target,
     s3Url: s3Url === null ? null : normaliseBaseUrl(s3Url),
-    keys: { main: env[V.mainKey] ?? '', alt: orNull(env[V.altKey]) },
+    keys: { main, alt: orNull(env[V.altKey]), extra },
     seed: numberFrom(env[V.seed], DEFAULT_SEED, () => true),
     examples: numberFrom(env[V.examples], DEFAULT_EXAMPLES, (n) => Number.isInteger(n) && n >= 1),
     classes: parseClasses(env[V.classes]),
@@ -349,6 +374,36 @@ export function settingsFromEnv(
     handoffFile: orNull(env[V.handoffFile]),
     suiteIndexOut: orNull(env[V.suiteIndexOut]),
   };
+}
+
+/** The settings of a process that sends requests (a worker): they must name the target. */
+export function targetSettings<S extends { target: string }>(settings: S): S {
+  if (!settings.target)
+    throw new Error(
+      'CLOUDCHECK_TARGET is not set: run the suite through `cloudcheck run` or `npx playwright test` (whose global setup starts the reference server)',
+    );
+  return settings;
+}
+
+let current: RunSettings | undefined;
+
+/**
+ * The settings of the run this process belongs to (the runner, a worker): read from the
+ * environment the first time they are needed, then the same object for every reader of the process.
+ */
+export function processSettings(): RunSettings {
+  return (current ??= settingsFromEnv(process.env, { requireTarget: false }));
+}
+
+/**
+ * Settings completed in this process (the config's run id and directories, the global setup's
+ * target and keys): kept as the process's settings, and written into the environment that
+ * the workers started after this inherit (the run contract's one writer, settingsToEnv).
+ */
+export function publishSettings(settings: RunSettings): RunSettings {
+  current = settings;
+  Object.assign(process.env, settingsToEnv(settings));
+  return settings;
 }
 
 /** The environment without the run contract's variables: what a runner of another run must not inherit. */

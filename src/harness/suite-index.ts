@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedValue, contentKey, packageVersion, storeValue } from '../util/disk-cache.ts';
 import { type Candidate, type Selection, isSelected } from './selection.ts';
-import { settingsFromEnv } from './settings.ts';
+import { processSettings } from './settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE_NAME = 'suite-index';
@@ -23,7 +23,7 @@ const CACHE_NAME = 'suite-index';
 /** Variables that change which checks the suites define. */
 const DEFINING_ENV = ['CLOUDCHECK_SELFTEST'] as const;
 
-export function suiteIndexKey(env: NodeJS.ProcessEnv = process.env): string {
+export function suiteIndexKey(env: NodeJS.ProcessEnv): string {
   const inputs = ['suites', 'src', 'spec', 'playwright.config.ts', 'package-lock.json']
     .map((p) => join(ROOT, p))
     .filter(existsSync);
@@ -70,7 +70,7 @@ let indexOut: string | undefined;
  */
 export function recordCandidate(candidate: Candidate): void {
   // Where a run that loads every file writes the candidates it saw (one JSON array); read once.
-  indexOut ??= settingsFromEnv(process.env, { requireTarget: false }).suiteIndexOut ?? '';
+  indexOut ??= processSettings().suiteIndexOut ?? '';
   const out = indexOut;
   if (!out || process.env.TEST_WORKER_INDEX !== undefined) return;
   if (seen.length === 0) process.once('exit', () => writeFileSync(out, JSON.stringify(seen)));

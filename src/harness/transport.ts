@@ -16,8 +16,6 @@ import { rootCertificates } from 'node:tls';
 import type { Agent, Dispatcher } from 'undici';
 import type * as Undici from 'undici';
 import { loadDependency } from './errors.ts';
-import { settingsFromEnv } from './settings.ts';
-import type { RunSettings } from './settings.ts';
 
 /**
  * undici, loaded with the first request (CommonJS, so synchronously): about 0.1 s of CPU in every
@@ -34,11 +32,13 @@ export interface TransportOptions {
   caCertFile?: string | null;
   /** Ignore proxy variables (the embedded server). */
   direct?: boolean;
+  /** Where the proxy variables are read: the process's environment, passed down (none: no proxy). */
+  env?: NodeJS.ProcessEnv;
 }
 
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] as const;
 
-export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return PROXY_VARIABLES.some((name) => !!env[name]);
 }
 
@@ -58,14 +58,17 @@ export function readCaCert(file: string): string {
 }
 
 /**
- * A dispatcher for the options: an Agent, or an EnvHttpProxyAgent when a proxy variable is set.
- * `ca` replaces Node's trust store for a connection, so the extra CA comes with the bundled roots.
+ * The CAs a connection trusts with `--ca-cert`: Node's bundled roots and the file's (a `ca`
+ * option replaces Node's trust store for a connection); undefined without it: the usual ones.
  */
-export function createDispatcher(
-  options: TransportOptions & { agent?: Agent.Options; env?: NodeJS.ProcessEnv } = {},
-): Dispatcher {
-  const env = options.env ?? process.env;
-  const ca = options.caCertFile ? [...rootCertificates, readCaCert(options.caCertFile)] : undefined;
+export function trustedCas(caCertFile: string | null | undefined): string[] | undefined {
+  return caCertFile ? [...rootCertificates, readCaCert(caCertFile)] : undefined;
+}
+
+/** A dispatcher for the options: an Agent, or an EnvHttpProxyAgent when a proxy variable is set. */
+export function createDispatcher(options: TransportOptions & { agent?: Agent.Options } = {}): Dispatcher {
+  const env = options.env ?? {};
+  const ca = trustedCas(options.caCertFile);
   const agentConnect = (options.agent?.connect ?? {}) as Record<string, unknown>;
   const base: Agent.Options = { ...options.agent, ...(ca ? { connect: { ...agentConnect, ca } } : {}) };
   const { Agent, EnvHttpProxyAgent } = undici();
@@ -78,19 +81,4 @@ export function createDispatcher(
     // Through a proxy, the TLS to the target runs inside the tunnel; the proxy may have an internal certificate too.
     ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
   });
-}
-
-/** Set by `cloudcheck run`/`sweep` in their own process; workers read the variables below. */
-let configured: TransportOptions | null = null;
-
-export function configureTransport(options: TransportOptions): void {
-  configured = options;
-}
-
-/** What the run's settings say: the CA to trust, and a direct connection to the embedded server. */
-export function transportOptions(
-  settings: Pick<RunSettings, 'caCertFile' | 'embedded'> = settingsFromEnv(process.env, { requireTarget: false }),
-): TransportOptions {
-  if (configured) return configured;
-  return { caCertFile: settings.caCertFile, direct: settings.embedded };
 }

@@ -1,4 +1,5 @@
 import type { CheckResult, CheckStatus } from './finding.ts';
+import type { LoadReport } from './load.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
 
 export interface ShardInfo {
@@ -118,7 +119,7 @@ export interface ConformanceReport {
     critical_path: { round_trips: number; chain: string } | null;
   };
   /** Results of `cloudcheck load`, when a load stage wrote into the same report. */
-  load?: unknown;
+  load?: LoadReport;
   /**
    * What third-party code (libraries, Node itself) printed in the workers during the run:
    * warnings and notices, kept out of the console and here instead, each distinct line once with

@@ -57,24 +57,14 @@ export interface LatencyChange {
   after: LatencyFigures;
 }
 
-const FIGURES = ['count', 'p50', 'p95', 'p99', 'max'] as const;
-
-/**
- * `report.load`'s latency per profile and status class, read by shape: the report layer does not
- * depend on load/ (docs/architecture.md), and a hand-made or older report may lack any of it.
- */
+/** `report.load`'s latency per profile and status class (src/model/load.ts). */
 function loadLatency(report: ConformanceReport): Map<string, LatencyFigures> {
   const out = new Map<string, LatencyFigures>();
-  const profiles = (report.load as { profiles?: unknown } | undefined)?.profiles;
-  if (!Array.isArray(profiles)) return out;
-  for (const p of profiles as Array<{ profile?: unknown; latency_ms?: unknown }>) {
-    if (typeof p.profile !== 'string' || !p.latency_ms || typeof p.latency_ms !== 'object') continue;
-    for (const [cls, summary] of Object.entries(p.latency_ms as Record<string, Record<string, unknown>>)) {
-      if (!FIGURES.every((f) => typeof summary?.[f] === 'number')) continue;
-      out.set(
-        `${p.profile}\u0000${cls}`,
-        Object.fromEntries(FIGURES.map((f) => [f, summary[f] as number])) as unknown as LatencyFigures,
-      );
+  for (const p of report.load?.profiles ?? []) {
+    for (const [cls, summary] of Object.entries(p.latency_ms)) {
+      if (!summary) continue;
+      const { count, p50, p95, p99, max } = summary;
+      out.set(`${p.profile}\u0000${cls}`, { count, p50, p95, p99, max });
     }
   }
   return out;

@@ -8,6 +8,7 @@ import { classificationOf, isGateRelevant, summarize } from './gate.ts';
 import { verdictOptionsOfRuns } from './verdict.ts';
 import { CONFORMANCE_CLASSES, type ConformanceClass } from '../../spec/classes.ts';
 import type { CheckResult } from '../model/finding.ts';
+import type { LoadReport } from '../model/load.ts';
 import type { ConformanceReport, Leak, OperationCoverage, ThirdPartyLine } from '../model/report.ts';
 
 /** report.json additions a merged report carries (fields are only ever added to schema_version 1). */
@@ -142,32 +143,39 @@ export function distinctLeaks(lists: ReadonlyArray<readonly Leak[] | undefined>)
   return out;
 }
 
-function looksLikeLoadReport(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && Array.isArray((v as { profiles?: unknown }).profiles);
-}
-
+/**
+ * The load sections of the reports as one. Merged by the load module when the command passes its
+ * merge (histograms summed); without it, or when it fails, the profiles are kept side by side in
+ * one section (each with its own figures), and a note says so.
+ */
 function mergeLoad(
   reports: readonly ConformanceReport[],
   notes: string[],
   mergeSections: MergeOptions['mergeLoad'],
-): unknown {
-  const loads = reports.map((r) => r.load).filter((l) => l !== undefined && l !== null);
-  if (loads.length === 0) return undefined;
-  if (loads.length === 1) return loads[0];
-  if (mergeSections && loads.every(looksLikeLoadReport)) {
+): LoadReport | undefined {
+  const loads = reports.map((r) => r.load).filter((l): l is LoadReport => l !== undefined);
+  if (loads.length <= 1) return loads[0];
+  if (mergeSections) {
     try {
       return mergeSections(loads);
     } catch (error) {
-      notes.push(`load sections could not be merged (${(error as Error).message}); kept side by side in an array`);
-      return loads;
+      notes.push(
+        `load sections could not be merged (${(error as Error).message}); their profiles are kept side by side`,
+      );
     }
-  }
-  notes.push(
-    mergeSections
-      ? 'load sections of an unknown shape; kept side by side in an array'
-      : 'several load sections and no merge for them; kept side by side in an array',
-  );
-  return loads.flatMap((l) => (Array.isArray(l) ? (l as unknown[]) : [l]));
+  } else notes.push('several load sections and no merge for them; their profiles are kept side by side');
+  const profiles = loads.flatMap((l) => l.profiles);
+  return {
+    schema_version: 1,
+    target: loads[0]!.target,
+    started_at: loads.map((l) => l.started_at).sort()[0]!,
+    finished_at: loads
+      .map((l) => l.finished_at)
+      .sort()
+      .at(-1)!,
+    passed: loads.every((l) => l.passed),
+    profiles,
+  };
 }
 
 /** `{index, total}` (or `"2/3"` from older reports) → [2, 3]. */
@@ -226,7 +234,7 @@ export interface MergeOptions {
    * percentiles averaged). Given by the caller, so the report layer needs nothing of load/;
    * without it, several sections are kept side by side.
    */
-  mergeLoad?: (sections: unknown[]) => unknown;
+  mergeLoad?: (sections: LoadReport[]) => LoadReport;
 }
 
 export function mergeReportsWithNotes(reports: readonly ConformanceReport[], options: MergeOptions = {}): MergeResult {

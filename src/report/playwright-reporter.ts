@@ -36,7 +36,8 @@ import {
 import { foldJournal } from '../harness/ledger.ts';
 import { type RequestStats, runRequests } from '../harness/request-stats.ts';
 import { addSecret, redactString } from '../harness/redact.ts';
-import { settingsFromEnv } from '../harness/settings.ts';
+import { processSettings } from '../harness/settings.ts';
+import { RunEstimate, budgetWait, describeBudget, formatDuration, pacingKeys } from '../harness/run-estimate.ts';
 import type { RunSettings } from '../harness/settings.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import { classCounts } from './class-counts.ts';
@@ -288,8 +289,7 @@ function classOfTest(test: TestCase): string {
 }
 
 /** ` with 8 workers (round trip 81 ms)`: what the global setup chose, which has run by onBegin. */
-function concurrencyWords(config: FullConfig): string {
-  const { roundTripMs } = settingsFromEnv(process.env, { requireTarget: false });
+function concurrencyWords(config: FullConfig, roundTripMs: number | null): string {
   // Playwright's own count: no more workers than the selection has groups of tests.
   const workers = Number(config.metadata.actualWorkers) || config.workers;
   const rtt =
@@ -305,11 +305,15 @@ const PROGRESS_EVERY_MS = 10_000;
 export default class CloudcheckReporter implements Reporter {
   private rootSuite: Suite | undefined;
   /**
-   * The run's settings as the CLI handed them over. Read again at the end: the global setup,
-   * which runs after the reporter is made, completes them (the embedded server's address, keys).
+   * The run's settings: the process's (settings.ts processSettings), which the global setup, run
+   * after the reporter is made, completes (the embedded server's address, the run's keys).
    */
-  private readonly settings: RunSettings = settingsFromEnv(process.env, { requireTarget: false });
-  private readonly progress = this.settings.progress;
+  private get settings(): RunSettings {
+    return processSettings();
+  }
+  private get progress(): boolean {
+    return this.settings.progress;
+  }
   private readonly tty = process.stderr.isTTY === true;
   private readonly remaining = new Map<string, number>();
   private readonly counts = new Map<string, { passed: number; failed: number; skipped: number }>();
@@ -319,7 +323,9 @@ export default class CloudcheckReporter implements Reporter {
   private startedAt = Date.now();
   private lastProgressAt = 0;
   /** `--max-failures N`: stop once N failures count against the gate. */
-  private readonly maxFailures = this.settings.maxFailures;
+  private get maxFailures(): number {
+    return this.settings.maxFailures;
+  }
   private gateFailures = 0;
   /** Why the checks of each class were skipped, with how many, for the class's console line. */
   private readonly skipReasons = new Map<string, Map<string, number>>();
@@ -327,6 +333,8 @@ export default class CloudcheckReporter implements Reporter {
   /** Third-party output of the workers (report.json third_party_output), by stream and line. */
   private readonly thirdParty = new Map<string, ThirdPartyLine>();
   private gateOptions: { strict: boolean; baseline: Set<string> | null } | undefined;
+  /** The run's request budget and the windows it waits for (run-estimate.ts), from onBegin. */
+  private estimate: RunEstimate | undefined;
 
   constructor() {
     stopGracefullyOnSigterm();
@@ -348,10 +356,17 @@ export default class CloudcheckReporter implements Reporter {
     const runWide = this.counts.has('rate-limits')
       ? ` (and ${Object.keys(RUN_CHECKS).length} run-wide rate-limit invariants at the end)`
       : '';
-    if (this.progress)
+    // The global setup has run: the keys the run paces over are known.
+    this.estimate = new RunEstimate(this.remaining, pacingKeys(this.settings.budgetKeys.length));
+    if (this.progress) {
       process.stderr.write(
-        `running ${this.totalTests} checks in ${this.counts.size} classes${runWide}${concurrencyWords(config)}\n`,
+        `running ${this.totalTests} checks in ${this.counts.size} classes${runWide}${concurrencyWords(config, this.settings.roundTripMs)}\n`,
       );
+      const requests = this.estimate.remainingRequests();
+      process.stderr.write(
+        `  ${describeBudget(requests, this.estimate.keys, budgetWait(requests, this.estimate.keys, Date.now()))}\n`,
+      );
+    }
   }
 
   /**
@@ -404,6 +419,7 @@ export default class CloudcheckReporter implements Reporter {
       this.remaining.set(cls, (this.remaining.get(cls) ?? 0) + 1);
     }
     this.finishedTests++;
+    this.estimate?.finished(cls, Date.now());
     this.countForMaxFailures(check);
     const c = this.counts.get(cls) ?? { passed: 0, failed: 0, skipped: 0 };
     this.counts.set(cls, c);
@@ -455,16 +471,29 @@ export default class CloudcheckReporter implements Reporter {
     if (!this.tty && (done || now - this.lastProgressAt < PROGRESS_EVERY_MS)) return;
     this.lastProgressAt = now;
     const elapsed = (now - this.startedAt) / 1000;
-    const rate = this.finishedTests / Math.max(elapsed, 0.001);
-    // An estimate from the first few checks says nothing: wait for a sample.
-    const left =
-      rate > 0 && this.finishedTests >= 20 && elapsed >= 3 ? (this.totalTests - this.finishedTests) / rate : Number.NaN;
-    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${Number.isFinite(left) && !done ? ` · about ${Math.ceil(left)} s left` : ''}`;
+    const line = `  [${this.finishedTests}/${this.totalTests}] ${Math.floor((100 * this.finishedTests) / Math.max(this.totalTests, 1))}% · ${elapsed.toFixed(0)} s elapsed${done ? '' : this.timeLeft(now, elapsed)}`;
     process.stderr.write(this.tty ? `\r\x1b[K${line}${done ? '\n' : ''}` : `${line}\n`);
   }
 
+  /**
+   * What is left, from the budget first: the windows the remaining requests must wait for (run-estimate.ts),
+   * which no pace of the checks so far shows; the pace only when it says longer.
+   */
+  private timeLeft(now: number, elapsed: number): string {
+    const wait = this.estimate?.wait(now) ?? { waitMs: 0, rule: null };
+    const rate = this.finishedTests / Math.max(elapsed, 0.001);
+    // A pace from the first few checks says nothing: wait for a sample.
+    const paced =
+      rate > 0 && this.finishedTests >= 20 && elapsed >= 3
+        ? ((this.totalTests - this.finishedTests) / rate) * 1000
+        : Number.NaN;
+    if (wait.rule && !(paced > wait.waitMs))
+      return ` · about ${formatDuration(wait.waitMs)} left (the ${wait.rule} limit of the keys)`;
+    return Number.isFinite(paced) ? ` · about ${formatDuration(paced)} left` : '';
+  }
+
   async onEnd(result: FullResult): Promise<void> {
-    const settings = settingsFromEnv(process.env, { requireTarget: false });
+    const settings = this.settings;
     addSecret(settings.keys.main);
     addSecret(settings.keys.alt);
     for (const value of Object.values(settings.headers)) addSecret(value);

@@ -88,12 +88,45 @@ test('a base URL that is not the API exits 2 within seconds, with a hint for a m
   expect(r.stderr).toContain(`did you mean ${server.url}/v1?`);
   expect(Date.now() - started).toBeLessThan(30_000);
   // JSON of another API is refused too; the API's own error envelope is not (billing may be unclaimed).
-  const { notTheApi } = await import('../../src/cli/probe.ts');
+  const { notTheApi } = await import('../../src/harness/probe.ts');
   expect(notTheApi(200, 'application/json', '{"status":"ok"}')).toContain('holds no account');
   expect(notTheApi(404, 'application/json', '{"message":"no route"}')).toContain('without the error envelope');
   expect(notTheApi(404, 'application/json', '{"error":{"code":"not_found","message":"x"}}')).toBeNull();
   expect(notTheApi(200, 'application/json', '{"data":{"account":{"id":"acc_1"}}}')).toBeNull();
   expect(notTheApi(200, 'application/json', '{"id":"acc_1","email":"a@example.net"}')).toBeNull();
+});
+
+test('a base URL without /v1 whose unknown routes answer 404 with the error envelope: exit 2 within 10 s, "did you mean .../v1?"', async () => {
+  // The API under /v1; every other route the API's own 404 envelope, which the probe alone would take for the API.
+  server = await tinyServer((req, _body, res) =>
+    req.url === '/v1/account'
+      ? json(res, 200, { account: { id: 'acc_1', email: 'a@example.net' } })
+      : json(res, 404, { error: { code: 'not_found', message: 'no such route' } }),
+  );
+  const started = Date.now();
+  const run = await cli(['run', '--target', server.url], { CLOUDCHECK_API_KEY: 'cck_some_key_123456' });
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).toContain(`did you mean ${server.url}/v1?`);
+  // Seconds, where it crawled through 171 checks in 162 s (the process's start included).
+  expect(Date.now() - started).toBeLessThan(10_000);
+  // The same session opens every command's target.
+  for (const command of ['load', 'sweep', 'explore']) {
+    const r = await cli([command, '--target', server.url], { CLOUDCHECK_API_KEY: 'cck_some_key_123456' });
+    expect(r.code, `${command}: ${r.stderr}`).toBe(2);
+    expect(r.stderr).toContain(`did you mean ${server.url}/v1?`);
+  }
+  // With /v1 the same server is the API; a target that is the API at its root (404 envelope
+  // under /v1 too) is not refused: its 404 on /account is for the checks to judge.
+  const { probeTarget } = await import('../../src/harness/probe.ts');
+  await expect(probeTarget(`${server.url}/v1`, 'cck_some_key_123456', { timeoutMs: 5000 })).resolves.toBeDefined();
+  const rootOnly = await tinyServer((_req, _body, res) =>
+    json(res, 404, { error: { code: 'not_found', message: 'x' } }),
+  );
+  try {
+    await expect(probeTarget(rootOnly.url, 'cck_some_key_123456', { timeoutMs: 5000 })).resolves.toBeDefined();
+  } finally {
+    await rootOnly.close();
+  }
 });
 
 test('cloudcheck load probes with the key: a wrong key exits 2 before any load', async () => {
@@ -215,6 +248,18 @@ test('serve lists the legal variants and refuses an unknown one', async () => {
   const list = await cli(['serve', '--list-variants']);
   expect(list.code).toBe(0);
   for (const name of ['create-200', 'flat-bodies', 'vps-boot-slow', 'latency']) expect(list.stdout).toContain(name);
+  // Text cloudcheck wrote holds no secret: help and the lists are printed as written, never redacted.
+  expect(list.stdout).toContain('`X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`');
+  for (const args of [
+    ['serve', '--list-variants'],
+    ['serve', '--list-faults'],
+    ['serve', '--help'],
+    ['load', '--help'],
+  ])
+    expect((await cli(args)).stdout, args.join(' ')).not.toMatch(/[=:] \[REDACTED\]/);
+  expect((await cli(['serve', '--help'])).stdout).toContain(
+    'prints base_url=, s3_url=, api_key= and alt_api_key= lines',
+  );
   const bad = await cli(['serve', '--variant', 'create-201', '--port', '0', '--s3-port', '0']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('did you mean "create-200"');
@@ -259,6 +304,7 @@ test('load --list names every built-in profile with its requirements; load --hel
   expect(list.code).toBe(0);
   for (const name of names) expect(list.stdout).toMatch(new RegExp(`^${name}( \\[[A-Z0-9, -]+\\])?$`, 'm'));
   expect(list.stdout).toMatch(/^hourly-quota \[RATE-HOUR-001\]$/m);
+  expect(list.stdout).toContain('with no profile named, cloudcheck load runs smoke');
   const help = await cli(['load', '--help']);
   expect(help.code).toBe(0);
   for (const name of names) expect(help.stdout).toContain(name);

@@ -4,7 +4,6 @@
  * The end-to-end runs use small selections against the embedded server (a few seconds each).
  */
 import { expect, test } from '../base.ts';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,41 +12,19 @@ import { connect as netConnect } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UsageError, resolveOptions } from '../../src/config/resolve.ts';
 import { planRun, runnerEnv } from '../../src/cli/commands/run.ts';
-import { probeTarget } from '../../src/cli/probe.ts';
+import { probeTarget } from '../../src/harness/probe.ts';
+import { connectionOf } from '../../src/cli/connection.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient } from '../../src/harness/client.ts';
 import { createDispatcher } from '../../src/harness/transport.ts';
 import type { Exchange } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { json, tinyServer } from '../harness/helpers.ts';
+import { BIN, TLS, cli, closedPort } from './helpers.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
-// A CA and a certificate for 127.0.0.1 it signed, made for these tests only (valid for a century).
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const CA = join(FIXTURES, 'test-ca.pem');
-
-function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) =>
-          !/^(CLOUDCHECK_|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY)/.test(k),
-      ),
-    );
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, cwd: tmpdir() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const CA = TLS.ca;
 
 function usageError(fn: () => unknown): string {
   try {
@@ -107,15 +84,6 @@ async function countingProxy(): Promise<{ url: string; count: () => number; clos
   };
 }
 
-/** A port nothing listens on (a proxy variable pointing there breaks every request that uses it). */
-async function closedPort(): Promise<number> {
-  const server = createHttpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** An HTTPS API stub with a certificate signed by the test CA: an account, empty lists, every request recorded. */
 async function httpsApi(): Promise<{
   url: string;
@@ -124,7 +92,7 @@ async function httpsApi(): Promise<{
 }> {
   const requests: IncomingMessage['headers'][] = [];
   const server = createHttpsServer(
-    { key: readFileSync(join(FIXTURES, 'server.key')), cert: readFileSync(join(FIXTURES, 'server.pem')) },
+    { key: readFileSync(TLS.key), cert: readFileSync(TLS.cert) },
     (req: IncomingMessage, res: ServerResponse) => {
       requests.push(req.headers);
       if (req.url === '/v1/account') return json(res, 200, { account: { id: 'acc_1', email: 'a@example.net' } });
@@ -197,7 +165,7 @@ test('the new options resolve from flag, variable and config, and bad values are
     const plan = planRun(
       values,
       { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
-      { runId: 'r', cwd: dir, configPath: 'c', env: {} },
+      { runId: 'r', cwd: dir, configPath: 'c', connection: connectionOf(values, {}), env: {} },
     );
     expect(runnerEnv(plan, {})).toMatchObject({
       CLOUDCHECK_WORKERS: '3',
@@ -212,13 +180,19 @@ test('the new options resolve from flag, variable and config, and bad values are
     const embedded = planRun(
       values,
       { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
-      { runId: 'r', cwd: dir, configPath: 'c', env: { CLOUDCHECK_KEYS_PER_WORKER: '4' } },
+      {
+        runId: 'r',
+        cwd: dir,
+        configPath: 'c',
+        connection: connectionOf(values, {}),
+        env: { CLOUDCHECK_KEYS_PER_WORKER: '4' },
+      },
     );
     expect(embedded.settings.keysPerWorker).toBe(4);
     const probed = planRun(
       values,
       { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false, roundTripMs: 81 },
-      { runId: 'r', cwd: dir, configPath: 'c', env: {} },
+      { runId: 'r', cwd: dir, configPath: 'c', connection: connectionOf(values, {}), env: {} },
     );
     expect(runnerEnv(probed, {})).toMatchObject({ CLOUDCHECK_ROUND_TRIP_MS: '81' });
     expect(usageError(() => resolveOptions('run', ['--workers', '0'], {}, dir))).toContain('--workers');
@@ -233,6 +207,32 @@ test('the new options resolve from flag, variable and config, and bad values are
       'cannot read',
     );
     expect(usageError(() => resolveOptions('run', ['--ca-cert', BIN], {}, dir))).toContain('holds no PEM certificate');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every command that reaches a target takes the same connection options, resolved into one session input', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-conn-'));
+  try {
+    const argv = ['--target', 'https://staging.example.net/v1/', '--api-key', 'k1', '--api-key', 'k2'];
+    argv.push('-H', 'X-Gateway-Key: gw', '--ca-cert', CA, '--retries', '2');
+    const env = { CLOUDCHECK_REQUEST_TIMEOUT_MS: '1500', CLOUDCHECK_TIMEOUT_SCALE: '2' };
+    for (const command of ['run', 'load', 'sweep', 'explore'] as const) {
+      expect(connectionOf(resolveOptions(command, argv, env, dir).values, env), command).toEqual({
+        target: 'https://staging.example.net/v1',
+        apiKeys: ['k1', 'k2'],
+        altApiKey: null,
+        s3Url: null,
+        headers: { 'x-gateway-key': 'gw' },
+        caCertFile: CA,
+        retries: 2,
+        requestTimeoutMs: 1500,
+        timeoutScale: 2,
+      });
+    }
+    // The variable takes the keys as a comma list.
+    expect(resolveOptions('load', [], { CLOUDCHECK_API_KEY: 'k1,k2' }, dir).values['api-key']).toEqual(['k1', 'k2']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -297,11 +297,12 @@ test('proxy variables: requests go through HTTP_PROXY, and NO_PROXY hosts are re
 test('--ca-cert: a target with a certificate of an internal CA is trusted with it, refused without it', async () => {
   const api = await httpsApi();
   try {
-    await expect(
-      probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, { direct: true }),
-    ).rejects.toThrow(/cannot reach .*(UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify)/i);
-    const probed = await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, {
+    await expect(probeTarget(api.url, 'cck_main_key_0123456789', { direct: true, timeoutMs: 5000 })).rejects.toThrow(
+      /cannot reach .*(UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify)/i,
+    );
+    const probed = await probeTarget(api.url, 'cck_main_key_0123456789', {
       direct: true,
+      timeoutMs: 5000,
       caCertFile: CA,
       headers: { 'x-gateway-key': 'gw-probe' },
     });
@@ -309,8 +310,9 @@ test('--ca-cert: a target with a certificate of an internal CA is trusted with i
     // The round trip the run is sized for, only when asked (a few more requests: GET /regions).
     expect(probed.roundTripMs).toBeNull();
     const sent = api.requests.length;
-    const timed = await probeTarget(api.url, 'cck_main_key_0123456789', 'the API key', 5000, {
+    const timed = await probeTarget(api.url, 'cck_main_key_0123456789', {
       direct: true,
+      timeoutMs: 5000,
       caCertFile: CA,
       roundTrip: true,
     });
@@ -427,6 +429,11 @@ test("every command's --help exits 0 with usage, its own options, examples and e
       expect(r.stdout, name).not.toContain('(repeatable;');
       if (command[0] !== 'serve') expect(r.stdout, name).not.toContain('serve:');
     }
+  }
+  for (const command of ['load', 'sweep', 'explore']) {
+    const help = (await cli([command, '--help'])).stdout;
+    for (const flag of ["-H, --header 'NAME: VALUE'", '--ca-cert FILE', '--retries N', '--api-key KEY'])
+      expect(help, `${command} ${flag}`).toContain(flag);
   }
   const run = (await cli(['run', '--help'])).stdout;
   for (const flag of [

@@ -310,3 +310,12 @@ test("the replay hint of a --target exploration names its target; a file's targe
   expect(replayRefusal(origin, 'https://staging.example.net/v1')).toBeNull();
   expect(replayRefusal(null, undefined)).toBeNull();
 });
+
+test('explore --help lists every family --families takes, with what its sequences do', () => {
+  const { status, output } = cli(['explore', '--help']);
+  expect(status).toBe(0);
+  const section = output.slice(output.indexOf('families (--families a,b'));
+  const lines = section.split('\n').map((line) => line.trim().split(/ {2,}/));
+  for (const family of FAMILIES) expect(lines).toContainEqual([family.name, family.summary]);
+  expect(output).not.toContain('see the README');
+});

@@ -88,7 +88,7 @@ test('every worker keeps a reserve on the run key that grows with the workers; i
     CLOUDCHECK_BUDGET_KEYS: 'a,b,c,d,e,f,g,h',
     CLOUDCHECK_WORKERS: '8',
   });
-  const { main } = mainAndAltBudgets(settings, 3);
+  const { main } = mainAndAltBudgets(settings, 3, 8);
   expect(main.pool.keys).toEqual(['d', 'main']);
   const now = Date.UTC(2025, 0, 1, 12, 0, 10);
   const headers = (remaining: number) => ({

@@ -91,7 +91,7 @@ async function withRun(
           ...settings,
           checkId: id,
           name: (label = 'r') => `${settings.runPrefix}${label}-w${++n}`,
-        } as CheckContext;
+        } as unknown as CheckContext;
         return {
           api: client.forCheck(id, (e) => exchanges.push(e)),
           ledger: new Ledger(`check:${id}`, runTmp),

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolveOptions, UsageError } from '../../src/config/resolve.ts';
 import { planRun, runnerEnv } from '../../src/cli/commands/run.ts';
+import { connectionOf } from '../../src/cli/connection.ts';
 import { Budget } from '../../src/harness/budget.ts';
 import { ApiClient, mayResend } from '../../src/harness/client.ts';
 import { NetworkError } from '../../src/harness/errors.ts';
@@ -124,10 +125,11 @@ test('a POST that may have reached the target is never sent again', async () => 
 test('--retries resolves from flag, variable and config, is bounded, and reaches the workers', () => {
   expect(resolveOptions('run', ['--retries', '2'], {}, process.cwd()).values.retries).toBe(2);
   // Unset, a run resends safe requests twice (settings.ts, DEFAULT_RETRIES).
+  const unsetValues = resolveOptions('run', [], {}, process.cwd()).values;
   const unset = planRun(
-    resolveOptions('run', [], {}, process.cwd()).values,
+    unsetValues,
     { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
-    { runId: 'r', cwd: process.cwd(), configPath: 'c' },
+    { runId: 'r', cwd: process.cwd(), configPath: 'c', connection: connectionOf(unsetValues, {}), env: {} },
   );
   expect(unset.settings.retries).toBe(2);
   expect(resolveOptions('run', [], { CLOUDCHECK_RETRIES: '1' }, process.cwd()).values.retries).toBe(1);
@@ -142,7 +144,7 @@ test('--retries resolves from flag, variable and config, is bounded, and reaches
   const plan = planRun(
     values,
     { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false },
-    { runId: 'r', cwd: process.cwd(), configPath: 'c' },
+    { runId: 'r', cwd: process.cwd(), configPath: 'c', connection: connectionOf(values, {}), env: {} },
   );
   expect(plan.settings.retries).toBe(2);
   expect(runnerEnv(plan, {}).CLOUDCHECK_RETRIES).toBe('2');

@@ -14,11 +14,13 @@ test('keys travel through the environment and split into one slice per parallel 
   const settings = settingsFromEnv({ CLOUDCHECK_TARGET: 'http://127.0.0.1:1/v1' });
   expect(settings.budgetKeys).toEqual([]);
   expect(settingsFromEnv(settingsToEnv({ ...settings, budgetKeys: all })).budgetKeys).toEqual(all);
-  expect(keysForWorker(all, 0, 3)).toEqual(['k1', 'k2', 'k3']);
-  expect(keysForWorker(all, 1, 3)).toEqual(['k4', 'k5', 'k6']);
-  // Fewer keys than asked (the target refused some): the later workers get what is left, or none.
-  expect(keysForWorker(['k1', 'k2', 'k3', 'k4'], 1, 3)).toEqual(['k4']);
-  expect(keysForWorker(all, 2, 3)).toEqual([]);
+  // Two workers: every other key each.
+  expect(keysForWorker(all, 0, 2)).toEqual(['k1', 'k3', 'k5']);
+  expect(keysForWorker(all, 1, 2)).toEqual(['k2', 'k4', 'k6']);
+  // Fewer keys than asked (the target refused some, or a person gave three): spread evenly.
+  expect(keysForWorker(['k1', 'k2', 'k3'], 0, 2)).toEqual(['k1', 'k3']);
+  expect(keysForWorker(['k1', 'k2', 'k3'], 1, 2)).toEqual(['k2']);
+  expect(keysForWorker(all, 2, 2)).toEqual([]);
   expect(keysForWorker(all, 0, 0)).toEqual([]);
 });
 
@@ -29,19 +31,19 @@ test('with run keys the run key is kept out of billing but still serves other ar
     CLOUDCHECK_KEYS_PER_WORKER: '2',
     CLOUDCHECK_BUDGET_KEYS: 'a,b,c,d',
   });
-  const { main } = mainAndAltBudgets(settings, 1);
-  expect(main.pool.keys).toEqual(['c', 'd', 'main']);
+  const { main } = mainAndAltBudgets(settings, 1, 2);
+  expect(main.pool.keys).toEqual(['b', 'd', 'main']);
   const billing = new Set<string>();
   const compute = new Set<string>();
   for (let i = 0; i < 6; i++) billing.add(await main.acquire('billing'));
   for (let i = 0; i < 6; i++) compute.add(await main.acquire('compute'));
-  expect([...billing].sort()).toEqual(['c', 'd']);
-  expect([...compute].sort()).toEqual(['c', 'd', 'main']);
+  expect([...billing].sort()).toEqual(['b', 'd']);
+  expect([...compute].sort()).toEqual(['b', 'd', 'main']);
 });
 
 test('without run keys the run key does everything, billing included', async () => {
   const settings = settingsFromEnv({ CLOUDCHECK_TARGET: 'http://127.0.0.1:1/v1', CLOUDCHECK_API_KEY: 'main' });
-  const { main } = mainAndAltBudgets(settings, 0);
+  const { main } = mainAndAltBudgets(settings, 0, 2);
   expect(main.pool.keys).toEqual(['main']);
   expect(await main.acquire('billing')).toBe('main');
 });

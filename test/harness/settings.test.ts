@@ -31,7 +31,7 @@ const settingsArb: fc.Arbitrary<RunSettings> = fc
     runId: word,
     target: url,
     s3Url: maybe(url),
-    keys: fc.record({ main: word, alt: maybe(word) }),
+    keys: fc.record({ main: word, alt: maybe(word), extra: fc.array(word, { maxLength: 3 }) }),
     seed: fc.integer({ min: 0, max: 2 ** 31 }),
     examples: fc.integer({ min: 1, max: 1000 }),
     classes: fc.subarray([...CONFORMANCE_CLASSES], { minLength: 1 }),
@@ -114,4 +114,24 @@ test('only the run contract reads or writes a run variable (src, load, suites, t
     }
   }
   expect(offenders).toEqual([]);
+});
+
+test("settings are read once per process and passed down: no other reader of the process's environment, no read in a default parameter", async () => {
+  const files = [
+    ...['src', 'load'].flatMap((dir) => tsFiles(join(ROOT, dir))),
+    join(ROOT, 'playwright.config.ts'),
+  ].filter((f) => !f.endsWith(join('src', 'harness', 'settings.ts')));
+  // `(env = process.env`, `, settings: X = settingsFromEnv(...)` in a parameter list.
+  const defaultParameter =
+    /[(,]\s*\w+\??(?::\s*[\w.<>[\]| ]+?)?\s*=\s*(?:process\.env\b|settingsFromEnv\(|processSettings\()/;
+  const offenders: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    if (/settingsFromEnv\(process\.env/.test(text))
+      offenders.push(`${relative(ROOT, file)}: settingsFromEnv(process.env)`);
+    if (defaultParameter.test(text)) offenders.push(`${relative(ROOT, file)}: a default parameter reads them`);
+  }
+  expect(offenders).toEqual([]);
+  const { processSettings } = await import('../../src/harness/settings.ts');
+  expect(processSettings()).toBe(processSettings());
 });

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { arrivalTimes, runArrivalPhase } from '../../load/arrival.ts';
 import { Collector } from '../../load/collector.ts';
 import { validateProfile } from '../../load/profile.ts';
-import type { LoadReport } from '../../load/result.ts';
+import type { LoadReport } from '../../src/model/load.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 
@@ -95,7 +95,7 @@ test('against a slow target: arrivals keep their schedule, latency counts from t
       },
       'x.yaml',
     ).phases[0]!;
-  const ctx = { baseUrl, runPrefix: 'cc-test', keyFor: () => 'k', freshCount: 0 };
+  const ctx = { baseUrl, headers: {}, caCertFile: null, runPrefix: 'cc-test', keyFor: () => 'k', freshCount: 0 };
   try {
     // Room for every arrival in flight at once: 40 in the second, none dropped, each >= 100 ms.
     const roomy = new Collector(undefined, new Set());

@@ -2,7 +2,8 @@ import { expect, test } from '../base.ts';
 import fc from 'fast-check';
 import { LatencyHistograms, statusClass } from '../../load/histograms.ts';
 import { mergeLoadReports, mergeProfileResults } from '../../load/merge.ts';
-import { latencyDrift, measuredThresholds, type ProfileResult } from '../../load/result.ts';
+import { latencyDrift, measuredThresholds } from '../../load/result.ts';
+import type { ProfileResult } from '../../src/model/load.ts';
 
 function result(latencies: Record<number, number[]>, extra: Partial<ProfileResult> = {}): ProfileResult {
   const h = new LatencyHistograms();

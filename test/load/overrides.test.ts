@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HARD_CAPS, applyOverrides, resolveProfile } from '../../load/profile.ts';
-import type { LoadReport } from '../../load/result.ts';
+import type { LoadReport } from '../../src/model/load.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloudcheck.mjs', import.meta.url));
 

@@ -5,8 +5,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { runLoadCommand, type LoadCommandOptions } from '../../load/command.ts';
-import type { LoadReport } from '../../load/result.ts';
+import { runLoadCommand, type LoadCommandOptions } from '../../src/cli/commands/load.ts';
+import type { LoadReport } from '../../src/model/load.ts';
 
 async function run(
   options: Partial<LoadCommandOptions> & { profiles: string[] },
@@ -86,6 +86,41 @@ for (const [fault, profile, invariant] of FAULTS) {
   });
 }
 
+test('no profile named: smoke alone runs, and the command says so', async () => {
+  const { code, text, report } = await run({ profiles: [] });
+  expect(code, text).toBe(0);
+  expect(text).toContain('no profile named: running smoke');
+  expect(report?.profiles.map((p) => p.profile)).toEqual(['smoke']);
+});
+
+test("a load-only report's page shows its profiles, not a conformance run's tiles and facts, and counts requests as the console does", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-load-page-'));
+  try {
+    let text = '';
+    const code = await runLoadCommand({
+      profiles: ['burst-compute'],
+      faults: ['ratelimit-remaining-frozen'],
+      reportDir: dir,
+      maxWait: 15,
+      out: (t) => void (text += t),
+      err: (t) => void (text += t),
+    });
+    expect(code, text).toBe(1);
+    const html = await readFile(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('load profiles failed');
+    for (const absent of ['checks passed', 'MUST failures', '<dt>seed</dt>', 'classes run'])
+      expect(html, absent).not.toContain(absent);
+    // The first violation at the same request number on the console and on the page.
+    const line = /violated remaining-decrements on key (\S+): \d+ times? \(first at request (\d+)\)/.exec(text);
+    expect(line, text).not.toBeNull();
+    expect(html).toMatch(
+      new RegExp(`<code>remaining-decrements</code> key <code>${line![1]}</code>.*?request ${line![2]}:`),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('bad profiles and unreachable targets exit 2', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-bad-'));
   try {
@@ -104,10 +139,13 @@ test('bad profiles and unreachable targets exit 2', async () => {
         srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 9));
       });
     });
-    const down = await run({ profiles: ['smoke'], target: `http://127.0.0.1:${port}/v1`, apiKey: 'x' });
+    const down = await run({
+      profiles: ['smoke'],
+      connection: { target: `http://127.0.0.1:${port}/v1`, apiKeys: ['x'] },
+    });
     expect(down.code).toBe(2);
     expect(down.text).toContain('cannot reach');
-    const noKey = await run({ profiles: ['smoke'], target: 'http://127.0.0.1:9/v1' });
+    const noKey = await run({ profiles: ['smoke'], connection: { target: 'http://127.0.0.1:9/v1' } });
     expect(noKey.code).toBe(2);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -115,7 +153,7 @@ test('bad profiles and unreachable targets exit 2', async () => {
 });
 
 test('report.json: the load section is merged into an existing report', async () => {
-  const { writeLoadReport } = await import('../../load/command.ts');
+  const { writeLoadReport } = await import('../../load/report.ts');
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-report-'));
   try {
     await writeFile(
@@ -146,7 +184,7 @@ test('report.json: the load section is merged into an existing report', async ()
 });
 
 test('a load-only report carries the load results into junit.xml and summary.md', async () => {
-  const { writeLoadReport } = await import('../../load/command.ts');
+  const { writeLoadReport } = await import('../../load/report.ts');
   const dir = await mkdtemp(join(tmpdir(), 'cc-load-only-'));
   try {
     const line = (name: string, passed: boolean) => ({

@@ -3,29 +3,12 @@
  * dropped silently (requests still in flight when the duration ended are said).
  */
 import { expect, test } from '../base.ts';
-import type { ProfileResult } from '../../load/result.ts';
+import type { ProfileResult } from '../../src/model/load.ts';
 import { formatProfile } from '../../load/summary.ts';
+import { emptyProfile } from '../report/fixtures/generate.ts';
 
 function result(requests: ProfileResult['requests']): ProfileResult {
-  return {
-    profile: 'p',
-    file: 'load/profiles/p.yaml',
-    target: 'http://127.0.0.1:1/v1',
-    started_at: '2026-01-01T00:00:00.000Z',
-    finished_at: '2026-01-01T00:00:10.000Z',
-    duration_ms: 10_000,
-    runs: 1,
-    requests,
-    latency_ms: {},
-    histograms: {} as ProfileResult['histograms'],
-    timeline: [],
-    expectations: {},
-    invariants_checked: [],
-    violations: [],
-    thresholds: [],
-    passed: true,
-    notes: [],
-  };
+  return emptyProfile({ profile: 'p', duration_ms: 10_000, requests });
 }
 
 test('requests per second and bytes received, per profile', () => {

@@ -5,6 +5,11 @@
 import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
+  DeleteObjectCommand,
+  GetBucketAclCommand,
+  GetBucketVersioningCommand,
+  PutBucketVersioningCommand,
+  type S3Client,
   CreateMultipartUploadCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -23,6 +28,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { S3_FAULTS } from '../../reference/s3/faults.ts';
 import { type RunningReference, startReferenceServer } from '../../reference/server.ts';
 import { accessKey, errorCode, s3Client, uniqueBucket } from './s3-support.ts';
+import { createBucket } from './storage-objects-support.ts';
+import { rawRequest, signedHeaders } from '../../suites/s3/_signing.ts';
 
 const observations: Record<string, (server: RunningReference) => Promise<void>> = {
   async 's3-checksum-rejected'(server) {
@@ -304,7 +311,120 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     expect(await errorCode(s3.send(new ListObjectVersionsCommand({ Bucket: bucket })))).toBe('NotImplemented');
   },
+  async 's3-versioning-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('vi');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await versioned(s3, bucket);
+    expect((await s3.send(new GetBucketVersioningCommand({ Bucket: bucket }))).Status).toBeUndefined();
+  },
+  async 's3-versioning-overwrite-lost'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('vo');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await versioned(s3, bucket);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'one' }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'two' }));
+    expect((await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }))).Versions?.length).toBe(1);
+  },
+  async 's3-delete-versions-lost'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('vd');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await versioned(s3, bucket);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'one' }));
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'k' }));
+    const listed = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }));
+    expect([...(listed.Versions ?? []), ...(listed.DeleteMarkers ?? [])]).toEqual([]);
+  },
+  async 's3-suspended-versions-kept'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('vs');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await versioned(s3, bucket, 'Suspended');
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'one' }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'two' }));
+    const ids = (await s3.send(new ListObjectVersionsCommand({ Bucket: bucket }))).Versions?.map((v) => v.VersionId);
+    expect(ids?.length).toBe(2);
+    expect(ids).not.toContain('null');
+  },
+  async 's3-conditional-write-any-version'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('vc');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await versioned(s3, bucket);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'one' }));
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'k' }));
+    expect(
+      await errorCode(s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'x', IfNoneMatch: '*' }))),
+    ).toBe('PreconditionFailed');
+  },
+  async 's3-acl-missing'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('am');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect(await errorCode(s3.send(new GetBucketAclCommand({ Bucket: bucket })))).toBe('NotImplemented');
+  },
+  async 's3-acl-rest-apart'(server) {
+    const bucket = uniqueBucket('ar');
+    await createBucket(server, bucket, server.apiKey, { public: true });
+    const acl = await s3Client(server, await accessKey(server)).send(new GetBucketAclCommand({ Bucket: bucket }));
+    expect(acl.Grants?.some((g) => g.Grantee?.URI?.endsWith('/AllUsers'))).toBe(false);
+  },
+  async 's3-public-read-refused'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('pr');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'k', Body: 'x', ACL: 'public-read' }));
+    expect((await fetch(`${server.s3Url}/${bucket}/k`)).status).toBe(403);
+  },
+  async 's3-anonymous-write-accepted'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('aw');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    expect((await fetch(`${server.s3Url}/${bucket}/k`, { method: 'PUT', body: 'x' })).status).toBe(200);
+  },
+  async 's3-date-header-refused'(server) {
+    const key = await accessKey(server);
+    const url = new URL(`${server.s3Url}/`);
+    const res = await fetch(url, { headers: signedHeaders(key, 'nyc1', { method: 'GET', url }, 'date') });
+    expect(res.status).toBe(403);
+  },
+  async 's3-missing-length-stored'(server) {
+    const key = await accessKey(server);
+    const s3 = s3Client(server, key);
+    const bucket = uniqueBucket('ml');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const url = new URL(`${server.s3Url}/${bucket}/k`);
+    const answer = await rawRequest(
+      url,
+      `PUT /${bucket}/k HTTP/1.1`,
+      signedHeaders(key, 'nyc1', { method: 'PUT', url }),
+    );
+    expect(answer.status).toBe(200);
+  },
+  async 's3-list-encoding-ignored'(server) {
+    const s3 = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('le');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'a b%', Body: 'x' }));
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, EncodingType: 'url' }));
+    expect(listed.EncodingType).toBe('url');
+    expect(listed.Contents?.map((c) => c.Key)).toEqual(['a b%']);
+  },
+  async 's3-invalid-key-404'(server) {
+    const key = await accessKey(server);
+    const s3 = s3Client(server, key);
+    const bucket = uniqueBucket('ik');
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    const url = new URL(`${server.s3Url}/${bucket}/%AE%8A-`);
+    expect((await fetch(url, { headers: signedHeaders(key, 'nyc1', { method: 'GET', url }) })).status).toBe(404);
+  },
 };
+
+async function versioned(s3: S3Client, bucket: string, status: 'Enabled' | 'Suspended' = 'Enabled'): Promise<void> {
+  await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: status } }));
+}
 
 test('every S3 fault has an observation and names an existing requirement', () => {
   expect(Object.keys(observations).sort()).toEqual(S3_FAULTS.map((f) => f.name).sort());

@@ -3,6 +3,7 @@ import { diffReports, formatDiff } from '../../src/report/diff.ts';
 import type { CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { fixture } from './helpers.ts';
+import { emptyProfile, load as loadSection } from './fixtures/generate.ts';
 
 const a = fixture('report-full.json');
 
@@ -61,9 +62,8 @@ test('formatDiff names both runs and each non-empty group with its checks', () =
 
 test('two load runs: latency of each profile and status class both ran, before and after', () => {
   const latency = (p50: number, p99: number, max: number) => ({ count: 100, p50, p95: p50 * 2, p99, max, mean: p50 });
-  const load = (profiles: Array<[string, Record<string, ReturnType<typeof latency>>]>) => ({
-    profiles: profiles.map(([profile, latency_ms]) => ({ profile, latency_ms })),
-  });
+  const load = (profiles: Array<[string, Record<string, ReturnType<typeof latency>>]>) =>
+    loadSection(profiles.map(([profile, latency_ms]) => emptyProfile({ profile, latency_ms })));
   const before = {
     ...a,
     load: load([
@@ -89,8 +89,8 @@ test('two load runs: latency of each profile and status class both ran, before a
   expect(text).toContain(
     'smoke 2xx: p50 2.00 → 3.00 (+50%), p95 4.00 → 6.00 (+50%), p99 8.00 → 6.00 (-25%), max 12.0 → 12.0 (+0%)',
   );
-  // Reports without load results (or malformed ones) compare as before.
-  expect(diffReports(a, { ...a, load: { profiles: 'none' } }).load_latency).toEqual([]);
+  // Reports without load results compare as before.
+  expect(diffReports(a, { ...a, load: loadSection([]) }).load_latency).toEqual([]);
   const noLoad = { ...a, load: undefined };
   expect(formatDiff(diffReports(noLoad, noLoad))).not.toContain('load latency');
 });

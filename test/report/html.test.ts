@@ -7,6 +7,7 @@ import { finaliseReport } from '../../src/report/finalise.ts';
 import { loadView } from '../../src/report/html/load.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { fixture, normaliseHtml, requirements } from './helpers.ts';
+import { emptyProfile, load as loadSection } from './fixtures/generate.ts';
 
 const full = fixture('report-full.json');
 
@@ -48,16 +49,13 @@ test('hostile values cannot leave their element: titles, headers, chart data', (
       },
     ],
     leaks: [{ kind: evil, id: evil, delete_operation: evil, reason: evil }],
-    load: {
-      schema_version: 1,
-      profiles: [
-        {
-          profile: evil,
-          latency_ms: { '2xx': { count: 1, p50: 1, p95: 1, p99: 1, max: 1, mean: 1 } },
-          rate_limit_series: [{ label: evil, points: [[0, 1]] }],
-        },
-      ],
-    },
+    load: loadSection([
+      emptyProfile({
+        profile: evil,
+        latency_ms: { '2xx': { count: 1, p50: 1, p95: 1, p99: 1, max: 1, mean: 1 } },
+        rate_limit_series: [{ label: evil, header: 'x-ratelimit-remaining', points: [[0, 1]] }],
+      }),
+    ]),
   };
   const html = renderHtmlReport(report);
   expect(html).not.toContain('<img src=x');
@@ -147,9 +145,8 @@ test('a secret that slipped into a hand-made report is redacted on the page too 
   }
 });
 
-test('load data is read defensively: odd shapes are skipped, histograms give the spectrum', () => {
+test('the load section gives the page its profiles; histograms give the spectrum', () => {
   expect(loadView(undefined)).toBeNull();
-  expect(loadView({ nothing: true })?.problems).toEqual(['a load section without "profiles" was ignored']);
   const view = loadView(full.load)!;
   expect(view.passed).toBe(false);
   expect(view.profiles.map((p) => p.name)).toEqual(['burst-compute', 'smoke']);
@@ -161,26 +158,26 @@ test('load data is read defensively: odd shapes are skipped, histograms give the
   for (let i = 1; i < v.length; i++) expect(v[i]!).toBeGreaterThanOrEqual(v[i - 1]!);
   expect(p.throughput?.t.length).toBe(30);
   expect(p.remaining?.keys).toEqual(['main', 'k2']);
-  const broken = loadView({
-    profiles: [
-      {
+  // A histogram that does not decode: the spectrum falls back to the summary's percentiles.
+  const broken = loadView(
+    loadSection([
+      emptyProfile({
         profile: 'x',
         histograms: { unit: 'us', classes: { '2xx': 'not base64!' } },
         latency_ms: { '2xx': { count: 3, p50: 1, p95: 2, p99: 3, max: 4, mean: 1.5 } },
-        timeline: 'nope',
-      },
-    ],
-  })!;
+      }),
+    ]),
+  )!;
   expect(broken.profiles[0]!.spectrum?.source).toBe('summary');
   expect(broken.profiles[0]!.throughput).toBeNull();
 });
 
 test('a short load profile: one point is said in words, not drawn; repeated violations are one counted line', () => {
-  const profile = {
+  const profile = emptyProfile({
     profile: 'short',
     passed: false,
     timeline: [{ t: 0, count: 42, sum_ms: 84 }],
-    rate_limit_series: [{ label: 'fresh-0', points: [[0, 99]] }],
+    rate_limit_series: [{ label: 'fresh-0', header: 'x-ratelimit-remaining', points: [[0, 99]] }],
     violations: [
       ...Array.from({ length: 200 }, (_, i) => ({
         invariant: 'remaining-decrements',
@@ -190,15 +187,16 @@ test('a short load profile: one point is said in words, not drawn; repeated viol
       })),
       { invariant: 'onset', index: -1, message: 'no 429 after 105 requests' },
     ],
-  };
+  });
   const html = renderHtmlReport(
-    { ...full, load: { passed: false, profiles: [profile] } },
+    { ...full, load: { ...loadSection([profile]), passed: false } },
     { requirements: requirements() },
   );
   expect(html).toContain('all within one second: 42 responses, mean 2 ms');
   expect(html).toContain('one sample: fresh-0 99');
   expect(html).not.toContain('data-chart="throughput-0"');
   expect(html.match(/<li><code>remaining-decrements<\/code>/g)).toHaveLength(1);
-  expect(html).toContain('200×</span> first at request #1: Remaining did not decrease at request 2');
+  // The request is counted from 1, as the console says it (the report's index counts from 0).
+  expect(html).toContain('200×</span> first at request 2: Remaining did not decrease at request 2');
   expect(html).toContain('<li><code>onset</code>: no 429 after 105 requests</li>');
 });

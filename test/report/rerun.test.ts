@@ -66,7 +66,12 @@ test('what runs again: no answer (and the own budget), with the flow steps skipp
   const typed = check({
     ...noAlt,
     message: 'this check needs a second account: pass --alt-api-key',
-    failure: { kind: 'error', subject: 'PrerequisiteMissingError', headline: 'needs a second account', operation: null },
+    failure: {
+      kind: 'error',
+      subject: 'PrerequisiteMissingError',
+      headline: 'needs a second account',
+      operation: null,
+    },
   });
   expect(rerunIds([typed])).toEqual([]);
 });

@@ -45,6 +45,8 @@ export function bucketNameProblem(name: string): string | undefined {
     return 'name may hold lowercase letters, digits, hyphens and dots, and must start and end with a letter or digit.';
   }
   if (name.includes('..')) return 'name must not contain two adjacent dots.';
+  // Each dot-separated label is a DNS label: it neither starts nor ends with a hyphen.
+  if (name.includes('.-') || name.includes('-.')) return 'name must not have a hyphen next to a dot.';
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return 'name must not be an IP address.';
   return undefined;
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError, fieldError, notFound } from '../../core/errors.ts';
+import { isPublic } from './acl.ts';
 import type { AccessKeyRecord, BucketRecord, ObjectRecord, PartRecord } from './store.ts';
 import { StoreError } from './store.ts';
 
@@ -51,8 +52,8 @@ export function bucketView(bucket: BucketRecord) {
     created_at: bucket.created_at,
     size: bucket.size,
     object_count: bucket.objects.size,
-    public: bucket.public,
-    versioning: bucket.versioning,
+    public: isPublic(bucket.acl),
+    versioning: bucket.versioning === 'enabled',
     encryption: bucket.encryption,
     project_id: bucket.project_id,
   };

@@ -78,7 +78,10 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   app.delete<BucketParams>('/storage/buckets/:bucket_name', async (request, reply) => {
     const { account } = authOf(request);
     await rest(() =>
-      store.deleteBucket(account.id, request.params.bucket_name, { force: ctx.faults.has('bucket-delete-non-empty') }),
+      store.deleteBucket(account.id, request.params.bucket_name, {
+        force: ctx.faults.has('bucket-delete-non-empty'),
+        purgeVersions: true,
+      }),
     );
     return reply.status(204).send();
   });

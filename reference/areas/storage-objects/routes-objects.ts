@@ -12,6 +12,7 @@ import { ApiError, fieldError, notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
 import { isoTimestamp } from '../../core/clock.ts';
+import { type AccessControl, cannedAcl, cannedName } from './acl.ts';
 import {
   ACLS,
   type Acl,
@@ -201,13 +202,14 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     return presigned.account;
   }
 
-  function readAcl(request: FastifyRequest): Acl | undefined {
+  /** `x-cloud-acl`, the canned ACL of the upload, owned by the uploading account. */
+  function readAcl(request: FastifyRequest, account: string): AccessControl | undefined {
     const value = request.headers['x-cloud-acl'];
     if (value === undefined) return undefined;
     if (typeof value !== 'string' || !(ACLS as readonly string[]).includes(value)) {
       throw fieldError('storage', 'x-cloud-acl', `x-cloud-acl must be one of ${ACLS.join(', ')}.`);
     }
-    return value as Acl;
+    return cannedAcl(value as Acl, account);
   }
 
   function contentTypeOf(request: FastifyRequest): string {
@@ -224,7 +226,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   function sendObjectHeaders(
     reply: FastifyReply,
-    object: { size: number; etag: string; content_type: string; last_modified: string; acl: Acl },
+    object: { size: number; etag: string; content_type: string; last_modified: string; acl: AccessControl },
     head: boolean,
   ): void {
     void reply.header(
@@ -234,7 +236,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     if (!(head && ctx.faults.has('object-head-no-length'))) void reply.header('content-length', String(object.size));
     void reply.header('etag', object.etag);
     void reply.header('last-modified', new Date(object.last_modified).toUTCString());
-    void reply.header('x-cloud-acl', object.acl);
+    void reply.header('x-cloud-acl', cannedName(object.acl));
   }
 
   async function getObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -269,7 +271,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     if (ctx.faults.has('object-acl-refused') && request.headers['x-cloud-acl'] !== undefined) {
       throw fieldError('storage', 'x-cloud-acl', 'x-cloud-acl is not accepted.');
     }
-    const acl = readAcl(request);
+    const acl = readAcl(request, account);
     const existing = ctx.faults.has('object-overwrite-ignored')
       ? store.findBucket(account, bucket)?.objects.get(key)
       : undefined;
@@ -348,7 +350,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   async function initiate(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const { account, bucket, key } = target(request);
-    const acl = readAcl(request);
+    const acl = readAcl(request, account);
     const contentType = ctx.faults.has('multipart-content-type-lost') ? undefined : contentTypeOf(request);
     const upload = await rest(() => store.initiateMultipart(account, bucket, key, { contentType, acl }));
     const handle = { upload_id: upload.upload_id, bucket: upload.bucket, key: upload.key };

@@ -6,26 +6,22 @@
  * Errors are `StoreError`s with a transport-neutral kind; each transport maps them to its own
  * error format (REST: the JSON envelope, S3: XML error codes).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { isoTimestamp } from '../../core/clock.ts';
 import type { ReferenceContext } from '../../core/context.ts';
 import { newId } from '../../core/ids.ts';
+import { type AccessControl, cannedAcl } from './acl.ts';
 import { BlobStore, BlobTooLargeError } from './blobs.ts';
-import {
-  type Acl,
-  CDN_DOMAIN,
-  DEFAULT_CONTENT_TYPE,
-  MAX_KEYS_DEFAULT,
-  MIN_PART_SIZE,
-  STORAGE_CLASS,
-} from './catalog.ts';
+import { CDN_DOMAIN, DEFAULT_CONTENT_TYPE, MAX_KEYS_DEFAULT, MIN_PART_SIZE, STORAGE_CLASS } from './catalog.ts';
 import { type PolicyDocument, emptyPolicy } from './policy.ts';
 import { NO_BUCKET, UsageLedger } from './usage.ts';
 
 export type StoreErrorKind =
   | 'no_such_bucket'
   | 'no_such_key'
+  /** A version id the key does not have. */
+  | 'no_such_version'
   | 'no_such_upload'
   | 'bucket_already_exists'
   | 'bucket_not_empty'
@@ -57,9 +53,37 @@ export interface ObjectRecord {
   content_type: string;
   last_modified: string;
   storage_class: string;
-  acl: Acl;
+  acl: AccessControl;
   blob: string;
+  /** `null` for an object written while the bucket was not versioning (S3's null version). */
+  version_id: string;
 }
+
+/** What a deletion leaves on top of a key in a versioning bucket: the key reads as absent. */
+export interface DeleteMarker {
+  key: string;
+  keyBytes: Buffer;
+  version_id: string;
+  last_modified: string;
+  /** The account that deleted. */
+  owner: string;
+  delete_marker: true;
+}
+
+/** One entry of a key's history: an object or a delete marker. */
+export type ObjectVersion = ObjectRecord | DeleteMarker;
+
+export function isDeleteMarker(version: ObjectVersion): version is DeleteMarker {
+  return 'delete_marker' in version;
+}
+
+/**
+ * S3's three states of a bucket: never versioned, versioning, suspended (writes then replace
+ * the `null` version and keep the others). The REST field `versioning` is true when enabled.
+ */
+export type VersioningState = 'off' | 'enabled' | 'suspended';
+
+export const NULL_VERSION = 'null';
 
 export interface PartRecord {
   part_number: number;
@@ -77,7 +101,8 @@ export interface MultipartUpload {
   bucket: string;
   key: string;
   content_type: string;
-  acl: Acl;
+  /** The ACL the object will get; its owner is the account that started the upload. */
+  acl: AccessControl;
   initiated: string;
   parts: Map<number, PartRecord>;
 }
@@ -103,13 +128,20 @@ export interface BucketRecord {
   owner: string;
   region: string;
   created_at: string;
-  public: boolean;
-  versioning: boolean;
+  /** The REST API's `public` is whether it lets everyone read (acl.ts). */
+  acl: AccessControl;
+  versioning: VersioningState;
   encryption: 'AES256' | 'KMS';
   project_id: string | null;
+  /** The current object of each key (a key whose newest version is a delete marker has none). */
   objects: Map<string, ObjectRecord>;
   /** Objects in key byte order; rebuilt lazily after a change. */
   sorted: ObjectRecord[] | null;
+  /** Every version of each key, newest first (an unversioned bucket keeps one, `null`). */
+  versions: Map<string, ObjectVersion[]>;
+  /** Keys of `versions` in byte order; rebuilt lazily after a change. */
+  versionKeys: Buffer[] | null;
+  /** Bytes of every stored version (what the bucket costs). */
   size: number;
   uploads: Map<string, MultipartUpload>;
   policy: PolicyDocument;
@@ -143,6 +175,23 @@ export interface ObjectListing {
   commonPrefixes: string[];
   isTruncated: boolean;
   nextMarker: string | null;
+}
+
+export interface ListVersionsQuery {
+  prefix?: string;
+  delimiter?: string;
+  maxKeys: number;
+  /** Start at this key: after it, or after `versionIdMarker` within it. */
+  keyMarker?: string;
+  versionIdMarker?: string;
+}
+
+export interface VersionListing {
+  versions: Array<{ version: ObjectVersion; latest: boolean }>;
+  commonPrefixes: string[];
+  isTruncated: boolean;
+  nextKeyMarker: string | null;
+  nextVersionIdMarker: string | null;
 }
 
 export interface CompletePart {
@@ -205,6 +254,8 @@ export class ObjectStore {
       name: string;
       region: string;
       public?: boolean;
+      /** The whole ACL (S3's CreateBucket with x-amz-acl); `public` when absent. */
+      acl?: AccessControl;
       versioning?: boolean;
       encryption?: 'AES256' | 'KMS';
       project_id?: string | null;
@@ -224,12 +275,14 @@ export class ObjectStore {
       owner: accountId,
       region: input.region,
       created_at: isoTimestamp(this.now()),
-      public: input.public ?? false,
-      versioning: input.versioning ?? false,
+      acl: input.acl ?? cannedAcl(input.public ? 'public-read' : 'private', accountId),
+      versioning: input.versioning ? 'enabled' : 'off',
       encryption: input.encryption ?? 'AES256',
       project_id: input.project_id ?? null,
       objects: new Map(),
       sorted: null,
+      versions: new Map(),
+      versionKeys: null,
       size: 0,
       uploads: new Map(),
       policy: emptyPolicy(),
@@ -253,24 +306,34 @@ export class ObjectStore {
     return bucket;
   }
 
-  /** Whether the (globally unique) bucket name belongs to another account than this one. */
-  ownedByAnother(accountId: string, name: string): boolean {
-    const owner = this.owners.get(name);
-    return owner !== undefined && owner !== accountId;
+  /** The account that owns a (globally unique) bucket name, if any does. */
+  ownerOf(name: string): string | undefined {
+    return this.owners.get(name);
   }
 
   findBucket(accountId: string, name: string): BucketRecord | undefined {
     return this.account(accountId).buckets.get(name);
   }
 
-  /** Deletes an empty bucket; `force` empties it first (project removal, a fault switch). */
-  deleteBucket(accountId: string, name: string, options: { force?: boolean } = {}): void {
+  /**
+   * Deletes an empty bucket; `force` empties it first (project removal, a fault switch). Older
+   * versions and delete markers count as content unless `purgeVersions` (the REST API, which
+   * shows none of them, calls a bucket without current objects empty).
+   */
+  deleteBucket(accountId: string, name: string, options: { force?: boolean; purgeVersions?: boolean } = {}): void {
     const data = this.account(accountId);
     const bucket = this.getBucket(accountId, name);
     if (bucket.objects.size > 0 && !options.force) {
       throw new StoreError('bucket_not_empty', `The bucket ${name} still holds ${bucket.objects.size} object(s).`);
     }
-    for (const object of bucket.objects.values()) this.blobs.remove(object.blob);
+    if (bucket.versions.size > 0 && !options.force && !options.purgeVersions) {
+      throw new StoreError(
+        'bucket_not_empty',
+        `The bucket ${name} still holds versions of ${bucket.versions.size} key(s).`,
+      );
+    }
+    for (const stack of bucket.versions.values())
+      for (const version of stack) if (!isDeleteMarker(version)) this.blobs.remove(version.blob);
     for (const upload of bucket.uploads.values())
       for (const part of upload.parts.values()) this.blobs.remove(part.blob);
     data.usage.storage(this.now(), name, -bucket.size);
@@ -278,21 +341,205 @@ export class ObjectStore {
     if (this.owners.get(name) === accountId) this.owners.delete(name);
   }
 
-  // ---- objects -------------------------------------------------------------------------------
+  // ---- versioning ----------------------------------------------------------------------------
 
-  private commit(accountId: string, bucket: BucketRecord, record: ObjectRecord): void {
-    // The bucket may have been deleted while the bytes streamed in.
-    if (this.findBucket(accountId, bucket.name) !== bucket) {
-      this.blobs.remove(record.blob);
-      throw new StoreError('no_such_bucket', `No bucket named ${bucket.name}.`);
+  /** PutBucketVersioning: a bucket that has a versioning state never goes back to none. */
+  setVersioning(accountId: string, bucketName: string, state: 'enabled' | 'suspended'): BucketRecord {
+    const bucket = this.getBucket(accountId, bucketName);
+    bucket.versioning = state;
+    return bucket;
+  }
+
+  private newVersionId(): string {
+    // The S3 endpoint's variant `s3-version-ids-uuid` (version ids are opaque to clients).
+    return this.ctx.variants.has('s3-version-ids-uuid') ? randomUUID() : randomBytes(24).toString('base64url');
+  }
+
+  /**
+   * Puts a version on top of its key's history and lets the current view follow. Unless the
+   * bucket is versioning, the `null` version it replaces is dropped (an unversioned bucket's
+   * history is that one version).
+   */
+  private pushVersion(
+    accountId: string,
+    bucket: BucketRecord,
+    entry: ObjectVersion,
+    versioning: VersioningState = bucket.versioning,
+  ): void {
+    const stack = bucket.versions.get(entry.key) ?? [];
+    if (versioning !== 'enabled') {
+      const at = stack.findIndex((v) => v.version_id === NULL_VERSION);
+      if (at >= 0) this.dropVersion(accountId, bucket, stack, at);
     }
-    const previous = bucket.objects.get(record.key);
-    if (previous) this.blobs.remove(previous.blob);
-    bucket.objects.set(record.key, record);
-    bucket.sorted = null;
-    const delta = record.size - (previous?.size ?? 0);
+    if (!bucket.versions.has(entry.key)) bucket.versionKeys = null;
+    stack.unshift(entry);
+    bucket.versions.set(entry.key, stack);
+    if (!isDeleteMarker(entry)) this.resize(accountId, bucket, entry.size);
+    this.showCurrent(bucket, entry.key);
+  }
+
+  /** Removes one version from a key's history, freeing its bytes. */
+  private dropVersion(accountId: string, bucket: BucketRecord, stack: ObjectVersion[], index: number): ObjectVersion {
+    const [version] = stack.splice(index, 1);
+    if (!isDeleteMarker(version!)) {
+      this.blobs.remove(version!.blob);
+      this.resize(accountId, bucket, -version!.size);
+    }
+    if (stack.length === 0) {
+      bucket.versions.delete(version!.key);
+      bucket.versionKeys = null;
+    }
+    this.showCurrent(bucket, version!.key);
+    return version!;
+  }
+
+  private resize(accountId: string, bucket: BucketRecord, delta: number): void {
     bucket.size += delta;
     this.account(accountId).usage.storage(this.now(), bucket.name, delta);
+  }
+
+  /** The current object of a key is its newest version, unless that is a delete marker. */
+  private showCurrent(bucket: BucketRecord, key: string): void {
+    const top = bucket.versions.get(key)?.[0];
+    if (top && !isDeleteMarker(top)) bucket.objects.set(key, top);
+    else bucket.objects.delete(key);
+    bucket.sorted = null;
+  }
+
+  /** One version of a key (`null` names the version written while not versioning). */
+  getVersion(accountId: string, bucketName: string, key: string, versionId: string): ObjectVersion {
+    const stack = this.getBucket(accountId, bucketName).versions.get(key);
+    const version = stack?.find((v) => v.version_id === versionId);
+    if (!version) throw new StoreError('no_such_version', `Key ${key} has no version ${versionId}.`);
+    return version;
+  }
+
+  /** Removes one version for good; undefined when the key has no such version (nothing to do). */
+  deleteVersion(accountId: string, bucketName: string, key: string, versionId: string): ObjectVersion | undefined {
+    const bucket = this.getBucket(accountId, bucketName);
+    const stack = bucket.versions.get(key);
+    const at = stack?.findIndex((v) => v.version_id === versionId) ?? -1;
+    return at < 0 ? undefined : this.dropVersion(accountId, bucket, stack!, at);
+  }
+
+  /**
+   * S3's DeleteObject without a version: an unversioned bucket drops the object; a versioning
+   * (or suspended) one puts a delete marker on top, whether or not the key had an object.
+   */
+  deleteKey(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    deleter: string = accountId,
+  ): { removed: boolean; marker?: DeleteMarker } {
+    const bucket = this.getBucket(accountId, bucketName);
+    const removed = bucket.objects.has(key);
+    if (bucket.versioning === 'off') {
+      if (removed) this.deleteVersion(accountId, bucketName, key, NULL_VERSION);
+      return { removed };
+    }
+    const marker: DeleteMarker = {
+      key,
+      keyBytes: Buffer.from(key, 'utf8'),
+      version_id: bucket.versioning === 'enabled' ? this.newVersionId() : NULL_VERSION,
+      last_modified: isoTimestamp(this.now()),
+      owner: deleter,
+      delete_marker: true,
+    };
+    this.pushVersion(accountId, bucket, marker);
+    return { removed, marker };
+  }
+
+  /**
+   * Every version (and delete marker) in key byte order, newest first within a key, S3's
+   * ListObjectVersions: a delimiter rolls keys up into common prefixes as listObjects does.
+   */
+  listVersions(accountId: string, bucketName: string, query: ListVersionsQuery): VersionListing {
+    const bucket = this.getBucket(accountId, bucketName);
+    bucket.versionKeys ??= [...bucket.versions.keys()]
+      .map((k) => Buffer.from(k, 'utf8'))
+      .sort((a, b) => Buffer.compare(a, b));
+    const prefix = query.prefix ?? '';
+    const marker = query.keyMarker ? Buffer.from(query.keyMarker, 'utf8') : undefined;
+    const out: VersionListing = {
+      versions: [],
+      commonPrefixes: [],
+      isTruncated: false,
+      nextKeyMarker: null,
+      nextVersionIdMarker: null,
+    };
+    const full = (): boolean => out.versions.length + out.commonPrefixes.length >= query.maxKeys;
+    for (const keyBytes of bucket.versionKeys) {
+      const order = marker ? Buffer.compare(keyBytes, marker) : 1;
+      if (order < 0 || (order === 0 && !query.versionIdMarker)) continue;
+      const key = keyBytes.toString('utf8');
+      if (!key.startsWith(prefix)) continue;
+      const at = query.delimiter ? key.indexOf(query.delimiter, prefix.length) : -1;
+      if (at >= 0) {
+        const common = key.slice(0, at + query.delimiter!.length);
+        if (common === out.commonPrefixes.at(-1) || (marker && Buffer.compare(Buffer.from(common), marker) <= 0))
+          continue;
+        if (full()) return { ...out, isTruncated: true };
+        out.commonPrefixes.push(common);
+        out.nextKeyMarker = common;
+        out.nextVersionIdMarker = null;
+        continue;
+      }
+      const stack = bucket.versions.get(key)!;
+      const start = order === 0 ? stack.findIndex((v) => v.version_id === query.versionIdMarker) + 1 : 0;
+      for (let i = start; i < stack.length; i++) {
+        if (full()) return { ...out, isTruncated: true };
+        out.versions.push({ version: stack[i]!, latest: i === 0 });
+        out.nextKeyMarker = key;
+        out.nextVersionIdMarker = stack[i]!.version_id;
+      }
+    }
+    return { ...out, nextKeyMarker: null, nextVersionIdMarker: null };
+  }
+
+  // ---- access control ------------------------------------------------------------------------
+
+  setBucketAcl(accountId: string, bucketName: string, acl: AccessControl): void {
+    this.getBucket(accountId, bucketName).acl = acl;
+  }
+
+  /** The ACL of the current object, or of one version. */
+  setObjectAcl(
+    accountId: string,
+    bucketName: string,
+    key: string,
+    versionId: string | undefined,
+    acl: AccessControl,
+  ): void {
+    const version =
+      versionId === undefined
+        ? this.headObject(accountId, bucketName, key)
+        : this.getVersion(accountId, bucketName, key, versionId);
+    if (isDeleteMarker(version))
+      throw new StoreError('no_such_key', `Version ${versionId ?? ''} of ${key} is a delete marker.`);
+    version.acl = acl;
+  }
+
+  // ---- objects -------------------------------------------------------------------------------
+
+  /** Makes a written object the newest version of its key (its version id follows the bucket's state). */
+  private commit(accountId: string, bucket: BucketRecord, written: Omit<ObjectRecord, 'version_id'>): ObjectRecord {
+    // The bucket may have been deleted while the bytes streamed in.
+    if (this.findBucket(accountId, bucket.name) !== bucket) {
+      this.blobs.remove(written.blob);
+      throw new StoreError('no_such_bucket', `No bucket named ${bucket.name}.`);
+    }
+    // The S3 endpoint's fault `s3-suspended-versions-kept` (a named fault of the shared store).
+    const versioning =
+      bucket.versioning === 'suspended' && this.ctx.faults.has('s3-suspended-versions-kept')
+        ? 'enabled'
+        : bucket.versioning;
+    const record: ObjectRecord = {
+      ...written,
+      version_id: versioning === 'enabled' ? this.newVersionId() : NULL_VERSION,
+    };
+    this.pushVersion(accountId, bucket, record, versioning);
+    return record;
   }
 
   /** Streams the bytes to disk (hashing MD5 for the ETag) and then makes the object visible. */
@@ -301,11 +548,11 @@ export class ObjectStore {
     bucketName: string,
     key: string,
     source: Readable,
-    options: { contentType?: string; acl?: Acl; limit: number },
+    options: { contentType?: string; acl?: AccessControl; limit: number },
   ): Promise<ObjectRecord> {
     const bucket = this.getBucket(accountId, bucketName);
     const blob = await this.writeBlob(source, options.limit);
-    const record: ObjectRecord = {
+    return this.commit(accountId, bucket, {
       key,
       keyBytes: Buffer.from(key, 'utf8'),
       size: blob.size,
@@ -313,11 +560,9 @@ export class ObjectStore {
       content_type: options.contentType || DEFAULT_CONTENT_TYPE,
       last_modified: isoTimestamp(this.now()),
       storage_class: STORAGE_CLASS,
-      acl: options.acl ?? 'private',
+      acl: options.acl ?? cannedAcl('private', accountId),
       blob: blob.id,
-    };
-    this.commit(accountId, bucket, record);
-    return record;
+    });
   }
 
   private async writeBlob(source: Readable, limit: number) {
@@ -341,48 +586,37 @@ export class ObjectStore {
     return { object, body: this.blobs.read(object.blob) };
   }
 
-  /** Returns whether an object was removed (S3 answers 204 either way; REST answers 404). */
+  /**
+   * Deletes the current object of a key, if it has one (the REST API answers 404 otherwise);
+   * in a versioning bucket that puts a delete marker on top, as S3 does.
+   */
   deleteObject(accountId: string, bucketName: string, key: string): boolean {
-    const bucket = this.getBucket(accountId, bucketName);
-    const object = bucket.objects.get(key);
-    if (!object) return false;
-    bucket.objects.delete(key);
-    bucket.sorted = null;
-    bucket.size -= object.size;
-    this.account(accountId).usage.storage(this.now(), bucket.name, -object.size);
-    this.blobs.remove(object.blob);
-    return true;
+    if (!this.getBucket(accountId, bucketName).objects.has(key)) return false;
+    return this.deleteKey(accountId, bucketName, key).removed;
   }
 
-  deleteObjects(
-    accountId: string,
-    bucketName: string,
-    keys: readonly string[],
-  ): Array<{ key: string; deleted: boolean }> {
-    this.getBucket(accountId, bucketName);
-    return keys.map((key) => ({ key, deleted: this.deleteObject(accountId, bucketName, key) }));
-  }
-
+  /**
+   * A copy of an object (of any bucket, any version, resolved by the caller) as the newest
+   * version of `to`; its ACL is `options.acl`, else private to `accountId` (S3 does not copy ACLs).
+   */
   async copyObject(
     accountId: string,
-    from: { bucket: string; key: string },
+    source: ObjectRecord,
     to: { bucket: string; key: string },
-    options: { contentType?: string; acl?: Acl } = {},
+    options: { contentType?: string; acl?: AccessControl } = {},
   ): Promise<ObjectRecord> {
-    const source = this.headObject(accountId, from.bucket, from.key);
     const target = this.getBucket(accountId, to.bucket);
     const blob = await this.blobs.concat([source.blob]);
-    const record: ObjectRecord = {
-      ...source,
+    const { version_id: _source, ...rest } = source;
+    return this.commit(accountId, target, {
+      ...rest,
       key: to.key,
       keyBytes: Buffer.from(to.key, 'utf8'),
       content_type: options.contentType ?? source.content_type,
-      acl: options.acl ?? source.acl,
+      acl: options.acl ?? cannedAcl('private', accountId),
       last_modified: isoTimestamp(this.now()),
       blob: blob.id,
-    };
-    this.commit(accountId, target, record);
-    return record;
+    });
   }
 
   private sortedObjects(bucket: BucketRecord): ObjectRecord[] {
@@ -449,7 +683,7 @@ export class ObjectStore {
     accountId: string,
     bucketName: string,
     key: string,
-    options: { contentType?: string; acl?: Acl } = {},
+    options: { contentType?: string; acl?: AccessControl } = {},
   ): MultipartUpload {
     const bucket = this.getBucket(accountId, bucketName);
     const upload: MultipartUpload = {
@@ -457,7 +691,7 @@ export class ObjectStore {
       bucket: bucket.name,
       key,
       content_type: options.contentType || DEFAULT_CONTENT_TYPE,
-      acl: options.acl ?? 'private',
+      acl: options.acl ?? cannedAcl('private', accountId),
       initiated: isoTimestamp(this.now()),
       parts: new Map(),
     };
@@ -538,18 +772,26 @@ export class ObjectStore {
     const upload = this.getUpload(accountId, bucketName, key, uploadId);
     if (parts.length === 0) throw new StoreError('invalid_part_order', 'The completion must list at least one part.');
     const chosen: PartRecord[] = [];
+    // A part number listed more than once in a row is one part (a client that re-sent it lists
+    // both answers): it is the part as last uploaded, which one of the entries must name.
+    const runs: CompletePart[][] = [];
     parts.forEach((listed, index) => {
       const previous = parts[index - 1];
-      if (previous && listed.partNumber <= previous.partNumber) {
+      if (previous && listed.partNumber < previous.partNumber) {
         throw new StoreError('invalid_part_order', 'Parts must be listed in ascending order of PartNumber.');
       }
-      const part = upload.parts.get(listed.partNumber);
-      if (!part) throw new StoreError('invalid_part', `Part ${listed.partNumber} was not uploaded.`);
-      if (bareEtag(listed.etag) !== bareEtag(part.etag)) {
-        throw new StoreError('invalid_part', `The ETag of part ${listed.partNumber} does not match the uploaded part.`);
+      if (previous?.partNumber === listed.partNumber) runs.at(-1)!.push(listed);
+      else runs.push([listed]);
+    });
+    for (const run of runs) {
+      const number = run[0]!.partNumber;
+      const part = upload.parts.get(number);
+      if (!part) throw new StoreError('invalid_part', `Part ${number} was not uploaded.`);
+      if (!run.some((listed) => bareEtag(listed.etag) === bareEtag(part.etag))) {
+        throw new StoreError('invalid_part', `The ETag of part ${number} does not match the uploaded part.`);
       }
       chosen.push(part);
-    });
+    }
     chosen.forEach((part, index) => {
       if (index < chosen.length - 1 && part.size < MIN_PART_SIZE) {
         throw new StoreError(
@@ -570,7 +812,8 @@ export class ObjectStore {
     }
     const digest = createHash('md5');
     for (const part of chosen) digest.update(part.md5);
-    const record: ObjectRecord = {
+    for (const part of upload.parts.values()) this.blobs.remove(part.blob);
+    return this.commit(accountId, bucket, {
       key,
       keyBytes: Buffer.from(key, 'utf8'),
       size: blob.size,
@@ -580,10 +823,7 @@ export class ObjectStore {
       storage_class: STORAGE_CLASS,
       acl: upload.acl,
       blob: blob.id,
-    };
-    for (const part of upload.parts.values()) this.blobs.remove(part.blob);
-    this.commit(accountId, bucket, record);
-    return record;
+    });
   }
 
   // ---- bucket configuration ------------------------------------------------------------------

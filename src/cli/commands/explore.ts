@@ -9,16 +9,12 @@ import { join, resolve } from 'node:path';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import type { OptionValues } from '../../config/options.ts';
+import type { Session } from '../../harness/session.ts';
 import { Budget } from '../../harness/budget.ts';
-import { ApiClient } from '../../harness/client.ts';
 import { createRunKeys } from '../../harness/run-keys.ts';
-import { startEmbedded } from '../../harness/embedded.ts';
-import type { EmbeddedTarget } from '../../harness/embedded.ts';
-import { headersFromList } from '../../harness/headers.ts';
 import { isObject } from '../../harness/body-shape.ts';
-import { addSecret } from '../../harness/redact.ts';
+import { onInterrupt, openSession } from '../../harness/session.ts';
 import { DEFAULT_TEST_NUMBERS, RUN_PREFIX, newRunId } from '../../harness/settings.ts';
-import { configureTransport } from '../../harness/transport.ts';
 import { ExploreTarget } from '../../explore/target.ts';
 import type { TestNumbers } from '../../explore/target.ts';
 import { explore, findingOf, replay as replayOf } from '../../explore/explore.ts';
@@ -33,14 +29,14 @@ import type { StepRecord } from '../../explore/model.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import { requirementById } from '../../../spec/requirements.ts';
 import { finaliseReport } from '../../report/finalise.ts';
-import { err, out } from '../output.ts';
+import { connectionOf } from '../connection.ts';
+import { err, out, outText } from '../output.ts';
 import { type ReplayOrigin, originOf, replayHint, replayRefusal } from '../replay-origin.ts';
-import { probeTarget } from '../probe.ts';
 
 export const EXPLORE_HELP: HelpSpec = {
   synopsis: 'cloudcheck explore [options]',
   summary:
-    'Sends random sequences of operations (objects: upload, download, delete, listings walked page by page; projects: create, update, get, delete, list; compute: VPS create, get, update, delete, GET /vps walked page by page with filters; volumes: create, get, attach, detach, delete, filtered lists, the VPS deleted under them; messaging in test mode: sends to the test numbers, bulk sends, status, the message list walked by recipient and status, campaigns; API keys: create, use, revoke, list; each sequence draws from one family, the families taking turns) and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
+    'Sends random sequences of operations, each drawn from one family (listed below), the families taking turns, and checks every answer against a model of what the specification states; a failing sequence is shrunk to a minimal one and reported with a replay file and curl lines.',
   examples: [
     ['cloudcheck explore', 'explore the embedded reference server (seed 1, 2000 requests, 60 s at most)'],
     ['cloudcheck explore --seed 7 --budget 2000 --time 300', 'another seed, a longer exploration'],
@@ -69,16 +65,10 @@ const DEFAULT_BUDGET = 2000;
 const REQUESTS_PER_KEY = 200;
 const DEFAULT_TIME_S = 60;
 
-interface Session {
-  target: string;
-  apiKey: string;
-  embedded: EmbeddedTarget | null;
-}
-
 export async function exploreCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions('explore', argv);
+  const resolved = resolveOptions('explore', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('explore', EXPLORE_HELP));
+    outText(`${helpText('explore', EXPLORE_HELP)}\n${familiesText()}`);
     return 0;
   }
   if (resolved.positionals.length)
@@ -91,27 +81,40 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     err('cloudcheck explore: the replay file does not say which target it came from (written by an older version)');
   const replay = replayFile?.steps ?? null;
   const families = selectedFamilies(v.families);
-  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
-  const session = await openSession(v);
+  const session = await openSession({
+    connection: connectionOf(v, process.env),
+    command: 'cloudcheck explore',
+    embedded: { seed: v.seed, testNumbers: testNumbersOf(v) },
+    env: process.env,
+    log: err,
+  });
+  try {
+    return await exploreOn(session, v, { replay, families });
+  } finally {
+    await session.close();
+  }
+}
+
+/** The exploration (or the replay) on an open session: its own keys, the run, the report. */
+async function exploreOn(
+  session: Session,
+  v: OptionValues<'explore'>,
+  what: { replay: StepRecord[] | null; families: ExploreFamily[] },
+): Promise<number> {
+  const { replay, families } = what;
   const runId = newRunId();
   const runPrefix = `${RUN_PREFIX}${runId}-`;
-  const headers = headersFromList(v.header ?? []);
-  const settings = {
-    target: session.target,
-    keys: { main: session.apiKey, alt: null },
-    liveSms: false,
-    allowCharges: false,
-    timeoutScale: 1,
-    headers,
-  };
+  const settings = session.clientSettings;
   // Keys of the exploration's own (revoked at the end, named with the run prefix) spread the budget
-  // over the per-key limits, as `cloudcheck run` does.
+  // over the per-key limits, as `cloudcheck run` does; the more keys given (--api-key) count too.
   const budget = v.budget ?? DEFAULT_BUDGET;
+  const given = [settings.keys.main, ...session.keys.extra];
   const runKeys = await createRunKeys({
     settings,
-    count: Math.ceil(budget / REQUESTS_PER_KEY) - 1,
+    count: Math.max(0, Math.ceil(budget / REQUESTS_PER_KEY) - given.length),
     namePrefix: runPrefix,
     journalDir: null,
+    dispatcher: session.dispatcher(),
   });
   if (runKeys.shortfall)
     err(
@@ -119,11 +122,10 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     );
   // The session's key stays out of billing once there are run keys, as in `cloudcheck run`: its billing
   // window (100/h) is kept for revoking them, whatever the api-keys sequences spent.
-  const keptOut = runKeys.keys.length ? { billing: [session.apiKey] } : undefined;
-  const api = new ApiClient({
-    settings,
-    budgets: { main: new Budget([...runKeys.keys, session.apiKey], { maxWaitMs: 60_000, keptOut }) },
-  });
+  const keptOut = runKeys.keys.length ? { billing: [settings.keys.main] } : undefined;
+  const api = session.client(
+    new Budget([...runKeys.keys, ...session.keys.extra, settings.keys.main], { maxWaitMs: 60_000, keptOut }),
+  );
   const startedAt = new Date();
   let interrupted = false;
   const target = new ExploreTarget(
@@ -134,15 +136,13 @@ export async function exploreCommand(argv: string[]): Promise<number> {
     testNumbersOf(v),
   );
   // Ctrl-C: no new sequence starts; the running one finishes, is cleaned up and reported.
-  const onSignal = (): void => {
+  const stopListening = onInterrupt(() => {
     // A second signal does not wait for the clean-up: `cloudcheck sweep` removes what is left.
     if (interrupted) process.exit(130);
     err('cloudcheck explore: stopping after the running sequence (it is cleaned up; again to stop at once)');
     interrupted = true;
     target.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   try {
     err(
       `cloudcheck explore: ${replay ? `replaying ${replay.length} steps` : `seed ${v.seed}, at most ${v.budget ?? DEFAULT_BUDGET} requests and ${v.time ?? DEFAULT_TIME_S} s`} against ${session.target}`,
@@ -165,13 +165,13 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       runId,
       target: session.target,
       exploreTarget: target,
-      embedded: session.embedded !== null,
+      embedded: session.server !== null,
       seed: v.seed,
       startedAt,
       reportDir,
       interrupted,
     });
-    printSummary(outcome, rules, reportDir, { target: session.target, embedded: session.embedded !== null });
+    printSummary(outcome, rules, reportDir, { target: session.target, embedded: session.server !== null });
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
     if (!outcome.finding && outcome.exercised.size === 0) {
@@ -187,29 +187,8 @@ export async function exploreCommand(argv: string[]): Promise<number> {
       err(
         `cloudcheck explore: ${unrevoked} of its API keys could not be revoked (they expire on their own within 3 h)`,
       );
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await session.embedded?.close().catch(() => undefined);
+    stopListening();
   }
-}
-
-async function openSession(v: OptionValues<'explore'>): Promise<Session> {
-  if (v.target) {
-    const apiKey = v['api-key']!;
-    addSecret(apiKey);
-    const transport = { caCertFile: v['ca-cert'] ?? null, direct: false };
-    configureTransport(transport);
-    await probeTarget(v.target, apiKey, 'the API key', undefined, {
-      ...transport,
-      headers: headersFromList(v.header ?? []),
-    });
-    return { target: v.target, apiKey, embedded: null };
-  }
-  const embedded = await startEmbedded({ seed: v.seed, testNumbers: testNumbersOf(v) });
-  addSecret(embedded.apiKey);
-  configureTransport({ caCertFile: null, direct: true });
-  err(`cloudcheck explore: no --target: started the embedded reference server at ${embedded.target}`);
-  return { target: embedded.target, apiKey: embedded.apiKey, embedded };
 }
 
 /** The test-mode numbers messaging sequences send to (`--test-number-*`, else the defaults of the specification's examples). */
@@ -219,6 +198,16 @@ function testNumbersOf(v: OptionValues<'explore'>): TestNumbers {
     fail: v['test-number-fail'] ?? DEFAULT_TEST_NUMBERS.fail,
     random: v['test-number-random'] ?? DEFAULT_TEST_NUMBERS.random,
   };
+}
+
+/** The families `--families` takes, each with what its sequences do (the help's last section). */
+function familiesText(): string {
+  const width = Math.max(...FAMILIES.map((f) => f.name.length));
+  return [
+    'families (--families a,b; default: all, taking turns):',
+    ...FAMILIES.map((f) => `  ${f.name.padEnd(width)}  ${f.summary}`),
+    '',
+  ].join('\n');
 }
 
 /** `--families a,b`: the families named, each known (default: all). */

@@ -13,7 +13,6 @@ import { diffReports, formatDiff } from '../../report/diff.ts';
 import { htmlWriter } from '../../report/html/index.ts';
 import { mergeReportsWithNotes } from '../../report/merge.ts';
 import { mergeLoadReports } from '../../../load/merge.ts';
-import type { LoadReport } from '../../../load/result.ts';
 import { WRITERS, type ReportWriter } from '../../report/writers.ts';
 import { finaliseReport } from '../../report/finalise.ts';
 import type { ConformanceReport } from '../../model/report.ts';
@@ -187,7 +186,7 @@ export async function runReportCommand(argv: string[], io: ReportCommandIO = {})
       const reports = inputs.map((p) => readReport(p, cwd));
       const { report, notes, problems } = mergeReportsWithNotes(reports, {
         allowPartial,
-        mergeLoad: (sections) => mergeLoadReports(sections as LoadReport[]),
+        mergeLoad: mergeLoadReports,
       });
       const dir = resolve(cwd, outDir ?? join('reports', report.run.id));
       const { outcome } = finaliseReport(report, dir, { writers: mergeWriters() });

@@ -10,18 +10,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Dispatcher } from 'undici';
 import type { OptionValues } from '../../config/options.ts';
 import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
-import { startEmbedded } from '../../harness/embedded.ts';
-import type { EmbeddedTarget } from '../../harness/embedded.ts';
-import { addSecret } from '../../harness/redact.ts';
 import { recoverFromJournals } from '../../harness/recover.ts';
-import { headersFromList } from '../../harness/headers.ts';
+import { openSession } from '../../harness/session.ts';
+import type { ConnectionOptions, Session } from '../../harness/session.ts';
 import { lastFailedIds, repeatedId, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
-  DEFAULT_RETRIES,
   RUN_PREFIX,
   RUN_VARIABLES,
   newRunId,
@@ -31,7 +29,6 @@ import {
   withoutRunVariables,
 } from '../../harness/settings.ts';
 import type { RunSettings } from '../../harness/settings.ts';
-import { configureTransport } from '../../harness/transport.ts';
 import { workersFor } from '../../harness/concurrency.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
@@ -44,8 +41,8 @@ import { rerunUnanswered } from '../../report/rerun.ts';
 import { type Interruption, watchInterruption } from '../interruption.ts';
 import { lastRunReport } from '../last-run.ts';
 import { emptyDraft, exitCodeOfRun, removeTree } from '../run-outcome.ts';
-import { err, out } from '../output.ts';
-import { probeTarget } from '../probe.ts';
+import { connectionOf } from '../connection.ts';
+import { err, out, outText } from '../output.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -95,30 +92,37 @@ export interface RunTarget {
   s3Url: string | null;
   apiKey: string;
   altApiKey: string | null;
+  /** More keys of the account (`--api-key` repeated). */
+  extraKeys?: string[];
   embedded: boolean;
   /** The round trip the probe measured (ms); absent when the target was not probed (the embedded server). */
   roundTripMs?: number | null;
 }
 
-/**
- * The run's settings from the resolved options (pure; tested). What only a variable sets
- * (timeout scale, request deadline, keys per worker) is read from `env`.
- */
+export interface RunPlanOptions {
+  runId: string;
+  cwd: string;
+  onlyIds?: readonly string[] | undefined;
+  /** The connection options, read once (connection.ts): headers, CA, retries, request deadline, timeout scale. */
+  connection: ConnectionOptions;
+  /** Where CLOUDCHECK_KEYS_PER_WORKER, a variable only a person sets, is read. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The run's settings from the resolved options and the connection (pure; tested). */
 export function settingsOfRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: { runId: string; cwd: string; onlyIds?: readonly string[] | undefined; env?: NodeJS.ProcessEnv },
+  options: RunPlanOptions,
 ): RunPlan['settings'] {
-  const env = options.env ?? process.env;
-  const inherited = settingsFromEnv(env, { requireTarget: false });
-  const headers = headersFromList(values.header ?? []);
+  const { connection, env } = options;
   const runPrefix = `${RUN_PREFIX}${options.runId}-`;
   return {
     runId: options.runId,
     runPrefix,
     target: target.target,
     s3Url: target.s3Url,
-    keys: { main: target.apiKey, alt: target.altApiKey },
+    keys: { main: target.apiKey, alt: target.altApiKey, extra: target.extraKeys ?? [] },
     seed: values.seed,
     examples: values.examples,
     classes: (values.classes ?? CONFORMANCE_CLASSES).filter(isConformanceClass),
@@ -131,8 +135,8 @@ export function settingsOfRun(
     allowCharges: values['allow-charges'] || target.embedded,
     liveSms: values['live-sms'],
     strict: values.strict,
-    timeoutScale: inherited.timeoutScale,
-    requestTimeoutMs: inherited.requestTimeoutMs,
+    timeoutScale: connection.timeoutScale,
+    requestTimeoutMs: connection.requestTimeoutMs,
     asyncTimeoutMs: (values['async-timeout'] ?? ASYNC_TIMEOUT_DEFAULT_S) * 1000,
     webhook: webhookSettings(target.target, values['webhook-listen'] ?? null, values['webhook-url'] ?? null),
     embedded: target.embedded,
@@ -141,11 +145,11 @@ export function settingsOfRun(
     runTmp: join(tmpdir(), `cloudcheck-${options.runId}`),
     // Unless CLOUDCHECK_KEYS_PER_WORKER says, the global setup shares the run's keys out over the
     // workers it chose (concurrency.ts).
-    keysPerWorker: env[RUN_VARIABLES.keysPerWorker] === undefined ? null : inherited.keysPerWorker,
+    keysPerWorker: keysPerWorkerOf(env),
     budgetKeys: [],
-    headers,
-    caCertFile: values['ca-cert'] ?? null,
-    retries: values.retries ?? DEFAULT_RETRIES,
+    headers: connection.headers,
+    caCertFile: connection.caCertFile,
+    retries: connection.retries,
     harAll: values.har === 'all',
     driven: true,
     progress: true,
@@ -167,17 +171,18 @@ export function settingsOfRun(
   };
 }
 
+/** CLOUDCHECK_KEYS_PER_WORKER, or null: the global setup's share of the run's keys (concurrency.ts). */
+function keysPerWorkerOf(env: NodeJS.ProcessEnv): number | null {
+  const given = env[RUN_VARIABLES.keysPerWorker];
+  if (given === undefined) return null;
+  return settingsFromEnv({ [RUN_VARIABLES.keysPerWorker]: given }, { requireTarget: false }).keysPerWorker;
+}
+
 /** The Playwright command line for resolved options (pure; tested). */
 export function planRun(
   values: OptionValues<'run'>,
   target: RunTarget,
-  options: {
-    runId: string;
-    cwd: string;
-    configPath: string;
-    onlyIds?: readonly string[] | undefined;
-    env?: NodeJS.ProcessEnv;
-  },
+  options: RunPlanOptions & { configPath: string },
 ): RunPlan {
   const args = ['test', '-c', options.configPath];
   if (values.shard) args.push(`--shard=${values.shard}`);
@@ -188,7 +193,7 @@ export function planRun(
  * The environment of the Playwright runner: this process's, without any run contract variable
  * it may carry (a run started from another run's worker), plus the plan's settings.
  */
-export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function runnerEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...withoutRunVariables(outsidePlaywright(env)),
     ...settingsToEnv(plan.settings),
@@ -214,9 +219,9 @@ function playwrightArgs(): string[] {
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions('run', argv);
+  const resolved = resolveOptions('run', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('run', RUN_HELP));
+    outText(helpText('run', RUN_HELP));
     return 0;
   }
   if (resolved.positionals.length)
@@ -244,15 +249,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       '--keep needs --target: the embedded reference server stops at the end of the run (start one with cloudcheck serve)',
     );
-  if (v.target && !v['api-key']) throw new UsageError('--api-key (or CLOUDCHECK_API_KEY) is required with --target');
-  addSecret(v['api-key']);
-  addSecret(v['alt-api-key']);
-  const headers = headersFromList(v.header ?? []);
-  for (const value of Object.values(headers)) addSecret(value);
-  const caCertFile = v['ca-cert'] ?? null;
-
+  const connection = connectionOf(v, process.env);
   const runId = newRunId();
-  let embedded: EmbeddedTarget | null = null;
+  let session: Session | null = null;
   // Watched from the runner's start to the report (interruption.ts); set inside `start`.
   let interruption = null as Interruption | null;
   try {
@@ -269,59 +268,46 @@ export async function runCommand(argv: string[]): Promise<number> {
       return { index, exit: spawnPlaywright(p, false, {}, interruption) };
     };
     const nothingSelected = (): number => selectsNoCheck(v, 'nothing was checked');
-    const runLine = (): void =>
-      err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
-    if (v.target) {
-      target = {
-        target: v.target,
-        s3Url: v['s3-url'] ?? null,
-        apiKey: v['api-key'] ?? '',
-        altApiKey: v['alt-api-key'] ?? null,
-        embedded: false,
-      };
-      const transport = { caCertFile, direct: false };
-      configureTransport(transport);
-      const probed = await probeTarget(target.target, target.apiKey, 'the API key', undefined, {
-        ...transport,
-        headers,
+    const planOptions = {
+      runId,
+      cwd: process.cwd(),
+      configPath: join(ROOT, 'playwright.config.ts'),
+      onlyIds,
+      connection,
+      env: process.env,
+    };
+    // The one way in (session.ts): a target is probed; without one, the embedded server starts.
+    const open = (testNumbers?: RunSettings['testNumbers']): Promise<Session> =>
+      openSession({
+        connection,
+        command: 'cloudcheck',
+        embedded: { seed: v.seed, ...(testNumbers ? { testNumbers } : {}) },
+        env: process.env,
+        log: err,
+        // The workers follow the target's round trip (concurrency.ts): the probe measures it.
         roundTrip: true,
       });
-      target.roundTripMs = probed.roundTripMs;
-      if (target.altApiKey)
-        await probeTarget(target.target, target.altApiKey, 'the alt API key', undefined, { ...transport, headers });
-      plan = planRun(v, target, { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds });
+    const runLine = (): void =>
+      err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
+    if (connection.target) {
+      const opened = (session = await open());
+      target = runTargetOf(opened);
+      plan = planRun(v, target, planOptions);
       runLine();
       running = start(plan);
       if (!running) return nothingSelected();
     } else {
       // Playwright's runner starts while the embedded server does (each takes a few tenths of a
       // second); its global setup waits for the server's address in a hand-off file.
-      plan = planRun(
-        v,
-        { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
-        { runId, cwd: process.cwd(), configPath: join(ROOT, 'playwright.config.ts'), onlyIds },
-      );
+      plan = planRun(v, { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true }, planOptions);
       const handoff = join(tmpdir(), `cloudcheck-${runId}-target.json`);
       plan.settings.handoffFile = handoff;
       running = start(plan);
       // Known before anything starts: no server, no keys, no temp dir.
       if (!running) return nothingSelected();
       try {
-        embedded = await startEmbedded({ seed: v.seed, testNumbers: plan.settings.testNumbers });
-        addSecret(embedded.apiKey);
-        addSecret(embedded.altApiKey);
-        target = {
-          target: embedded.target,
-          s3Url: embedded.s3Url,
-          apiKey: embedded.apiKey,
-          altApiKey: embedded.altApiKey,
-          embedded: true,
-        };
-        err(`cloudcheck: no --target: started the embedded reference server at ${embedded.target}`);
-        // The embedded server is reached directly whatever proxy the environment names (transport.ts).
-        // Not probed: this process started it a moment ago with the key it answers to (the probe
-        // is for a base URL or key a person typed; here it cost the HTTP client's load, 0.1 s).
-        configureTransport({ caCertFile, direct: true });
+        const opened = (session = await open(plan.settings.testNumbers));
+        target = runTargetOf(opened);
         writeHandoff(handoff, {
           target: target.target,
           s3Url: target.s3Url,
@@ -342,7 +328,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     // before it never reaches: the file holds the embedded server's keys.
     if (plan.settings.handoffFile) rmSync(plan.settings.handoffFile, { force: true });
     index.settle(exit.code === 0 || exit.code === 1);
-    const recover = { target: target.target, keys: { main: target.apiKey, alt: target.altApiKey }, headers };
+    const recover = { settings: session.clientSettings, dispatcher: session.dispatcher() };
     const first = await draftOfRun(plan.settings.runTmp, recover);
     const { reportDir, runTmp } = plan.settings;
     let draft = first.draft;
@@ -353,7 +339,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         v['rerun-unanswered'] ?? DEFAULT_RERUNS,
         async (ids, attempt) => {
           if (interruption?.signal) return null;
-          const p = planRerun(v, target, plan, ids, attempt);
+          const p = planRerun(v, target, plan, ids, attempt, planOptions);
           const rerun = start(p);
           if (!rerun) return null;
           const rerunExit = await rerun.exit;
@@ -400,8 +386,21 @@ export async function runCommand(argv: string[]): Promise<number> {
     return exitCodeOfRun(report, { interruptedExit, target: target.target });
   } finally {
     interruption?.dispose();
-    await embedded?.close().catch(() => undefined);
+    await session?.close();
   }
+}
+
+/** What the run's settings take of its session (settingsOfRun). */
+function runTargetOf(session: Session): RunTarget {
+  return {
+    target: session.target,
+    s3Url: session.s3Url,
+    apiKey: session.keys.main,
+    altApiKey: session.keys.alt,
+    extraKeys: session.keys.extra,
+    embedded: session.server !== null,
+    roundTripMs: session.roundTripMs,
+  };
 }
 
 /**
@@ -414,8 +413,10 @@ export function planRerun(
   plan: RunPlan,
   ids: string[],
   attempt: number,
+  options: Pick<RunPlanOptions, 'connection' | 'env'>,
 ): RunPlan {
   const rerun = planRun({ ...v, shard: undefined }, target, {
+    ...options,
     runId: plan.settings.runId,
     cwd: process.cwd(),
     configPath: join(ROOT, 'playwright.config.ts'),
@@ -455,10 +456,10 @@ function removeLeftovers(settings: RunSettings): void {
 /** What one runner left: its draft (null when it wrote none), with the leaks recovered after its workers. */
 async function draftOfRun(
   runTmp: string,
-  recover: Parameters<typeof recoverFromJournals>[1],
+  recover: { settings: Parameters<typeof recoverFromJournals>[1]; dispatcher: Dispatcher },
 ): Promise<{ draft: DraftReport | null; leaks: Leak[] }> {
   // Workers that died before their teardown leave journal entries: delete those resources now.
-  const recovered = await recoverFromJournals(runTmp, recover).catch((error: Error) => {
+  const recovered = await recoverFromJournals(runTmp, recover.settings, recover.dispatcher).catch((error: Error) => {
     err(`cloudcheck: cleanup after the workers failed: ${error.message}`);
     return null;
   });
@@ -515,6 +516,8 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     cwd: process.cwd(),
     configPath: join(ROOT, 'playwright.config.ts'),
     onlyIds,
+    connection: connectionOf(v, process.env),
+    env: process.env,
   });
   const listing = join(plan.settings.runTmp, 'list.json');
   mkdirSync(plan.settings.runTmp, { recursive: true });
@@ -597,7 +600,7 @@ interface SuiteIndexUse {
  * is said before anything starts (loading every file to find nothing took 6 s of CPU).
  */
 function useSuiteIndex(plan: RunPlan): SuiteIndexUse {
-  const key = suiteIndexKey(runnerEnv(plan));
+  const key = suiteIndexKey(runnerEnv(plan, process.env));
   const candidates = cachedCandidates(key);
   if (candidates) {
     const files = fileFilters(selectionOf(plan.settings), candidates);
@@ -642,7 +645,7 @@ function spawnPlaywright(
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...playwrightArgs(), ...plan.args], {
       cwd: ROOT,
-      env: { ...runnerEnv(plan), ...extraEnv },
+      env: { ...runnerEnv(plan, process.env), ...extraEnv },
       // Playwright's own stdout is kept quiet (shown only when no report comes); the reporter's
       // progress lines go to stderr, straight through.
       stdio: ['ignore', 'pipe', quiet ? 'pipe' : 'inherit'],

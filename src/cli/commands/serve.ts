@@ -5,7 +5,8 @@
  */
 import { UsageError, helpText, resolveOptions, suggest } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
-import { out, outUnredacted } from '../output.ts';
+import { onInterrupt } from '../../harness/session.ts';
+import { out, outText, outUnredacted } from '../output.ts';
 
 export const SERVE_HELP: HelpSpec = {
   synopsis: 'cloudcheck serve [options]',
@@ -29,25 +30,27 @@ export const SERVE_HELP: HelpSpec = {
 };
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
-  const resolved = resolveOptions('serve', argv);
+  const resolved = resolveOptions('serve', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('serve', SERVE_HELP));
+    outText(helpText('serve', SERVE_HELP));
     return 0;
   }
   if (resolved.positionals.length)
     throw new UsageError(`serve takes no positional arguments (got "${resolved.positionals[0]}")`);
   const v = resolved.values;
+  if ((v['api-key']?.length ?? 0) > 1)
+    throw new UsageError('serve takes one --api-key: the bootstrap key of the first account');
   const { listFaults, listVariants, startReferenceServer } = await import('../../../reference/server.ts');
   const faults = listFaults();
   if (v['list-faults']) {
     const width = Math.max(4, ...faults.map((f) => f.name.length));
-    for (const f of faults) out(`${f.name.padEnd(width)}  ${(f.requirement ?? '').padEnd(16)}  ${f.description}`);
+    for (const f of faults) outText(`${f.name.padEnd(width)}  ${(f.requirement ?? '').padEnd(16)}  ${f.description}`);
     return 0;
   }
   const variants = listVariants();
   if (v['list-variants']) {
     const width = Math.max(4, ...variants.map((variant) => variant.name.length));
-    for (const variant of variants) out(`${variant.name.padEnd(width)}  ${variant.description}`);
+    for (const variant of variants) outText(`${variant.name.padEnd(width)}  ${variant.description}`);
     return 0;
   }
   const variantNames = variants.map((variant) => variant.name);
@@ -75,7 +78,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       host: v.host,
       port: v.port,
       s3Port: v['s3-port'],
-      apiKey: v['api-key'],
+      apiKey: v['api-key']?.[0],
       altApiKey: v['alt-api-key'],
       faults: v.fault,
       variants: v.variant,
@@ -98,14 +101,13 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (v.fault && v.fault.length) out(`faults=${v.fault.join(',')}`);
   if (v.variant && v.variant.length) out(`variants=${v.variant.join(',')}`);
   await new Promise<void>((resolve) => {
+    // The one listener of SIGINT and SIGTERM (src/harness/session.ts): either stops the server.
+    const stopListening = onInterrupt(() => stop());
     const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      stopListening();
       signal?.removeEventListener('abort', stop);
       resolve();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
     signal?.addEventListener('abort', stop);
   });
   await running.close();

@@ -5,20 +5,17 @@
  * deleted (the DELETE succeeded), already gone (404: someone else deleted it), failed, or not
  * deletable through the API (kinds the specification gives no DELETE: SSH keys, templates, contact
  * lists, volume snapshots, storage access keys, alerts): listed for a person to remove, never
- * counted as deleted. Exit 0 when nothing failed, 1 otherwise.
+ * counted as deleted. `--dry-run` lists what it would delete and deletes nothing. Exit 0 when
+ * nothing failed, 1 otherwise.
  */
-import { UsageError, helpText, resolveOptions } from '../../config/resolve.ts';
+import { helpText, resolveOptions } from '../../config/resolve.ts';
 import type { HelpSpec } from '../../config/resolve.ts';
 import { listOf as listIn } from '../../harness/body-shape.ts';
-import { Budget } from '../../harness/budget.ts';
-import { ApiClient } from '../../harness/client.ts';
-import type { ApiResponse } from '../../harness/client.ts';
-import { addSecret } from '../../harness/redact.ts';
+import type { ApiClient, ApiResponse } from '../../harness/client.ts';
+import { openSession } from '../../harness/session.ts';
 import { RUN_PREFIX } from '../../harness/settings.ts';
-import { headersFromList } from '../../harness/headers.ts';
-import { configureTransport } from '../../harness/transport.ts';
-import { err, out } from '../output.ts';
-import { probeTarget } from '../probe.ts';
+import { connectionOf } from '../connection.ts';
+import { err, out, outText } from '../output.ts';
 
 export const SWEEP_HELP: HelpSpec = {
   synopsis: 'cloudcheck sweep --target URL [options]',
@@ -29,9 +26,13 @@ export const SWEEP_HELP: HelpSpec = {
       'CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1',
       'remove the leftovers of earlier runs',
     ],
+    [
+      'CLOUDCHECK_API_KEY=... cloudcheck sweep --target https://staging.example.net/v1 --dry-run',
+      'list what it would delete, delete nothing',
+    ],
   ],
   exitCodes: [
-    ['0', 'nothing failed to delete'],
+    ['0', 'nothing failed to delete (--dry-run: the listing was read)'],
     ['1', 'some deletes failed (listed)'],
     ['2', 'usage error, unreachable target or rejected key'],
   ],
@@ -50,6 +51,8 @@ const enc = encodeURIComponent;
 
 export interface SweepResult {
   deleted: string[];
+  /** `--dry-run`: what a sweep would delete (its DELETE was not sent). */
+  wouldDelete: string[];
   /** The DELETE answered 404: it was gone before this sweep got to it. */
   alreadyGone: string[];
   failed: string[];
@@ -73,11 +76,24 @@ export async function sweep(
   api: ApiClient,
   ownKey: string,
   log: (line: string) => void = () => undefined,
+  options: { dryRun?: boolean } = {},
 ): Promise<SweepResult> {
-  const result: SweepResult = { deleted: [], alreadyGone: [], failed: [], notDeletable: [], skipped: [] };
+  const result: SweepResult = {
+    deleted: [],
+    wouldDelete: [],
+    alreadyGone: [],
+    failed: [],
+    notDeletable: [],
+    skipped: [],
+  };
   const del = async (label: string, path: string, before?: () => Promise<void>): Promise<void> => {
     try {
       await before?.();
+      if (options.dryRun) {
+        result.wouldDelete.push(label);
+        log(`would delete ${label}`);
+        return;
+      }
       let res = await api.request({ method: 'DELETE', path });
       if (res.status === 409 && path.startsWith('/storage/volumes/')) {
         await api.request({ method: 'POST', path: `${path}/detach` });
@@ -160,32 +176,35 @@ export async function sweep(
 }
 
 export async function sweepCommand(argv: string[]): Promise<number> {
-  const resolved = resolveOptions('sweep', argv);
+  const resolved = resolveOptions('sweep', argv, process.env, process.cwd());
   if (resolved.help) {
-    out(helpText('sweep', SWEEP_HELP));
+    outText(helpText('sweep', SWEEP_HELP));
     return 0;
   }
   const v = resolved.values;
-  const target = v.target;
-  const key = v['api-key'];
-  if (!target)
-    throw new UsageError(
-      'sweep needs --target (or CLOUDCHECK_TARGET): there is nothing to sweep on an embedded server',
-    );
-  if (!key) throw new UsageError('sweep needs --api-key (or CLOUDCHECK_API_KEY)');
-  addSecret(key);
-  const headers = headersFromList(v.header ?? []);
-  for (const value of Object.values(headers)) addSecret(value);
-  const transport = { caCertFile: v['ca-cert'] ?? null, direct: false };
-  configureTransport(transport);
-  await probeTarget(target, key, 'the API key', undefined, { ...transport, headers });
-  const api = new ApiClient({
-    settings: { target, keys: { main: key, alt: null }, liveSms: false, allowCharges: false, timeoutScale: 1, headers },
-    budgets: { main: new Budget([key], { maxWaitMs: 60_000 }) },
+  const session = await openSession({
+    connection: connectionOf(v, process.env),
+    command: 'cloudcheck sweep',
+    embedded: null,
+    targetRequired: 'sweep needs --target (or CLOUDCHECK_TARGET): there is nothing to sweep on an embedded server',
+    env: process.env,
+    log: err,
   });
-  const result = await sweep(api, key, out);
-  const summary = `sweep: ${result.deleted.length} deleted, ${result.alreadyGone.length} already gone, ${result.failed.length} failed, ${result.notDeletable.length} not deletable through the API (listed above: remove them another way), ${result.skipped.length} skipped`;
-  if (result.failed.length) err(summary);
-  else out(summary);
-  return result.failed.length ? 1 : 0;
+  try {
+    const dryRun = v['dry-run'] ?? false;
+    const result = await sweep(session.client(), session.keys.main, out, { dryRun });
+    const notDeletable = `${result.notDeletable.length} not deletable through the API (listed above: remove them another way)`;
+    if (dryRun) {
+      out(
+        `sweep --dry-run: ${result.wouldDelete.length} would be deleted, ${notDeletable}, ${result.skipped.length} would be skipped; nothing was deleted`,
+      );
+      return 0;
+    }
+    const summary = `sweep: ${result.deleted.length} deleted, ${result.alreadyGone.length} already gone, ${result.failed.length} failed, ${notDeletable}, ${result.skipped.length} skipped`;
+    if (result.failed.length) err(summary);
+    else out(summary);
+    return result.failed.length ? 1 : 0;
+  } finally {
+    await session.close();
+  }
 }

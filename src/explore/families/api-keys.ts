@@ -276,6 +276,7 @@ class ListKeys implements ExploreCommand {
 
 export const apiKeys: ExploreFamily = {
   name: 'api-keys',
+  summary: 'creates API keys, uses them, revokes them, lists them',
   rules: {
     'KEY-CRT-002': 'POST /account/api-keys with a name, both permissions and an expires_at is accepted',
     'KEY-CRT-003': 'a creation answers api_key with its id and the full secret in key',

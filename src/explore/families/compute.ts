@@ -390,6 +390,7 @@ const TAGS = ['', 'web', 'db'];
 
 export const compute: ExploreFamily = {
   name: 'compute',
+  summary: 'creates, gets, updates and deletes VPS; walks GET /vps page by page, with filters',
   rules: {
     'VPS-CRT-003': 'an accepted POST /vps answers the created VPS with its id',
     'VPS-CRT-005': 'the created VPS reports the name, region and tags sent',

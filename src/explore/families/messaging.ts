@@ -488,6 +488,8 @@ const roleOf = (v: string | number | undefined): Role | null =>
 
 export const messaging: ExploreFamily = {
   name: 'messaging',
+  summary:
+    'in test mode: sends to the test numbers, bulk sends, statuses, the message list walked by recipient and status, campaigns',
   rules: {
     'TEST-MODE-001': 'a test-mode send to a test number is accepted with status "sent"',
     'MSG-FLD-001': 'an accepted send answers the message with its message_id',

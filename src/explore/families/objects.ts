@@ -251,6 +251,7 @@ const PREFIXES = ['', 'a', 'a', 'a', 'b'];
 
 export const objects: ExploreFamily = {
   name: 'objects',
+  summary: 'uploads, downloads and deletes objects; walks the listings page by page',
   rules: {
     'OBJ-PUT-001': 'an uploaded object is downloaded with the bytes last uploaded, and appears in the listing',
     'OBJ-DEL-001': 'a deleted object is no longer downloaded nor listed',

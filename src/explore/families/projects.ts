@@ -193,6 +193,7 @@ class ListProjects implements ExploreCommand {
 
 export const projects: ExploreFamily = {
   name: 'projects',
+  summary: 'creates, updates, gets, deletes and lists projects',
   rules: {
     'PROJ-LIST-001': 'GET /projects lists every project the sequence created and did not delete',
     'PROJ-UPD-001': 'after PUT /projects/{id}, a following GET reports the new values',

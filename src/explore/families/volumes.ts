@@ -428,6 +428,7 @@ const TAGS = ['', 'data', 'logs'];
 
 export const volumes: ExploreFamily = {
   name: 'volumes',
+  summary: 'creates, gets, attaches, detaches and deletes volumes; filtered lists; deletes the VPS under them',
   rules: {
     'VOL-CRT-002': 'POST /storage/volumes accepts a size of 1 GB',
     'VOL-FLD-001': 'a created volume has an id',

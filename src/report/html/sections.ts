@@ -15,6 +15,7 @@ import {
 } from './model.ts';
 import type { LoadProfileView, LoadView } from './load.ts';
 import { classificationOf } from '../gate.ts';
+import { firstViolationAt, groupViolations } from '../load-lines.ts';
 import { shownExchange } from '../failure-line.ts';
 import type { CheckResult } from '../../model/finding.ts';
 import type { ConformanceReport, Leak, OperationCoverage } from '../../model/report.ts';
@@ -109,10 +110,41 @@ function fact(label: string, value: string): string {
   return `<div class="fact"><dt>${esc(label)}</dt><dd>${value}</dd></div>`;
 }
 
-export function renderOverview(report: ConformanceReport, f: Failures, loadView: LoadView | null): string {
-  const run = report.run as ConformanceReport['run'] & { merged_from?: unknown; merge_notes?: unknown };
+type Tile = (tone: string, n: number, label: string, href: string | null) => string;
+
+const tile: Tile = (tone, n, label, href) => {
+  const inner = `<span class="n">${esc(n)}</span><span class="l">${esc(label)}</span>`;
+  return href && n > 0
+    ? `<a class="tile tile-${tone}" href="#${href}">${inner}</a>`
+    : `<div class="tile tile-${tone}${n === 0 ? ' zero' : ''}">${inner}</div>`;
+};
+
+/** The tiles of a conformance run: failures by kind, then what passed and what was skipped. */
+function conformanceTiles(f: Failures, s: ConformanceReport['summary']): string[] {
+  return [
+    tile('must', f.must.length, 'MUST failures', 'failures-must'),
+    tile('should', f.should.length, 'SHOULD deviations', 'failures-should'),
+    tile('env', f.environment.length, 'environment problems', 'failures-environment'),
+    ...(f.cloudcheck.length ? [tile('env', f.cloudcheck.length, 'cloudcheck errors', 'failures-cloudcheck')] : []),
+    tile('pass', s.passed, 'checks passed', null),
+    tile('skip', s.skipped, 'checks skipped', null),
+  ];
+}
+
+/** The tiles of a report of `cloudcheck load` alone: its profiles, failed and passed. */
+function loadTiles(view: LoadView): string[] {
+  const failed = view.profiles.filter((p) => !p.passed).length;
+  return [
+    tile('must', failed, 'load profiles failed', 'load'),
+    tile('pass', view.profiles.length - failed, 'load profiles passed', null),
+  ];
+}
+
+type RunFields = ConformanceReport['run'] & { merged_from?: unknown; merge_notes?: unknown };
+
+/** What the run was: target, times, id; for a conformance run also its seed, mode, gate and classes. */
+function runFacts(report: ConformanceReport, run: RunFields, conformance: boolean): string[] {
   const s = report.summary;
-  const duration = formatDuration(run.started_at, run.finished_at);
   const facts: string[] = [
     fact(
       'target',
@@ -121,57 +153,55 @@ export function renderOverview(report: ConformanceReport, f: Failures, loadView:
   ];
   if (run.s3_url) facts.push(fact('S3 endpoint', `<code>${esc(run.s3_url)}</code>`));
   facts.push(fact('started', esc(formatTime(run.started_at))));
-  facts.push(fact('duration', esc(duration ?? '?')));
-  facts.push(fact('seed', `<code>${esc(run.seed)}</code>`));
+  facts.push(fact('duration', esc(formatDuration(run.started_at, run.finished_at) ?? '?')));
+  if (conformance) facts.push(fact('seed', `<code>${esc(run.seed)}</code>`));
   facts.push(fact('run id', `<code>${esc(run.id)}</code>`));
   if (run.shard)
     facts.push(fact('shard', esc(typeof run.shard === 'string' ? run.shard : `${run.shard.index}/${run.shard.total}`)));
-  facts.push(
-    fact('mode', run.strict ? 'strict (SHOULD deviations fail the gate)' : 'default (only MUST defects fail the gate)'),
-  );
-  if (s.gate)
+  if (conformance) {
     facts.push(
       fact(
-        'gate',
-        `${s.gate.passed ? 'passed' : '<strong>failed</strong>'}: ${esc(s.gate.reason)}${s.gate.baseline ? ` (baseline <code>${esc(s.gate.baseline)}</code>)` : ''}`,
+        'mode',
+        run.strict ? 'strict (SHOULD deviations fail the gate)' : 'default (only MUST defects fail the gate)',
       ),
     );
-  if (s.unjudged)
-    facts.push(
-      fact(
-        'not judged',
-        `${esc(plural(s.unjudged.checks.length, 'MUST check'))}: ${esc(s.unjudged.reasons.join('; '))}${s.unjudged.requirements.length ? `<br>${s.unjudged.requirements.map((r) => `<code>${esc(r)}</code>`).join(' ')}` : ''}`,
-      ),
-    );
-  const classes = run.classes.length
-    ? run.classes.map((c) => `<span class="chip">${esc(c)}</span>`).join(' ')
-    : '<span class="muted">none</span>';
-  facts.push(fact(`classes run (${run.classes.length})`, classes));
+    if (s.gate)
+      facts.push(
+        fact(
+          'gate',
+          `${s.gate.passed ? 'passed' : '<strong>failed</strong>'}: ${esc(s.gate.reason)}${s.gate.baseline ? ` (baseline <code>${esc(s.gate.baseline)}</code>)` : ''}`,
+        ),
+      );
+    if (s.unjudged)
+      facts.push(
+        fact(
+          'not judged',
+          `${esc(plural(s.unjudged.checks.length, 'MUST check'))}: ${esc(s.unjudged.reasons.join('; '))}${s.unjudged.requirements.length ? `<br>${s.unjudged.requirements.map((r) => `<code>${esc(r)}</code>`).join(' ')}` : ''}`,
+        ),
+      );
+    const classes = run.classes.length
+      ? run.classes.map((c) => `<span class="chip">${esc(c)}</span>`).join(' ')
+      : '<span class="muted">none</span>';
+    facts.push(fact(`classes run (${run.classes.length})`, classes));
+  }
   if (Array.isArray(run.merged_from))
     facts.push(fact('merged from', run.merged_from.map((id) => `<code>${esc(id)}</code>`).join(' ')));
   if (run.cloudcheck_version) facts.push(fact('cloudcheck', esc(run.cloudcheck_version)));
+  return facts;
+}
 
-  const env = f.environment.length;
-  const tile = (tone: string, n: number, label: string, href: string | null): string => {
-    const inner = `<span class="n">${esc(n)}</span><span class="l">${esc(label)}</span>`;
-    return href && n > 0
-      ? `<a class="tile tile-${tone}" href="#${href}">${inner}</a>`
-      : `<div class="tile tile-${tone}${n === 0 ? ' zero' : ''}">${inner}</div>`;
-  };
-  const tiles = [
-    tile('must', f.must.length, 'MUST failures', 'failures-must'),
-    tile('should', f.should.length, 'SHOULD deviations', 'failures-should'),
-    tile('env', env, 'environment problems', 'failures-environment'),
-    ...(f.cloudcheck.length ? [tile('env', f.cloudcheck.length, 'cloudcheck errors', 'failures-cloudcheck')] : []),
-    tile('pass', s.passed, 'checks passed', null),
-    tile('skip', s.skipped, 'checks skipped', null),
-  ];
-  if (report.leaks.length) tiles.splice(3, 0, tile('must', report.leaks.length, 'resources left behind', 'leaks'));
+export function renderOverview(report: ConformanceReport, f: Failures, loadView: LoadView | null): string {
+  const run = report.run as RunFields;
+  // A report of `cloudcheck load` alone: no check ran, so there is no seed, mode, class or check count to show.
+  const loadOnly = report.checks.length === 0 && loadView !== null ? loadView : null;
+  const facts = runFacts(report, run, loadOnly === null);
+  const tiles = loadOnly ? loadTiles(loadOnly) : conformanceTiles(f, report.summary);
+  if (report.leaks.length)
+    tiles.splice(loadOnly ? 1 : 3, 0, tile('must', report.leaks.length, 'resources left behind', 'leaks'));
   const notes: string[] = [];
   if (Array.isArray(run.merge_notes)) for (const n of run.merge_notes) notes.push(`<li>${esc(n)}</li>`);
-  if (loadView) for (const p of loadView.problems) notes.push(`<li>${esc(p)}</li>`);
   const lead =
-    f.must.length + f.should.length + env + f.cloudcheck.length > 0
+    f.must.length + f.should.length + f.environment.length + f.cloudcheck.length > 0
       ? '<p class="lead">Each failure below names the requirement it breaks and where the specification says so, what was expected and what came back, the recorded exchanges, and a curl line to reproduce it (set <code class="nowrap">CLOUDCHECK_API_KEY</code> first).</p>'
       : report.checks.length > 0
         ? '<p class="lead">No check failed. The tables below show what was checked, per class and per requirement, and which operations and statuses the run exercised.</p>'
@@ -404,13 +434,11 @@ function ms(v: number | null): string {
 }
 
 function renderProfile(p: LoadProfileView, index: number): string {
-  const tone = p.passed === null ? 'unknown' : p.passed ? 'pass' : 'fail';
-  const stats: string[] = [];
-  if (p.sent !== null) stats.push(`${p.sent.toLocaleString('en-US')} sent`);
-  if (p.completed !== null) stats.push(`${p.completed.toLocaleString('en-US')} completed`);
+  const tone = p.passed ? 'pass' : 'fail';
+  const stats = [`${p.sent.toLocaleString('en-US')} sent`, `${p.completed.toLocaleString('en-US')} completed`];
   if (p.networkErrors) stats.push(`${p.networkErrors.toLocaleString('en-US')} network errors`);
-  if (p.durationMs !== null) stats.push(`${(p.durationMs / 1000).toFixed(1)} s`);
-  if (p.runs !== null && p.runs > 1) stats.push(`merged from ${p.runs} runs`);
+  stats.push(`${(p.durationMs / 1000).toFixed(1)} s`);
+  if (p.runs > 1) stats.push(`merged from ${p.runs} runs`);
   const statuses = p.byStatus
     .map(
       ([s, n]) =>
@@ -466,18 +494,18 @@ function renderProfile(p: LoadProfileView, index: number): string {
     ),
   ];
   const violations = p.violations.length
-    ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${groupedViolations(
+    ? `<h4>Invariant violations <span class="count">${p.violations.length}</span></h4><ul class="violations">${groupViolations(
         p.violations,
       )
         .map(
           (g) =>
-            `<li><code>${esc(g.invariant)}</code>${g.key ? ` key <code>${esc(g.key)}</code>` : ''}${g.count > 1 ? ` <span class="count">${esc(g.count)}×</span>` : ''}${g.first.index !== null && g.first.index >= 0 ? ` ${g.count > 1 ? 'first at ' : ''}request #${esc(g.first.index)}` : ''}: ${esc(g.first.message)}</li>`,
+            `<li><code>${esc(g.invariant)}</code>${g.key ? ` key <code>${esc(g.key)}</code>` : ''}${g.count > 1 ? ` <span class="count">${esc(g.count)}×</span>` : ''}${firstViolationAt(g) ? ` ${g.count > 1 ? 'first at ' : 'at '}${esc(firstViolationAt(g))}` : ''}: ${esc(g.first.message)}</li>`,
         )
         .join('')}</ul>`
     : '';
   const notes = p.notes.length ? `<ul class="notes">${p.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
   return `<article class="profile tone-${tone}" id="load-${esc(index)}">
-<h3>${esc(p.name)} ${p.passed === null ? '' : p.passed ? '<span class="st st-pass">passed</span>' : '<span class="st st-fail">failed</span>'}</h3>
+<h3>${esc(p.name)} ${p.passed ? '<span class="st st-pass">passed</span>' : '<span class="st st-fail">failed</span>'}</h3>
 ${p.description ? `<p class="blurb">${esc(p.description)}</p>` : ''}
 ${p.error ? `<p class="perror">Could not run: ${esc(p.error)}</p>` : ''}
 <p class="stats">${esc(stats.join(' · '))} ${statuses}</p>
@@ -489,12 +517,9 @@ ${violations}${notes}
 
 export function renderLoad(view: LoadView | null): string {
   if (!view) return '';
-  const verdict =
-    view.passed === null
-      ? ''
-      : view.passed
-        ? ' <span class="st st-pass">all profiles passed</span>'
-        : ' <span class="st st-fail">a profile failed</span>';
+  const verdict = view.passed
+    ? ' <span class="st st-pass">all profiles passed</span>'
+    : ' <span class="st st-fail">a profile failed</span>';
   return `<section id="load"><h2>Load${verdict}</h2>${view.profiles.map(renderProfile).join('')}</section>`;
 }
 
@@ -508,23 +533,4 @@ export function renderNotCheckable(list: ConformanceReport['not_checkable']): st
     )
     .join('');
   return `<section id="not-checkable"><h2>Not checkable by <code>cloudcheck run</code> <span class="count">${list.length}</span></h2><p class="blurb">Neither passed nor failed: the run cannot observe these from outside at a cost a routine run should pay.</p><ul class="notcheckable">${items}</ul></section>`;
-}
-
-/** Violations by invariant and key, counted, with the first (lowest request index): one line each, never one per response. */
-function groupedViolations<V extends { invariant: string; key: string | null; index: number | null; message: string }>(
-  violations: readonly V[],
-): Array<{ invariant: string; key: string | null; count: number; first: V }> {
-  const groups = new Map<string, { invariant: string; key: string | null; count: number; first: V }>();
-  for (const v of violations) {
-    const id = `${v.invariant}\u0000${v.key ?? ''}`;
-    const group = groups.get(id);
-    if (!group) groups.set(id, { invariant: v.invariant, key: v.key, count: 1, first: v });
-    else {
-      group.count++;
-      const at = v.index ?? -1;
-      const firstAt = group.first.index ?? -1;
-      if (at >= 0 && (firstAt < 0 || at < firstAt)) group.first = v;
-    }
-  }
-  return [...groups.values()];
 }
