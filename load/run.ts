@@ -672,7 +672,11 @@ function rateLimitExpectation(rl: RateLimitSpec, rlPhase: ResolvedPhase): RateLi
   };
 }
 
-/** The invariants the profile names, or by default every one that applies to its area and counter. */
+/**
+ * The invariants the profile names, or by default every one of the specification that applies to
+ * its area and counter. `nearest-window` (which of the key's windows the headers describe) is a
+ * convention: judged only when a profile names it.
+ */
 function rateLimitInvariants(profile: Profile, rl: RateLimitSpec, expectation: RateLimitExpectation): InvariantName[] {
   const headers = expectation.headers === true;
   return (

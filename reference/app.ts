@@ -23,6 +23,10 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
     ...(ctx.faults.has('api-unversioned') && {
       rewriteUrl: (request: { url?: string }) => unversioned(request.url ?? '/'),
     }),
+    // Fault `version-v2-served`: /v2 is another name of /v1.
+    ...(ctx.faults.has('version-v2-served') && {
+      rewriteUrl: (request: { url?: string }) => (request.url ?? '/').replace(/^\/v2(?=\/|\?|$)/, '/v1'),
+    }),
     // The router refuses a path with broken percent-encoding (or an over-long parameter) before
     // any hook runs; answer those in the envelope too, never in Fastify's own body shape.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {

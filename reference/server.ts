@@ -30,7 +30,8 @@ import { buildS3App } from './s3/app.ts';
 import { S3_FAULTS } from './s3/faults.ts';
 import { S3_VARIANTS } from './s3/variants.ts';
 import { CORE_VARIANTS } from './core/core-variants.ts';
-import { setIdStyle } from './core/ids.ts';
+import { setBarePrefix, setIdStyle } from './core/ids.ts';
+import type { FaultName } from './core/faults.ts';
 import { ActiveVariants, type VariantDefinition } from './core/variants.ts';
 
 export interface ReferenceOptions {
@@ -107,6 +108,27 @@ export function resolveDelays(given: Partial<Delays> = {}, variants?: ActiveVari
   return delays;
 }
 
+/** The fault of each id prefix: its area's `ids-unprefixed-*` (the `*-ID-001` conventions). */
+const ID_FAULTS: Readonly<Record<string, FaultName>> = {
+  msg: 'ids-unprefixed-messaging',
+  cmp: 'ids-unprefixed-messaging',
+  tpl: 'ids-unprefixed-messaging',
+  cl: 'ids-unprefixed-messaging',
+  wh: 'ids-unprefixed-messaging',
+  vps: 'ids-unprefixed-compute',
+  act: 'ids-unprefixed-compute',
+  ssh: 'ids-unprefixed-compute',
+  snap: 'ids-unprefixed-compute',
+  vol: 'ids-unprefixed-volumes',
+  vsnap: 'ids-unprefixed-volumes',
+  txn: 'ids-unprefixed-billing',
+  pm: 'ids-unprefixed-billing',
+  inv: 'ids-unprefixed-billing',
+  alert: 'ids-unprefixed-billing',
+  proj: 'ids-unprefixed-projects',
+  key: 'ids-unprefixed-api-keys',
+};
+
 export function listFaults(): FaultDefinition[] {
   return [...CORE_FAULTS, ...PAGINATION_FAULTS, ...EVENT_FAULTS, ...AREAS.flatMap((area) => area.faults), ...S3_FAULTS];
 }
@@ -160,6 +182,7 @@ export async function createReferenceContext(
       timeoutMs: 5000,
       allowRemote: options.allowRemoteWebhooks ?? false,
       otherSignature: variants.has('webhook-signature-other'),
+      noRetry: () => faults.has('webhook-no-retry') || variants.has('webhook-single-attempt'),
       mutatePayload: eventFaultMutation(faults),
     }),
     services: new ServiceRegistry(),
@@ -174,6 +197,12 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const { ctx, ownsDataDir } = await createReferenceContext(options);
   // One id style per process (ids.ts): a server with ids-other-format sets it until it closes.
   if (ctx.variants.has('ids-other-format')) setIdStyle('uuid');
+  const bare = Object.values(ID_FAULTS).some((fault) => ctx.faults.switchedOn(fault));
+  if (bare)
+    setBarePrefix((prefix) => {
+      const fault = ID_FAULTS[prefix];
+      return fault !== undefined && ctx.faults.has(fault);
+    });
 
   const primary = ctx.accounts.createAccount({
     email: 'owner@example.com',
@@ -229,6 +258,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     async close() {
       ctx.clock.cancelAll();
       if (ctx.variants.has('ids-other-format')) setIdStyle('prefixed');
+      if (bare) setBarePrefix(undefined);
       await Promise.allSettled(apps.map((app) => app.close()));
       if (ownsDataDir) await rm(ctx.options.dataDir, { recursive: true, force: true });
     },

@@ -8,6 +8,9 @@ import type { VariantDefinition } from './variants.ts';
 
 const SUCCESS_GAP = 'Errors / Gaps: "Success status code of each endpoint: not shown"';
 const BODY_GAP = 'Endpoints: "Response bodies not shown for: ..." (every area)';
+const HEADERS_GAP =
+  'Limits: "Rate-limit response headers (messaging and compute): X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (integer timestamp)"';
+const LIMITS_GAP = 'Limits: "1000 requests per hour per API key", "Burst: 100 requests per minute"';
 
 export const CORE_VARIANTS = [
   {
@@ -31,7 +34,7 @@ export const CORE_VARIANTS = [
   },
   {
     name: 'unauth-403',
-    departsFrom: ['AUTH-KEY-004', 'KEY-REVOKE-002'],
+    departsFrom: ['AUTH-KEY-004', 'AUTH-KEY-005', 'KEY-REVOKE-002'],
     allowedBy: 'Authentication: "Status code for a missing or invalid key: not shown"',
     description: 'A missing, malformed, unknown, revoked or expired key answers 403 instead of 401.',
   },
@@ -39,8 +42,11 @@ export const CORE_VARIANTS = [
     name: 'error-codes-other',
     departsFrom: [
       'AUTH-KEY-004',
+      'AUTH-KEY-005',
       'AUTH-IP-001',
       'AUTH-PERM-001',
+      'ERR-MAP-001',
+      'ERR-MAP-002',
       'ERR-MAP-003',
       'ERR-MAP-010',
       'ERR-MAP-013',
@@ -48,6 +54,12 @@ export const CORE_VARIANTS = [
       'ISO-WRITE-001',
       'KEY-REVOKE-002',
       'PRE-URL-009',
+      'VER-PATH-002',
+      'ERR-MAP-011',
+      'ERR-MAP-014',
+      'VPS-ACT-008',
+      'ISO-BKT-001',
+      'MPU-CMP-003',
     ],
     allowedBy: 'Errors / Gaps: "Complete error code lists per area beyond the codes above: not shown"',
     description:
@@ -69,13 +81,19 @@ export const CORE_VARIANTS = [
       'ACCT-UPD-002',
       'SSH-KEY-004',
       'HOOK-CFG-004',
+      'ERR-MAP-007',
+      'ERR-MAP-008',
+      'ERR-MAP-011',
+      'VOL-ATT-002',
+      'VPS-ACT-008',
+      'MPU-PART-002',
     ],
     allowedBy: 'Errors / Gaps: "Mapping of each error code to an HTTP status: not shown"',
     description: 'Every error answered 422 under the conventions (validation, listed codes) answers 400 instead.',
   },
   {
     name: 'ids-other-format',
-    departsFrom: [],
+    departsFrom: ['MSG-ID-001', 'VPS-ID-001', 'VOL-ID-001', 'WAL-ID-001', 'PROJ-ID-001', 'KEY-ID-001'],
     allowedBy:
       'Resources and their fields: "identifiers are strings whose type prefix varies by resource" (format not shown)',
     description: 'Ids are UUIDs without a type prefix instead of `<prefix>_<16 hex>`.',
@@ -126,6 +144,8 @@ export const CORE_VARIANTS = [
       'VPS-ACT-005',
       'VPS-ACT-006',
       'VPS-ACT-007',
+      'VPS-WRAP-001',
+      'ACCT-UPD-002',
     ],
     allowedBy: BODY_GAP,
     description:
@@ -159,13 +179,16 @@ export const CORE_VARIANTS = [
       'VPS-ACT-006',
       'VPS-ACT-007',
       'WAL-TOP-002',
+      'VPS-WRAP-001',
+      'MSG-TPL-008',
+      'ACCT-UPD-002',
     ],
     allowedBy: BODY_GAP,
     description: 'Where the specification shows no response body, the body is `{"data": <the resource or list>}`.',
   },
   {
     name: 'list-oldest-first',
-    departsFrom: [],
+    departsFrom: ['PAGE-ORD-001'],
     allowedBy: 'Pagination envelope and Limits: the order of list items is not shown',
     description: 'Paginated lists are ordered oldest first (across pages).',
   },
@@ -202,6 +225,91 @@ export const CORE_VARIANTS = [
     allowedBy: 'Events / Gaps: "Signature scheme and header used with the webhook secret: not shown"',
     description:
       'Deliveries carry `X-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>` instead of the assumed header.',
+  },
+  {
+    name: 'error-resource-names-instance',
+    departsFrom: ['ERR-MAP-012', 'ERR-MAP-013', 'ERR-MAP-014'],
+    allowedBy:
+      'Errors: "resource | string | storage: name of the resource concerned" (the kind or the instance: not shown)',
+    description:
+      'A storage error names the resource concerned by its own name in `error.resource` (the bucket name, the volume id) rather than by its kind (`bucket`, `volume`).',
+  },
+  {
+    name: 'foreign-resources-403',
+    departsFrom: ['ISO-READ-001', 'ISO-WRITE-001', 'ISO-BKT-001', 'ISO-VOL-001'],
+    allowedBy:
+      "Authentication and Errors: how another account's resources are refused is not shown (the specification is silent on isolation)",
+    description:
+      "Another account's bucket (in a path) and VPS or volume snapshot (named in a body) answer 403 `forbidden`: they exist, but not for the caller, as Google Cloud Storage answers.",
+  },
+  {
+    name: 's3-list-buckets-global',
+    departsFrom: ['ISO-S3-001'],
+    allowedBy:
+      'Limits: "Bucket name: globally unique" (what ListBuckets of the S3 endpoint lists: not shown; the names are public through their uniqueness)',
+    description:
+      "ListBuckets of the S3 endpoint lists every bucket of the endpoint, other accounts' included (their objects stay refused).",
+  },
+  {
+    name: 'webhook-single-attempt',
+    departsFrom: ['HOOK-DLV-002'],
+    allowedBy: 'Events / Gaps: "Retries, ordering and timeouts of delivery: not shown"',
+    description: 'A webhook delivery is attempted once: one answered with a non-2xx status is not retried.',
+  },
+  {
+    name: 'versions-plain-404',
+    departsFrom: ['VER-PATH-002'],
+    allowedBy: 'Versioning: "how new versions are announced: not shown"; outside the base URL nothing is specified',
+    description:
+      'A path outside the /v1 tree (another version, the root) answers the plain `404 Not Found` of a front server (text/plain) instead of the error envelope.',
+  },
+  {
+    name: 'auth-token-scheme',
+    departsFrom: ['AUTH-KEY-005'],
+    allowedBy: 'Authentication: "Authorization: Bearer <key>" (whether other schemes are refused: not shown)',
+    description: 'An Authorization header `token <key>` is accepted like `Bearer <key>`, as GitHub accepts both.',
+  },
+  {
+    name: 'details-unshown-swapped',
+    departsFrom: ['ERR-ENVELOPE-006'],
+    allowedBy:
+      'Errors: "details: messaging and billing: object; compute validation: array" (storage and projects: not shown)',
+    description:
+      'Validation errors of storage carry `details` as one {field, message} object, those of projects as an array of them.',
+  },
+  {
+    name: 'ratelimit-headers-hourly',
+    departsFrom: ['RATE-HEADERS-005'],
+    allowedBy: `${HEADERS_GAP} (which of the key's limits they describe: not shown)`,
+    description:
+      "The X-RateLimit-* headers of messaging and compute describe the key's hourly window (Limit 1000, Reset the hour's end) even while the per-minute burst is the one that refuses, as GitHub's primary limit does.",
+  },
+  {
+    name: 'ratelimit-anchored-windows',
+    departsFrom: ['RATE-WIN-001'],
+    allowedBy: `${LIMITS_GAP}; how a window is counted: not shown`,
+    description:
+      "A key's windows open with its first request and last a minute or an hour from there, instead of being aligned to the epoch's minutes and hours.",
+  },
+  {
+    name: 'ratelimit-after-handler',
+    departsFrom: ['RATE-CNT-001'],
+    allowedBy: `${LIMITS_GAP}; what a refused request may have done: not shown`,
+    description:
+      'The limiter answers after the handler: a request over the limit is carried out, then answered 429 (as a limiter in the response path does).',
+  },
+  {
+    name: 'sms-volume-per-send',
+    departsFrom: ['RATE-CNT-002'],
+    allowedBy: `${LIMITS_GAP}; how a bulk send counts against "SMS volume 10000 messages per hour": not shown`,
+    description: 'A send counts one against the hourly SMS volume, whatever the number of its recipients.',
+  },
+  {
+    name: 'ratelimit-headers-elsewhere-delta',
+    departsFrom: ['RATE-HEADERS-007'],
+    allowedBy: `${HEADERS_GAP} (other areas: not shown)`,
+    description:
+      'Storage, billing and project responses carry X-RateLimit-* too, with Reset as the seconds left in the window (the IETF draft RateLimit-Reset form) rather than a timestamp.',
   },
 ] as const satisfies readonly VariantDefinition[];
 

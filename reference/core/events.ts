@@ -56,6 +56,8 @@ export interface EventOptions {
   mutatePayload?: (payload: EventPayload) => EventPayload;
   /** Variant `webhook-signature-other`: another signature header (the scheme is not shown). */
   otherSignature?: boolean;
+  /** Whether a delivery answered non-2xx is left at that (fault `webhook-no-retry`, variant `webhook-single-attempt`). */
+  noRetry?: () => boolean;
 }
 
 /** Faults of the event payloads, applied through `mutatePayload` (see eventFaultMutation). */
@@ -74,6 +76,11 @@ export const EVENT_FAULTS = [
     name: 'webhook-vps-deleted-renamed',
     requirement: 'HOOK-EVT-002',
     description: 'The deletion of a VPS is announced as `vps.destroyed` instead of `vps.deleted`.',
+  },
+  {
+    name: 'webhook-no-retry',
+    requirement: 'HOOK-DLV-002',
+    description: 'A delivery the receiver answers with a non-2xx status is never retried.',
   },
 ] as const satisfies readonly FaultDefinition[];
 
@@ -200,7 +207,7 @@ export class EventDispatcher {
       headers['x-webhook-signature'] = signatureHeader(secret, Math.floor(this.clock.now() / 1000), body);
     const retry = (status: number | null, error?: string): void => {
       this.record({ url, event: original.event, attempt, status, error, at: isoTimestamp(this.clock.now()) });
-      if (attempt < this.options.maxAttempts) {
+      if (attempt < this.options.maxAttempts && !this.options.noRetry?.()) {
         this.clock.schedule(this.options.retryBaseMs * 2 ** (attempt - 1), () =>
           this.deliver(url, secret, original, attempt + 1),
         );

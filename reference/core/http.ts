@@ -31,6 +31,8 @@ declare module 'fastify' {
     area?: Area;
     /** Windows this request counted against, so a later rejection can refund them. */
     rateStates?: WindowState[];
+    /** A 429 answered after the handler ran (fault `ratelimit-429-side-effect`, variant `ratelimit-after-handler`). */
+    lateRefusal?: ApiError;
   }
   interface FastifyContextConfig {
     /** Route accepts a presigned `signature` query instead of a bearer key (objects). */
@@ -150,6 +152,58 @@ export const CORE_FAULTS = [
     requirement: 'RATE-HEADERS-004',
     description: 'Messaging responses carry no X-SMS-Limit and X-SMS-Remaining.',
   },
+  {
+    name: 'version-v2-served',
+    requirement: 'VER-PATH-002',
+    description: 'Paths under /v2 are served as the same paths under /v1 instead of being unknown routes.',
+    serverWide: true,
+  },
+  {
+    name: 'auth-basic-scheme-accepted',
+    requirement: 'AUTH-KEY-005',
+    description: 'An Authorization header `Basic base64(<key>:)` is served as that key, as a Bearer one is.',
+  },
+  {
+    name: 'errors-invalid-json-422',
+    requirement: 'ERR-MAP-001',
+    description: 'A body that is not valid JSON is answered 422 `validation_error` instead of 400 `invalid_json`.',
+  },
+  {
+    name: 'errors-body-too-large-400',
+    requirement: 'ERR-MAP-002',
+    description:
+      'A body larger than the server accepts is answered 400 `invalid_json` instead of 413 `payload_too_large`.',
+  },
+  {
+    name: 'errors-storage-details-object',
+    requirement: 'ERR-ENVELOPE-006',
+    description: 'Storage validation errors carry `details` as one {field, message} object instead of an array.',
+  },
+  {
+    name: 'ratelimit-window-from-first-request',
+    requirement: 'RATE-WIN-001',
+    description: "A key's rate-limit windows open with its first request instead of on the minute and the hour.",
+  },
+  {
+    name: 'ratelimit-429-side-effect',
+    requirement: 'RATE-CNT-001',
+    description: 'A request over the limit is carried out, then answered 429: the limiter answers after the handler.',
+  },
+  {
+    name: 'ratelimit-429-details-missing',
+    requirement: 'ERR-MAP-015',
+    description: 'A 429 `rate_limit_exceeded` carries no `details`.',
+  },
+  {
+    name: 'ratelimit-headers-elsewhere-millis',
+    requirement: 'RATE-HEADERS-007',
+    description: 'Storage, billing and project responses carry the X-RateLimit-* headers, with Reset in milliseconds.',
+  },
+  {
+    name: 'ratelimit-sms-per-request',
+    requirement: 'RATE-CNT-002',
+    description: 'A bulk send counts one SMS against the 10000 per hour, whatever the number of its recipients.',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.
@@ -165,9 +219,24 @@ const IGNORED_RULES: ReadonlyArray<[fault: FaultName, rule: WindowRule]> = [
 ];
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const TOKEN = /^Token\s+(\S+)\s*$/i;
+const BASIC = /^Basic\s+(\S+)\s*$/i;
 
-function parseBearer(header: string | undefined): string | undefined {
-  return header ? BEARER.exec(header)?.[1] : undefined;
+/**
+ * The key of an Authorization header: the Bearer scheme's, and besides it `token <key>` under
+ * the variant `auth-token-scheme` (GitHub's form) or `Basic base64(<key>:)` under the fault
+ * `auth-basic-scheme-accepted`.
+ */
+function parseKey(ctx: ReferenceContext, header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const bearer = BEARER.exec(header)?.[1];
+  if (bearer !== undefined) return bearer;
+  if (ctx.variants.has('auth-token-scheme')) {
+    const token = TOKEN.exec(header)?.[1];
+    if (token !== undefined) return token;
+  }
+  const basic = ctx.faults.has('auth-basic-scheme-accepted') ? BASIC.exec(header)?.[1] : undefined;
+  return basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
 }
 
 /**
@@ -207,7 +276,7 @@ export function authOf(request: FastifyRequest): AuthContext {
 }
 
 function authenticate(ctx: ReferenceContext, request: FastifyRequest): void {
-  const secret = parseBearer(request.headers.authorization);
+  const secret = parseKey(ctx, request.headers.authorization);
   const key = secret ? ctx.accounts.keyBySecret(secret) : undefined;
   const now = ctx.clock.now();
   let usable = key !== undefined;
@@ -284,8 +353,19 @@ function countRequest(
       );
     });
   }
-  finishCount(ctx, request, reply, area, ctx.limiter.take(auth.key.id, rules, 1, scope));
+  const anchored =
+    ctx.faults.has('ratelimit-window-from-first-request') || ctx.variants.has('ratelimit-anchored-windows');
+  finishCount(ctx, request, reply, area, ctx.limiter.take(auth.key.id, rules, 1, scope, anchored));
   return undefined;
+}
+
+/** Whether responses outside messaging and compute carry the X-RateLimit-* headers (variants, a fault). */
+function headersElsewhere(ctx: ReferenceContext): boolean {
+  return (
+    ctx.variants.has('ratelimit-headers-everywhere') ||
+    ctx.variants.has('ratelimit-headers-elsewhere-delta') ||
+    ctx.faults.has('ratelimit-headers-elsewhere-millis')
+  );
 }
 
 function finishCount(
@@ -296,19 +376,32 @@ function finishCount(
   result: TakeResult,
 ): void {
   const auth = authOf(request);
-  if (hasRateLimitHeaders(area) || ctx.variants.has('ratelimit-headers-everywhere'))
-    setRateHeaders(ctx, reply, area, result.states);
+  if (hasRateLimitHeaders(area) || headersElsewhere(ctx)) setRateHeaders(ctx, reply, area, result.states);
   if (area === 'messaging') setSmsHeaders(ctx, reply, auth.key.id);
-  if (!result.ok && !ctx.faults.has('ratelimit-no-429')) throw rateLimited(ctx, reply, result.blocking);
+  if (!result.ok && !ctx.faults.has('ratelimit-no-429')) {
+    const refusal = rateLimited(ctx, reply, result.blocking);
+    // The refusal waits for the handler, which does what it was asked (installLateRefusals).
+    if (ctx.faults.has('ratelimit-429-side-effect') || ctx.variants.has('ratelimit-after-handler'))
+      request.lateRefusal = refusal;
+    else throw refusal;
+  }
   request.rateStates = result.ok ? result.states : undefined;
 }
 
 export function setRateHeaders(ctx: ReferenceContext, reply: FastifyReply, area: Area, states: WindowState[]): void {
   if (area === 'compute' && ctx.faults.has('ratelimit-headers-missing-compute')) return;
-  const window = nearestExhaustion(states);
+  // Variant `ratelimit-headers-hourly`: the key's hour, whichever window is nearer exhaustion.
+  const window =
+    (ctx.variants.has('ratelimit-headers-hourly') ? states.find((s) => s.rule === RULES.hour) : undefined) ??
+    nearestExhaustion(states);
   if (!window) return;
   const remaining = ctx.faults.has('ratelimit-remaining-frozen') ? window.rule.limit : Math.max(0, window.remaining);
-  const reset = ctx.faults.has('ratelimit-reset-millis') ? window.resetAt : Math.ceil(window.resetAt / 1000);
+  let reset = ctx.faults.has('ratelimit-reset-millis') ? window.resetAt : Math.ceil(window.resetAt / 1000);
+  if (!hasRateLimitHeaders(area)) {
+    if (ctx.faults.has('ratelimit-headers-elsewhere-millis')) reset = window.resetAt;
+    else if (ctx.variants.has('ratelimit-headers-elsewhere-delta'))
+      reset = Math.max(0, Math.ceil((window.resetAt - ctx.clock.now()) / 1000));
+  }
   reply.header('x-ratelimit-limit', String(window.rule.limit));
   reply.header('x-ratelimit-remaining', String(remaining));
   reply.header('x-ratelimit-reset', String(reset));
@@ -324,11 +417,10 @@ export function setSmsHeaders(ctx: ReferenceContext, reply: FastifyReply, keyId:
 export function rateLimited(ctx: ReferenceContext, reply: FastifyReply, blocking: WindowState): ApiError {
   const resetSeconds = Math.ceil(blocking.resetAt / 1000);
   reply.header('retry-after', String(Math.max(1, resetSeconds - Math.floor(ctx.clock.now() / 1000))));
-  return new ApiError('rate_limit_exceeded', `Rate limit ${blocking.rule.name} exceeded.`, {
-    limit: blocking.rule.limit,
-    window: blocking.rule.name,
-    reset: resetSeconds,
-  });
+  const details = ctx.faults.has('ratelimit-429-details-missing')
+    ? undefined
+    : { limit: blocking.rule.limit, window: blocking.rule.name, reset: resetSeconds };
+  return new ApiError('rate_limit_exceeded', `Rate limit ${blocking.rule.name} exceeded.`, details);
 }
 
 /**
@@ -343,7 +435,9 @@ export function takeSmsVolume(
 ): void {
   const auth = authOf(request);
   if (auth.key.unlimited) return;
-  const result = ctx.limiter.take(auth.key.id, [RULES.sms], recipients);
+  // Fault `ratelimit-sms-per-request` and variant `sms-volume-per-send`: a send is one, whatever its recipients.
+  const perSend = ctx.faults.has('ratelimit-sms-per-request') || ctx.variants.has('sms-volume-per-send');
+  const result = ctx.limiter.take(auth.key.id, [RULES.sms], perSend ? 1 : recipients);
   if (!result.ok && !ctx.faults.has('ratelimit-sms-volume-ignored')) {
     if (request.rateStates) ctx.limiter.refund(auth.key.id, request.rateStates, 1, scopeFor('messaging'));
     if (request.rateStates)
@@ -382,6 +476,7 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   app.decorateRequest('auth', undefined);
   app.decorateRequest('area', undefined);
   app.decorateRequest('rateStates', undefined);
+  app.decorateRequest('lateRefusal', undefined);
   // Callback-style hooks: an async hook costs a promise and a microtask hop on every request.
   app.addHook('onRequest', (request, reply, done) => {
     if (ctx.faults.scoped) ctx.faults.enterRequest(request.headers[CHECK_HEADER]);
@@ -413,14 +508,20 @@ export function installPipeline(app: FastifyInstance, ctx: ReferenceContext): vo
   if (ctx.options.recordRequests) installRequestLog(app, ctx);
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = bentError(ctx, toApiError(error));
     if (apiError.status >= 500) request.log.error(error);
     sendError(ctx, reply, apiError);
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // Variant `versions-plain-404`: outside the /v1 tree, the plain 404 of a front server.
+    if (ctx.variants.has('versions-plain-404') && !isVersioned(request.url)) {
+      void reply.status(404).type('text/plain').send('Not Found');
+      return;
+    }
     sendError(ctx, reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
+  installLateRefusals(app, ctx);
   installResponseVariants(app, ctx);
   if (ctx.faults.switchedOn('success-status-202')) {
     // Registered last: it bends whatever status the route and the variants chose.
@@ -449,8 +550,63 @@ const OTHER_CODES: Partial<Record<ErrorCode, string>> = {
   internal_error: 'server_error',
 };
 
+function isVersioned(url: string): boolean {
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
+}
+
+/**
+ * The other shape of `details` where the specification shows none (ERR-ENVELOPE-006): storage's
+ * array as its first object (fault `errors-storage-details-object`, variant
+ * `details-unshown-swapped`), projects' object as a one-entry array (that variant). Undefined: kept.
+ */
+function swappedDetails(ctx: ReferenceContext, area: Area | undefined, details: unknown): unknown {
+  const swapped = ctx.variants.has('details-unshown-swapped');
+  if (area === 'storage' && Array.isArray(details) && details.length > 0)
+    return swapped || ctx.faults.has('errors-storage-details-object') ? details[0] : undefined;
+  if (area === 'projects' && swapped && details !== undefined && !Array.isArray(details)) return [details];
+  return undefined;
+}
+
+/** The volume or bucket a storage request names (path first, then a creation's `name`), for the variant `error-resource-names-instance`. */
+function instanceNamed(request: FastifyRequest): string | undefined {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const named = params.volume_id ?? params.bucket_name ?? (request.body as { name?: unknown } | undefined)?.name;
+  return typeof named === 'string' ? named : undefined;
+}
+
+/** The faults of ERR-MAP-001 and ERR-MAP-002: a body's problems under other codes. */
+function bentError(ctx: ReferenceContext, error: ApiError): ApiError {
+  if (error.code === 'invalid_json' && ctx.faults.has('errors-invalid-json-422'))
+    return new ApiError('validation_error', error.message, { field: 'body', message: error.message });
+  if (error.code === 'payload_too_large' && ctx.faults.has('errors-body-too-large-400'))
+    return new ApiError('invalid_json', 'The request body could not be read.');
+  return error;
+}
+
+/** A refusal the limiter decided before the handler ran, answered once the handler is done. */
+function installLateRefusals(app: FastifyInstance, ctx: ReferenceContext): void {
+  if (!ctx.faults.switchedOn('ratelimit-429-side-effect') && !ctx.variants.has('ratelimit-after-handler')) return;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const refusal = request.lateRefusal;
+    if (!refusal) return done(null, payload);
+    const { status, body } = errorAnswer(ctx, reply, refusal);
+    reply.status(status).type('application/json');
+    done(null, JSON.stringify(body));
+  });
+}
+
 /** Answers an error in the envelope, as the active faults and variants shape it. */
 export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: ApiError): void {
+  const { status, body } = errorAnswer(ctx, reply, given);
+  void reply.status(status).type('application/json').send(body);
+}
+
+/** The status and envelope of an error, as the active faults and variants shape them. */
+function errorAnswer(
+  ctx: ReferenceContext,
+  reply: FastifyReply,
+  given: ApiError,
+): { status: number; body: Record<string, unknown> } {
   const request = reply.request;
   // Fault `errors-409-outside-storage`: a DELETE of something gone answers 409 outside storage too.
   const conflict =
@@ -461,9 +617,14 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
     request.area !== 'storage';
   const apiError = conflict ? new ApiError('conflict', 'The resource is already gone.') : given;
   let status = apiError.status;
+  const detailsShape = swappedDetails(ctx, request.area, apiError.details);
   if (apiError.code === 'unauthorized' && ctx.variants.has('unauth-403')) status = 403;
   if (status === 422 && ctx.variants.has('validation-400')) status = 400;
   const body = apiError.toBody(ctx.faults.has('errors-envelope-renamed'));
+  if (detailsShape !== undefined) (body.error as Record<string, unknown>).details = detailsShape;
+  const instance = ctx.variants.has('error-resource-names-instance') ? instanceNamed(request) : undefined;
+  if (instance !== undefined && apiError.resource !== undefined && request.area === 'storage')
+    (body.error as Record<string, unknown>).resource = instance;
   const details = apiError.details;
   // Fault `errors-details-array`: messaging and billing details in the compute shape.
   if (ctx.faults.has('errors-details-array') && details !== undefined && !Array.isArray(details)) {
@@ -486,7 +647,7 @@ export function sendError(ctx: ReferenceContext, reply: FastifyReply, given: Api
     const envelope = (body.error ?? body.err) as Record<string, unknown>;
     envelope.code = renamed;
   }
-  void reply.status(status).type('application/json').send(body);
+  return { status, body };
 }
 
 const SLASH = 0x2f;

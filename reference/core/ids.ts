@@ -25,7 +25,18 @@ function randomHex(bytes: number): string {
  */
 export function newId(prefix: string): string {
   if (idStyle === 'uuid') return uuidFrom(randomHex(16));
-  return `${prefix}_${randomHex(8)}`;
+  const hex = randomHex(8);
+  return barePrefix?.(prefix) ? hex : `${prefix}_${hex}`;
+}
+
+/**
+ * The faults of the `*-ID-001` conventions (one per area): while this says so for a prefix, its
+ * ids are minted bare. Process-wide like the id style below (server.ts sets it and clears it).
+ */
+let barePrefix: ((prefix: string) => boolean) | undefined;
+
+export function setBarePrefix(test: ((prefix: string) => boolean) | undefined): void {
+  barePrefix = test;
 }
 
 /**

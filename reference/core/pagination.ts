@@ -22,6 +22,11 @@ export const PAGINATION_FAULTS = [
   },
   { name: 'page-meta-total-string', requirement: 'PAGE-META-001', description: '`meta.total` is a string.' },
   {
+    name: 'page-order-oldest-first',
+    requirement: 'PAGE-ORD-001',
+    description: 'Paginated lists are ordered oldest first.',
+  },
+  {
     name: 'page-meta-per-page-default',
     requirement: 'PAGE-SIZE-003',
     description: '`meta.per_page` always says 25, whatever per_page the page was cut with.',
@@ -86,7 +91,8 @@ export function paginate<T>(
   variants?: ActiveVariants,
   faults?: ActiveFaults,
 ): { items: T[]; meta: PageMeta | Record<keyof PageMeta, number | string> } {
-  const items = variants?.has('list-oldest-first') ? [...newestFirst].reverse() : newestFirst;
+  const oldestFirst = variants?.has('list-oldest-first') || faults?.has('page-order-oldest-first');
+  const items = oldestFirst ? [...newestFirst].reverse() : newestFirst;
   const overlap = faults?.has('page-walk-overlap') && page > 1 ? 1 : 0;
   // Page 0 (fault page-zero-based-default) is empty, not the tail of the list.
   const start = Math.max(0, (page - 1) * perPage - overlap);

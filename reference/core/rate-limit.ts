@@ -67,13 +67,19 @@ export class FixedWindowLimiter {
    * Counts `cost` against every rule, all or nothing. `scope` separates per-area windows of the
    * same rule (the per-minute burst is counted per area: messaging and compute each have 100).
    */
-  take(keyId: string, rules: readonly WindowRule[], cost = 1, scope?: (rule: WindowRule) => string): TakeResult {
+  take(
+    keyId: string,
+    rules: readonly WindowRule[],
+    cost = 1,
+    scope?: (rule: WindowRule) => string,
+    anchored = false,
+  ): TakeResult {
     const now = this.now();
-    const states = rules.map((rule) => this.state(keyId, rule, now, scope?.(rule)));
+    const states = rules.map((rule) => this.state(keyId, rule, now, scope?.(rule), anchored));
     const blocking = states.find((s) => s.used + cost > s.rule.limit);
     if (blocking) return { ok: false, blocking, states };
     for (const state of states) {
-      this.counter(keyId, state.rule, now, scope?.(state.rule)).used += cost;
+      this.counter(keyId, state.rule, now, scope?.(state.rule), anchored).used += cost;
       state.used += cost;
       state.remaining = state.rule.limit - state.used;
     }
@@ -89,8 +95,8 @@ export class FixedWindowLimiter {
   }
 
   /** Reads one window without counting (used for headers and by the non-atomic fault). */
-  peek(keyId: string, rule: WindowRule, scopeName?: string): WindowState {
-    return this.state(keyId, rule, this.now(), scopeName);
+  peek(keyId: string, rule: WindowRule, scopeName?: string, anchored = false): WindowState {
+    return this.state(keyId, rule, this.now(), scopeName, anchored);
   }
 
   /** Sets a window's count directly (only the `ratelimit-non-atomic` fault does this). */
@@ -98,19 +104,26 @@ export class FixedWindowLimiter {
     this.counter(keyId, rule, this.now(), scopeName).used = used;
   }
 
-  private counter(keyId: string, rule: WindowRule, now: number, scopeName?: string): Counter {
+  /**
+   * `anchored`: the window opens with the key's first request and lasts its length, instead of
+   * being aligned to the epoch (variant `ratelimit-anchored-windows`, fault
+   * `ratelimit-window-from-first-request`).
+   */
+  private counter(keyId: string, rule: WindowRule, now: number, scopeName?: string, anchored = false): Counter {
     const key = counterKey(keyId, rule, scopeName);
-    const windowStart = Math.floor(now / rule.windowMs) * rule.windowMs;
     let counter = this.counters.get(key);
-    if (!counter || counter.windowStart !== windowStart) {
-      counter = { windowStart, used: 0 };
+    const stale = anchored
+      ? !counter || now >= counter.windowStart + rule.windowMs
+      : !counter || counter.windowStart !== Math.floor(now / rule.windowMs) * rule.windowMs;
+    if (stale) {
+      counter = { windowStart: anchored ? now : Math.floor(now / rule.windowMs) * rule.windowMs, used: 0 };
       this.counters.set(key, counter);
     }
-    return counter;
+    return counter!;
   }
 
-  private state(keyId: string, rule: WindowRule, now: number, scopeName?: string): WindowState {
-    const counter = this.counter(keyId, rule, now, scopeName);
+  private state(keyId: string, rule: WindowRule, now: number, scopeName?: string, anchored = false): WindowState {
+    const counter = this.counter(keyId, rule, now, scopeName, anchored);
     return {
       rule,
       used: counter.used,

@@ -156,10 +156,12 @@ export async function buildS3App(ctx: ReferenceContext): Promise<FastifyInstance
       throw new S3Error('AccessDenied', 'Query-string authentication is not supported.');
     if (auth && auth.region !== 'us-east-1' && ctx.faults.has('s3-region-slug-refused'))
       throw new S3Error('AuthorizationHeaderMalformed', `The region '${auth.region}' is wrong; expecting 'us-east-1'.`);
-    const principal = auth?.key.accountId ?? null;
     // Bucket names are global: the store is used as the bucket's owner, whoever asks (the ACLs
     // say what someone else may do there).
     const owner = target.bucket === undefined ? undefined : store.ownerOf(target.bucket);
+    // Fault `s3-foreign-bucket-readable`: another account's key is taken for the bucket's owner.
+    const foreignAsOwner = auth !== undefined && owner !== undefined && ctx.faults.has('s3-foreign-bucket-readable');
+    const principal = foreignAsOwner ? owner : (auth?.key.accountId ?? null);
     const needed = neededAccess(request.method, target, new Map(query));
     const accountId = owner ?? principal;
     if (accountId === null) {

@@ -16,9 +16,13 @@ export function bucketOperations(env: S3Env, helpers: S3Helpers, listing: Listin
 
   async function listBuckets(call: Call) {
     const limited = call.auth?.key.bucket_access;
+    // Variant `s3-list-buckets-global`: every bucket of the endpoint (their names are global anyway).
+    const listed = ctx.variants.has('s3-list-buckets-global')
+      ? ctx.accounts.allAccounts().flatMap((account) => store.listBuckets(account.id))
+      : store.listBuckets(call.accountId);
     const buckets = ctx.faults.has('s3-list-buckets-empty')
       ? []
-      : store.listBuckets(call.accountId).filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
+      : listed.filter((b) => !limited || limited.length === 0 || limited.includes(b.name));
     // Paged only when asked (max-buckets), as S3: the token is the last name of the page.
     const maxBuckets = call.query.has('max-buckets')
       ? Math.max(1, intParam(call.query, 'max-buckets', 10_000, 10_000))

@@ -208,6 +208,11 @@ export const S3_FAULTS = [
     description:
       'A key whose percent-encoding is not UTF-8 is looked up as it decodes (NoSuchKey, 404) instead of being refused with 400.',
   },
+  {
+    name: 's3-foreign-bucket-readable',
+    requirement: 'ISO-S3-001',
+    description: "Another account's bucket is served to any access key as if it were its owner's.",
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -3,7 +3,7 @@
  * every registered kind that applies to it (checks/index.ts; ids `contract.<operationId>[.<variant>].<kind>...`):
  *
  * - `positive` (MUST), `positive-status` and `positive-body` (SHOULD): checks/positive.ts;
- * - `auth-no-key`, `auth-bad-key` (MUST) and `auth-401` (SHOULD): checks/auth.ts;
+ * - `auth-no-key`, `auth-bad-key` (MUST) and `auth-401` (SHOULD; another scheme than Bearer: suites/auth/schemes.spec.ts): checks/auth.ts;
  * - `unknown-id` (MUST envelope) and `unknown-id-404` (SHOULD): checks/unknown-id.ts;
  * - `negative.<field>.<kind>` (MUST where the specification decides, with its error code) and
  *   `negative.<field>.<kind>.status` (SHOULD: 422 and the code): checks/negative.ts;

@@ -162,8 +162,49 @@ export const POSITIVE_BODY_SHOULD: Record<string, string> = {
   'GET /account/analytics/trends': 'BILL-TRD-003',
   'GET /account/alerts': 'BILL-ALR-004',
   'POST /account/alerts': 'BILL-ALR-004',
-  'POST /account/api-keys': 'KEY-ID-001',
-  'GET /account/api-keys': 'KEY-ID-001',
+};
+
+/**
+ * Where the ids of a success body sit and the type prefix each one carries (the `*-ID-001`
+ * conventions, docs/conventions.md "Ids"): the single resource `name` (as `resourceOf` reads it)
+ * or each item of the list `list`, at `field` (default `id`).
+ */
+export interface IdLocation {
+  name?: string;
+  list?: string;
+  field?: string;
+  prefix: string;
+}
+
+/** Positive SHOULD check of the ids of an operation's success body: the requirement and where its ids are. */
+export const ID_PREFIX_SHOULD: Record<string, { requirement: string; ids: IdLocation[] }> = {
+  'POST /sms/send': { requirement: 'MSG-ID-001', ids: [{ name: 'message', field: 'message_id', prefix: 'msg_' }] },
+  'POST /sms/bulk': {
+    requirement: 'MSG-ID-001',
+    ids: [
+      { name: 'campaign', field: 'campaign_id', prefix: 'cmp_' },
+      { list: 'messages', field: 'message_id', prefix: 'msg_' },
+    ],
+  },
+  'POST /messaging/templates': { requirement: 'MSG-ID-001', ids: [{ name: 'template', prefix: 'tpl_' }] },
+  'POST /messaging/contacts/lists': { requirement: 'MSG-ID-001', ids: [{ name: 'contact_list', prefix: 'cl_' }] },
+  'POST /messaging/webhooks': { requirement: 'MSG-ID-001', ids: [{ name: 'webhook', prefix: 'wh_' }] },
+  'POST /vps': { requirement: 'VPS-ID-001', ids: [{ name: 'vps', prefix: 'vps_' }] },
+  'POST /vps/{vps_id}/actions': { requirement: 'VPS-ID-001', ids: [{ name: 'action', prefix: 'act_' }] },
+  'POST /ssh-keys': { requirement: 'VPS-ID-001', ids: [{ name: 'ssh_key', prefix: 'ssh_' }] },
+  'GET /snapshots': { requirement: 'VPS-ID-001', ids: [{ list: 'snapshots', prefix: 'snap_' }] },
+  'POST /storage/volumes': { requirement: 'VOL-ID-001', ids: [{ name: 'volume', prefix: 'vol_' }] },
+  'POST /storage/snapshots': { requirement: 'VOL-ID-001', ids: [{ name: 'snapshot', prefix: 'vsnap_' }] },
+  'GET /account': { requirement: 'WAL-ID-001', ids: [{ name: 'account', prefix: 'acct_' }] },
+  'GET /account/billing/history': { requirement: 'WAL-ID-001', ids: [{ list: 'transactions', prefix: 'txn_' }] },
+  'GET /account/payment-methods': { requirement: 'WAL-ID-001', ids: [{ list: 'payment_methods', prefix: 'pm_' }] },
+  'GET /account/invoices': { requirement: 'WAL-ID-001', ids: [{ list: 'invoices', prefix: 'inv_' }] },
+  'GET /account/alerts': { requirement: 'WAL-ID-001', ids: [{ list: 'alerts', prefix: 'alert_' }] },
+  'POST /account/alerts': { requirement: 'WAL-ID-001', ids: [{ name: 'alert', prefix: 'alert_' }] },
+  'POST /projects': { requirement: 'PROJ-ID-001', ids: [{ name: 'project', prefix: 'proj_' }] },
+  'GET /projects/{project_id}/resources': { requirement: 'PROJ-ID-001', ids: [{ list: 'resources', prefix: 'res_' }] },
+  'POST /account/api-keys': { requirement: 'KEY-ID-001', ids: [{ name: 'api_key', prefix: 'key_' }] },
+  'GET /account/api-keys': { requirement: 'KEY-ID-001', ids: [{ list: 'api_keys', prefix: 'key_' }] },
 };
 
 /** The success-status conventions: one SHOULD per kind of operation. */
@@ -394,6 +435,8 @@ export function tableEntries(): Array<{ where: string; id: string; level: Level 
   for (const [k, id] of Object.entries(POSITIVE_MUST)) out.push({ where: `POSITIVE_MUST ${k}`, id, level: 'MUST' });
   for (const [k, id] of Object.entries(POSITIVE_BODY_SHOULD))
     out.push({ where: `POSITIVE_BODY_SHOULD ${k}`, id, level: 'SHOULD' });
+  for (const [k, { requirement }] of Object.entries(ID_PREFIX_SHOULD))
+    out.push({ where: `ID_PREFIX_SHOULD ${k}`, id: requirement, level: 'SHOULD' });
   for (const id of STATUS_SHOULD_IDS) out.push({ where: 'STATUS_SHOULD_IDS', id, level: 'SHOULD' });
   out.push(
     { where: 'AUTH.noKey', id: AUTH.noKey, level: 'MUST' },

@@ -451,3 +451,6 @@ export { webhookReceiver } from './webhook-receiver.ts';
 export type { WebhookDelivery, WebhookReceiver } from './webhook-receiver.ts';
 export type { ApiClient, ApiResponse } from './client.ts';
 export type { CheckContext } from './fixtures.ts';
+// The rate-limit invariants (the same checker the report and load/ use).
+export { checkRateLimitSequence, intHeader, serverSeconds } from '../rules/rate-limits.ts';
+export type { InvariantName, ObservedResponse, RateLimitExpectation } from '../rules/rate-limits.ts';

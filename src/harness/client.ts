@@ -461,6 +461,12 @@ export class ApiClient {
     }
   }
 
+  /** Whether a path is under the target's base path. */
+  private insideBase(pathname: string): boolean {
+    const base = new URL(this.settings.target).pathname.replace(/\/+$/, '');
+    return !base || pathname === base || pathname.startsWith(`${base}/`);
+  }
+
   /** The path below the target's base path (`/v1/sms/send` → `/sms/send`). */
   private relative(pathname: string): string {
     const base = new URL(this.settings.target).pathname.replace(/\/+$/, '');
@@ -563,17 +569,19 @@ export class ApiClient {
     const { body } = parsed;
     learnSecrets(url.pathname, body);
     // Run-wide rate-limit invariants: a compact line per messaging/compute response (key hashed,
-    // a few headers), read back by the reporter. A no-op without a run temp dir.
-    processObserver(this.settings.runTmp)?.record({
-      method,
-      path: this.relative(url.pathname),
-      authorization: headers.authorization,
-      status,
-      headers: resHeaders,
-      body,
-      sentAt: startedAt.getTime(),
-      receivedAt: Date.now(),
-    });
+    // a few headers), read back by the reporter. A no-op without a run temp dir; a request outside
+    // the base URL (another version) is no response of the API.
+    if (this.insideBase(url.pathname))
+      processObserver(this.settings.runTmp)?.record({
+        method,
+        path: this.relative(url.pathname),
+        authorization: headers.authorization,
+        status,
+        headers: resHeaders,
+        body,
+        sentAt: startedAt.getTime(),
+        receivedAt: Date.now(),
+      });
     const exchange = redact<Exchange>({
       ...exchangeBase,
       response: {

@@ -129,28 +129,38 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let server: EmbeddedTarget | null = null;
   let probeRttMs: number | null = null;
   let roundTripMs: number | null = null;
-  if (connection.target) {
-    target = connection.target;
-    keys = { main: given[0]!, alt: connection.altApiKey, extra: given.slice(1) };
-    ({ rttMs: probeRttMs, roundTripMs } = await probeKeys(target, given, connection.altApiKey, options));
-  } else {
-    if (!options.embedded)
-      throw new TargetError(options.targetRequired ?? '--target (or CLOUDCHECK_TARGET) is required');
-    // Not probed: this process starts it with the keys it answers to (the probe is for a base URL
-    // or key a person typed).
-    const { faults } = options.embedded;
-    server = await startEmbedded({
-      ...options.embedded,
-      faults: faults ?? faultsFromEnv(options.env),
-      faultScopes: faults ? undefined : faultScopesFromEnv(options.env),
-      variants: variantsFromEnv(options.env),
-    });
-    addSecret(server.apiKey);
-    addSecret(server.altApiKey);
-    target = server.target;
-    s3Url = server.s3Url;
-    keys = { main: server.apiKey, alt: server.altApiKey, extra: [] };
-    options.log(`${options.command}: no --target: started the embedded reference server at ${target}`);
+  // Until the command listens itself (once the session is open), a signal ends the process at
+  // once with the signal's exit code, saying that nothing ran: nothing was created yet.
+  const stopListening = onInterrupt((signal) => {
+    options.log(`${options.command}: ${signal} while opening the target: nothing ran, no report written`);
+    process.exit(signal === 'SIGTERM' ? 143 : 130);
+  });
+  try {
+    if (connection.target) {
+      target = connection.target;
+      keys = { main: given[0]!, alt: connection.altApiKey, extra: given.slice(1) };
+      ({ rttMs: probeRttMs, roundTripMs } = await probeKeys(target, given, connection.altApiKey, options));
+    } else {
+      if (!options.embedded)
+        throw new TargetError(options.targetRequired ?? '--target (or CLOUDCHECK_TARGET) is required');
+      // Not probed: this process starts it with the keys it answers to (the probe is for a base URL
+      // or key a person typed).
+      const { faults } = options.embedded;
+      server = await startEmbedded({
+        ...options.embedded,
+        faults: faults ?? faultsFromEnv(options.env),
+        faultScopes: faults ? undefined : faultScopesFromEnv(options.env),
+        variants: variantsFromEnv(options.env),
+      });
+      addSecret(server.apiKey);
+      addSecret(server.altApiKey);
+      target = server.target;
+      s3Url = server.s3Url;
+      keys = { main: server.apiKey, alt: server.altApiKey, extra: [] };
+      options.log(`${options.command}: no --target: started the embedded reference server at ${target}`);
+    }
+  } finally {
+    stopListening();
   }
   return sessionOf({ target, s3Url, keys, server, probeRttMs, roundTripMs }, options);
 }

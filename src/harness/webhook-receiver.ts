@@ -6,7 +6,8 @@
  *   settings.ts); the target calls `--webhook-url URL` when given (a tunnel or proxy in front of
  *   the listener), otherwise the URL derived from the bound address.
  * - Records every request with its raw body and headers (the signature covers the raw bytes, so
- *   the body is never re-serialised), and answers 200.
+ *   the body is never re-serialised), and answers 200; an endpoint handed out to refuse answers
+ *   503 to the first delivery of each event (so that a retry can be seen), 200 to the next ones.
  * - `endpoint(label)` hands out a fresh path per use, so a flow sees only what was meant for it
  *   even though every subscription of the account delivers to the same listener.
  * - `waitFor` waits for deliveries matching a predicate, with a timeout scaled like every wait.
@@ -47,6 +48,9 @@ export class WebhookReceiver {
   private readonly received: WebhookDelivery[] = [];
   private readonly waiters = new Set<() => void>();
   private seq = 0;
+  /** Paths that refuse the first delivery of each event, and the events they refused. */
+  private readonly refusing = new Set<string>();
+  private readonly refused = new Set<string>();
 
   private constructor(
     private readonly server: Server,
@@ -86,13 +90,18 @@ export class WebhookReceiver {
     return receiver;
   }
 
-  /** A fresh URL under the receiver, unique to one use (`<url>cc/<label>-<random>`). */
-  endpoint(label = 'hook'): string {
+  /**
+   * A fresh URL under the receiver, unique to one use (`<url>cc/<label>-<random>`). With
+   * `refuseFirst`, the first delivery of each event to it (its `event` and `data`) is answered 503.
+   */
+  endpoint(label = 'hook', options: { refuseFirst?: boolean } = {}): string {
     const safe = label
       .toLowerCase()
       .replace(/[^a-z0-9-]/g, '-')
       .slice(0, 40);
-    return new URL(`cc/${safe}-${randomBytes(6).toString('hex')}`, this.url).toString();
+    const url = new URL(`cc/${safe}-${randomBytes(6).toString('hex')}`, this.url);
+    if (options.refuseFirst) this.refusing.add(url.pathname);
+    return url.toString();
   }
 
   /** Deliveries so far (optionally those to one endpoint URL or matching a predicate), in order of arrival. */
@@ -140,6 +149,17 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Whether this is the first delivery of its event to an endpoint that refuses first deliveries. */
+  private refuses(url: string, json: unknown): boolean {
+    const path = url.split('?')[0]!;
+    if (!this.refusing.has(path)) return false;
+    const { event, data } = (json ?? {}) as { event?: unknown; data?: unknown };
+    const identity = `${path}\n${String(event)}\n${JSON.stringify(data ?? null)}`;
+    if (this.refused.has(identity)) return false;
+    this.refused.add(identity);
+    return true;
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -168,8 +188,9 @@ export class WebhookReceiver {
         json,
       });
       for (const wake of [...this.waiters]) wake();
-      res.writeHead(size > MAX_BODY ? 413 : 200, { 'content-type': 'application/json' });
-      res.end(size > MAX_BODY ? '{"ok":false}' : '{"ok":true}');
+      const status = size > MAX_BODY ? 413 : this.refuses(req.url ?? '/', json) ? 503 : 200;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(status === 200 ? '{"ok":true}' : '{"ok":false}');
     });
     req.on('error', () => res.destroy());
   }

@@ -5,6 +5,13 @@
  * messaging/compute response describing the window nearest exhaustion, Reset in epoch seconds,
  * Retry-After on 429, a 429 has no side effect, SMS counted per recipient).
  *
+ * The specification names the headers but not which of a key's limits they describe, so the
+ * invariants of the specification (`headers-present`, `remaining-decrements`, `reset-epoch`,
+ * `429-code`) hold for ANY window the headers may name: a target whose headers describe the
+ * key's hour while the minute's burst refuses passes them. That they describe the window under
+ * test, the one nearest exhaustion (Limit = L, Remaining L-1 ... 0, Reset that window's end,
+ * Remaining 0 on its 429), is the convention's invariant `nearest-window`.
+ *
  * Two entry points:
  * - `checkRateLimitSequence`: a planned sequence of ONE key (burst, quota, race, isolation
  *   profiles) against a known limit L and window;
@@ -30,6 +37,7 @@ export const INVARIANTS = [
   'recovery',
   'sms-remaining',
   'isolation',
+  'nearest-window',
 ] as const;
 export type InvariantName = (typeof INVARIANTS)[number];
 
@@ -159,19 +167,16 @@ export function resetProblem(raw: string | undefined, dateSeconds: number, windo
   return null;
 }
 
-/** A window key: its end in epoch seconds. */
+/**
+ * A window key: its end in epoch seconds. Reset is trusted when it is a plausible end of a window
+ * of the expected length (aligned to the epoch or not: a window that opens with the key's first
+ * request is one too); otherwise, as when the headers describe a longer window, Date floored to
+ * the window.
+ */
 function windowEnd(r: ObservedResponse, windowSeconds: number): number {
   const { seconds } = serverSeconds(r);
   const reset = intHeader(r, H_RESET);
-  // Trust Reset only when it is a plausible end of a window of the expected length.
-  if (
-    reset !== undefined &&
-    reset % windowSeconds === 0 &&
-    reset - seconds >= 0 &&
-    reset - seconds <= windowSeconds + 1
-  ) {
-    return reset;
-  }
+  if (reset !== undefined && reset - seconds >= 0 && reset - seconds <= windowSeconds + 1) return reset;
   return (Math.floor(seconds / windowSeconds) + 1) * windowSeconds;
 }
 
@@ -267,6 +272,8 @@ export function checkRateLimitSequence(
     checkWindow(end, list, knownStart, check);
   }
 
+  if (check.counter === 'requests') checkRemaining(sorted, check.ordering, check.add);
+
   checkRecovery(sorted, check);
 
   return out.sort((a, b) => a.index - b.index || a.invariant.localeCompare(b.invariant));
@@ -301,7 +308,7 @@ function checkResetEpoch(
 
 /** `429-code`, `429-shape` and `no-side-effect`: what a rejection must look like and must not do. */
 function check429(r: ObservedResponse, date: { seconds: number; fromDate: boolean }, check: SequenceCheck): void {
-  const { expectation, counter, add } = check;
+  const { add } = check;
   // The code is an invariant of its own: it is ERR-CODE-005's, the shape RATE-HEADERS-006's.
   if (r.errorCode !== 'rate_limit_exceeded')
     add(
@@ -309,22 +316,18 @@ function check429(r: ObservedResponse, date: { seconds: number; fromDate: boolea
       r.index,
       `429 with error code ${JSON.stringify(r.errorCode ?? null)} instead of "rate_limit_exceeded"`,
     );
-  const problems: string[] = [];
   const retryProblem = retryAfterProblem(r, date.seconds, check);
-  if (retryProblem) problems.push(retryProblem);
-  if (expectation.headers) {
-    const missing = [H_LIMIT, H_REMAINING, H_RESET].filter((h) => header(r, h) === undefined);
-    if (missing.length > 0) problems.push(`lacks ${missing.join(', ')}`);
-    if (counter === 'requests' && intHeader(r, H_REMAINING) !== undefined && intHeader(r, H_REMAINING) !== 0) {
-      problems.push(`X-RateLimit-Remaining is ${intHeader(r, H_REMAINING)} on a request-limit 429 (expected 0)`);
-    }
-  }
-  if (problems.length > 0) add('429-shape', r.index, `429 ${problems.join('; ')}`);
+  if (retryProblem) add('429-shape', r.index, `429 ${retryProblem}`);
   if (r.sideEffect === true)
     add('no-side-effect', r.index, `request ${r.index} was rejected with 429 but its side effect happened`);
 }
 
-/** The Retry-After part of `429-shape`: present, whole seconds, and pointing at the exhausted window's end. */
+/**
+ * The Retry-After part of `429-shape`: present, whole seconds, and pointing at the exhausted
+ * window's end. That is Reset when the headers describe the exhausted window (Remaining 0 of a
+ * request counter); otherwise (the headers describe another of the key's windows, or the SMS
+ * hour, which no header carries) the end of the window under test, computed from Date.
+ */
 function retryAfterProblem(
   r: ObservedResponse,
   dateSeconds: number,
@@ -334,14 +337,14 @@ function retryAfterProblem(
   const retry = intHeader(r, 'retry-after');
   if (retryRaw === undefined) return 'no Retry-After';
   if (retry === undefined || retry < 1) return `Retry-After "${retryRaw}" is not an integer number of seconds >= 1`;
-  // Retry-After should point at the end of the window that is exhausted. For the request
-  // counter that is the window Reset describes; for SMS it is the end of the SMS hour,
-  // which no header carries, so it is computed from Date.
   const reset = intHeader(r, H_RESET);
-  const target =
-    counter === 'requests' && reset !== undefined && reset < EPOCH_SECONDS_MAX && reset >= EPOCH_SECONDS_MIN
-      ? reset
-      : (Math.floor(dateSeconds / W) + 1) * W;
+  const describesExhausted =
+    counter === 'requests' &&
+    intHeader(r, H_REMAINING) === 0 &&
+    reset !== undefined &&
+    reset < EPOCH_SECONDS_MAX &&
+    reset >= EPOCH_SECONDS_MIN;
+  const target = describesExhausted ? reset : (Math.floor(dateSeconds / W) + 1) * W;
   const expected = Math.max(1, target - dateSeconds);
   if (Math.abs(retry - expected) > tol) {
     return `Retry-After ${retry}s disagrees with the window end (${expected}s after Date) by more than ${tol}s`;
@@ -351,7 +354,7 @@ function retryAfterProblem(
 
 /** The per-window invariants, judged on the window's responses in server order. */
 function checkWindow(end: number, list: ObservedResponse[], knownStart: boolean, check: SequenceCheck): void {
-  const { ordering, counter, L, add } = check;
+  const { ordering, counter } = check;
   const ordered = ordering === 'sequential' ? list : concurrentOrder(list);
   const windowLabel = `window ending ${new Date(end * 1000).toISOString()}`;
 
@@ -365,7 +368,7 @@ function checkWindow(end: number, list: ObservedResponse[], knownStart: boolean,
 
   checkLimitConstant(ordered, windowLabel, check);
 
-  if (counter === 'requests') checkRemaining(ordered, ordering, knownStart ? L : undefined, windowLabel, add);
+  if (counter === 'requests' && check.expectation.headers) checkNearestWindow(ordered, knownStart, windowLabel, check);
 
   if (
     knownStart &&
@@ -437,12 +440,8 @@ function checkOnsetConcurrent(
   }
 }
 
-/** `limit-constant`: X-RateLimit-Limit constant inside the window (and equal to L where it must be). */
-function checkLimitConstant(
-  ordered: ObservedResponse[],
-  windowLabel: string,
-  { expectation, counter, L, add }: SequenceCheck,
-): void {
+/** `limit-constant`: X-RateLimit-Limit constant inside the window (which value it has is `nearest-window`'s). */
+function checkLimitConstant(ordered: ObservedResponse[], windowLabel: string, { add }: SequenceCheck): void {
   const limits = new Map<string, number>();
   for (const r of ordered) {
     const v = header(r, H_LIMIT);
@@ -456,14 +455,70 @@ function checkLimitConstant(
       `X-RateLimit-Limit took ${limits.size} values (${[...limits.keys()].join(', ')}) in the ${windowLabel}`,
     );
   }
-  if (counter === 'requests' && expectation.headers) {
-    const wrong = ordered.find((r) => intHeader(r, H_LIMIT) !== undefined && intHeader(r, H_LIMIT) !== L);
-    // A fresh key's nearest-exhaustion window is the one under test, so Limit must be L.
-    if (wrong && limits.size <= 1)
+}
+
+/**
+ * `nearest-window` (the convention, not the specification): the headers describe the window under
+ * test while it is the one nearest exhaustion: Limit is L, Reset that window's end, Remaining 0 on
+ * its 429 and, with the key's whole history known, exactly L-1, L-2, ... as requests are counted.
+ * What the specification's invariants already report (a Reset that is no epoch timestamp, a
+ * Remaining that rises) is left to them. First disagreement only.
+ */
+function checkNearestWindow(
+  ordered: ObservedResponse[],
+  knownStart: boolean,
+  windowLabel: string,
+  { expectation, ordering, L, W, add }: SequenceCheck,
+): void {
+  const which = `the ${expectation.window} window, the one nearest exhaustion`;
+  for (const r of ordered) {
+    if (!isAuthenticated(r)) continue;
+    const limit = intHeader(r, H_LIMIT);
+    if (limit !== undefined && limit !== L) {
       add(
-        'limit-constant',
-        wrong.index,
-        `X-RateLimit-Limit is ${header(wrong, H_LIMIT)}, expected ${L} for the ${expectation.window} window`,
+        'nearest-window',
+        r.index,
+        `X-RateLimit-Limit is ${limit}, expected ${L}: the headers should describe ${which}`,
+      );
+      return;
+    }
+    const raw = header(r, H_RESET);
+    const date = serverSeconds(r).seconds;
+    const problem = raw !== undefined && resetProblem(raw, date, 3600) === null ? resetProblem(raw, date, W) : null;
+    if (problem) {
+      add('nearest-window', r.index, `${problem}: the headers should describe ${which}`);
+      return;
+    }
+    const remaining = intHeader(r, H_REMAINING);
+    if (r.status === 429 && remaining !== undefined && remaining !== 0) {
+      add('nearest-window', r.index, `X-RateLimit-Remaining is ${remaining} on a 429 of ${which} (expected 0)`);
+      return;
+    }
+  }
+  if (!knownStart) return;
+  const counted = ordered.filter((r) => isCounted(r) && intHeader(r, H_REMAINING) !== undefined);
+  if (ordering === 'sequential') {
+    let n = 0;
+    for (const r of counted) {
+      const rem = intHeader(r, H_REMAINING)!;
+      const expected = Math.max(0, L - 1 - n);
+      if (rem !== expected) {
+        add(
+          'nearest-window',
+          r.index,
+          `X-RateLimit-Remaining ${rem}; expected ${expected} after ${n + 1} counted requests in the ${windowLabel} (${which})`,
+        );
+        return;
+      }
+      n += 1;
+    }
+  } else {
+    const top = Math.max(-1, ...counted.map((r) => intHeader(r, H_REMAINING)!));
+    if (counted.length > 0 && top !== L - 1)
+      add(
+        'nearest-window',
+        counted[0]!.index,
+        `the highest X-RateLimit-Remaining in the ${windowLabel} is ${top}, expected ${L - 1} for a fresh window (${which})`,
       );
   }
 }
@@ -530,71 +585,81 @@ function checkRecovery(sorted: ObservedResponse[], { counter, add }: SequenceChe
 }
 
 /**
- * `L` known (complete history): Remaining must be exactly L-1, L-2, ... Unknown (an already used
- * key): it must drop by exactly one per counted request from the first value seen.
+ * `remaining-decrements`, for any window the headers may describe: responses are grouped by the
+ * window their own Limit and Reset name, and within one Remaining never rises and falls with every
+ * counted request (it may fall by more: the window may be shared with other keys or areas), or
+ * stays at 0. Concurrent sequences: the values handed out are distinct and contiguous.
  */
-function checkRemaining(
-  ordered: ObservedResponse[],
-  ordering: 'sequential' | 'concurrent',
-  L: number | undefined,
-  windowLabel: string,
-  add: Report,
-): void {
-  const counted = ordered.filter((r) => isCounted(r) && intHeader(r, H_REMAINING) !== undefined);
-  for (const r of ordered) {
+function checkRemaining(sorted: readonly ObservedResponse[], ordering: 'sequential' | 'concurrent', add: Report): void {
+  for (const r of sorted) {
     const v = header(r, H_REMAINING);
     if (v !== undefined && /^\s*-/.test(v)) {
       add('remaining-decrements', r.index, `X-RateLimit-Remaining is negative (${v})`);
       return;
     }
   }
-  const top = L !== undefined ? L - 1 : Math.max(-1, ...counted.map((r) => intHeader(r, H_REMAINING) ?? 0));
-  if (ordering === 'sequential') {
-    let expected = L !== undefined ? L - 1 : (intHeader(counted[0] ?? ordered[0]!, H_REMAINING) ?? 0);
-    let n = 0;
-    for (const r of counted) {
-      const rem = intHeader(r, H_REMAINING) ?? 0;
-      if (rem !== Math.max(0, expected)) {
-        const how = rem > expected ? (rem > expected + 1 ? 'rose' : 'did not move') : 'dropped by more than one';
-        add(
-          'remaining-decrements',
-          r.index,
-          `X-RateLimit-Remaining ${rem} ${how}; expected ${Math.max(0, expected)} after ${n + 1} counted requests in the ${windowLabel}`,
-        );
-        return;
-      }
-      expected -= 1;
-      n += 1;
-    }
-  } else {
-    // Concurrent: the values handed out must be distinct and contiguous top, top-1, ...
-    const values = counted.map((r) => intHeader(r, H_REMAINING) ?? 0).sort((a, b) => b - a);
-    const seen = new Map<number, ObservedResponse>();
-    for (const r of counted) {
-      const rem = intHeader(r, H_REMAINING) ?? 0;
-      const prior = seen.get(rem);
-      if (prior) {
-        add(
-          'remaining-decrements',
-          r.index,
-          `X-RateLimit-Remaining ${rem} given to requests ${prior.index} and ${r.index}: two counted requests did not each decrement it (non-atomic counting)`,
-        );
-        return;
-      }
-      seen.set(rem, r);
-    }
-    for (let i = 0; i < values.length; i++) {
-      if (values[i] !== top - i) {
-        const r = counted.find((x) => intHeader(x, H_REMAINING) === values[i]);
-        add(
-          'remaining-decrements',
-          r?.index ?? -1,
-          `X-RateLimit-Remaining values are not ${top} down to ${top - values.length + 1} (found ${values[i]} at rank ${i + 1})`,
-        );
-        return;
-      }
+  const windows = new Map<string, ObservedResponse[]>();
+  for (const r of sorted) {
+    const reset = header(r, H_RESET);
+    if (!isCounted(r) || reset === undefined || intHeader(r, H_REMAINING) === undefined) continue;
+    const key = `${header(r, H_LIMIT) ?? '?'}|${reset}`;
+    const list = windows.get(key);
+    if (list) list.push(r);
+    else windows.set(key, [r]);
+  }
+  for (const [key, list] of windows) {
+    const [limit, reset] = key.split('|');
+    const label = `the window the headers name (Limit ${limit}, Reset ${reset})`;
+    const problem =
+      ordering === 'sequential' ? sequentialProblem(list, label) : concurrentProblem(concurrentOrder(list), label);
+    if (problem) {
+      add('remaining-decrements', problem.index, problem.message);
+      return;
     }
   }
+}
+
+function sequentialProblem(counted: ObservedResponse[], label: string): { index: number; message: string } | undefined {
+  let previous: ObservedResponse | undefined;
+  for (const r of counted) {
+    const rem = intHeader(r, H_REMAINING)!;
+    const before = previous === undefined ? undefined : intHeader(previous, H_REMAINING)!;
+    if (before !== undefined && rem >= before && !(rem === 0 && before === 0)) {
+      const how = rem > before ? `rose from ${before} to ${rem}` : `stayed ${rem}`;
+      return {
+        index: r.index,
+        message: `X-RateLimit-Remaining ${how} over counted request ${r.index + 1} in ${label}; it falls with every counted request`,
+      };
+    }
+    previous = r;
+  }
+  return undefined;
+}
+
+function concurrentProblem(counted: ObservedResponse[], label: string): { index: number; message: string } | undefined {
+  const seen = new Map<number, ObservedResponse>();
+  for (const r of counted) {
+    const rem = intHeader(r, H_REMAINING)!;
+    const prior = seen.get(rem);
+    if (prior)
+      return {
+        index: r.index,
+        message: `X-RateLimit-Remaining ${rem} given to requests ${prior.index} and ${r.index} in ${label}: two counted requests did not each decrement it (non-atomic counting)`,
+      };
+    seen.set(rem, r);
+  }
+  const values = [...seen.keys()].sort((a, b) => b - a);
+  const top = values[0] ?? 0;
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] !== top - i) {
+      const r = seen.get(values[i]!)!;
+      return {
+        index: r.index,
+        message: `X-RateLimit-Remaining values in ${label} are not ${top} down to ${top - values.length + 1} (found ${values[i]} at rank ${i + 1})`,
+      };
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -1,9 +1,19 @@
 /**
  * The status and envelope rules of "Errors" that hold for every operation, sampled on cheap
  * ones: success statuses are 200, 201 or 204; errors are 4xx/5xx with the envelope; 409 is left
- * to storage; `details`, when messaging or billing send it, is an object.
+ * to storage; `details`, when messaging or billing send it, is an object. And the conventions of
+ * the same section: a body that is no JSON object is 400 `invalid_json`, one too large 413
+ * `payload_too_large`, and validation details take the compute shape in storage and the messaging
+ * shape in projects.
  */
-import { defineCheck, expect, expectErrorEnvelope, expectRefused, expectResource } from '../../src/harness/check.ts';
+import {
+  defineCheck,
+  expect,
+  expectErrorEnvelope,
+  expectRefused,
+  expectResource,
+  resourceOf,
+} from '../../src/harness/check.ts';
 import type { ApiClient, ApiResponse, CheckContext, Ledger } from '../../src/harness/check.ts';
 
 const SUCCESS = [200, 201, 204];
@@ -131,5 +141,101 @@ defineCheck(
     expect(entries.length, 'error.details names what is wrong').toBeGreaterThan(0);
     for (const entry of entries)
       expect([typeof entry.field, typeof entry.message], JSON.stringify(entry)).toEqual(['string', 'string']);
+  },
+);
+
+defineCheck(
+  {
+    id: 'errors.invalid-json',
+    requirement: 'ERR-MAP-001',
+    level: 'SHOULD',
+    class: 'errors',
+    operation: 'POST /projects',
+    title: 'a body that is not valid JSON, or JSON that is not an object, answers 400 invalid_json',
+  },
+  async ({ api, ledger }) => {
+    for (const [what, body] of [
+      ['a body cut in the middle of a JSON object', '{"name": "cloudcheck'],
+      ['a JSON array', '["cloudcheck"]'],
+    ] as const) {
+      const res = await api.request({
+        method: 'POST',
+        path: '/projects',
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      const id = resourceOf<{ id?: unknown }>(res.body, 'project')?.id;
+      if (res.status < 300 && typeof id === 'string') ledger.track('project', id);
+      expect(res.status, `POST /projects with ${what}: ${res.text.slice(0, 200)}`).toBe(400);
+      expectErrorEnvelope(res, 'invalid_json');
+    }
+  },
+);
+
+/** Twice the 1 MiB that most servers and proxies accept for a JSON body. */
+const OVERSIZED_BYTES = 2 * 1024 * 1024 + 1024;
+
+defineCheck(
+  {
+    id: 'errors.payload-too-large',
+    requirement: 'ERR-MAP-002',
+    level: 'SHOULD',
+    class: 'errors',
+    operation: 'POST /projects',
+    title: `a JSON body of ${OVERSIZED_BYTES} bytes is either read or refused with 413 payload_too_large`,
+  },
+  async ({ api }) => {
+    // No `name`: a target that reads it all refuses it for its content, and creates nothing.
+    const body = JSON.stringify({ description: 'x'.repeat(OVERSIZED_BYTES) });
+    const res = await api.request({
+      method: 'POST',
+      path: '/projects',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    // Read whole: the size is within what the target accepts, and the convention says nothing of it.
+    if (res.status === 422 || (res.status === 400 && /validation/.test(res.text))) return;
+    expect(res.status, `POST /projects with a body of ${OVERSIZED_BYTES} bytes: ${res.text.slice(0, 200)}`).toBe(413);
+    expectErrorEnvelope(res, 'payload_too_large');
+  },
+);
+
+defineCheck(
+  {
+    id: 'errors.details.unshown-areas',
+    requirement: 'ERR-ENVELOPE-006',
+    level: 'SHOULD',
+    class: 'errors',
+    operation: null,
+    title:
+      'validation_error details: an object {field, message} in projects, an array of them in storage (objects and volumes)',
+  },
+  async ({ api, ledger }) => {
+    const cases: Array<{ path: string; kind: 'project' | 'bucket' | 'volume'; shape: 'object' | 'array' }> = [
+      { path: '/projects', kind: 'project', shape: 'object' },
+      { path: '/storage/buckets', kind: 'bucket', shape: 'array' },
+      { path: '/storage/volumes', kind: 'volume', shape: 'array' },
+    ];
+    for (const { path, kind, shape } of cases) {
+      // Nothing of what the creation needs: refused whatever the target checks first.
+      const res = await api.post(path, { description: 'cloudcheck details' });
+      const record = resourceOf<{ id?: unknown; name?: unknown }>(res.body, kind);
+      const id = kind === 'bucket' ? record?.name : record?.id;
+      if (res.status < 300 && typeof id === 'string') ledger.track(kind, id);
+      expectRefused(res, `POST ${path} without its required fields`);
+      const { details } = expectErrorEnvelope(res, 'validation_error');
+      const entries = shape === 'array' && Array.isArray(details) ? (details as unknown[]) : [details];
+      expect(
+        shape === 'array' ? Array.isArray(details) && details.length > 0 : !Array.isArray(details),
+        `POST ${path}: validation_error details ${JSON.stringify(details)} is ${shape === 'array' ? 'an array of {field, message}' : 'one {field, message} object'}`,
+      ).toBe(true);
+      for (const entry of entries) {
+        const { field, message } = (entry ?? {}) as { field?: unknown; message?: unknown };
+        expect([typeof field, typeof message], `POST ${path}: ${JSON.stringify(entry)} is {field, message}`).toEqual([
+          'string',
+          'string',
+        ]);
+      }
+    }
   },
 );

@@ -175,6 +175,20 @@ defineFlow<State>(
 
     step(
       {
+        id: `${FLOW}.prefix`,
+        requirement: 'KEY-PFX-001',
+        level: 'SHOULD',
+        operation: 'GET /account/api-keys',
+        title: 'the listed prefix of the key is the first 12 characters of its secret',
+      },
+      async ({ api, state }) => {
+        const entry = await listedKey(api, state.main.id);
+        expect(entry.prefix, 'the listed `prefix`').toBe(state.main.key.slice(0, 12));
+      },
+    );
+
+    step(
+      {
         id: `${FLOW}.last-used`,
         requirement: 'KEY-LIST-003',
         level: 'MUST',

@@ -7,7 +7,10 @@
  *
  * The specification is silent on isolation, so most steps are SHOULD (ISO-*); two are MUST where
  * a requirement states it: a bucket name taken by another account is refused (BKT-CRT-003), and a
- * template_id that names no template of the caller's account is refused (MSG-TPL-006).
+ * template_id that names no template of the caller's account is refused (MSG-TPL-006). The last
+ * steps hold the conventions for names, ids in bodies and the S3 endpoint: a taken name is a 409
+ * that reveals nothing more, another account's VPS or snapshot is as unknown as a missing one, and
+ * its access key reaches nothing of this account's bucket over S3.
  */
 import {
   defineFlow,
@@ -326,6 +329,141 @@ defineFlow<State>(
         );
         expectStatus(await api.get('/account', { key: o.key }), 200, 'the API key still works');
         expectStatus(await api.get(`/sms/status/${enc(o.messageId)}`), 200, 'the message is still readable');
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.bucket-name-conflict`,
+        requirement: 'ISO-BKT-001',
+        level: 'SHOULD',
+        operation: 'POST /storage/buckets',
+        title:
+          "the other account taking this account's bucket name gets 409 bucket_already_exists, and the bucket stays 404 to it",
+      },
+      async ({ api, ledger, ctx, state }) => {
+        ctx.requireAlt();
+        const o = state.owned;
+        const bucket = await api.get(`/storage/buckets/${enc(o.bucket)}`);
+        expectStatus(bucket, 200);
+        const region = resourceOf<{ region?: string }>(bucket.body, 'bucket', 'region')?.region;
+        const res = await api.post('/storage/buckets', { name: o.bucket, region }, { account: 'alt' });
+        if (res.status < 300) ledger.track('bucket', o.bucket, { account: 'alt', rank: 61 });
+        expectStatus(res, 409, 'taking a name another account holds');
+        expectErrorEnvelope(res, 'bucket_already_exists');
+        expectNotFound(await api.get(`/storage/buckets/${enc(o.bucket)}`, { account: 'alt' }), 'GET of that bucket');
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.volume-foreign-ids`,
+        requirement: 'ISO-VOL-001',
+        level: 'SHOULD',
+        operation: 'POST /storage/volumes/{volume_id}/attach',
+        title:
+          "the other account attaching its volume to this account's VPS, or restoring from this account's snapshot, is refused as for ids that name nothing",
+      },
+      async ({ api, ledger, ctx, state }) => {
+        ctx.requireAlt();
+        const o = state.owned;
+        const alt = { account: 'alt' as const };
+        const snapshot = await api.post('/storage/snapshots', { volume_id: o.volumeId, name: ctx.name('iso-vsnap') });
+        expectStatus(snapshot, [200, 201], "a snapshot of this account's volume");
+        const snapshotId = ledger.track('volume-snapshot', expectResource<{ id: string }>(snapshot, 'snapshot').id);
+        const region = expectResource<{ region: string }>(
+          await api.get(`/storage/volumes/${enc(o.volumeId)}`),
+          'volume',
+        ).region;
+        const own = await api.post('/storage/volumes', { name: ctx.name('iso-alt-vol'), size: 1, region }, alt);
+        expectStatus(own, [200, 201], "the other account's own volume");
+        const volumeId = ledger.track('volume', expectResource<{ id: string }>(own, 'volume').id, alt);
+        const nowhere = `${o.vpsId}-cloudcheck-none`;
+        const attach = async (vpsId: string) => {
+          const res = await api.post(`/storage/volumes/${enc(volumeId)}/attach`, { vps_id: vpsId }, alt);
+          // Attached after all: detached at once, or its volume could not be deleted at teardown.
+          if (res.status < 300)
+            await api.request({ method: 'POST', path: `/storage/volumes/${enc(volumeId)}/detach`, account: 'alt' });
+          return res;
+        };
+        const restore = async (id: string) => {
+          const res = await api.post('/storage/volumes/restore', { snapshot_id: id, name: ctx.name('iso-rst') }, alt);
+          const restored = resourceOf<{ id?: unknown }>(res.body, 'volume')?.id;
+          if (res.status < 300 && typeof restored === 'string') ledger.track('volume', restored, alt);
+          return res;
+        };
+        const cases: Array<[string, ApiResponse, ApiResponse]> = [
+          ["attaching to this account's VPS", await attach(o.vpsId), await attach(nowhere)],
+          [
+            "restoring from this account's snapshot",
+            await restore(snapshotId),
+            await restore(`${snapshotId}-cloudcheck-none`),
+          ],
+        ];
+        for (const [what, foreign, unknown] of cases) {
+          const code = (res: ApiResponse): unknown =>
+            (res.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+          expectRefused(foreign, what);
+          expect(
+            { status: foreign.status, code: code(foreign) },
+            `${what} is answered as for an id that names nothing: ${foreign.text.slice(0, 200)}`,
+          ).toEqual({ status: unknown.status, code: code(unknown) });
+        }
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.s3`,
+        requirement: 'ISO-S3-001',
+        level: 'SHOULD',
+        operation: null,
+        title:
+          "the other account's storage access key can neither list, read nor write this account's bucket through S3, nor sees it in ListBuckets",
+      },
+      async ({ api, ledger, ctx, state }) => {
+        ctx.requireAlt();
+        const endpoint = ctx.requireS3();
+        const o = state.owned;
+        // Loaded here: the S3 SDK is what only this step of the flow needs.
+        const s3 = await import('../s3/_s3.ts');
+        const sdk = await import('@aws-sdk/client-s3');
+        const pair = await s3.createAccessKey(api, ledger, ctx, { account: 'alt' });
+        const bucket = await api.get(`/storage/buckets/${enc(o.bucket)}`);
+        const region = resourceOf<{ region?: string }>(bucket.body, 'bucket', 'region')?.region ?? 'us-east-1';
+        const client = s3.s3Client(endpoint, region, pair);
+        try {
+          const attempts: Array<[string, () => Promise<unknown>]> = [
+            ['ListObjectsV2', () => client.send(new sdk.ListObjectsV2Command({ Bucket: o.bucket }))],
+            ['GetObject', () => client.send(new sdk.GetObjectCommand({ Bucket: o.bucket, Key: o.objectKey }))],
+            [
+              'PutObject',
+              () =>
+                client.send(
+                  new sdk.PutObjectCommand({ Bucket: o.bucket, Key: o.objectKey, Body: 'overwritten over S3' }),
+                ),
+            ],
+          ];
+          // One at a time, and a body that came after all is read: an unread one holds its connection.
+          for (const [what, attempt] of attempts) {
+            const { code } = await s3.s3ErrorCode(
+              attempt().then(async (out) => {
+                const body = (out as { Body?: { transformToByteArray(): Promise<Uint8Array> } }).Body;
+                if (body) await body.transformToByteArray();
+              }),
+            );
+            expect(code, `${what} of this account's bucket with the other account's key`).not.toBe('no error');
+          }
+          const listed = await client.send(new sdk.ListBucketsCommand({}));
+          expect(
+            (listed.Buckets ?? []).map((b) => b.Name),
+            "ListBuckets with the other account's key",
+          ).not.toContain(o.bucket);
+        } finally {
+          client.destroy();
+        }
+        const object = await api.get(objectPath(o.bucket, o.objectKey));
+        expect(object.text, 'the object keeps its content').toBe(o.objectBody);
       },
     );
   },

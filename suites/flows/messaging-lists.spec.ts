@@ -16,6 +16,8 @@ interface State {
   senderId: string;
   listId: string;
   optedOut: string;
+  /** The refusal of the send to another country, for the convention's step. */
+  senderRefusal: ApiResponse;
 }
 
 const FLOW = 'flow.messaging-lists';
@@ -183,11 +185,32 @@ defineFlow<State>(
           }),
           ledger,
         );
+        state.senderRefusal = res;
         expect(
           res.status >= 400 && res.status < 500,
           `a send from ${state.senderId} (approved for ${state.country}) to ${to} is refused, got ${res.status}`,
         ).toBe(true);
         expectErrorEnvelope(res, 'sender_id_not_approved');
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.sender-other-country-details`,
+        requirement: 'ERR-MAP-007',
+        level: 'SHOULD',
+        operation: 'POST /sms/send',
+        title: 'that refusal is 422 with details {field: "from", value: the sender ID}',
+      },
+      async ({ ctx, state }) => {
+        skipUnderLiveSms(ctx);
+        const res = state.senderRefusal;
+        expectStatus(res, 422, 'a send from a sender ID not approved for the destination');
+        const { details } = expectErrorEnvelope(res, 'sender_id_not_approved');
+        const { field, value } = (details ?? {}) as { field?: unknown; value?: unknown };
+        expect({ field, value }, `error.details ${JSON.stringify(details)} names the from field and its value`).toEqual(
+          { field: 'from', value: state.senderId },
+        );
       },
     );
 

@@ -2,7 +2,9 @@
  * Flow: a multipart upload through the REST API. Parts go up out of order (part 2 before
  * part 1), one of them the 5 MiB minimum for a non-final part; the completed object must be the
  * parts joined in part-number order, byte for byte, with the Content-Type given at initiation.
- * Completions naming a wrong ETag or a part never uploaded are refused and create no object.
+ * Completions naming a wrong ETag or a part never uploaded are refused and create no object. By
+ * the conventions, an unknown upload id is 404, and parts are numbered 1 to 10000 and, but for
+ * the last, at least 5 MiB.
  */
 import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/check.ts';
@@ -279,6 +281,46 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
 
   step(
     {
+      id: `${FLOW}.unknown-upload`,
+      requirement: 'MPU-CMP-003',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title:
+        'a part or completion naming an upload never started, or completing the completed one again, answers 404 not_found and leaves the object as it was',
+    },
+    async ({ api, state }) => {
+      const parts = [...state.parts]
+        .sort((a, b) => a.number - b.number)
+        .map((p) => ({ number: p.number, etag: p.etag! }));
+      const unknown = `${state.uploadId}-cloudcheck-unknown`;
+      const answers: Array<[string, { status: number; text: string; body: unknown }]> = [
+        [
+          'a part of an upload never started',
+          await api.request({
+            method: 'PUT',
+            path: objectPath(state.bucket, state.key),
+            query: { partNumber: 1, uploadId: unknown },
+            headers: { 'content-type': 'application/octet-stream' },
+            body: Buffer.from('cloudcheck'),
+          }),
+        ],
+        ['the completion of an upload never started', await complete(api, { ...state, uploadId: unknown }, parts)],
+        ['the completion of the completed upload, again', await complete(api, state, parts)],
+      ];
+      for (const [what, res] of answers) {
+        expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(404);
+        expect((res.body as { error?: { code?: unknown } } | undefined)?.error?.code, `${what}: error.code`).toBe(
+          'not_found',
+        );
+      }
+      const get = await api.get(objectPath(state.bucket, state.key), { headers: { accept: '*/*' } });
+      expectStatus(get, 200);
+      expect(sha256(get.bytes), 'the object after the refused uploads and completions').toBe(sha256(joined(state)));
+    },
+  );
+
+  step(
+    {
       id: `${FLOW}.delete`,
       requirement: 'OBJ-DEL-001',
       level: 'MUST',
@@ -293,6 +335,54 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
       expectRefused(get, 'GET after DELETE');
       const listing = await listObjects(api, state.bucket, { prefix: state.key });
       expect(listing.objects.map((o) => o.key)).not.toContain(state.key);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.part-limits`,
+      requirement: 'MPU-PART-002',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}',
+      title:
+        'part numbers 0 and 10001 answer 422, and two parts of 1 KiB do not complete: 422 validation_error, no object',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const key = `flows/multipart/${ctx.name('small')}.bin`;
+      const path = objectPath(state.bucket, key);
+      const started = await api.request({ method: 'POST', path, query: { uploads: true } });
+      expectStatus(started, [200, 201], 'initiate a second upload');
+      const uploadId = String(started.json<{ upload_id?: unknown }>().upload_id);
+      ledger.track('multipart-upload', uploadId, {
+        deletePath: `${path}?uploadId=${encodeURIComponent(uploadId)}`,
+        deleteOperation: 'DELETE /storage/buckets/{bucket_name}/objects/{object_key}',
+        rank: 95,
+      });
+      const part = (partNumber: number) =>
+        api.request({
+          method: 'PUT',
+          path,
+          query: { partNumber, uploadId },
+          headers: { 'content-type': 'application/octet-stream' },
+          body: deterministicBytes(1024, ctx.seed + partNumber),
+        });
+      for (const outside of [0, 10_001]) {
+        const res = await part(outside);
+        expectStatus(res, 422, `part number ${outside}`);
+        expectErrorEnvelope(res, 'validation_error');
+      }
+      const small: Array<{ number: number; etag: string }> = [];
+      for (const number of [1, 2]) {
+        const res = await part(number);
+        expectStatus(res, 200, `part ${number} of 1 KiB`);
+        const fromBody = (res.body as { part?: { etag?: unknown } } | undefined)?.part?.etag;
+        small.push({ number, etag: res.headers.etag ?? String(fromBody) });
+      }
+      const done = await complete(api, { ...state, key, uploadId }, small);
+      if (done.status < 300) ledger.track('object', `${state.bucket}/${key}`);
+      expectStatus(done, 422, 'a completion whose first part is 1 KiB');
+      expectErrorEnvelope(done, 'validation_error');
+      expect((await api.get(path)).status, 'no object after the refused completion').toBe(404);
     },
   );
 });

@@ -2,7 +2,8 @@
  * Flow: objects and listings. Upload with Content-Type and `x-cloud-acl`, read the same bytes
  * back, HEAD, then list with `prefix`, `delimiter`, and page with `max_keys` and `marker` through
  * every key exactly once. A bucket that holds objects cannot be deleted, and a bucket name
- * already taken is refused with `bucket_already_exists`.
+ * already taken is refused with `bucket_already_exists`. By the conventions, that refusal is a
+ * 409 naming the bucket, keys are percent-decoded once, and a key may end in `/presigned-url`.
  */
 import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
 import type { ApiClient, Ledger } from '../../src/harness/check.ts';
@@ -20,6 +21,8 @@ const FLOW = 'flow.objects-listing';
 const MAIN_TYPE = 'text/csv';
 /** Keys of the listing: nested "folders", a key sorting before and after them. */
 const OTHER_KEYS = ['docs/a.txt', 'docs/b.txt', 'docs/sub/c.txt', 'docs/sub/d.txt', 'img/e.bin', 'z-last.txt'];
+/** Where the key of the decoding step goes (after the listing steps, which list the whole bucket). */
+const ENCODED_PREFIX = 'zz-encoded/';
 
 async function put(
   api: ApiClient,
@@ -272,6 +275,68 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       const res = await api.post('/storage/buckets', { name: state.bucket, region: state.region });
       expect(res.status).toBeGreaterThanOrEqual(400);
       expectErrorEnvelope(res, 'bucket_already_exists');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.duplicate-name-status`,
+      requirement: 'ERR-MAP-012',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets',
+      title: 'the taken bucket name answers 409 bucket_already_exists with resource bucket',
+    },
+    async ({ api, state }) => {
+      const res = await api.post('/storage/buckets', { name: state.bucket, region: state.region });
+      expectStatus(res, 409, 'creating a bucket with a taken name');
+      const error = expectErrorEnvelope(res, 'bucket_already_exists');
+      expect(error.resource, 'error.resource names the kind of resource').toBe('bucket');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.key-decoding`,
+      requirement: 'OBJ-KEY-001',
+      level: 'SHOULD',
+      operation: 'PUT /storage/buckets/{bucket_name}/objects/{object_key}',
+      title:
+        'a key with a space, a plus, a literal %20 and a combining accent, sent percent-encoded, is stored and listed as sent, decoded once',
+    },
+    async ({ api, ledger, state }) => {
+      // `e` and a combining acute accent: a key is bytes, not text to normalise.
+      const key = `${ENCODED_PREFIX}a b+c%20d-e\u0301.txt`;
+      const bytes = Buffer.from('cloudcheck key decoding\n');
+      expectStatus(await put(api, ledger, state.bucket, key, bytes, 'text/plain'), [200, 201], `upload ${key}`);
+      const listing = await listObjects(api, state.bucket, { prefix: ENCODED_PREFIX });
+      // Escaped: a normalised accent looks the same as the one sent.
+      const visible = (k: string): string => k.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+      expect(
+        listing.objects.map((o) => visible(o.key)),
+        `the keys under ${ENCODED_PREFIX}`,
+      ).toEqual([visible(key)]);
+      const get = await api.get(objectPath(state.bucket, key), { headers: { accept: '*/*' } });
+      expectStatus(get, 200);
+      expect(get.text, 'the object read back by its key').toBe(bytes.toString());
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.presigned-url-key`,
+      requirement: 'OBJ-KEY-002',
+      level: 'SHOULD',
+      operation: 'PUT /storage/buckets/{bucket_name}/objects/{object_key}',
+      title: 'a PUT of a key ending in /presigned-url uploads that object, which GET reads back',
+    },
+    async ({ api, ledger, state }) => {
+      const key = 'reports/presigned-url';
+      const bytes = Buffer.from('cloudcheck: not an operation, an object\n');
+      const res = await put(api, ledger, state.bucket, key, bytes, 'text/plain');
+      expectStatus(res, [200, 201], `PUT ${key}`);
+      const get = await api.get(objectPath(state.bucket, key), { headers: { accept: '*/*' } });
+      expectStatus(get, 200);
+      expect(get.text, `the object ${key} read back`).toBe(bytes.toString());
     },
   );
 });

@@ -126,6 +126,19 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
 
   step(
     {
+      id: `${FLOW}.host`,
+      requirement: 'PRE-URL-008',
+      level: 'SHOULD',
+      operation: 'POST /storage/buckets/{bucket_name}/objects/{object_key}/presigned-url',
+      title: 'the presigned url names the scheme, host and port the client reached',
+    },
+    async ({ ctx, state }) => {
+      expect(new URL(state.get.url).origin, 'the origin of the presigned url').toBe(new URL(ctx.target).origin);
+    },
+  );
+
+  step(
+    {
       id: `${FLOW}.signature-param`,
       requirement: 'PRE-URL-004',
       level: 'MUST',

@@ -1,9 +1,11 @@
 /**
  * Flow: template send. A template with placeholders is created, sent with variables, and the text
  * that was sent (send response and GET /sms/status) is the content with every placeholder
- * replaced. An unknown template and a missing variable are refused with `invalid_template`.
+ * replaced. An unknown template and a missing variable are refused with `invalid_template` (and,
+ * by the convention, 422 with details naming the field).
  */
 import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import type { ApiResponse } from '../../src/harness/check.ts';
 import { listOf, messageStatus, recordOf } from './_messaging.ts';
 
 interface Template {
@@ -18,6 +20,8 @@ interface State {
   expected: string;
   variables: Record<string, string>;
   messageId: string;
+  /** The refusals of an unknown template and of a missing variable, for the convention's step. */
+  refusals: Array<{ what: string; field: string; res: ApiResponse }>;
 }
 
 const FLOW = 'flow.template-send';
@@ -131,6 +135,7 @@ defineFlow<State>(
           template_id: `${state.templateId}-cloudcheck-missing`,
           variables: state.variables,
         });
+        state.refusals = [{ what: 'an unknown template', field: 'template_id', res }];
         expectRefused(res, 'the send');
         expectErrorEnvelope(res, 'invalid_template');
       },
@@ -150,8 +155,30 @@ defineFlow<State>(
           template_id: state.templateId,
           variables: { first_name: state.variables.first_name },
         });
+        state.refusals.push({ what: 'a placeholder without a value', field: 'variables', res });
         expectStatus(res, 422);
         expectErrorEnvelope(res, 'invalid_template');
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.invalid-template-details`,
+        requirement: 'ERR-MAP-008',
+        level: 'SHOULD',
+        operation: 'POST /sms/send-template',
+        title: 'both refusals are 422 invalid_template with a details object naming template_id, then variables',
+      },
+      async ({ state }) => {
+        for (const { what, field, res } of state.refusals) {
+          expectStatus(res, 422, what);
+          const { details } = expectErrorEnvelope(res, 'invalid_template');
+          const named = (details as { field?: unknown } | undefined)?.field;
+          expect(
+            typeof details === 'object' && details !== null && !Array.isArray(details) && named === field,
+            `${what}: error.details ${JSON.stringify(details)} is an object whose field is ${field}`,
+          ).toBe(true);
+        }
       },
     );
   },

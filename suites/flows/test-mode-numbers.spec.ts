@@ -3,9 +3,10 @@
  * `delivered_at`, the fail number ends `failed` with an error in `delivery_report`, the random
  * number ends in one of the two; a bulk send to all three behaves the same; and every send the
  * flow made carried `X-Test-Mode: true` (the suite's safety rule, checked on the recorded requests).
+ * By the convention, a test-mode send is priced but debits no wallet.
  */
-import { defineFlow, expect, expectStatus } from '../../src/harness/check.ts';
-import type { ApiResponse } from '../../src/harness/check.ts';
+import { defineFlow, expect, expectStatus, listOf } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, finalStatus } from './_messaging.ts';
 import type { MessageStatus } from './_messaging.ts';
 
@@ -199,5 +200,43 @@ defineFlow<State>(
         for (const send of state.sendHeaders) expect(send.testMode, `${send.path} carried X-Test-Mode`).toBe('true');
       },
     );
+
+    step(
+      {
+        id: `${FLOW}.not-debited`,
+        requirement: 'TEST-MODE-003',
+        level: 'SHOULD',
+        operation: 'POST /sms/send',
+        title: 'a test-mode send is priced (cost above 0) and leaves every wallet balance of its account as it was',
+      },
+      async ({ api, ledger, ctx }) => {
+        ctx.testInfo.skip(ctx.liveSms, 'the run was started with --live-sms: nothing is sent in test mode');
+        // The other account: no check of the run moves its money (top-ups are the main account's).
+        ctx.requireAlt();
+        const alt = { account: 'alt' as const };
+        const before = await balances(api, alt);
+        const res = await api.post(
+          '/sms/send',
+          { to: ctx.testNumbers.succeed, message: `cloudcheck ${ctx.runPrefix}test-mode price` },
+          alt,
+        );
+        expectStatus(res, [200, 201]);
+        const sent = res.json<{ message_id: string; cost?: unknown }>();
+        ledger.track('message', sent.message_id, alt);
+        expect(
+          typeof sent.cost === 'number' && sent.cost > 0,
+          `a test-mode send is priced as a live one would be: cost ${JSON.stringify(sent.cost)}`,
+        ).toBe(true);
+        expect(await balances(api, alt), 'the available balance of each wallet after a test-mode send').toEqual(before);
+      },
+    );
   },
 );
+
+/** The available balance of each wallet of the account, by currency. */
+async function balances(api: ApiClient, options: { account: 'main' | 'alt' }): Promise<Record<string, unknown>> {
+  const res = await api.get('/account/wallets', options);
+  expectStatus(res, 200, 'GET /account/wallets');
+  const wallets = listOf<{ currency?: unknown; available_balance?: unknown }>(res.body, 'wallets') ?? [];
+  return Object.fromEntries(wallets.map((w) => [String(w.currency), w.available_balance]));
+}

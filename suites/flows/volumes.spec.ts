@@ -1,13 +1,16 @@
 /**
  * Flow: a block-storage volume's life. Size 0 is refused; a resize must grow it (equal or smaller
  * refused, nothing changed); it attaches to a VPS of its region and detaches; a snapshot of it
- * cannot be restored smaller than itself; a restore makes a new volume; delete removes it.
+ * cannot be restored smaller than itself; a restore makes a new volume; delete removes it. And the
+ * conventions: attaching it twice is 409 `volume_in_use`, a volume of another region does not
+ * attach (422), a restore without size takes the snapshot's, which is the volume's.
  */
 import {
   EnvironmentError,
   Provision,
   defineFlow,
   expect,
+  expectErrorEnvelope,
   expectFields,
   expectRefused,
   expectResource,
@@ -37,6 +40,9 @@ interface State {
   vpsId: string;
   snapshotId: string;
   snapshotSize: number;
+  /** The snapshot's `size` as the target reported it (its record is not shown), and the volume's size then. */
+  snapshotReported: unknown;
+  sizeAtSnapshot: number;
   restoredId: string;
 }
 
@@ -67,6 +73,16 @@ async function listedVolume(api: ApiClient, id: string): Promise<Volume> {
   const volume = (listOf<Volume>(res.body, 'volumes') ?? []).find((v) => v.id === id);
   expect(volume, `GET /storage/volumes lists the volume ${id}`).toBeTruthy();
   return volume!;
+}
+
+/** A region of GET /regions other than `region` that offers storage, if any. */
+async function otherStorageRegion(api: ApiClient, region: string): Promise<string | undefined> {
+  const res = await api.get('/regions');
+  expectStatus(res, 200);
+  const regions = res.json<{ regions: Array<{ slug: string; available?: boolean; features?: string[] }> }>().regions;
+  return regions.find(
+    (r) => r.slug !== region && r.available !== false && (!r.features || r.features.includes('storage')),
+  )?.slug;
 }
 
 /** Records a volume the target created (also one it should have refused) so teardown removes it. */
@@ -290,6 +306,45 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
 
   step(
     {
+      id: `${FLOW}.in-use`,
+      requirement: 'ERR-MAP-014',
+      level: 'SHOULD',
+      operation: 'POST /storage/volumes/{volume_id}/attach',
+      title: 'attaching the attached volume again answers 409 volume_in_use with resource volume',
+    },
+    async ({ api, state }) => {
+      const res = await api.post(`${volumePath(state.volumeId)}/attach`, { vps_id: state.vpsId });
+      expectStatus(res, 409, 'attaching an attached volume');
+      const error = expectErrorEnvelope(res, 'volume_in_use');
+      expect(error.resource, 'error.resource names the kind of resource').toBe('volume');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.other-region`,
+      requirement: 'VOL-ATT-002',
+      level: 'SHOULD',
+      operation: 'POST /storage/volumes/{volume_id}/attach',
+      title: 'a volume of another region does not attach to the VPS: 422 validation_error, attached_to stays null',
+    },
+    async ({ api, ledger, ctx, state }) => {
+      const other = await otherStorageRegion(api, state.region);
+      if (other === undefined) ctx.testInfo.skip(true, `GET /regions offers no region but ${state.region} for volumes`);
+      const created = await api.post('/storage/volumes', { name: ctx.name('vol-far'), size: 1, region: other });
+      expectStatus(created, [200, 201], `create a volume in ${other}`);
+      const far = trackCreated(ledger, created.status, created.body)!;
+      const res = await api.post(`${volumePath(far)}/attach`, { vps_id: state.vpsId });
+      // Attached after all: detached again, so the flow's VPS leaves as it came.
+      if (res.status < 300) await api.request({ method: 'POST', path: `${volumePath(far)}/detach` });
+      expectStatus(res, 422, `attaching a volume of ${other} to a VPS of ${state.region}`);
+      expectErrorEnvelope(res, 'validation_error');
+      expect((await getVolume(api, far)).attached_to, 'attached_to of the refused volume').toBeNull();
+    },
+  );
+
+  step(
+    {
       id: `${FLOW}.list-filters`,
       requirement: 'VOL-LIST-002',
       level: 'MUST',
@@ -361,6 +416,8 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       const snapshot = expectResource<{ id: string; size?: number }>(res, 'snapshot');
       state.snapshotId = ledger.track('volume-snapshot', snapshot.id);
       state.snapshotSize = typeof snapshot.size === 'number' ? snapshot.size : state.size;
+      state.snapshotReported = snapshot.size;
+      state.sizeAtSnapshot = (await getVolume(api, state.volumeId)).size;
       const list = await api.get('/storage/snapshots', { query: { volume_id: state.volumeId } });
       expectStatus(list, 200);
       const snapshots = listOf<{ id: string; volume_id?: string }>(list.body, 'snapshots') ?? [];
@@ -415,6 +472,26 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       const restored = await getVolume(api, state.restoredId);
       expect(restored.name).toBe(name);
       expect(restored.size, 'restored size').toBeGreaterThanOrEqual(state.snapshotSize);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.restore-default-size`,
+      requirement: 'VOL-SNAP-003',
+      level: 'SHOULD',
+      operation: 'POST /storage/volumes/restore',
+      title: "the snapshot's size is its volume's size, and a restore without size makes a volume of exactly that size",
+    },
+    async ({ api, ledger, ctx, state }) => {
+      expect(state.snapshotReported, "the volume snapshot's `size`").toBe(state.sizeAtSnapshot);
+      const res = await api.post('/storage/volumes/restore', {
+        snapshot_id: state.snapshotId,
+        name: ctx.name('vol-dflt'),
+      });
+      expectStatus(res, [200, 201], 'a restore without size');
+      const id = trackCreated(ledger, res.status, res.body)!;
+      expect((await getVolume(api, id)).size, 'the size of a volume restored without size').toBe(state.sizeAtSnapshot);
     },
   );
 

@@ -2,7 +2,8 @@
  * Flow: the life of one VPS, from POST /vps to use after delete. The bugs this catches live
  * between requests: a status that never leaves `creating`, a rename that is not stored, filters
  * that are ignored, an action that answers success and changes nothing, a snapshot that survives
- * its delete, metrics outside the asked window, a deleted VPS still answering.
+ * its delete, metrics outside the asked window, a deleted VPS still answering. And the conventions
+ * of docs/conventions.md: a meaningless action is 422 `invalid_state`, the units of sizes and metrics.
  */
 import {
   Provision,
@@ -334,6 +335,42 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
 
   step(
     {
+      id: `${FLOW}.stop-refused`,
+      requirement: 'VPS-ACT-008',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'stop on the stopped VPS is refused with 422 invalid_state and leaves it stopped',
+    },
+    async ({ api, state }) => {
+      const res = await api.post(`${vpsPath(state.vpsId)}/actions`, { type: 'stop' });
+      expectStatus(res, 422, 'stop on a stopped VPS');
+      expectErrorEnvelope(res, 'invalid_state');
+      expect((await getVps(api, state.vpsId)).status, 'the VPS after the refused stop').toBe('stopped');
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.invalid-state-details`,
+      requirement: 'ERR-MAP-011',
+      level: 'SHOULD',
+      operation: 'POST /vps/{vps_id}/actions',
+      title: 'restart on the stopped VPS answers 422 invalid_state with details [{"field": "type", "message"}]',
+    },
+    async ({ api, state }) => {
+      const res = await api.post(`${vpsPath(state.vpsId)}/actions`, { type: 'restart' });
+      expectStatus(res, 422, 'restart on a stopped VPS');
+      const { details } = expectErrorEnvelope(res, 'invalid_state');
+      const entries = Array.isArray(details) ? (details as Array<{ field?: unknown; message?: unknown }>) : [];
+      expect(
+        entries.length > 0 && entries.every((e) => e.field === 'type' && typeof e.message === 'string'),
+        `error.details ${JSON.stringify(details)} is an array of {"field": "type", "message"}`,
+      ).toBe(true);
+    },
+  );
+
+  step(
+    {
       id: `${FLOW}.list-stopped`,
       requirement: 'VPS-LIST-002',
       level: 'MUST',
@@ -541,6 +578,39 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const bad = await api.get(`${vpsPath(state.vpsId)}/metrics`, { query: { interval: '7m' } });
       expectRefused(bad, 'interval=7m');
       expectErrorEnvelope(bad);
+    },
+  );
+
+  step(
+    {
+      id: `${FLOW}.units`,
+      requirement: 'VPS-UNIT-001',
+      level: 'SHOULD',
+      operation: 'GET /sizes',
+      title: 'sizes give memory in MB, disk in GB and transfer in TB; cpu, memory and disk metrics are percentages',
+    },
+    async ({ api, state }) => {
+      const res = await api.get('/sizes');
+      expectStatus(res, 200);
+      const sizes = listOf<{ slug: string; memory: number; disk: number; transfer: number }>(res.body, 'sizes') ?? [];
+      expect(sizes.length, 'GET /sizes lists sizes').toBeGreaterThan(0);
+      const smallest = (field: 'memory' | 'disk' | 'transfer'): number => Math.min(...sizes.map((s) => s[field]));
+      // No VPS has less than 256 MB of memory, or a 4 TB disk and 100 TB of transfer as its smallest.
+      expect(smallest('memory'), 'the smallest memory, in MB').toBeGreaterThanOrEqual(256);
+      expect(smallest('disk'), 'the smallest disk, in GB').toBeLessThan(4096);
+      expect(smallest('transfer'), 'the smallest transfer, in TB').toBeLessThan(100);
+      const end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+      const metrics = await api.get(`${vpsPath(state.vpsId)}/metrics`, {
+        query: { start: new Date(end.getTime() - 3_600_000).toISOString(), end: end.toISOString(), interval: '5m' },
+      });
+      expectStatus(metrics, 200);
+      const series = metrics.json<{ metrics?: Record<string, Array<{ value: unknown }>> }>().metrics ?? {};
+      for (const name of ['cpu', 'memory', 'disk'])
+        for (const point of series[name] ?? [])
+          expect(
+            typeof point.value === 'number' && point.value >= 0 && point.value <= 100,
+            `metrics.${name} value ${JSON.stringify(point.value)} is a percentage`,
+          ).toBe(true);
     },
   );
 

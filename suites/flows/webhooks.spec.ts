@@ -3,7 +3,8 @@
  * secret; test-mode sends to the succeed and fail numbers (the first with a per-message
  * `callback_url`). The subscribed events arrive with the specification's payload, the unsubscribed
  * one (sms.failed) does not, the callback URL receives its message's status, and every delivery
- * of the webhook carries a signature that verifies (docs/conventions.md).
+ * of the webhook carries a signature that verifies (docs/conventions.md). A delivery answered 503
+ * comes again (the convention: retried with backoff).
  *
  * The target calls this worker's webhook receiver (src/harness/webhook-receiver.ts); against a
  * remote target that cannot reach it, the flow skips.
@@ -14,6 +15,8 @@ import type { CheckContext, WebhookDelivery, WebhookReceiver } from '../../src/h
 import { ISO_TIMESTAMP, finalStatus } from './_messaging.ts';
 
 const SUBSCRIBED = ['sms.sent', 'sms.delivered'];
+/** How long a refused delivery may take to come again (docs/conventions.md, Messaging). */
+const RETRY_WITHIN_MS = 30_000;
 const DATA_FIELDS = ['message_id', 'to', 'from', 'status', 'delivered_at', 'network', 'country'];
 
 interface Payload {
@@ -280,6 +283,40 @@ defineFlow<State>(
             verifySignature(d.headers['x-webhook-signature'], state.secret, d.rawBody),
             `delivery #${d.seq} (${String(payloadOf(d).event)})`,
           ).toBeNull();
+        }
+      },
+    );
+
+    step(
+      {
+        id: `${FLOW}.retried`,
+        requirement: 'HOOK-DLV-002',
+        level: 'SHOULD',
+        operation: 'POST /messaging/webhooks',
+        title: `deliveries are POSTs of a JSON body, and one answered 503 comes again within ${RETRY_WITHIN_MS / 1000} s`,
+      },
+      async ({ api, ledger, ctx }) => {
+        const receiver = await receiverFor(ctx);
+        const url = receiver.endpoint('retry', { refuseFirst: true });
+        const configured = await api.post('/messaging/webhooks', { url, events: ['sms.delivered'] });
+        expectStatus(configured, [200, 201]);
+        const hook = resourceOf<{ id?: unknown }>(configured.body, 'webhook')?.id;
+        if (typeof hook === 'string') ledger.track('webhook', hook);
+        const sent = await api.post('/sms/send', {
+          to: ctx.testNumbers.succeed,
+          message: `cloudcheck ${ctx.runPrefix}webhook retry`,
+        });
+        expectStatus(sent, [200, 201]);
+        const id = ledger.track('message', sent.json<{ message_id: string }>().message_id);
+        const deliveries = await receiver.waitFor(
+          `sms.delivered of ${id} at an endpoint that answered its first delivery 503, once more`,
+          (d) => at(url)(d) && messageIdOf(d) === id && eventOf(d) === 'sms.delivered',
+          { timeoutMs: Math.min(ctx.asyncTimeoutMs, RETRY_WITHIN_MS), count: 2 },
+        );
+        for (const d of deliveries) {
+          expect(d.method, `delivery #${d.seq} is a POST`).toBe('POST');
+          expect(d.headers['content-type'] ?? '', `delivery #${d.seq} is labelled JSON`).toMatch(/json/i);
+          expect(d.json, `delivery #${d.seq} has a JSON body: ${d.rawBody.slice(0, 200)}`).toBeTruthy();
         }
       },
     );

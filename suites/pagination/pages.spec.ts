@@ -5,7 +5,7 @@
  * meta.total changed underway is simply walked again.
  */
 import { defineCheck, expect, expectStatus, expectSuccess } from '../../src/harness/check.ts';
-import type { ApiClient, ApiResponse } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse, CheckContext } from '../../src/harness/check.ts';
 
 interface Meta {
   total: number;
@@ -70,6 +70,25 @@ defineCheck(
   },
 );
 
+/** Three test-mode messages sent one after the other, in that order: their ids and created_at. */
+async function sendThree(
+  api: ApiClient,
+  ctx: CheckContext,
+  label: string,
+): Promise<Array<{ id: string; createdAt: string }>> {
+  const sent: Array<{ id: string; createdAt: string }> = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await api.post('/sms/send', {
+      to: ctx.testNumbers.succeed,
+      message: `cloudcheck ${ctx.runPrefix}${label} ${i}`,
+    });
+    expectStatus(res, [200, 201]);
+    const message = res.json<{ message_id: string; created_at: string }>();
+    sent.push({ id: message.message_id, createdAt: message.created_at });
+  }
+  return sent;
+}
+
 /** Walks every page of the window; undefined when meta.total moved underway (walk again). */
 async function walk(
   api: ApiClient,
@@ -99,16 +118,7 @@ defineCheck(
     title: 'page=N answers meta.page N; walking all pages yields each message once, meta.total in all',
   },
   async ({ api, ctx }) => {
-    const sent: Array<{ id: string; createdAt: string }> = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await api.post('/sms/send', {
-        to: ctx.testNumbers.succeed,
-        message: `cloudcheck ${ctx.runPrefix}page-walk ${i}`,
-      });
-      expectStatus(res, [200, 201]);
-      const message = res.json<{ message_id: string; created_at: string }>();
-      sent.push({ id: message.message_id, createdAt: message.created_at });
-    }
+    const sent = await sendThree(api, ctx, 'page-walk');
     // A window from our first to our last message: closed, so nothing new enters it.
     const window = { from_date: sent[0]!.createdAt, to_date: sent.at(-1)!.createdAt };
     let result: { ids: string[]; total: number } | undefined;
@@ -119,5 +129,27 @@ defineCheck(
       `message ids over all pages (${result!.ids.join(', ')}) are each listed once`,
     ).toBe(result!.ids.length);
     expect(result!.ids.length, 'items over all pages vs meta.total').toBe(result!.total);
+  },
+);
+
+defineCheck(
+  {
+    id: 'pagination.newest-first',
+    requirement: 'PAGE-ORD-001',
+    level: 'SHOULD',
+    class: 'pagination',
+    operation: 'GET /sms/messages',
+    title: 'GET /sms/messages lists three messages sent one after the other newest first',
+  },
+  async ({ api, ctx }) => {
+    const sent = await sendThree(api, ctx, 'newest-first');
+    // The window of our own messages: other checks' sends inside it are left out of the comparison.
+    const window = { from_date: sent[0]!.createdAt, to_date: sent.at(-1)!.createdAt, per_page: 100 };
+    const { items } = pageOf(await api.get('/sms/messages', { query: window }), 'messages');
+    const ours = new Set(sent.map((m) => m.id));
+    expect(
+      items.map((m) => String(m.message_id)).filter((id) => ours.has(id)),
+      'our messages in the order the list gives them',
+    ).toEqual(sent.map((m) => m.id).reverse());
   },
 );

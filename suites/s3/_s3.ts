@@ -28,17 +28,18 @@ export async function createAccessKey(
   api: ApiClient,
   ledger: Ledger,
   ctx: CheckContext,
-  input: { permissions?: string[]; bucket_access?: string[] } = {},
+  input: { permissions?: string[]; bucket_access?: string[]; account?: 'main' | 'alt' } = {},
 ): Promise<KeyPair> {
-  const res = await api.post('/storage/access-keys', {
-    name: ctx.name('s3key'),
-    permissions: input.permissions ?? ['read', 'write'],
-    ...input,
-  });
+  const { account = 'main', ...fields } = input;
+  const res = await api.post(
+    '/storage/access-keys',
+    { name: ctx.name('s3key'), permissions: fields.permissions ?? ['read', 'write'], ...fields },
+    { account },
+  );
   expectStatus(res, [200, 201], 'create a storage access key');
   // The creation body is not shown: `access_key` (the convention), flat or under `data`.
   const record = resourceOf<Record<string, unknown>>(res.body, 'access_key') ?? {};
-  if (typeof record.id === 'string') ledger.track('access-key', record.id);
+  if (typeof record.id === 'string') ledger.track('access-key', record.id, { account });
   const accessKeyId = record.access_key_id ?? record.access_key;
   const secretAccessKey = record.secret_access_key ?? record.secret_key;
   expect(typeof accessKeyId, 'access key id in the creation response').toBe('string');

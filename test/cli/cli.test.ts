@@ -74,6 +74,26 @@ test('a rejected key exits 2, and the key is not printed', async () => {
   expect(server.requests[0]!.headers.authorization).toBe('Bearer cck_bad_key_987654321');
 });
 
+test('SIGTERM while the probe waits for the target: exit 143, saying nothing ran', async () => {
+  // A target that takes the request and never answers: the probe is in flight once it arrives.
+  let arrived!: () => void;
+  const probing = new Promise<void>((resolve) => (arrived = resolve));
+  server = await tinyServer(() => arrived());
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CLOUDCHECK_')));
+  const child = spawn(process.execPath, [BIN, 'run', '--target', `${server.url}/v1`], {
+    env: { ...clean, CLOUDCHECK_API_KEY: 'cck_some_key_123456' },
+    cwd: tmpdir(),
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await probing;
+  child.kill('SIGTERM');
+  expect(await exited, stderr).toBe(143);
+  expect(stderr).toContain('SIGTERM while opening the target: nothing ran, no report written');
+  expect(stderr).not.toContain('internal error');
+});
+
 test('a base URL that is not the API exits 2 within seconds, with a hint for a missing /v1', async () => {
   // The API under /v1, an HTML page elsewhere: what a reverse proxy in front of it looks like.
   server = await tinyServer((req, _body, res) => {

@@ -81,3 +81,21 @@ test('a loopback target gets a receiver on 127.0.0.1:0 by default; a remote one 
     url: 'https://me.example.net/',
   });
 });
+
+test('an endpoint handed out to refuse answers 503 to the first delivery of each event, 200 to the next ones', async () => {
+  const receiver = await WebhookReceiver.start({ listen: '127.0.0.1:0' });
+  try {
+    const refusing = receiver.endpoint('retry', { refuseFirst: true });
+    const plain = receiver.endpoint('plain');
+    const first = '{"event":"sms.delivered","data":{"message_id":"msg_1"}}';
+    const other = '{"event":"sms.delivered","data":{"message_id":"msg_2"}}';
+    expect(await post(refusing, first)).toBe(503);
+    expect(await post(refusing, first)).toBe(200);
+    expect(await post(refusing, other)).toBe(503);
+    expect(await post(plain, first)).toBe(200);
+    // Refused deliveries are recorded too: a retry is seen as a second delivery of the same event.
+    expect(receiver.deliveries(refusing)).toHaveLength(3);
+  } finally {
+    await receiver.close();
+  }
+});

@@ -392,3 +392,90 @@ test('HeaderTracker: per-area minute windows of one key do not look like a risin
   }
   expect(t.result()).toEqual([]);
 });
+
+test.describe('which window the headers describe (RATE-HEADERS-005 is a convention)', () => {
+  const SPEC_INVARIANTS = [
+    'onset',
+    'remaining-decrements',
+    'limit-constant',
+    'reset-epoch',
+    'headers-present',
+    '429-shape',
+    '429-code',
+    'recovery',
+  ] as const;
+  const HOUR_END = (Math.floor(T0 / 3600) + 1) * 3600;
+
+  /** The key's hourly window in the headers (Limit 1000) while the minute's burst refuses the 101st. */
+  function hourlyHeaders(): ObservedResponse[] {
+    let used = 0;
+    return simulate().map((r) => {
+      if (r.status !== 429) used += 1;
+      return {
+        ...r,
+        headers: {
+          ...r.headers,
+          'x-ratelimit-limit': '1000',
+          'x-ratelimit-remaining': String(1000 - used),
+          'x-ratelimit-reset': String(HOUR_END),
+        },
+      };
+    });
+  }
+
+  test('headers of the hourly window pass every invariant of the specification, and fail nearest-window', () => {
+    const seq = hourlyHeaders();
+    expect(checkRateLimitSequence(seq, burst, { completeHistory: true, only: SPEC_INVARIANTS })).toEqual([]);
+    const v = checkRateLimitSequence(seq, burst, { completeHistory: true });
+    expect(names(v)).toEqual(['nearest-window']);
+    expect(v[0]?.message).toContain('X-RateLimit-Limit is 1000, expected 100');
+    // The same headers fed to the run-wide tracker: nothing to report.
+    const t = new HeaderTracker({ maxInFlight: 1 });
+    for (const r of seq) t.feed('k', '/regions', r);
+    expect(t.result()).toEqual([]);
+  });
+
+  test('nearest-window: Remaining exactly L-1 ... 0, 0 on the 429, Reset within the window', () => {
+    const skipping = simulate().map((r) =>
+      r.index >= 10
+        ? {
+            ...r,
+            headers: {
+              ...r.headers,
+              'x-ratelimit-remaining': String(Math.max(0, Number(r.headers['x-ratelimit-remaining']) - 5)),
+            },
+          }
+        : r,
+    );
+    // Falling by more than one is the specification's (a shared window); the exact count is the convention's.
+    expect(names(checkRateLimitSequence(skipping, burst, { completeHistory: true }))).toEqual(['nearest-window']);
+    const notZero = simulate().map((r) =>
+      r.status === 429 ? { ...r, headers: { ...r.headers, 'x-ratelimit-remaining': '3' } } : r,
+    );
+    const v = checkRateLimitSequence(notZero, burst, { completeHistory: true, only: ['nearest-window'] });
+    expect(v[0]?.message).toContain('on a 429');
+  });
+
+  test('a window opened by the key first request (not aligned to the epoch) is judged by its own Reset', () => {
+    // The burst starts 40 s into a minute and runs across the epoch minute's end: one window all the same.
+    const start = T0 + 40;
+    const seq = simulate({ secondOf: (i) => start + Math.floor(i / 5) }).map((r, i) => {
+      const sec = start + Math.floor(i / 5);
+      const accepted = Math.min(i + 1, L);
+      return {
+        ...r,
+        status: i < L ? 201 : 429,
+        errorCode: i < L ? null : 'rate_limit_exceeded',
+        sideEffect: i < L,
+        headers: {
+          date: new Date(sec * 1000).toUTCString(),
+          'x-ratelimit-limit': String(L),
+          'x-ratelimit-remaining': String(L - accepted),
+          'x-ratelimit-reset': String(start + 60),
+          ...(i < L ? {} : { 'retry-after': String(start + 60 - sec) }),
+        },
+      };
+    });
+    expect(checkRateLimitSequence(seq, burst, { completeHistory: true })).toEqual([]);
+  });
+});

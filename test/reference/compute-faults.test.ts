@@ -29,6 +29,37 @@ test('every compute fault is registered with the server and names a requirement'
 });
 
 const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
+  'ids-unprefixed-compute': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    expect(vps.id).not.toMatch(/^vps_/);
+    const key = json(await api.op('POST /ssh-keys', { body: { name: 'laptop', public_key: newEd25519Key() } })).ssh_key;
+    expect(key.id).not.toMatch(/^ssh_/);
+  },
+  'vps-stop-on-stopped-accepted': async (api) => {
+    const vps = await runningVps(api);
+    const params = { vps_id: vps.id };
+    await api.op('POST /vps/{vps_id}/actions', { params, body: { type: 'stop' } });
+    const again = await api.op('POST /vps/{vps_id}/actions', { params, body: { type: 'stop' } });
+    expect([again.status, json(again).action.status]).toEqual([200, 'completed']);
+    // Only stop: start on a running VPS is still refused.
+    await api.op('POST /vps/{vps_id}/actions', { params, body: { type: 'start' } });
+    expect((await api.op('POST /vps/{vps_id}/actions', { params, body: { type: 'start' } })).status).toBe(422);
+  },
+  'vps-invalid-state-details-object': async (api) => {
+    const vps = await runningVps(api);
+    const res = await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body: { type: 'start' } });
+    expect([res.status, json(res).error.code]).toEqual([422, 'invalid_state']);
+    expect(json(res).error.details).toMatchObject({ field: 'type' });
+  },
+  'sizes-transfer-gb': async (api) => {
+    const sizes = json(await api.op('GET /sizes')).sizes as Array<{ transfer: number }>;
+    expect(Math.min(...sizes.map((s) => s.transfer))).toBeGreaterThanOrEqual(100);
+  },
+  'vps-get-unwrapped': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
+    const got = json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } }));
+    expect([got.id, got.vps]).toEqual([vps.id, undefined]);
+  },
   'vps-get-name-wrong': async (api) => {
     const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
     expect(json(await api.op('GET /vps/{vps_id}', { params: { vps_id: vps.id } })).vps.name).not.toBe(vps.name);

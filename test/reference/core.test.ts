@@ -1,4 +1,6 @@
 import { expect, test } from '../base.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { FixedWindowLimiter, RULES, nearestExhaustion } from '../../reference/core/rate-limit.ts';
 import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { VPS_BODY } from './compute-support.ts';
@@ -274,6 +276,106 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
     expect(refused.length).toBeGreaterThan(0);
     expect(new Set(refused)).toEqual(new Set(['too_many_requests']));
   },
+  async 'version-v2-served'(server) {
+    const response = await fetch(`${server.baseUrl.replace(/\/v1$/, '/v2')}/regions`, {
+      headers: { authorization: `Bearer ${server.apiKey}` },
+    });
+    expect(response.status).toBe(200);
+  },
+  async 'auth-basic-scheme-accepted'(server) {
+    const basic = Buffer.from(`${server.apiKey}:`).toString('base64');
+    expect((await fetch(`${server.baseUrl}/account`, { headers: { authorization: `Basic ${basic}` } })).status).toBe(
+      200,
+    );
+  },
+  async 'errors-invalid-json-422'(server) {
+    const response = await authed(server, '/projects', { method: 'POST', body: '{"name": ' });
+    expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([
+      422,
+      'validation_error',
+    ]);
+  },
+  async 'errors-body-too-large-400'(server) {
+    const response = await authed(server, '/projects', {
+      method: 'POST',
+      body: JSON.stringify({ description: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(response.status).toBe(400);
+  },
+  async 'errors-storage-details-object'(server) {
+    const response = await authed(server, '/storage/buckets', { method: 'POST', body: '{}' });
+    expect(((await response.json()) as { error: { details: unknown } }).error.details).toHaveProperty('field');
+  },
+  async 'page-order-oldest-first'(server) {
+    for (const name of ['first', 'second'])
+      await authed(server, '/vps', { method: 'POST', body: JSON.stringify({ ...VPS_BODY, name }) });
+    const listed = (await (await authed(server, '/vps')).json()) as { vps_instances: Array<{ name: string }> };
+    expect(listed.vps_instances.map((v) => v.name).slice(-2)).toEqual(['first', 'second']);
+  },
+  async 'webhook-no-retry'(server) {
+    const attempts: number[] = [];
+    const refusing = createServer((_request, response) => {
+      attempts.push(Date.now());
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = refusing.address() as AddressInfo;
+      await authed(server, '/messaging/webhooks', {
+        method: 'POST',
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ['sms.sent'] }),
+      });
+      await authed(server, '/sms/send', {
+        method: 'POST',
+        headers: { 'x-test-mode': 'true' },
+        body: JSON.stringify({ to: '+15005550006', message: 'x' }),
+      });
+      await expect.poll(() => attempts.length, { timeout: 5000 }).toBeGreaterThan(0);
+      // The first retry of a server without the fault comes 200 ms after (delays.webhookRetryMs).
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(attempts).toHaveLength(1);
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  },
+  async 'ratelimit-window-from-first-request'(server) {
+    const response = await authed(server, '/regions');
+    const date = Math.floor(Date.parse(response.headers.get('date')!) / 1000);
+    // The window opened with this request: it ends a minute after it, not on the minute.
+    expect(Number(response.headers.get('x-ratelimit-reset'))).not.toBe((Math.floor(date / 60) + 1) * 60);
+  },
+  async 'ratelimit-429-side-effect'(server) {
+    const key = await exhaustedKey(server);
+    const refused = await fetch(`${server.baseUrl}/messaging/templates`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'refused', content: 'x' }),
+    });
+    expect(refused.status).toBe(429);
+    const list = (await (await authed(server, '/messaging/templates')).json()) as {
+      templates: Array<{ name: string }>;
+    };
+    expect(list.templates.map((t) => t.name)).toContain('refused');
+  },
+  async 'ratelimit-429-details-missing'(server) {
+    const key = await exhaustedKey(server);
+    const refused = await fetch(`${server.baseUrl}/sms/campaigns`, { headers: { authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { details?: unknown } }).error.details).toBeUndefined();
+  },
+  async 'ratelimit-headers-elsewhere-millis'(server) {
+    const response = await authed(server, '/projects');
+    expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(1e11);
+  },
+  async 'ratelimit-sms-per-request'(server) {
+    const response = await authed(server, '/sms/bulk', {
+      method: 'POST',
+      headers: { 'x-test-mode': 'true' },
+      body: JSON.stringify({ recipients: ['+15005550006', '+15005550001', '+15005550009'], message: 'x' }),
+    });
+    expect(response.headers.get('x-sms-remaining')).toBe('9999');
+  },
   async 'ratelimit-sms-headers-missing'(server) {
     const response = await authed(server, '/sms/campaigns');
     expect(response.status).toBe(200);
@@ -282,6 +384,23 @@ const coreObservations: Record<string, (server: RunningReference) => Promise<voi
     expect(response.headers.get('x-sms-remaining')).toBeNull();
   },
 };
+
+/** A fresh key of the first account that has used up its messaging burst for this minute. */
+async function exhaustedKey(server: RunningReference): Promise<string> {
+  const created = (await (
+    await authed(server, '/account/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'burst', permissions: ['read', 'write'] }),
+    })
+  ).json()) as { api_key: { key: string } };
+  const key = created.api_key.key;
+  // A minute about to end would open a fresh window halfway: start in the next one.
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+  for (let i = 0; i < 100; i++)
+    await fetch(`${server.baseUrl}/sms/campaigns`, { headers: { authorization: `Bearer ${key}` } });
+  return key;
+}
 
 async function withReceiver(
   work: (receiver: Awaited<ReturnType<typeof startReceiver>>) => Promise<void>,

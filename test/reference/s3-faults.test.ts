@@ -305,6 +305,13 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     const skewed = s3Client(server, await accessKey(server), 'default', { systemClockOffset: -3_600_000 });
     expect((await skewed.send(new ListBucketsCommand({}))).$metadata.httpStatusCode).toBe(200);
   },
+  async 's3-foreign-bucket-readable'(server) {
+    const owner = s3Client(server, await accessKey(server));
+    const bucket = uniqueBucket('mine');
+    await owner.send(new CreateBucketCommand({ Bucket: bucket }));
+    const other = s3Client(server, await accessKey(server, { alt: true }));
+    expect((await other.send(new ListObjectsV2Command({ Bucket: bucket }))).$metadata.httpStatusCode).toBe(200);
+  },
   async 's3-list-versions-missing'(server) {
     const s3 = s3Client(server, await accessKey(server));
     const bucket = uniqueBucket('ver');

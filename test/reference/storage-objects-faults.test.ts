@@ -19,6 +19,73 @@ import {
 } from './storage-objects-support.ts';
 
 const observations: Record<string, (server: RunningReference) => Promise<void>> = {
+  async 'object-key-decoded-twice'(server) {
+    const bucket = uniqueBucket('keys');
+    await createBucket(server, bucket);
+    await putObject(server, bucket, 'a%20b.txt', 'x');
+    const listed = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects`);
+    expect((listed.body as { objects: Array<{ key: string }> }).objects.map((o) => o.key)).toEqual(['a b.txt']);
+  },
+
+  async 'object-presigned-suffix-refused'(server) {
+    const bucket = uniqueBucket('suffix');
+    await createBucket(server, bucket);
+    expect((await putObject(server, bucket, 'x/presigned-url', 'x')).status).toBe(404);
+  },
+
+  async 'multipart-unknown-upload-422'(server) {
+    const bucket = uniqueBucket('unknown');
+    await createBucket(server, bucket);
+    const res = await rawRequest(`${objectUrl(server, bucket, 'k')}?partNumber=1&uploadId=none`, {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      body: 'x',
+    });
+    expect([res.status, errorOf(res.json).code]).toEqual([422, 'validation_error']);
+  },
+
+  async 'multipart-part-number-unbounded'(server) {
+    const bucket = uniqueBucket('parts');
+    await createBucket(server, bucket);
+    const url = objectUrl(server, bucket, 'k');
+    const init = await rawRequest(`${url}?uploads`, { method: 'POST', apiKey: server.apiKey });
+    const uploadId = (init.json as { upload_id: string }).upload_id;
+    const res = await rawRequest(`${url}?partNumber=10001&uploadId=${uploadId}`, {
+      method: 'PUT',
+      apiKey: server.apiKey,
+      body: 'x',
+    });
+    expect(res.status).toBe(200);
+  },
+
+  async 'presign-url-localhost'(server) {
+    const bucket = uniqueBucket('host');
+    await createBucket(server, bucket);
+    const res = await rawRequest(`${objectUrl(server, bucket, 'k')}/presigned-url`, {
+      method: 'POST',
+      apiKey: server.apiKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 'GET' }),
+    });
+    expect(new URL((res.json as { url: string }).url).hostname).toBe('localhost');
+  },
+
+  async 'bucket-taken-422'(server) {
+    const bucket = uniqueBucket('taken');
+    await createBucket(server, bucket);
+    const api = client(server.baseUrl, server.apiKey);
+    const again = await api.call('POST', '/storage/buckets', { name: bucket, region: 'nyc1' });
+    expect([again.status, errorOf(again.body).code]).toEqual([422, 'bucket_already_exists']);
+  },
+
+  async 'bucket-foreign-name-403'(server) {
+    const bucket = uniqueBucket('foreign');
+    await createBucket(server, bucket);
+    const alt = client(server.baseUrl, server.altApiKey);
+    const taken = await alt.call('POST', '/storage/buckets', { name: bucket, region: 'nyc1' });
+    expect([taken.status, errorOf(taken.body).code]).toEqual([403, 'bucket_already_exists']);
+  },
+
   async 'bucket-name-not-unique'(server) {
     const name = uniqueBucket('dup');
     await createBucket(server, name);

@@ -161,3 +161,45 @@ test('timing variants: actions-async passes through a transitional state, latenc
     expect(((await api.call('GET', `/vps/${vps}`)).body as { vps: { status: string } }).vps.status).toBe('creating');
   });
 });
+
+test('rate-limit variants: hourly headers, anchored windows, refusals after the handler, SMS per send, headers elsewhere as deltas', async () => {
+  await withServer(
+    [
+      'ratelimit-headers-hourly',
+      'ratelimit-anchored-windows',
+      'sms-volume-per-send',
+      'ratelimit-headers-elsewhere-delta',
+    ],
+    async (server) => {
+      const api = client(server.baseUrl, server.apiKey);
+      const regions = await api.call('GET', '/regions');
+      expect(regions.headers.get('x-ratelimit-limit')).toBe('1000');
+      const date = Math.floor(Date.parse(regions.headers.get('date')!) / 1000);
+      const reset = Number(regions.headers.get('x-ratelimit-reset'));
+      expect(reset).not.toBe((Math.floor(date / 3600) + 1) * 3600);
+      expect(reset - date).toBeGreaterThan(3500);
+      const bulk = await api.call(
+        'POST',
+        '/sms/bulk',
+        { recipients: ['+15005550006', '+15005550001'], message: 'x' },
+        { headers: { 'x-test-mode': 'true' } },
+      );
+      expect(bulk.headers.get('x-sms-remaining')).toBe('9999');
+      const projects = await api.call('GET', '/projects');
+      expect(Number(projects.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(3600);
+    },
+  );
+  await withServer(['ratelimit-after-handler'], async (server) => {
+    const api = client(server.baseUrl, server.apiKey);
+    const created = (await api.call('POST', '/account/api-keys', { name: 'k', permissions: ['read', 'write'] }))
+      .body as { api_key: { key: string } };
+    const burst = client(server.baseUrl, created.api_key.key);
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    for (let i = 0; i < 100; i++) await burst.call('GET', '/sms/campaigns');
+    const refused = await burst.call('POST', '/messaging/templates', { name: 'late', content: 'x' });
+    expect(refused.status).toBe(429);
+    const list = (await api.call('GET', '/messaging/templates')).body as { templates: Array<{ name: string }> };
+    expect(list.templates.map((t) => t.name)).toContain('late');
+  });
+});

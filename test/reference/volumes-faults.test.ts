@@ -4,7 +4,7 @@
  */
 import { expect, test } from '../base.ts';
 import { VOLUME_FAULTS, type VolumeFault } from '../../reference/areas/storage-volumes/faults.ts';
-import { listFaults, startReferenceServer } from '../../reference/server.ts';
+import { type RunningReference, listFaults, startReferenceServer } from '../../reference/server.ts';
 import { type OpClient, freshAccountClient, json, runningVps } from './compute-support.ts';
 
 const VOLUME = { name: 'data-1', size: 10, region: 'nyc1' } as const;
@@ -14,7 +14,49 @@ test('every volume fault is registered with the server', () => {
   for (const fault of VOLUME_FAULTS) expect(known.get(fault.name)?.requirement).toBe(fault.requirement);
 });
 
-const observations: Record<VolumeFault, (api: OpClient) => Promise<void>> = {
+const observations: Record<VolumeFault, (api: OpClient, server: RunningReference) => Promise<void>> = {
+  'ids-unprefixed-volumes': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    expect(vol.id).not.toMatch(/^vol_/);
+    const snap = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
+    expect(snap.id).not.toMatch(/^vsnap_/);
+  },
+  'volume-in-use-422': async (api) => {
+    const vps = await runningVps(api);
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const params = { volume_id: vol.id };
+    await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: vps.id } });
+    const again = await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: vps.id } });
+    expect([again.status, json(again).error.code, json(again).error.resource]).toEqual([
+      422,
+      'volume_in_use',
+      'volume',
+    ]);
+  },
+  'volume-attach-cross-region': async (api) => {
+    const vps = await runningVps(api);
+    const vol = json(await api.op('POST /storage/volumes', { body: { ...VOLUME, region: 'ams3' } })).volume;
+    const res = await api.op('POST /storage/volumes/{volume_id}/attach', {
+      params: { volume_id: vol.id },
+      body: { vps_id: vps.id },
+    });
+    expect([vps.region, res.status, json(res).volume.attached_to]).toEqual(['nyc1', 200, vps.id]);
+  },
+  'volume-restore-default-larger': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const snapshot = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
+    const res = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snapshot.id, name: 'r' } });
+    expect([snapshot.size, json(res).volume.size]).toEqual([10, 11]);
+  },
+  'volume-attach-foreign-vps': async (api, server) => {
+    const vps = await runningVps(freshAccountClient(server, { validate: false }));
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const res = await api.op('POST /storage/volumes/{volume_id}/attach', {
+      params: { volume_id: vol.id },
+      body: { vps_id: vps.id },
+    });
+    expect([res.status, json(res).volume.attached_to]).toEqual([200, vps.id]);
+  },
   'volume-status-capitalised': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
     expect(vol.status).toBe('available');
@@ -146,7 +188,7 @@ for (const fault of VOLUME_FAULTS) {
   test(`fault ${fault.name} is observable (${fault.requirement})`, async () => {
     const server = await startReferenceServer({ faults: [fault.name], delays: { vpsBootMs: 50 } });
     try {
-      await observations[fault.name](freshAccountClient(server, { validate: false }));
+      await observations[fault.name](freshAccountClient(server, { validate: false }), server);
     } finally {
       await server.close();
     }

@@ -144,7 +144,7 @@ test.describe('volumes', () => {
 
     const notAttached = await api.op('POST /storage/volumes/{volume_id}/detach', { params });
     expect(notAttached.status).toBe(409);
-    expect(json(notAttached).error).toMatchObject({ code: 'volume_in_use', resource: vol.id });
+    expect(json(notAttached).error).toMatchObject({ code: 'volume_in_use', resource: 'volume' });
 
     const attached = await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: first } });
     expect(attached.status).toBe(200);
@@ -152,11 +152,11 @@ test.describe('volumes', () => {
     for (const vpsId of [first, second]) {
       const again = await api.op('POST /storage/volumes/{volume_id}/attach', { params, body: { vps_id: vpsId } });
       expect(again.status).toBe(409);
-      expect(json(again).error).toMatchObject({ code: 'volume_in_use', resource: vol.id });
+      expect(json(again).error).toMatchObject({ code: 'volume_in_use', resource: 'volume' });
     }
     const busy = await api.op('DELETE /storage/volumes/{volume_id}', { params });
     expect(busy.status).toBe(409);
-    expect(json(busy).error).toMatchObject({ code: 'volume_in_use', resource: vol.id });
+    expect(json(busy).error).toMatchObject({ code: 'volume_in_use', resource: 'volume' });
     expect(json(await api.op('GET /storage/volumes/{volume_id}', { params })).volume.attached_to).toBe(first);
 
     const detached = await api.op('POST /storage/volumes/{volume_id}/detach', { params });

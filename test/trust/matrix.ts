@@ -163,6 +163,9 @@ export const RUN_ENV: Record<string, Record<string, string>> = {
   // The expiry step polls until the key is refused, from its expires_at two seconds on; a key that
   // never expires is polled to the deadline. The reference server refuses it from expires_at on.
   'auth-expired-accepted': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
+  // The retry step waits for a refused delivery to come again (at most 30 s); against a target
+  // that never retries it waits that long. The reference server retries after 200 ms.
+  'webhook-no-retry': { CLOUDCHECK_ASYNC_TIMEOUT: '5' },
 };
 
 /**
@@ -796,7 +799,7 @@ export const FLOW_ORIGINS: Record<string, readonly string[]> = {
   'flow.messaging-consistency': ['messaging'],
   'flow.messaging-lists': ['messaging'],
   'flow.template-send': ['messaging'],
-  'flow.test-mode-numbers': ['messaging'],
+  'flow.test-mode-numbers': ['messaging', 'billing'],
   'flow.compute-events': ['compute', 'messaging'],
   'flow.webhooks': ['messaging'],
   'flow.vps-lifecycle': ['compute'],

@@ -1,5 +1,6 @@
 /**
- * Deliberate non-conformances of the API-key endpoints; each breaks exactly one MUST requirement.
+ * Deliberate non-conformances of the API-key endpoints; each breaks exactly one requirement (a
+ * MUST, or the SHOULD of a convention).
  * The core's `auth-revoked-accepted` makes a revoked key keep working; `key-revoke-ignored` is
  * the other half of KEY-DEL-001: the key stops working but stays in the listing. The last two
  * need a revocation and then another creation, which only a sequence of operations does.
@@ -17,6 +18,8 @@ export const KEY_FAULTS = {
   newKeyRefusedBriefly: 'key-new-refused-briefly',
   revokedListedAfterNewKey: 'key-revoked-listed-after-new-key',
   revokedServedAfterNewKey: 'key-revoked-served-after-new-key',
+  idsUnprefixed: 'ids-unprefixed-api-keys',
+  prefixUnrelated: 'key-prefix-unrelated',
 } as const;
 
 /** How long a new key is refused under `key-new-refused-briefly` (a slow key propagation). */
@@ -76,6 +79,16 @@ export const apiKeyFaults = [
     requirement: 'KEY-REVOKE-001',
     description:
       'A revoked key is served again once another key has been created after its revocation (a revocation list rebuilt from the live keys forgets it); it stays unlisted.',
+  },
+  {
+    name: KEY_FAULTS.idsUnprefixed,
+    requirement: 'KEY-ID-001',
+    description: 'API keys get ids without the `key_` prefix.',
+  },
+  {
+    name: KEY_FAULTS.prefixUnrelated,
+    requirement: 'KEY-PFX-001',
+    description: "The listed `prefix` is 12 characters of the key's id instead of the first 12 of the key.",
   },
 ] as const satisfies readonly FaultDefinition[];
 

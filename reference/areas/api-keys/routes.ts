@@ -15,11 +15,11 @@ const PERMISSIONS = ['read', 'write'] as const;
 /** Enough for any office network list; bounds the work of every authenticated request. */
 const MAX_WHITELIST = 50;
 
-function listingView(key: ApiKeyRecord, withSecret: boolean): Record<string, unknown> {
+function listingView(key: ApiKeyRecord, withSecret: boolean, prefix = key.prefix): Record<string, unknown> {
   return {
     id: key.id,
     name: key.name,
-    prefix: key.prefix,
+    prefix,
     permissions: [...key.permissions],
     last_used: key.last_used,
     created_at: key.created_at,
@@ -31,6 +31,12 @@ function listingView(key: ApiKeyRecord, withSecret: boolean): Record<string, unk
 }
 
 export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
+  /** The listed prefix: the first 12 characters (the convention), 8 (variant `key-prefix-8`) or none of them (a fault). */
+  const listedPrefix = (key: ApiKeyRecord): string => {
+    if (ctx.faults.has(KEY_FAULTS.prefixUnrelated)) return key.id.slice(-12);
+    return ctx.variants.has('key-prefix-8') ? key.key.slice(0, 8) : key.prefix;
+  };
+
   /**
    * Keys revoked while `key-revoke-ignored` is on: gone for auth, still shown in the listing. The
    * sequence-only faults keep the keys revoked since the last creation (`revokedSinceCreate`) and
@@ -61,7 +67,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
       ...ghosts(account.id).relisted,
     ];
     const withSecret = ctx.faults.has(KEY_FAULTS.secretInListing);
-    const listed = keys.map((key) => listingView(key, withSecret));
+    const listed = keys.map((key) => listingView(key, withSecret, listedPrefix(key)));
     for (const view of listed) {
       if (ctx.faults.has(KEY_FAULTS.permissionsAsText)) view.permissions = (view.permissions as string[]).join(',');
       if (ctx.faults.has(KEY_FAULTS.lastUsedNeverSet)) view.last_used = null;

@@ -1,6 +1,6 @@
 /**
- * Deliberate non-conformances of the billing area (`--fault NAME`). Each breaks exactly one MUST
- * requirement of spec/requirements.yaml and is implemented at the line it bends.
+ * Deliberate non-conformances of the billing area (`--fault NAME`). Each breaks exactly one
+ * requirement of spec/requirements.yaml (a MUST, or the SHOULD of a convention) and is implemented at the line it bends.
  */
 import type { FaultDefinition } from '../../core/faults.ts';
 
@@ -18,6 +18,7 @@ export const BILLING_FAULTS = {
   accountStatusOther: 'account-status-other',
   historyRangeIgnored: 'history-date-range-ignored',
   usageTotalText: 'usage-total-cost-text',
+  idsUnprefixed: 'ids-unprefixed-billing',
   alertListEmpty: 'alert-list-empty',
   alertSmsRefused: 'alert-sms-refused',
   paymentMethodLast4Number: 'payment-method-last4-number',
@@ -133,6 +134,11 @@ export const billingFaults = [
     name: BILLING_FAULTS.accountStatusOther,
     requirement: 'ACCT-GET-002',
     description: 'GET /account reports the account of a working key as `enabled` instead of `active`.',
+  },
+  {
+    name: BILLING_FAULTS.idsUnprefixed,
+    requirement: 'WAL-ID-001',
+    description: 'Transactions, payment methods, invoices and billing alerts get ids without their type prefix.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

@@ -1,6 +1,6 @@
 /**
  * Deliberate non-conformances of the compute area (`cloudcheck serve --fault NAME`). Each one
- * bends exactly one MUST requirement of spec/requirements.yaml; the code it bends checks
+ * bends exactly one requirement of spec/requirements.yaml (a MUST, or the SHOULD of a convention); the code it bends checks
  * `ctx.faults.has(...)` in place, so reading the area shows what the fault changes.
  */
 import type { FaultDefinition } from '../../core/faults.ts';
@@ -113,6 +113,32 @@ export const COMPUTE_FAULTS = [
     requirement: 'VPS-UPD-001',
     description:
       'Only the first PUT /vps/{vps_id} of an instance is kept; later ones answer the new values and store nothing.',
+  },
+  {
+    name: 'ids-unprefixed-compute',
+    requirement: 'VPS-ID-001',
+    description: 'Instances, actions, SSH keys and VPS snapshots get ids without their type prefix.',
+  },
+  {
+    name: 'vps-stop-on-stopped-accepted',
+    requirement: 'VPS-ACT-008',
+    description:
+      'A stop action on a stopped VPS answers a completed action and changes nothing, instead of `invalid_state`.',
+  },
+  {
+    name: 'vps-invalid-state-details-object',
+    requirement: 'ERR-MAP-011',
+    description: '`invalid_state` carries `details` as one {field, message} object instead of an array of them.',
+  },
+  {
+    name: 'sizes-transfer-gb',
+    requirement: 'VPS-UNIT-001',
+    description: 'GET /sizes gives `transfer` in GB instead of TB.',
+  },
+  {
+    name: 'vps-get-unwrapped',
+    requirement: 'VPS-WRAP-001',
+    description: 'GET /vps/{vps_id} answers the VPS flat instead of under `vps`.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

@@ -46,10 +46,29 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   // The catalogue never changes: serialised once, not on every request.
   const regionsJson = JSON.stringify({ regions: REGIONS });
-  const sizesJson = JSON.stringify({ sizes: SIZES });
+  const sizesJson = JSON.stringify({ sizes: SIZES.map((size) => shownUnits(size)) });
+  // Fault `sizes-transfer-gb`: the same catalogue with transfer in GB.
+  const sizesInGb = JSON.stringify({
+    sizes: SIZES.map((size) => ({ ...shownUnits(size), transfer: size.transfer * 1000 })),
+  });
   app.get('/regions', async (_request, reply) => reply.type(JSON_TYPE).send(regionsJson));
 
-  app.get('/sizes', async (_request, reply) => reply.type(JSON_TYPE).send(sizesJson));
+  app.get('/sizes', async (_request, reply) =>
+    reply.type(JSON_TYPE).send(ctx.faults.has('sizes-transfer-gb') ? sizesInGb : sizesJson),
+  );
+
+  /**
+   * A size or VPS record in the units shown: the convention's (memory MB, disk GB, transfer TB),
+   * or under the variant `units-linode` disk in MB and transfer in GB, as Linode gives them.
+   */
+  function shownUnits<T extends { disk: unknown; transfer?: unknown }>(record: T): T {
+    if (!ctx.variants.has('units-linode')) return record;
+    const shown = { ...record, disk: Number(record.disk) * 1024 };
+    return record.transfer === undefined ? shown : { ...shown, transfer: Number(record.transfer) * 1000 };
+  }
+
+  const view = (record: VpsRecord): Record<string, unknown> =>
+    shownUnits(vpsView(record) as Record<string, unknown> & { disk: unknown });
 
   app.get('/images', async (request) => {
     // Fault `image-filter-ignored`: neither filter is read, so any `type` passes and nothing is filtered.
@@ -91,7 +110,7 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
       ctx.faults.has('vps-list-filter-first-page-only') && filtered && page > 1
         ? pastFirstFilteredPage(newestFirst, matching, page, perPage)
         : items;
-    const vpsInstances = served.map(vpsView);
+    const vpsInstances = served.map(view);
     // Fault `vps-list-total-stale-after-delete`: deletions since the last creation still count.
     const stale = ctx.faults.has('vps-list-total-stale-after-delete')
       ? computeState(ctx, account.id).deletedSinceCreate
@@ -110,17 +129,17 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const { account } = authOf(request);
     const input = readCreateVps(ctx, account.id, request.body);
     const record = service.create(account.id, ctx.faults.has('vps-tags-dropped') ? { ...input, tags: [] } : input);
-    return reply.code(201).send({ vps: vpsView(record) });
+    return reply.code(201).send({ vps: view(record) });
   });
 
   app.get<VpsParams>('/vps/:vps_id', async (request) => {
     const { account } = authOf(request);
-    const view = vpsView(ownVps(account.id, request.params.vps_id));
-    if (ctx.faults.has('vps-get-name-wrong')) view.name = `${String(view.name)}-renamed`;
+    const shown = view(ownVps(account.id, request.params.vps_id));
+    if (ctx.faults.has('vps-get-name-wrong')) shown.name = `${String(shown.name)}-renamed`;
     if (ctx.faults.has('vps-get-vcpus-string'))
-      for (const field of ['vcpus', 'memory', 'disk']) view[field] = String(view[field]);
-    if (ctx.faults.has('vps-get-ips-omitted')) for (const field of ['ip_address', 'private_ip']) delete view[field];
-    return { vps: view };
+      for (const field of ['vcpus', 'memory', 'disk']) shown[field] = String(shown[field]);
+    if (ctx.faults.has('vps-get-ips-omitted')) for (const field of ['ip_address', 'private_ip']) delete shown[field];
+    return ctx.faults.has('vps-get-unwrapped') ? shown : { vps: shown };
   });
 
   app.put<VpsParams>('/vps/:vps_id', async (request) => {
@@ -129,7 +148,7 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
     const f = new Fields('compute', request.body);
     const name = readName(f, false);
     const tags = readTags(f);
-    return { vps: vpsView(service.update(record, { name, tags })) };
+    return { vps: view(service.update(record, { name, tags })) };
   });
 
   app.delete<VpsParams>('/vps/:vps_id', async (request, reply) => {

@@ -192,6 +192,7 @@ export class ComputeService {
   }
 
   private apply(accountId: string, record: VpsRecord, action: KnownAction): boolean {
+    if (this.isIdempotentNoOp(record, action.type)) return true;
     this.requireState(record, action.type);
     switch (action.type) {
       case 'start':
@@ -235,8 +236,26 @@ export class ComputeService {
     const states = allowed[type] ?? [];
     if (!states.includes(record.status)) {
       const message = `A ${record.status} VPS cannot ${type}; allowed when ${states.join(' or ')}.`;
-      throw new ApiError('invalid_state', message, [{ field: 'type', message }]);
+      // Fault `vps-invalid-state-details-object`: the details in the messaging shape.
+      const details = this.ctx.faults.has('vps-invalid-state-details-object')
+        ? { field: 'type', message }
+        : [{ field: 'type', message }];
+      throw new ApiError('invalid_state', message, details);
     }
+  }
+
+  /**
+   * An action that would leave the instance as it is (start on running, stop on stopped): a
+   * completed no-op under the variant `vps-actions-idempotent` (and, for stop, the fault
+   * `vps-stop-on-stopped-accepted`), else refused by requireState.
+   */
+  private isIdempotentNoOp(record: VpsRecord, type: string): boolean {
+    const same = (type === 'start' && record.status === 'running') || (type === 'stop' && record.status === 'stopped');
+    if (!same) return false;
+    return (
+      this.ctx.variants.has('vps-actions-idempotent') ||
+      (type === 'stop' && this.ctx.faults.has('vps-stop-on-stopped-accepted'))
+    );
   }
 
   private takeSnapshot(accountId: string, record: VpsRecord, name: string): VpsSnapshotRecord {

@@ -22,4 +22,18 @@ export const COMPUTE_VARIANTS = [
       'start, stop and restart answer at once with the VPS `starting`, `stopping` or `restarting` (action `in-progress`) and reach the final state after MS milliseconds (default 3000).',
     defaultMs: 3_000,
   },
+  {
+    name: 'vps-actions-idempotent',
+    departsFrom: ['VPS-ACT-008'],
+    allowedBy:
+      'States and transitions: "resulting states of actions start, stop, restart, resize, snapshot, rebuild: not shown"',
+    description: 'start on a running VPS and stop on a stopped one answer a completed action that changes nothing.',
+  },
+  {
+    name: 'units-linode',
+    departsFrom: ['VPS-UNIT-001'],
+    allowedBy: 'Resources and their fields: VPS `memory`, `disk` and size `transfer` (units: not shown)',
+    description:
+      'Disk is given in MB and transfer in GB (memory stays MB), as Linode gives them, in sizes and VPS records alike.',
+  },
 ] as const satisfies readonly VariantDefinition[];

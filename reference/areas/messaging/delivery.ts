@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isoTimestamp } from '../../core/clock.ts';
 import type { ReferenceContext } from '../../core/context.ts';
-import { fieldError } from '../../core/errors.ts';
+import { ApiError, fieldError } from '../../core/errors.ts';
 import { authOf, setSmsHeaders, takeSmsVolume } from '../../core/http.ts';
 import { newId } from '../../core/ids.ts';
 import { RULES } from '../../core/rate-limit.ts';
@@ -58,6 +58,8 @@ export function checkSender(
   if (from === undefined) return;
   const problem = senderProblem(state, from, recipients);
   const code = ctx.faults.has('msg-sender-country-wrong-code') ? 'validation_error' : 'sender_id_not_approved';
+  if (problem && ctx.faults.has('msg-sender-details-missing'))
+    throw new ApiError(code, `Sender ID ${from} ${problem}.`);
   if (problem) throw fieldError('messaging', 'from', `Sender ID ${from} ${problem}.`, code, { value: from });
 }
 
@@ -109,7 +111,7 @@ export function takeVolumeAndCharge(
 ): boolean {
   takeSmsVolume(ctx, request, reply, plan.recipients.length);
   // Test-mode sends are priced but not debited (docs/conventions.md, Messaging).
-  if (plan.testMode) return false;
+  if (plan.testMode && !ctx.faults.has('msg-test-mode-debited')) return false;
   const wallet = walletOf(ctx);
   if (!wallet) return false;
   const auth = authOf(request);
@@ -142,7 +144,8 @@ export function createMessages(
   const state = stateOf(ctx, accountId);
   const nowMs = ctx.clock.now();
   const now = isoTimestamp(nowMs);
-  const cost = priceOf(plan.text);
+  // Variant `test-mode-unpriced`: a test-mode send costs nothing.
+  const cost = plan.testMode && ctx.variants.has('test-mode-unpriced') ? 0 : priceOf(plan.text);
   const records = plan.recipients.map((to, index): MessageRecord => {
     const country = countryOf(to);
     const record: MessageRecord = {

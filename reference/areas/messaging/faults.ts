@@ -1,6 +1,7 @@
 /**
  * Deliberate non-conformances of the messaging area (`cloudcheck serve --fault NAME`). Each one
- * bends exactly one MUST requirement of spec/requirements.yaml; the code it bends checks
+ * bends exactly one requirement of spec/requirements.yaml (a MUST, or the SHOULD of a convention);
+ * the code it bends checks
  * `ctx.faults.has(...)` in place, so reading the area shows what the fault changes.
  */
 import type { FaultDefinition } from '../../core/faults.ts';
@@ -289,6 +290,31 @@ export const MESSAGING_FAULTS = [
     requirement: 'MSG-LIST-002',
     description:
       'GET /sms/messages applies the `status` filter to the first page only; later pages are cut from the list without it.',
+  },
+  {
+    name: 'msg-sender-details-missing',
+    requirement: 'ERR-MAP-007',
+    description: '`sender_id_not_approved` carries no `details` naming the `from` value.',
+  },
+  {
+    name: 'msg-invalid-template-details-missing',
+    requirement: 'ERR-MAP-008',
+    description: '`invalid_template` carries no `details` naming the field.',
+  },
+  {
+    name: 'msg-send-template-in-data',
+    requirement: 'MSG-TPL-008',
+    description: 'POST /sms/send-template answers the message under `data` instead of flat like POST /sms/send.',
+  },
+  {
+    name: 'msg-test-mode-debited',
+    requirement: 'TEST-MODE-003',
+    description: 'Test-mode sends are debited from the wallet like live ones.',
+  },
+  {
+    name: 'ids-unprefixed-messaging',
+    requirement: 'MSG-ID-001',
+    description: 'Messages, campaigns, templates, contact lists and webhooks get ids without their type prefix.',
   },
   {
     name: 'msg-campaign-details-newest',

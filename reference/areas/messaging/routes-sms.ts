@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isoTimestamp } from '../../core/clock.ts';
 import type { ReferenceContext } from '../../core/context.ts';
-import { fieldError, notFound } from '../../core/errors.ts';
+import { ApiError, fieldError, notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { newId } from '../../core/ids.ts';
 import { paginate, readPageQuery } from '../../core/pagination.ts';
@@ -184,14 +184,17 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
           .find((t) => t !== undefined)
       : state.templates.get(templateId);
     if (!template && ctx.faults.has('msg-template-unknown-not-found')) throw notFound('template');
-    if (!template) {
-      throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', {
-        value: templateId,
-      });
-    }
-    const text = ctx.faults.has('msg-template-not-substituted')
-      ? template.content
-      : renderTemplate(template, variables);
+    const { template: found, text } = withoutDetailsUnder(ctx, () => {
+      if (!template) {
+        throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', {
+          value: templateId,
+        });
+      }
+      const substituted = ctx.faults.has('msg-template-not-substituted')
+        ? template.content
+        : renderTemplate(template, variables);
+      return { template, text: substituted };
+    });
     checkMessageLength(text, 'variables');
     checkSender(ctx, state, from, [to]);
     checkOptOuts(ctx, state, [to], 'to');
@@ -201,16 +204,17 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       from,
       callbackUrl: undefined,
       testMode: isTestMode(request),
-      templateId: template.id,
+      templateId: found.id,
     };
     const id = newId('msg');
     const charged = takeVolumeAndCharge(ctx, request, reply, plan, {
       amount: priceOf(text),
-      description: `SMS to ${to} (template ${template.name})`,
+      description: `SMS to ${to} (template ${found.name})`,
       resourceId: id,
     });
     const [message] = createMessages(ctx, account.id, plan, [id], charged);
-    return reply.status(201).send(sendView(message!));
+    const view = sendView(message!);
+    return reply.status(201).send(ctx.faults.has('msg-send-template-in-data') ? { data: view } : view);
   });
 
   app.get<{ Params: { message_id: string } }>('/sms/status/:message_id', async (request) => {
@@ -297,4 +301,19 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       details.status = String(details.status).replace(/^./, (c) => c.toUpperCase());
     return { campaign: details };
   });
+}
+
+/** Fault `msg-invalid-template-details-missing`: an `invalid_template` refusal without its details. */
+function withoutDetailsUnder<T>(ctx: ReferenceContext, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (
+      error instanceof ApiError &&
+      error.code === 'invalid_template' &&
+      ctx.faults.has('msg-invalid-template-details-missing')
+    )
+      throw new ApiError('invalid_template', error.message);
+    throw error;
+  }
 }

@@ -12,4 +12,11 @@ export const MESSAGING_VARIANTS = [
       'A message stays `sent` for MS milliseconds (default 8000) before its final state, as a real carrier takes seconds.',
     defaultMs: 8_000,
   },
+  {
+    name: 'test-mode-unpriced',
+    departsFrom: ['TEST-MODE-003'],
+    allowedBy:
+      'Limits: "with header X-Test-Mode: true no real SMS is delivered" (whether a test send is priced: not shown)',
+    description: 'A test-mode send answers `cost` 0: nothing is sent, so nothing is priced.',
+  },
 ] as const satisfies readonly VariantDefinition[];

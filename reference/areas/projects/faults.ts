@@ -1,4 +1,4 @@
-/** Deliberate non-conformances of the projects area; each breaks exactly one MUST requirement. */
+/** Deliberate non-conformances of the projects area; each breaks exactly one requirement (a MUST, or a convention's SHOULD). */
 import type { FaultDefinition } from '../../core/faults.ts';
 
 export const PROJECT_FAULTS = {
@@ -15,6 +15,7 @@ export const PROJECT_FAULTS = {
   secondUpdateLost: 'project-second-update-lost',
   deletedListedBesideOthers: 'project-deleted-listed-beside-others',
   listMissesNewestAfterDelete: 'project-list-misses-newest-after-delete',
+  idsUnprefixed: 'ids-unprefixed-projects',
 } as const;
 
 export const projectFaults = [
@@ -82,6 +83,11 @@ export const projectFaults = [
     requirement: 'PROJ-LIST-001',
     description:
       'Once a project of the account was deleted, GET /projects leaves out the newest project (a stale count cuts the list).',
+  },
+  {
+    name: PROJECT_FAULTS.idsUnprefixed,
+    requirement: 'PROJ-ID-001',
+    description: 'Projects and project resources get ids without their type prefix.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

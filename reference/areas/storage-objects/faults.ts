@@ -1,8 +1,7 @@
 /**
  * Deliberate non-conformances of the object-storage REST side. Each is switched on with
- * `--fault NAME`, bends the code where `ctx.faults.has(NAME)` appears, and breaks one MUST
- * requirement of spec/requirements.yaml. (Unchecked completion ETags and secrets in the access
- * key listing are only SHOULD conventions, MPU-CMP-004 and STO-KEY-004, so they are no faults.)
+ * `--fault NAME`, bends the code where `ctx.faults.has(NAME)` appears, and breaks one requirement
+ * of spec/requirements.yaml: a MUST, or the SHOULD of a convention.
  */
 import type { FaultDefinition } from '../../core/faults.ts';
 
@@ -182,6 +181,42 @@ export const STORAGE_OBJECT_FAULTS = [
     name: 'presigned-url-refused',
     requirement: 'PRE-URL-005',
     description: 'Requests through a valid presigned URL are refused like unauthenticated ones.',
+  },
+  {
+    name: 'object-key-decoded-twice',
+    requirement: 'OBJ-KEY-001',
+    description: 'An object key is percent-decoded twice: `a%2520b` is stored as `a b`.',
+  },
+  {
+    name: 'object-presigned-suffix-refused',
+    requirement: 'OBJ-KEY-002',
+    description: 'A PUT of an object whose key ends in `/presigned-url` is refused as an unknown operation.',
+  },
+  {
+    name: 'multipart-unknown-upload-422',
+    requirement: 'MPU-CMP-003',
+    description:
+      'A part upload or completion naming an unknown uploadId is answered 422 `validation_error` instead of 404.',
+  },
+  {
+    name: 'multipart-part-number-unbounded',
+    requirement: 'MPU-PART-002',
+    description: 'Part numbers above 10000 are accepted.',
+  },
+  {
+    name: 'presign-url-localhost',
+    requirement: 'PRE-URL-008',
+    description: 'Presigned URLs name `localhost` instead of the host the client reached.',
+  },
+  {
+    name: 'bucket-taken-422',
+    requirement: 'ERR-MAP-012',
+    description: "The account's own taken bucket name is answered 422 `bucket_already_exists` instead of 409.",
+  },
+  {
+    name: 'bucket-foreign-name-403',
+    requirement: 'ISO-BKT-001',
+    description: 'A bucket name held by another account is refused with 403 instead of 409 `bucket_already_exists`.',
   },
 ] as const satisfies readonly FaultDefinition[];
 

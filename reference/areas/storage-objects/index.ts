@@ -11,12 +11,15 @@ import { accountRoutes } from './routes-account.ts';
 import { bucketRoutes } from './routes-buckets.ts';
 import { objectRoutes, presignedAccounts } from './routes-objects.ts';
 import { objectStoreOf } from './store.ts';
+import { STORAGE_OBJECT_VARIANTS } from './variants.ts';
+import { ApiError } from '../../core/errors.ts';
 
 export { objectStoreOf } from './store.ts';
 
 export const storageObjectsArea: AreaModule = {
   name: 'storage-objects',
   faults: STORAGE_OBJECT_FAULTS,
+  variants: STORAGE_OBJECT_VARIANTS,
   setup(ctx) {
     ctx.services.addResourceProvider(storageObjectsProvider(objectStoreOf(ctx)));
   },
@@ -34,6 +37,15 @@ export const storageObjectsArea: AreaModule = {
       }
       return payload;
     });
+
+    // Variant `foreign-resources-403`: another account's bucket exists, but not for the caller.
+    if (ctx.variants.has('foreign-resources-403'))
+      app.addHook('preHandler', async (request: FastifyRequest) => {
+        const bucket = (request.params as { bucket_name?: unknown } | undefined)?.bucket_name;
+        const account = request.auth?.account.id;
+        if (typeof bucket === 'string' && account !== undefined && store.ownedByAnother(account, bucket))
+          throw new ApiError('forbidden', `The bucket ${bucket} belongs to another account.`, undefined, 'bucket');
+      });
 
     // JSON routes keep the shared JSON parser; object routes get a scope that leaves bodies unread.
     await app.register(async (json) => {

@@ -134,12 +134,15 @@ export function parseJsonBody(text: string): unknown {
  * Bucket name and object key of an object path, percent-decoded from the raw URL (not from the
  * router's parameters, so `%2F` and `/` are treated alike and nothing is decoded twice).
  */
-export function objectPathOf(request: FastifyRequest): { bucket: string; key: string } {
+export function objectPathOf(
+  request: FastifyRequest,
+  decodeKey: (text: string) => string = decodeURIComponent,
+): { bucket: string; key: string } {
   const path = request.url.split('?')[0] ?? '';
   const match = /^\/v1\/storage\/buckets\/([^/]*)\/objects\/(.*)$/s.exec(path);
   if (!match) throw new ApiError('not_found', 'No such object path.');
   try {
-    return { bucket: decodeURIComponent(match[1] ?? ''), key: decodeURIComponent(match[2] ?? '') };
+    return { bucket: decodeURIComponent(match[1] ?? ''), key: decodeKey(match[2] ?? '') };
   } catch {
     throw fieldError('storage', 'object_key', 'object_key is not valid percent-encoded UTF-8.');
   }

@@ -64,6 +64,14 @@ export function bucketRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       ) {
         throw new ApiError('conflict', error.message, undefined, 'bucket');
       }
+      if (error instanceof ApiError && error.code === 'bucket_already_exists') {
+        const foreign = store.ownedByAnother(account.id, name);
+        // Fault `bucket-foreign-name-403` (another account's name) or `bucket-taken-422` (the caller's own).
+        const status = foreign
+          ? ctx.faults.has('bucket-foreign-name-403') && 403
+          : ctx.faults.has('bucket-taken-422') && 422;
+        if (status) throw new ApiError('bucket_already_exists', error.message, undefined, 'bucket', status);
+      }
       throw error;
     });
     return reply.status(201).send({ bucket: view(bucket) });

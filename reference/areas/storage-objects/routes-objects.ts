@@ -57,6 +57,29 @@ const xml = new XMLParser({
 export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store: ObjectStore): void {
   // Fault `object-delete-ghost`: what a deletion left behind, still served by GET.
   const ghosts = new Map<string, { object: ObjectRecord; bytes: Buffer }>();
+  /** Variant `multipart-complete-idempotent`: completed uploads, by id, with the object they made. */
+  const completed = new Map<string, string>();
+
+  /** The key of a path: percent-decoded once (the convention), twice (a fault), then NFC-normalised (a variant). */
+  const decodeKey = (text: string): string => {
+    if (ctx.faults.has('object-key-decoded-twice')) return decodeURIComponent(decodeURIComponent(text));
+    const key = decodeURIComponent(text);
+    return ctx.variants.has('object-keys-nfc') ? key.normalize('NFC') : key;
+  };
+
+  /**
+   * The multipart upload a request names; an unknown one is 404 `not_found` (422 under the fault
+   * `multipart-unknown-upload-422`).
+   */
+  async function knownUpload(account: string, bucket: string, key: string, uploadId: string): Promise<void> {
+    try {
+      await rest(() => store.getUpload(account, bucket, key, uploadId));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found' && ctx.faults.has('multipart-unknown-upload-422'))
+        throw fieldError('storage', 'uploadId', `No multipart upload ${uploadId} for this key.`);
+      throw error;
+    }
+  }
   const ghostId = (account: string, bucket: string, key: string): string => `${account}\n${bucket}\n${key}`;
 
   // Leave every body unread: object routes stream it themselves (any Content-Type, or none).
@@ -171,7 +194,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
 
   /** Bucket, key and the account acting: the bearer key's, or a verified presigned URL's. */
   function target(request: FastifyRequest, expectedPresign?: string): { account: string; bucket: string; key: string } {
-    const { bucket, key } = objectPathOf(request);
+    const { bucket, key } = objectPathOf(request, decodeKey);
     const problem = objectKeyProblem(key);
     if (problem) throw fieldError('storage', 'object_key', problem);
     if (request.auth) return { account: request.auth.account.id, bucket, key };
@@ -268,6 +291,12 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const query = request.query as Query;
     if (query.partNumber !== undefined || query.uploadId !== undefined) return uploadPart(request, reply, query);
     const { account, bucket, key } = target(request);
+    if (key.endsWith(PRESIGN_SUFFIX)) {
+      if (ctx.faults.has('object-presigned-suffix-refused'))
+        throw new ApiError('not_found', `No operation PUT on ${PRESIGN_SUFFIX} (bucket ${bucket}).`);
+      if (ctx.variants.has('object-presigned-suffix-reserved'))
+        throw fieldError('storage', 'object_key', `Object keys may not end in ${PRESIGN_SUFFIX}.`);
+    }
     if (ctx.faults.has('object-acl-refused') && request.headers['x-cloud-acl'] !== undefined) {
       throw fieldError('storage', 'x-cloud-acl', 'x-cloud-acl is not accepted.');
     }
@@ -300,10 +329,11 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const uploadId = fields.string('uploadId', { required: true, max: 128 });
     const partText = fields.string('partNumber', { required: true });
     const partNumber = /^\d{1,5}$/.test(partText) ? Number(partText) : NaN;
-    if (!(partNumber >= MIN_PART_NUMBER && partNumber <= MAX_PART_NUMBER)) {
+    const maxPart = ctx.faults.has('multipart-part-number-unbounded') ? 99_999 : MAX_PART_NUMBER;
+    if (!(partNumber >= MIN_PART_NUMBER && partNumber <= maxPart)) {
       fields.fail('partNumber', `partNumber must be an integer from ${MIN_PART_NUMBER} to ${MAX_PART_NUMBER}.`);
     }
-    await rest(() => store.getUpload(account, bucket, key, uploadId));
+    await knownUpload(account, bucket, key, uploadId);
     checkAnnouncedLength(request);
     const part = await rest(() =>
       store.uploadPart(account, bucket, key, uploadId, partNumber, request.raw, ctx.options.objectLimit),
@@ -340,7 +370,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   }
 
   async function postDispatch(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const { bucket, key: rawKey } = objectPathOf(request);
+    const { bucket, key: rawKey } = objectPathOf(request, decodeKey);
     if (rawKey.endsWith(PRESIGN_SUFFIX)) return presign(request, reply);
     const query = request.query as Query;
     if (query.uploads !== undefined) return initiate(request, reply);
@@ -360,7 +390,15 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
   async function complete(request: FastifyRequest, reply: FastifyReply, query: Query): Promise<unknown> {
     const { account, bucket, key } = target(request);
     const uploadId = new Fields('storage', query).string('uploadId', { required: true, max: 128 });
-    await rest(() => store.getUpload(account, bucket, key, uploadId));
+    const made = `${account}\n${bucket}\n${key}`;
+    if (ctx.variants.has('multipart-complete-idempotent') && completed.get(uploadId) === made) {
+      // Completed before: the same answer again, as S3 gives it for a while.
+      await readSmallBody(request, ctx.options.bodyLimit);
+      const object = await rest(() => store.headObject(account, bucket, key));
+      void reply.header('etag', object.etag);
+      return reply.status(200).send({ object: objectView(bucket, object) });
+    }
+    await knownUpload(account, bucket, key, uploadId);
     const text = await readSmallBody(request, ctx.options.bodyLimit);
     if (ctx.faults.has('multipart-complete-xml-refused'))
       throw fieldError('storage', 'parts', 'The completion body must be JSON.');
@@ -368,15 +406,18 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     const object = await rest(() =>
       store.completeMultipart(account, bucket, key, uploadId, parts, {
         order: ctx.faults.has('multipart-parts-out-of-order') ? 'upload' : 'part-number',
+        // Variant `multipart-min-part-none`: parts of any size, as a block list takes them.
+        ...(ctx.variants.has('multipart-min-part-none') && { minPartSize: 0 }),
       }),
     );
+    if (ctx.variants.has('multipart-complete-idempotent')) completed.set(uploadId, made);
     void reply.header('etag', object.etag);
     return reply.status(200).send({ object: objectView(bucket, object) });
   }
 
   async function presign(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const { account } = authOf(request);
-    const { bucket, key: rawKey } = objectPathOf(request);
+    const { bucket, key: rawKey } = objectPathOf(request, decodeKey);
     const key = rawKey.slice(0, -PRESIGN_SUFFIX.length);
     const problem = objectKeyProblem(key);
     if (problem) throw fieldError('storage', 'object_key', problem);
@@ -394,7 +435,12 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       account: account.id,
       [ctx.faults.has('presigned-signature-param-renamed') ? 'sig' : 'signature']: signature,
     });
-    const base = externalBase(request.headers, request.host);
+    const reached = externalBase(request.headers, request.host);
+    // Fault `presign-url-localhost`, variant `absolute-urls-configured-host`: another name of the host.
+    const base =
+      ctx.faults.has('presign-url-localhost') || ctx.variants.has('absolute-urls-configured-host')
+        ? reached.replace(/\/\/127\.0\.0\.1(?=[:/]|$)/, '//localhost')
+        : reached;
     const url = `${base}/v1/storage/buckets/${encodeURIComponent(bucket)}/objects/${encodeKey(key)}?${query.toString()}`;
     return reply.status(200).send({
       url,

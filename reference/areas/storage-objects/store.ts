@@ -299,6 +299,11 @@ export class ObjectStore {
     return [...this.account(accountId).buckets.values()];
   }
 
+  /** The account that holds a bucket name, if any (names are global). */
+  ownerOf(name: string): string | undefined {
+    return this.owners.get(name);
+  }
+
   /** Another account's bucket is as unknown as a missing one. */
   getBucket(accountId: string, name: string): BucketRecord {
     const bucket = this.account(accountId).buckets.get(name);
@@ -306,9 +311,10 @@ export class ObjectStore {
     return bucket;
   }
 
-  /** The account that owns a (globally unique) bucket name, if any does. */
-  ownerOf(name: string): string | undefined {
-    return this.owners.get(name);
+  /** Whether a bucket name is held by another account than `accountId`. */
+  ownedByAnother(accountId: string, name: string): boolean {
+    const owner = this.owners.get(name);
+    return owner !== undefined && owner !== accountId;
   }
 
   findBucket(accountId: string, name: string): BucketRecord | undefined {
@@ -766,7 +772,7 @@ export class ObjectStore {
     key: string,
     uploadId: string,
     parts: readonly CompletePart[],
-    options: { order?: 'part-number' | 'upload' } = {},
+    options: { order?: 'part-number' | 'upload'; minPartSize?: number } = {},
   ): Promise<ObjectRecord> {
     const bucket = this.getBucket(accountId, bucketName);
     const upload = this.getUpload(accountId, bucketName, key, uploadId);
@@ -793,7 +799,7 @@ export class ObjectStore {
       chosen.push(part);
     }
     chosen.forEach((part, index) => {
-      if (index < chosen.length - 1 && part.size < MIN_PART_SIZE) {
+      if (index < chosen.length - 1 && part.size < (options.minPartSize ?? MIN_PART_SIZE)) {
         throw new StoreError(
           'entity_too_small',
           `Part ${part.part_number} is smaller than 5 MiB and is not the last part.`,

@@ -1,6 +1,6 @@
 /**
  * Deliberate non-conformances of block storage (`cloudcheck serve --fault NAME`). Each one bends
- * exactly one MUST requirement of spec/requirements.yaml; the code it bends checks
+ * exactly one requirement of spec/requirements.yaml (a MUST, or the SHOULD of a convention); the code it bends checks
  * `ctx.faults.has(...)` in place.
  */
 import type { FaultDefinition } from '../../core/faults.ts';
@@ -82,6 +82,31 @@ export const VOLUME_FAULTS = [
     requirement: 'VOL-LIST-002',
     description:
       'A volume once attached stays in GET /storage/volumes?attached=true (and out of attached=false) after its detach.',
+  },
+  {
+    name: 'ids-unprefixed-volumes',
+    requirement: 'VOL-ID-001',
+    description: 'Volumes and volume snapshots get ids without their type prefix.',
+  },
+  {
+    name: 'volume-in-use-422',
+    requirement: 'ERR-MAP-014',
+    description: "A conflict with a volume's attachment is answered 422 `volume_in_use` instead of 409.",
+  },
+  {
+    name: 'volume-attach-cross-region',
+    requirement: 'VOL-ATT-002',
+    description: 'A volume attaches to a VPS of another region.',
+  },
+  {
+    name: 'volume-restore-default-larger',
+    requirement: 'VOL-SNAP-003',
+    description: 'A restore without `size` makes a volume 1 GB larger than the snapshot.',
+  },
+  {
+    name: 'volume-attach-foreign-vps',
+    requirement: 'ISO-VOL-001',
+    description: "A volume attaches to another account's VPS named by its id.",
   },
 ] as const satisfies readonly FaultDefinition[];
 

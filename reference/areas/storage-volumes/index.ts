@@ -8,10 +8,12 @@ import { VOLUME_FAULTS } from './faults.ts';
 import { volumeResourceProvider } from './provider.ts';
 import { registerVolumeRoutes } from './routes.ts';
 import { VolumeService } from './service.ts';
+import { VOLUME_VARIANTS } from './variants.ts';
 
 export const storageVolumesArea: AreaModule = {
   name: 'storage-volumes',
   faults: [...VOLUME_FAULTS],
+  variants: VOLUME_VARIANTS,
   setup(ctx) {
     ctx.services.addResourceProvider(volumeResourceProvider(ctx, new VolumeService(ctx)));
   },

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceContext } from '../../core/context.ts';
-import { fieldError, notFound } from '../../core/errors.ts';
+import { ApiError, fieldError, notFound } from '../../core/errors.ts';
 import { authOf } from '../../core/http.ts';
 import { Fields } from '../../core/validation.ts';
 import type { VolumeService } from './service.ts';
@@ -46,8 +46,34 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
 
   const ownSnapshot = (accountId: string, field: string, snapshotId: string): VolumeSnapshotRecord => {
     const snapshot = volumeState(ctx, accountId).snapshots.get(snapshotId);
+    if (!snapshot && ctx.variants.has('foreign-resources-403') && othersHave(accountId, snapshotId))
+      throw new ApiError('forbidden', `Volume snapshot ${snapshotId} belongs to another account.`);
     if (!snapshot) fail(field, `${field} ${JSON.stringify(snapshotId)} is not a volume snapshot of this account.`);
     return snapshot;
+  };
+
+  /** Whether another account holds a volume snapshot of that id (variant `foreign-resources-403`). */
+  const othersHave = (accountId: string, snapshotId: string): boolean =>
+    ctx.accounts
+      .allAccounts()
+      .some((other) => other.id !== accountId && volumeState(ctx, other.id).snapshots.has(snapshotId));
+
+  /**
+   * The VPS a body names, in the caller's account; under the fault `volume-attach-foreign-vps` in
+   * any account, and under the variant `foreign-resources-403` another account's is a 403.
+   */
+  const vpsNamed = (accountId: string, vpsId: string) => {
+    const compute = ctx.services.get('compute');
+    const own = compute.findVps(accountId, vpsId);
+    if (own) return own;
+    const foreign = ctx.accounts
+      .allAccounts()
+      .map((other) => (other.id === accountId ? undefined : compute.findVps(other.id, vpsId)))
+      .find((vps) => vps !== undefined);
+    if (foreign && ctx.faults.has('volume-attach-foreign-vps')) return foreign;
+    if (foreign && ctx.variants.has('foreign-resources-403'))
+      throw new ApiError('forbidden', `VPS ${vpsId} belongs to another account.`);
+    return undefined;
   };
 
   /** A size in GB: at least `min` (1 unless a fault or a snapshot raises it), at most 16384. */
@@ -139,13 +165,15 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const tags = f.stringArray('tags', { maxItems: 100, itemPattern: TAG }) ?? [];
     const projectId = f.string('project_id', { min: 1, max: 100 }) ?? null;
     const snapshot = ownSnapshot(account.id, 'snapshot_id', snapshotId);
+    // Fault `volume-restore-default-larger`: a restore without size is a gigabyte larger.
+    const defaultSize = ctx.faults.has('volume-restore-default-larger') ? snapshot.size + 1 : snapshot.size;
     // Fault `volume-restore-smaller-accepted`: a size below the snapshot's passes.
     if (requested !== undefined && requested < snapshot.size && !ctx.faults.has('volume-restore-smaller-accepted')) {
       fail('size', `size must be at least the snapshot's ${snapshot.size} GB.`);
     }
     const volume = service.create(account.id, {
       name,
-      size: requested ?? snapshot.size,
+      size: requested ?? defaultSize,
       region: snapshot.region,
       filesystem: snapshot.filesystem,
       tags: ctx.faults.has('volume-tags-dropped') ? [] : tags,
@@ -185,9 +213,9 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const volume = ownVolume(account.id, request.params.volume_id);
     const f = new Fields('storage', request.body);
     const vpsId = f.string('vps_id', { required: true });
-    const vps = ctx.services.get('compute').findVps(account.id, vpsId);
+    const vps = vpsNamed(account.id, vpsId);
     if (!vps) fail('vps_id', `vps_id ${JSON.stringify(vpsId)} is not a VPS of this account.`);
-    if (vps.region !== volume.region)
+    if (vps.region !== volume.region && !ctx.faults.has('volume-attach-cross-region'))
       fail(
         'vps_id',
         `The VPS is in ${vps.region} and the volume in ${volume.region}; both must be in the same region.`,
@@ -226,7 +254,9 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
       );
     // Fault `volume-snapshot-newest-unlisted`: the newest snapshot (first, newest first) is left out.
     return {
-      snapshots: (ctx.faults.has('volume-snapshot-newest-unlisted') ? snapshots.slice(1) : snapshots).map(snapshotView),
+      snapshots: (ctx.faults.has('volume-snapshot-newest-unlisted') ? snapshots.slice(1) : snapshots).map(
+        shownSnapshot,
+      ),
     };
   });
 
@@ -238,6 +268,13 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const description = f.string('description', { max: 1024 }) ?? null;
     const volume = service.find(account.id, volumeId);
     if (!volume) fail('volume_id', `volume_id ${JSON.stringify(volumeId)} is not a volume of this account.`);
-    return reply.code(201).send({ snapshot: snapshotView(service.snapshot(account.id, volume, name, description)) });
+    return reply.code(201).send({ snapshot: shownSnapshot(service.snapshot(account.id, volume, name, description)) });
   });
+
+  /** Variant `volume-snapshot-size-omitted`: the record has no `size` (its fields are not shown). */
+  function shownSnapshot(record: VolumeSnapshotRecord): Record<string, unknown> {
+    const view = snapshotView(record);
+    if (ctx.variants.has('volume-snapshot-size-omitted')) delete view.size;
+    return view;
+  }
 }

@@ -2,7 +2,7 @@
  * What happens to volumes and volume snapshots, independent of HTTP. Routes validate requests
  * and call in here; the resource provider (DELETE /projects/{id}) and the compute deletion hook
  * use the same methods. Attachment conflicts are 409 `volume_in_use` with `resource` naming the
- * volume (docs/conventions.md, Errors).
+ * kind, `volume` (docs/conventions.md, Errors).
  */
 import { isoTimestamp } from '../../core/clock.ts';
 import type { ReferenceContext } from '../../core/context.ts';
@@ -52,13 +52,13 @@ export class VolumeService {
 
   attach(volume: VolumeRecord, vpsId: string): VolumeRecord {
     if (volume.attached_to !== null)
-      throw inUse(volume, `The volume is already attached to ${volume.attached_to}; detach it first.`);
+      throw this.inUse(`The volume is already attached to ${volume.attached_to}; detach it first.`);
     volume.attached_to = vpsId;
     return volume;
   }
 
   detach(volume: VolumeRecord): VolumeRecord {
-    if (volume.attached_to === null) throw inUse(volume, 'The volume is not attached.');
+    if (volume.attached_to === null) throw this.inUse('The volume is not attached.');
     volume.attached_to = null;
     return volume;
   }
@@ -66,7 +66,7 @@ export class VolumeService {
   /** Permanent. `force` (project deletion) detaches first instead of refusing. */
   delete(accountId: string, volume: VolumeRecord, force = false): void {
     if (volume.attached_to !== null && !force)
-      throw inUse(volume, `The volume is attached to ${volume.attached_to}; detach it first.`);
+      throw this.inUse(`The volume is attached to ${volume.attached_to}; detach it first.`);
     const state = volumeState(this.ctx, accountId);
     state.volumes.delete(volume.id);
     state.retired.push({
@@ -100,8 +100,10 @@ export class VolumeService {
     volumeState(this.ctx, accountId).snapshots.set(snapshot.id, snapshot);
     return snapshot;
   }
-}
 
-function inUse(volume: VolumeRecord, message: string): ApiError {
-  return new ApiError('volume_in_use', message, undefined, volume.id);
+  /** A conflict with the attachment: 409 `volume_in_use` naming the kind, `volume` (422 under its fault). */
+  private inUse(message: string): ApiError {
+    const status = this.ctx.faults.has('volume-in-use-422') ? 422 : undefined;
+    return new ApiError('volume_in_use', message, undefined, 'volume', status);
+  }
 }

@@ -5,18 +5,23 @@
  * `positive-status` (SHOULD): exactly the documented status; `positive-body` (SHOULD): the whole
  * schema, conventions included. One set per row of an operation with `x-variants`.
  */
-import { expectSchema, expectStatusExactly, expectSuccess } from '../../harness/assert.ts';
+import { expectSchema, expectStatusExactly, expectSuccess, judged, shapeOf } from '../../harness/assert.ts';
+import type { ApiResponse } from '../../harness/check.ts';
+import { test } from '../../harness/check.ts';
+import { listOf, resourceOf } from '../../harness/body-shape.ts';
+import { fail } from '../../harness/failure.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation, VariantModel } from '../model.ts';
 import { compileSchema, hasAssumption } from '../model.ts';
-import { POSITIVE_BODY_SHOULD, POSITIVE_MUST, statusRequirement } from '../requirement-map.ts';
+import { ID_PREFIX_SHOULD, POSITIVE_BODY_SHOULD, POSITIVE_MUST, statusRequirement } from '../requirement-map.ts';
+import type { IdLocation } from '../requirement-map.ts';
 import { buildValid } from '../requests.ts';
 import type { BuiltRequest } from '../requests.ts';
 import { contractCheck, send, successOf } from './common.ts';
 import type { Env, Share } from './common.ts';
 import { drawnExamples } from './drawn-examples.ts';
 import type { ContractCheckKind } from './registry.ts';
-import { positiveMust, responseSchema, variantKey } from './success.ts';
+import { bodyNotShown, positiveMust, responseSchema, variantKey } from './success.ts';
 
 function definePositive(
   model: ContractModel,
@@ -76,7 +81,8 @@ function definePositive(
   }
   const schema = responseSchema(model, op, variant);
   const bodyId = POSITIVE_BODY_SHOULD[key];
-  if (schema && bodyId && hasAssumption(schema)) {
+  // A body the specification does not show is all convention, its wrapper included.
+  if (schema && bodyId && (hasAssumption(schema) || bodyNotShown(op, variant))) {
     contractCheck(
       model,
       {
@@ -94,6 +100,49 @@ function definePositive(
       },
     );
   }
+  const ids = ID_PREFIX_SHOULD[key];
+  if (ids) {
+    contractCheck(
+      model,
+      {
+        id: `${idBase}.positive-ids`,
+        requirement: ids.requirement,
+        level: 'SHOULD',
+        cls,
+        op,
+        title: `${label}: the ids of the success body carry their type prefix (${ids.ids.map((i) => i.prefix).join(', ')})`,
+      },
+      async (env, share) => {
+        const { res } = await positive(env, share);
+        expectIdPrefixes(res, ids.ids);
+      },
+    );
+  }
+}
+
+/** The ids a success body holds where `locations` say, each against its prefix; skipped when it holds none. */
+function expectIdPrefixes(res: ApiResponse, locations: readonly IdLocation[]): void {
+  expectSuccess(res);
+  const found: Array<{ pointer: string; value: unknown; prefix: string }> = [];
+  for (const at of locations) {
+    const field = at.field ?? 'id';
+    const records = at.list
+      ? (listOf<Record<string, unknown>>(res.body, at.list) ?? [])
+      : [resourceOf<Record<string, unknown>>(res.body, at.name!, field)];
+    const pointer = at.list ? `/${at.list}/*/${field}` : `/${at.name}/${field}`;
+    for (const record of records)
+      if (record && field in record) found.push({ pointer, value: record[field], prefix: at.prefix });
+  }
+  if (found.length === 0) test.skip(true, `${res.exchange.request.method} answered no id to judge (an empty list)`);
+  const wrong = found.filter(({ value, prefix }) => typeof value !== 'string' || !value.startsWith(prefix));
+  if (wrong.length === 0) return;
+  const [first, ...rest] = wrong.map(({ pointer, value, prefix }) => ({
+    subject: pointer,
+    keyword: 'prefix',
+    expected: prefix,
+    actual: shapeOf(value),
+  }));
+  fail({ kind: 'schema', ...first!, also: rest, judged: judged(res), says: 'ids without their type prefix' });
 }
 
 export const positive: ContractCheckKind = {

@@ -114,7 +114,7 @@ export function positiveMust(
  * Endpoints) with `x-body-not-shown`. Only for these may a MUST check accept the resource in
  * another shape than the document's convention.
  */
-function bodyNotShown(op: ContractOperation, variant: VariantModel | undefined): boolean {
+export function bodyNotShown(op: ContractOperation, variant: VariantModel | undefined): boolean {
   return variant ? variant.bodyNotShown : op.bodyNotShown;
 }
 
