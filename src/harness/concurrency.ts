@@ -90,12 +90,19 @@ export async function measureRoundTrip(send: () => Promise<number>): Promise<num
   return Math.max(0, single - workPerRequest);
 }
 
+/** Timings in a row within 15 % of the fastest that make it the floor. */
+export const STEADY_SAMPLES = 3;
+
 /**
  * The fastest of a few requests one after the other. It stops early once that is too short to
- * add a worker, or once a request takes about as long as the fastest (the floor holds).
+ * add a worker, or once the last STEADY_SAMPLES took about as long as the fastest (the floor
+ * holds). Two were not enough: on a loaded machine (load average 14) a loopback target timed
+ * 42 ms twice in a row (the process waiting for a core, which overlaps like a network) and the
+ * run took 5 workers where 2 are best; the next run measured 7 ms.
  */
 async function fastestInARow(send: () => Promise<number>): Promise<number | null> {
   let fastest = Number.POSITIVE_INFINITY;
+  const times: number[] = [];
   for (let i = 0; i < MAX_ROUND_TRIP_SAMPLES; i++) {
     let ms: number;
     try {
@@ -103,10 +110,12 @@ async function fastestInARow(send: () => Promise<number>): Promise<number | null
     } catch {
       break;
     }
-    // Within 15 % of the fastest, either way: neither a busy moment nor a floor still falling.
-    const steady = ms <= fastest * 1.15 && ms * 1.15 >= fastest;
+    times.push(ms);
     fastest = Math.min(fastest, ms);
-    if (fastest < WORKER_PER_ROUND_TRIP_MS || (i > 0 && steady)) break;
+    if (fastest < WORKER_PER_ROUND_TRIP_MS) break;
+    // Within 15 % of the fastest: neither a busy moment nor a floor still falling.
+    const last = times.slice(-STEADY_SAMPLES);
+    if (last.length === STEADY_SAMPLES && last.every((t) => t <= fastest * 1.15)) break;
   }
   return Number.isFinite(fastest) ? fastest : null;
 }

@@ -63,11 +63,15 @@ test('the round trip is the floor of a few timings: cold and busy ones do not co
   const cold = target([125, 56, 8, 30, 1.6]);
   expect(await measureRoundTrip(cold.send)).toBe(8);
   expect(cold.calls()).toBe(3);
-  // 80 ms away: the first paid for connecting; the second is about as fast as the fastest, so
+  // 80 ms away: the first paid for connecting; three in a row about as fast as the fastest, so
   // it stops; four at once take as long as one: all of it is waiting.
-  const remote = target([180, 84, 83]);
+  const remote = target([180, 84, 83, 83]);
   expect(await measureRoundTrip(remote.send)).toBe(83);
-  expect(remote.calls()).toBe(3 + OVERLAP_REQUESTS * OVERLAP_ROUNDS);
+  expect(remote.calls()).toBe(4 + OVERLAP_REQUESTS * OVERLAP_ROUNDS);
+  // Loopback on a loaded machine: two slow timings alike are not yet the floor.
+  const loaded = target([42, 45, 3, 40]);
+  expect(await measureRoundTrip(loaded.send)).toBe(3);
+  expect(loaded.calls()).toBe(3);
   // A loopback target on a busy machine: 23 ms one at a time, 20 ms more for each one alongside:
   // the CPU's work, which more workers do not overlap.
   expect(await measureRoundTrip(target([23], 20).send)).toBe(3);
