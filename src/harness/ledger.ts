@@ -17,6 +17,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import type { Leak } from '../model/report.ts';
 import type { ApiClient, ApiResponse } from './client.ts';
+import { listOf } from './body-shape.ts';
 import { NetworkError } from './errors.ts';
 
 export interface KindInfo {
@@ -85,6 +86,30 @@ export const KINDS: Record<string, KindInfo> = {
   message: { rank: 0, deletePath: null, deleteOperation: null },
   campaign: { rank: 0, deletePath: null, deleteOperation: null },
 };
+
+/**
+ * Deletes the objects a listing of the run's own bucket still shows (a few pages at most);
+ * whether it deleted any. Teardown only: what a target does with its objects is judged by checks.
+ */
+async function emptyBucket(client: ApiClient, entry: LedgerEntry): Promise<boolean> {
+  let deleted = 0;
+  for (let page = 0; page < 5; page++) {
+    const res = await client.request({ method: 'GET', path: `${entry.deletePath}/objects`, account: entry.account });
+    const keys = (listOf<{ key?: unknown }>(res.body, 'objects') ?? [])
+      .map((o) => o.key)
+      .filter((k): k is string => typeof k === 'string');
+    if (res.status !== 200 || keys.length === 0) break;
+    for (const key of keys) {
+      const gone = await client.request({
+        method: 'DELETE',
+        path: objectPath(`${entry.id}/${key}`),
+        account: entry.account,
+      });
+      if (gone.status >= 200 && gone.status < 300) deleted++;
+    }
+  }
+  return deleted > 0;
+}
 
 /** A request that undoes a change (restore entries); JSON only, so it can go in the journal. */
 export interface RestoreRequest {
@@ -301,6 +326,9 @@ export class Ledger {
         await client.request({ method: 'POST', path: `${entry.deletePath}/detach`, account: entry.account });
         res = await remove();
       }
+      // A bucket the run created still holds an object its check could not track (a target that
+      // stored it under another key): the bucket's content is the run's, so it goes first.
+      if (res.status === 409 && entry.kind === 'bucket' && (await emptyBucket(client, entry))) res = await remove();
       if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
         entry.gone = true;
         this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });

@@ -76,6 +76,38 @@ test('a volume in use is detached, then deleted', async () => {
   ]);
 });
 
+test('a bucket that still holds objects the run could not track is emptied, then deleted; a bucket it cannot empty leaks', async () => {
+  const ledger = new Ledger('t');
+  ledger.track('bucket', 'cc-b');
+  // The target stored `a%20b` as `a b`: the tracked key is gone, the stored one stays.
+  let stored = ['a b'];
+  const calls: string[] = [];
+  const client = {
+    async request(opts: RequestOptions) {
+      calls.push(`${opts.method} ${opts.path}`);
+      if (opts.method === 'GET') return { status: 200, body: { objects: stored.map((key) => ({ key })) } };
+      if (opts.path === '/storage/buckets/cc-b') return { status: stored.length ? 409 : 204 };
+      stored = [];
+      return { status: 204 };
+    },
+  } as unknown as ApiClient;
+  expect(await ledger.teardown(() => client)).toEqual([]);
+  expect(calls).toEqual([
+    'DELETE /storage/buckets/cc-b',
+    'GET /storage/buckets/cc-b/objects',
+    'DELETE /storage/buckets/cc-b/objects/a%20b',
+    'GET /storage/buckets/cc-b/objects',
+    'DELETE /storage/buckets/cc-b',
+  ]);
+
+  const stuck = new Ledger('t');
+  stuck.track('bucket', 'cc-c');
+  const { client: refusing } = fakeClient((o) => (o.method === 'DELETE' ? 409 : 200));
+  expect((await stuck.teardown(() => refusing)).map((l) => l.reason)).toEqual([
+    'DELETE /storage/buckets/{bucket_name} answered 409',
+  ]);
+});
+
 test('alt-account resources are deleted with the alt client; without one they leak', async () => {
   const ledger = new Ledger('t');
   ledger.track('project', 'proj_alt', { account: 'alt' });
