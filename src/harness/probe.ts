@@ -12,6 +12,7 @@
  */
 import { isObject, resourceOf } from './body-shape.ts';
 import { measureRoundTrip } from './concurrency.ts';
+import type { Dispatcher } from 'undici';
 import { createDispatcher, proxyConfigured, undici } from './transport.ts';
 import type { TransportOptions } from './transport.ts';
 
@@ -83,22 +84,27 @@ interface Answer {
   rttMs: number;
 }
 
+/** A probe's GET: the key, the person's extra headers, the probe's deadline. */
+function getOf(key: string, options: ProbeOptions, agent: Dispatcher) {
+  return {
+    method: 'GET' as const,
+    headers: {
+      accept: 'application/json',
+      'user-agent': 'cloudcheck',
+      ...options.headers,
+      authorization: `Bearer ${key}`,
+    },
+    dispatcher: agent,
+    signal: AbortSignal.timeout(options.timeoutMs),
+  };
+}
+
 /** One GET of `url` with the key; a failure to get any answer is a TargetError naming the target. */
 async function getAccount(url: string, target: string, key: string, options: ProbeOptions): Promise<Answer> {
   const agent = createDispatcher({ ...options, agent: { connect: { timeout: options.timeoutMs } } });
   const started = performance.now();
   try {
-    const res = await undici().request(url, {
-      method: 'GET',
-      headers: {
-        accept: 'application/json',
-        'user-agent': 'cloudcheck',
-        ...options.headers,
-        authorization: `Bearer ${key}`,
-      },
-      dispatcher: agent,
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
+    const res = await undici().request(url, getOf(key, options, agent));
     const type = res.headers['content-type'];
     // The probe needs the start of the body only; a huge page must not stall it.
     const text = (await res.body.text()).slice(0, 64 * 1024);
@@ -158,25 +164,15 @@ export async function probeTarget(target: string, key: string, options: ProbeOpt
 }
 
 /**
- * The round trip the run is sized for, timed on a compute read over one pool of connections (the
- * probe's GET /account paid for connecting; billing's window of 100 an hour pays for the run's
- * keys). A failure here costs only the measurement.
+ * The round trip the run is sized for, timed on a compute read (billing's window of 100 an hour
+ * pays for the run's keys) over one pool of connections: the first requests pay for connecting,
+ * measureRoundTrip keeps the fastest. A failure here costs only the measurement.
  */
 async function timedRoundTrip(target: string, key: string, options: ProbeOptions): Promise<number | null> {
   const agent = createDispatcher({ ...options, agent: { connect: { timeout: options.timeoutMs } } });
   const get = async (): Promise<number> => {
     const started = performance.now();
-    const res = await undici().request(`${target}/regions`, {
-      method: 'GET',
-      headers: {
-        accept: 'application/json',
-        'user-agent': 'cloudcheck',
-        ...options.headers,
-        authorization: `Bearer ${key}`,
-      },
-      dispatcher: agent,
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
+    const res = await undici().request(`${target}/regions`, getOf(key, options, agent));
     await res.body.dump();
     return performance.now() - started;
   };
