@@ -7,7 +7,7 @@
  * the longest chain of requests that had to follow each other), the requests in flight on
  * average and the workers the run chose. Prints; asserts nothing.
  *
- *   node --import tsx bench/field.ts [--rounds N]   (N rounds, the three runs alternating; medians)
+ *   node --import tsx bench/field.ts [--rounds N]   (N rounds, the three runs alternating; medians, the lower of two)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,20 @@ function concurrencyOf(reportDir: string): Concurrency | null {
   }
 }
 
+/** Ids and first lines of the failed checks of a run's report.json. */
+function failedChecks(reportDir: string): string[] {
+  try {
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as {
+      checks: Array<{ id: string; status: string; failure?: { headline?: string } }>;
+    };
+    return report.checks
+      .filter((c) => c.status === 'failed')
+      .map((c) => `${c.id} (${c.failure?.headline?.slice(0, 200) ?? 'no failure recorded'})`);
+  } catch {
+    return ['no report.json'];
+  }
+}
+
 export async function run(options: { rounds?: number; log?: (line: string) => void } = {}): Promise<FieldFigures[]> {
   const rounds = Math.max(1, options.rounds ?? 1);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -76,11 +90,14 @@ export async function run(options: { rounds?: number; log?: (line: string) => vo
         log(`field: cloudcheck run, ${c.label}${rounds > 1 ? ` (round ${round + 1} of ${rounds})` : ''}`);
         const dir = join(work, `${i}-${round}`);
         const env: Record<string, string> = { CLOUDCHECK_EMBEDDED_VARIANTS: c.variants };
-        runs[i]!.push({ ...(await timedRun(null, dir, [], env)), dir });
+        const timed = await timedRun(null, dir, [], env);
+        // The report goes with the bench's temp dir: what failed is said now.
+        if (timed.code === 1) log(`field: ${c.label} exited 1; failed: ${failedChecks(dir).join(', ')}`);
+        runs[i]!.push({ ...timed, dir });
       }
     }
     const median = <T extends { seconds: number }>(list: T[]): T =>
-      [...list].sort((a, b) => a.seconds - b.seconds)[Math.floor(list.length / 2)]!;
+      [...list].sort((a, b) => a.seconds - b.seconds)[Math.floor((list.length - 1) / 2)]!;
     const medians = runs.map(median);
     const loopback = medians[0]!.seconds;
     return FIELD_CASES.map((c, i) => {
