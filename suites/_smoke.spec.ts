@@ -7,7 +7,10 @@ import {
   defineCheck,
   defineFlow,
   expect,
+  expectEchoed,
   expectErrorEnvelope,
+  expectFields,
+  expectFieldValues,
   expectRefused,
   expectResource,
   expectStatus,
@@ -60,10 +63,11 @@ defineCheck(
     const res = await api.get('/account');
     expectSuccess(res);
     // The specification shows this body: an object `account`.
-    const account = (res.body as { account?: { id?: unknown; email?: unknown } } | undefined)?.account;
-    expect(account, 'GET /account answers an object `account`').toBeTruthy();
-    expect(typeof account!.id).toBe('string');
-    expect(String(account!.email)).toContain('@');
+    const body = res.body as { account?: { id?: unknown; email?: unknown } } | undefined;
+    expectFields(body, { account: 'object' }, 'GET /account', res);
+    const account = body!.account!;
+    expectFields(account, { id: 'string', email: 'string' }, 'the account', res);
+    expect(String(account.email), 'the account email').toContain('@');
   },
 );
 
@@ -124,7 +128,8 @@ defineFlow<{ projectId: string; projectName: string }>(
         const project = expectResource<{ id: string; name: string }>(res, 'project');
         state.projectId = ledger.track('project', String(project.id));
         state.projectName = request.name;
-        expect(project, 'the created project').toMatchObject({ ...request, status: 'active' });
+        expectEchoed(res, project, request, 'the created project');
+        expectFieldValues(project, { status: 'active' }, 'the created project', res);
       },
     );
     step(

@@ -6,6 +6,7 @@
  * exchange, and a headline in words. Suites reach them through check.ts; the generators and
  * `cloudcheck explore` import them here.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { ApiResponse } from './client.ts';
 import { isObject, shortText } from './body-shape.ts';
 import type { Json } from './body-shape.ts';
@@ -276,7 +277,18 @@ export function expectSchema(
 }
 
 /** A field's type as the specification's resource tables give it. */
-export type FieldType = 'string' | 'integer' | 'number' | 'timestamp' | 'timestamp|null' | 'string[]' | 'string|null';
+export type FieldType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'object'
+  | 'array'
+  | 'timestamp'
+  | 'timestamp|null'
+  | 'string[]'
+  | 'string|null'
+  | 'integer|null';
 
 function fieldIs(record: Json, name: string, type: FieldType): boolean {
   if (!(name in record)) return false;
@@ -290,13 +302,73 @@ function fieldIs(record: Json, name: string, type: FieldType): boolean {
       return typeof value === 'number' && Number.isFinite(value);
     case 'timestamp':
       return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'object':
+      return isObject(value);
+    case 'array':
+      return Array.isArray(value);
     case 'string[]':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
     case 'string|null':
       return value === null || typeof value === 'string';
+    case 'integer|null':
+      return value === null || Number.isInteger(value);
     case 'timestamp|null':
       return value === null || (typeof value === 'string' && !Number.isNaN(Date.parse(value)));
   }
+}
+
+/**
+ * A field that is not what its table says, in the terms a schema validator would use
+ * (findingOf), so a field wrong in a hand-written check and in a generated one is one cause:
+ * `type` with JSON types (`number`, `string or null`), `format` `date-time` for a string that is
+ * no timestamp, `required` for a field that is not there.
+ */
+function fieldFinding(record: Json, name: string, type: FieldType, at: string): FailureFinding {
+  const subject = `${at}/${name}`;
+  if (!(name in record)) return { subject, keyword: 'required', expected: 'present', actual: 'absent' };
+  const value = record[name];
+  const timestamp = type === 'timestamp' || type === 'timestamp|null';
+  if (timestamp && typeof value === 'string')
+    return { subject, keyword: 'format', expected: 'date-time', actual: shapeOf(value) };
+  if (type === 'string[]' && Array.isArray(value)) {
+    const at = value.findIndex((item) => typeof item !== 'string');
+    return { subject: `${subject}/*`, keyword: 'type', expected: 'string', actual: jsonType(value[at]) };
+  }
+  const expected = (timestamp ? type.replace('timestamp', 'string') : type.replace('[]', '')).split('|').join(' or ');
+  return { subject, keyword: 'type', expected: type === 'string[]' ? 'array' : expected, actual: jsonType(value) };
+}
+
+/**
+ * Where `record` sits in `root` (the same object, found by identity), as a JSON Pointer with list
+ * items as `*`: `/account`, `/wallets/*`, '' for the root itself or when it is not there.
+ */
+export function pointerOf(root: unknown, record: unknown, depth = 0): string | null {
+  if (root === record) return '';
+  if (depth > 5 || root === null || typeof root !== 'object') return null;
+  const entries: Array<[string, unknown]> = Array.isArray(root)
+    ? root.map((item) => ['*', item])
+    : Object.entries(root as Record<string, unknown>);
+  for (const [key, value] of entries) {
+    if (value === null || typeof value !== 'object') continue;
+    const inner = pointerOf(value, record, depth + 1);
+    if (inner !== null) return `/${key}${inner}`;
+  }
+  return null;
+}
+
+/** Fails with schema findings of a record (the first, the rest as `also`). */
+function failFindings(findings: FailureFinding[], what: string, res: ApiResponse | undefined, says: string): never {
+  const [first, ...rest] = findings;
+  return fail({
+    kind: 'schema',
+    ...first!,
+    ...(rest.length ? { also: rest } : {}),
+    context: what,
+    ...(res ? { judged: judged(res) } : {}),
+    says,
+  });
 }
 
 /**
@@ -321,26 +393,103 @@ export function expectFields(
       says: `${what} should be a JSON object, is ${jsonType(record)}`,
     });
   const r = record;
-  const wrong: FailureFinding[] = Object.entries(fields)
+  const at = res ? (pointerOf(res.body, r) ?? '') : '';
+  const wrong: Array<[string, FailureFinding]> = Object.entries(fields)
     .filter(([name, type]) => !fieldIs(r, name, type))
-    .map(([name, type]) =>
-      name in r
-        ? { subject: `/${name}`, keyword: 'type', expected: type, actual: shapeOf(r[name]) }
-        : { subject: `/${name}`, keyword: 'required', expected: 'present', actual: 'absent' },
-    );
+    .map(([name, type]) => [name, fieldFinding(r, name, type, at)]);
   if (wrong.length === 0) return;
-  const [first, ...rest] = wrong;
-  fail({
-    kind: 'schema',
-    ...first!,
-    ...(rest.length ? { also: rest } : {}),
-    context: what,
-    ...(res ? { judged: judged(res) } : {}),
-    says: `fields absent or of another type: ${wrong
+  failFindings(
+    wrong.map(([, f]) => f),
+    what,
+    res,
+    `${wrong.length === 1 ? 'a field' : 'fields'} absent or of another type: ${wrong
       .map(
-        (f) => `${f.subject.slice(1)} ${f.actual === 'absent' ? 'absent' : `should be ${f.expected}, is ${f.actual}`}`,
+        ([name, f]) =>
+          `${name} ${f.actual === 'absent' ? 'absent' : `should be ${fields[name]}, is ${shortJson(r[name], 60)}`}`,
       )
       .join('; ')}`,
+  );
+}
+
+/**
+ * Asserts values of a record the specification fixes (`status: 'active'` right after a create):
+ * every field that differs is a finding of keyword `const`, as a schema validator would say it.
+ */
+export function expectFieldValues(
+  record: unknown,
+  values: Record<string, unknown>,
+  what: string,
+  res?: ApiResponse,
+): void {
+  const r = isObject(record) ? record : {};
+  const at = res ? (pointerOf(res.body, record) ?? '') : '';
+  const wrong = Object.entries(values).filter(([name, value]) => !isDeepStrictEqual(r[name], value));
+  if (wrong.length === 0) return;
+  const findings: FailureFinding[] = wrong.map(([name, value]) => ({
+    subject: `${at}/${name}`,
+    keyword: name in r ? 'const' : 'required',
+    expected: name in r ? shortJson(value) : 'present',
+    actual: name in r ? shortJson(r[name], 60) : 'absent',
+  }));
+  failFindings(
+    findings,
+    what,
+    res,
+    wrong
+      .map(
+        ([name, value]) => `${name} is ${name in r ? shortJson(r[name], 60) : 'absent'}, expected ${shortJson(value)}`,
+      )
+      .join('; '),
+  );
+}
+
+/**
+ * Asserts that a resource answers what was sent for it (the fields of a create or update): each
+ * field that is not there or differs is a finding of kind `state`, keyword `echo`, expected `as
+ * sent` (the values themselves, the run's names among them, are the evidence, not the cause).
+ */
+export function expectEchoed(res: ApiResponse, record: unknown, sent: Record<string, unknown>, what?: string): void {
+  const r = isObject(record) ? record : {};
+  const at = pointerOf(res.body, record) ?? '';
+  const wrong = Object.entries(sent).filter(([name, value]) => !isDeepStrictEqual(r[name], value));
+  if (wrong.length === 0) return;
+  const findings: FailureFinding[] = wrong.map(([name]) => ({
+    subject: `${at}/${name}`,
+    keyword: 'echo',
+    expected: 'as sent',
+    actual: name in r ? 'other value' : 'absent',
+  }));
+  const [first, ...rest] = findings;
+  fail({
+    kind: 'state',
+    ...first!,
+    ...(rest.length ? { also: rest } : {}),
+    ...(what ? { context: what } : {}),
+    judged: judged(res),
+    says: `${wrong.length === 1 ? 'a field differs' : 'fields differ'} from what was sent: ${wrong
+      .map(
+        ([name, value]) =>
+          `${name} ${name in r ? `is ${shortJson(r[name], 60)}` : 'is absent'}, sent ${shortJson(value, 60)}`,
+      )
+      .join('; ')}`,
+  });
+}
+
+/**
+ * Asserts that a list no longer holds a deleted resource (`ids`: what the list holds): kind
+ * `state`, subject `listed after delete`, as the generated after-delete checks say it.
+ */
+export function expectNotListed(res: ApiResponse, listed: boolean, id: string, what?: string): void {
+  if (!listed) return;
+  fail({
+    kind: 'state',
+    subject: 'listed after delete',
+    expected: 'absent',
+    actual: 'listed',
+    judged: judged(res),
+    ...(what ? { context: what } : {}),
+    says: `still lists the deleted ${id}`,
+    evidence: excerpt(res.text, 400),
   });
 }
 
@@ -455,35 +604,76 @@ export function expectHeader(
   res: ApiResponse,
   name: string,
   expected?: string,
-  options: { context?: string; equal?: (value: string, expected: string) => boolean } = {},
+  options: {
+    context?: string;
+    equal?: (value: string, expected: string) => boolean;
+    /** The expectation in general terms where the value is this request's own (`the uploaded size`). */
+    expectedAs?: string;
+  } = {},
 ): void {
   const { context, equal = (a: string, b: string) => a === b } = options;
   const value = res.headers[name.toLowerCase()];
   if (value !== undefined && (expected === undefined || equal(value, expected))) return;
+  // A missing header is the finding, whatever value was wanted: one cause on every answer without it.
   fail({
     kind: 'header',
     subject: name.toLowerCase(),
-    expected: expected ?? 'present',
+    expected: value === undefined ? 'present' : (options.expectedAs ?? expected!),
     actual: value ?? 'absent',
     judged: judged(res),
     ...(context ? { context } : {}),
-    ...(value === undefined ? { says: `header ${name} missing` } : {}),
+    ...(value === undefined
+      ? { says: `header ${name} missing${expected !== undefined ? ` (expected ${expected})` : ''}` }
+      : options.expectedAs
+        ? { says: `header ${name} is ${value}, expected ${expected} (${options.expectedAs})` }
+        : {}),
   });
 }
 
-/** The Content-Type's media type (parameters aside). */
-export function expectContentType(res: ApiResponse, expected: string, context?: string): void {
+/**
+ * The Content-Type's media type (parameters aside). `expectedAs`: the expectation in general terms
+ * where the type is this request's own (`as uploaded`), so every object served with another type
+ * than its upload's is one cause.
+ */
+export function expectContentType(res: ApiResponse, expected: string, context?: string, expectedAs?: string): void {
   const actual = mediaType(res.headers['content-type']);
   if (actual === expected) return;
   fail({
     kind: 'header',
     subject: 'content-type',
-    expected,
+    expected: expectedAs ?? expected,
     actual: actual || 'absent',
     judged: judged(res),
     ...(context ? { context } : {}),
+    ...(expectedAs
+      ? { says: `header content-type is ${actual || 'absent'}, expected ${expected} (${expectedAs})` }
+      : {}),
     evidence: excerpt(res.text),
   });
+}
+
+/** The answer to a HEAD carries no body. */
+export function expectNoBody(res: ApiResponse): void {
+  expectBody(res.bytes.length === 0, () => ({
+    subject: 'length',
+    expected: '0',
+    actual: String(res.bytes.length),
+    judged: judged(res),
+    says: `a HEAD answered with a body of ${res.bytes.length} bytes`,
+  }));
+}
+
+/** A PDF download (INV-PDF-001): its media type, and a body that starts with the PDF signature. */
+export function expectPdf(res: ApiResponse, context?: string): void {
+  expectContentType(res, 'application/pdf', context ?? 'the invoice PDF');
+  const start = res.bytes.subarray(0, 5).toString('latin1');
+  expectBody(start === '%PDF-', () => ({
+    subject: 'pdf signature',
+    expected: '"%PDF-"',
+    actual: JSON.stringify(start),
+    judged: judged(res),
+    says: `the PDF body starts with ${JSON.stringify(start)}, not %PDF-`,
+  }));
 }
 
 type Claim = Omit<FailureInput, 'kind'>;

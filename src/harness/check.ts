@@ -69,7 +69,7 @@ import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
 import type { Provision } from './provision.ts';
-import { redactString } from './redact.ts';
+import { redact, redactString } from './redact.ts';
 import {
   type Candidate,
   type Repetition,
@@ -266,7 +266,8 @@ function recordDeviation(level: Level, error: unknown, testInfo: TestInfo): bool
 function recordFailureData(error: unknown, testInfo: TestInfo): void {
   testInfo.annotations.push({
     type: ANNOTATION.failureData,
-    description: redactString(JSON.stringify(failureOf(error))),
+    // The data is redacted, not its JSON: a pattern on text would end a secret at an escaped quote.
+    description: JSON.stringify(redact(failureOf(error))),
   });
 }
 
@@ -309,7 +310,10 @@ function wrap<S>(body: CheckBody<S>, meta: Pick<CheckMeta, 'level' | 'operation'
   ): Promise<void> => {
     const failedBefore = flowStep === undefined ? undefined : failedStepOf.get(flowState);
     // Only when it skips: every call of testInfo.skip captures a source-mapped stack for its location.
-    if (failedBefore !== undefined) testInfo.skip(true, `not run: the flow's step ${failedBefore} failed before it`);
+    if (failedBefore !== undefined) {
+      testInfo.annotations.push({ type: ANNOTATION.skippedAfter, description: failedBefore });
+      testInfo.skip(true, `not run: the flow's step ${failedBefore} failed before it`);
+    }
     setRunningCheck({ level: meta.level, operation: meta.operation ?? null });
     try {
       await body({ api, ledger, ctx, state: flowState as S }, testInfo);
@@ -423,17 +427,24 @@ export {
   errorOf,
   expectBody,
   expectContentType,
+  expectEchoed,
   expectErrorCode,
   expectErrorEnvelope,
   expectErrorMember,
   expectFields,
+  expectFieldValues,
   expectHeader,
+  expectNoBody,
+  expectNotListed,
+  expectPdf,
   expectRefused,
   expectResource,
   expectSchema,
   expectState,
   expectStatus,
+  expectStatusExactly,
   expectSuccess,
+  judged,
 } from './assert.ts';
 export type { ErrorBody, FieldType } from './assert.ts';
 export { fail } from './failure.ts';

@@ -52,6 +52,8 @@ export const ANNOTATION = {
   failureData: 'cc.failure-data',
   /** The stack of a cloudcheck error recorded as a `failure`. */
   stack: 'cc.stack',
+  /** A flow step skipped because an earlier step failed: that step's id (the report's `skipped_after`). */
+  skippedAfter: 'cc.skipped-after',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
   waited: 'cc.waited',
   /** The provisions a check takes (provision.ts), comma-separated: the runner starts them early. */
@@ -68,6 +70,12 @@ export interface PollOptions {
   intervalMs?: number;
   /** Epoch ms before which the probe cannot succeed (an expiry): the first probe waits for it. */
   notBefore?: number;
+  /**
+   * Judges what the last probe saw when the deadline passes (an assertion that throws): a wait
+   * that ends on a wrong answer fails on that answer (a deleted VPS still answering 200), not
+   * only on the time it took; when it does not throw, the wait fails as a timing failure.
+   */
+  atDeadline?: () => void;
 }
 const FIRST_POLL_INTERVAL_MS = 100;
 
@@ -268,7 +276,8 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
           const value = await probe();
           if (value !== undefined && value !== false) return value;
           const waited = Date.now() - started;
-          if (waited >= limit)
+          if (waited >= limit) {
+            options.atDeadline?.();
             fail({
               kind: 'timing',
               subject: what,
@@ -276,6 +285,7 @@ export function makeContext(settings: RunSettings, testInfo: TestInfo, faker: Fa
               actual: `not after ${(waited / 1000).toFixed(1)} s`,
               says: `waited ${(waited / 1000).toFixed(1)} s (the deadline, --async-timeout) for ${what}, in vain`,
             });
+          }
           await new Promise((resolve) => setTimeout(resolve, Math.min(interval, limit - waited)));
           // Back off: a real cloud takes minutes, and every poll counts against the rate budget.
           interval = Math.min(MAX_POLL_INTERVAL_MS, interval * 2);

@@ -68,6 +68,13 @@ export interface CheckResult {
   location?: string;
   /** The flow (its id) this check is a step of. */
   flow?: string;
+  /** A flow step skipped because an earlier step failed: that step's id (its cause is this check's). */
+  skipped_after?: string;
+  /**
+   * The cause (report.json `clusters[].id`) this check belongs to: a failed check of the target's,
+   * or a flow step skipped after one (src/report/clusters.ts).
+   */
+  cluster?: string;
   /**
    * `--rerun-unanswered`: the attempt that gave this result (2: the first re-run), and what the
    * earlier attempts gave (each got no answer). Absent for a check judged on its first attempt.

@@ -1,6 +1,6 @@
-import type { CheckResult, CheckStatus } from './finding.ts';
+import type { CheckResult, CheckStatus, FailureKind } from './finding.ts';
 import type { LoadReport } from './load.ts';
-import type { ConformanceClass } from '../../spec/classes.ts';
+import type { ConformanceClass, Level } from '../../spec/classes.ts';
 
 export interface ShardInfo {
   index: number;
@@ -83,6 +83,12 @@ export interface ConformanceReport {
     unjudged?: Unjudged;
   };
   checks: CheckResult[];
+  /**
+   * The causes of the target's failures (defects and deviations): failed checks grouped by a
+   * signature of their failure data, MUST first, largest first (src/report/clusters.ts). Absent
+   * in reports written before causes were computed.
+   */
+  clusters?: Cluster[];
   coverage: { operations: OperationCoverage[] };
   leaks: Leak[];
   /**
@@ -126,6 +132,36 @@ export interface ConformanceReport {
    * how often it came and the first check it came in.
    */
   third_party_output?: ThirdPartyLine[];
+}
+
+/**
+ * One cause: the target's failed checks whose failures have the same signature, the level and the
+ * failure's kind, subject, keyword, expected and actual in normalised terms (leaving out the
+ * operation, so a cause spans operations and requirements). Its id is derived from the signature
+ * alone: the same failure has the same id in every run.
+ */
+export interface Cluster {
+  id: string;
+  signature: string;
+  level: Level;
+  /** The cause in words, without counts ("answered 400, convention 422"). */
+  cause: string;
+  /** The signature's parts: what the target did (normalised; see src/model/failure.ts for each kind's terms). */
+  kind: FailureKind | 'untyped';
+  subject: string;
+  keyword?: string;
+  actual?: string;
+  /** What the cause's checks demanded, each distinct value with its level, MUST first (not part of the signature). */
+  expectations: Array<{ level: Level; expected: string }>;
+  /** The failed checks of the cause (ids), the representative first. */
+  checks: string[];
+  /** Flow steps skipped because a step of this cause failed before them: not causes of their own. */
+  cascaded: string[];
+  /** Requirements and operations of the failed checks, sorted. */
+  requirements: string[];
+  operations: string[];
+  /** The check whose failure the report shows for the cause (its exchange and curl line). */
+  representative: string;
 }
 
 export type Verdict = 'conformant' | 'non-conformant' | 'inconclusive';

@@ -1,12 +1,13 @@
 /**
  * The one end of every report: `cloudcheck run` (after its workers, with the leaks it recovered),
  * a bare `npx playwright test` (in the reporter), `cloudcheck load` and `report merge` hand a
- * draft here. Summary and gate are computed (or the merged ones kept), the report is redacted
- * once, and every writer runs once.
+ * draft here. Summary and gate are computed (or the merged ones kept), the causes grouped
+ * (clusters.ts), the report is redacted once, and every writer runs once.
  */
 import { join } from 'node:path';
 import type { ConformanceReport, Leak } from '../model/report.ts';
 import { redact } from '../harness/redact.ts';
+import { clusterChecks, withClusters } from './clusters.ts';
 import { type GateOptions, markStopped, summarize } from './gate.ts';
 import { WRITERS, type ReportWriter, type WriteOutcome, writeReportFiles } from './writers.ts';
 
@@ -50,6 +51,11 @@ export function finaliseReport(
   if (stopped) markStopped(summary, stopped);
   else if (interrupted && !options.gate && !/^interrupted/.test(summary.headline ?? ''))
     summary.headline = `interrupted: ${summary.headline ?? summary.verdict}`;
-  const report = redact({ ...draft, run, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
+  const redacted = redact({ ...draft, run, summary, ...(options.leaks ? { leaks: options.leaks } : {}) });
+  // The causes of a merged or re-run report are its checks' now, never an earlier computation's.
+  // Grouped after the redaction: their terms come from redacted data, and `signature` (a name the
+  // redaction treats as a secret's) is cloudcheck's own.
+  const clusters = clusterChecks(redacted.checks);
+  const report = { ...redacted, checks: withClusters(redacted.checks, clusters), clusters };
   return { report, outcome: writeReportFiles(report, dir, options.writers ?? WRITERS) };
 }

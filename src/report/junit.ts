@@ -2,7 +2,9 @@
  * junit.xml writer: one testsuite per conformance class, one testcase per check (CI systems show
  * these natively). MUST failures are `<failure>`; SHOULD deviations are `<failure>` only in strict
  * runs, otherwise a property plus system-out, so CI does not turn red for a convention;
- * `environment` and `cloudcheck-error` failures are `<error>` (the run or the suite, not the target) and skipped checks `<skipped>`.
+ * `environment` and `cloudcheck-error` failures are `<error>` (the run or the suite, not the target)
+ * and skipped checks `<skipped>`. A check of a cause (report.json `clusters`) names it in two
+ * properties, `cause` (its id) and `cause_text` (its words).
  * Pure; no runner imports.
  */
 import { loadOutcome } from './load-lines.ts';
@@ -63,6 +65,7 @@ export function writeJunit(report: ConformanceReport): string {
     byClass.set(check.class, list);
   }
   const counts = classCounts(report.checks);
+  const causes = new Map((report.clusters ?? []).map((c) => [c.id, c.cause]));
   const seconds = (ms: number | undefined): string => ((ms ?? 0) / 1000).toFixed(3);
   let totalFailures = 0;
   let totalErrors = 0;
@@ -83,6 +86,13 @@ export function writeJunit(report: ConformanceReport): string {
         ['level', check.level],
         ['operation', check.operation ?? ''],
         ...(check.status === 'failed' ? [['classification', classificationOf(check)]] : []),
+        // The cause this check's failure (or the failed step it was skipped after) belongs to.
+        ...(check.cluster
+          ? [
+              ['cause', check.cluster],
+              ['cause_text', causes.get(check.cluster) ?? ''],
+            ]
+          : []),
       ]
         .map(([n, v]) => `        <property name="${xmlEscape(n!)}" value="${xmlEscape(v!)}"/>`)
         .join('\n');

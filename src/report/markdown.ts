@@ -1,17 +1,57 @@
 /**
- * summary.md writer: the verdict, counts per class, the failures with their requirement and a
- * curl line, and the leaks. Suited to a CI job summary (e.g. $GITHUB_STEP_SUMMARY). Pure.
+ * summary.md writer: the verdict, the target's failures by cause (the largest first, each with a
+ * representative failure and its curl line), counts per class, the failures that are not the
+ * target's, and the leaks. Suited to a CI job summary (e.g. $GITHUB_STEP_SUMMARY). Pure.
  */
 import { classificationOf } from './gate.ts';
 import { loadOutcome } from './load-lines.ts';
 import { classCounts } from './class-counts.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
 import { failureLine, shownExchange } from './failure-line.ts';
+import { causeCount, causeViews, replayNote } from './cause-lines.ts';
 import type { CheckResult } from '../model/finding.ts';
 import type { ConformanceReport } from '../model/report.ts';
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** How many member checks a cause lists by name; the rest are in report.json and the page. */
+const MEMBERS_LISTED = 30;
+
+/**
+ * The target's failures by cause, MUST first, the largest first: one heading per cause, its
+ * representative failure with the curl line that replays it, the operations and requirements it
+ * spans, and its member checks folded (a <details> block, which CI job summaries render).
+ */
+function causeSections(report: ConformanceReport): string[] {
+  const views = causeViews(report);
+  if (views.length === 0) return [];
+  const out: string[] = [`## ${causeCount(views.map((v) => v.cluster))}`, ''];
+  const byId = new Map(report.checks.map((c) => [c.id, c]));
+  views.forEach((v, i) => {
+    const c = v.cluster;
+    out.push(`### ${i + 1}. ${c.level}: ${cell(v.line)}`, '');
+    if (v.representative && v.example)
+      out.push(`- e.g. \`${v.representative.id}\` [${v.representative.requirement}]: ${cell(v.example.slice(0, 400))}`);
+    if (c.operations.length > 1) out.push(`- operations: ${c.operations.map((o) => `\`${o}\``).join(', ')}`);
+    out.push(`- requirements: ${c.requirements.map((r) => `\`${r}\``).join(', ')}`);
+    if (c.cascaded.length)
+      out.push(`- skipped after it (not causes of their own): ${c.cascaded.map((id) => `\`${id}\``).join(', ')}`);
+    if (v.exchange)
+      out.push('', '```sh', v.exchange.curl, '```', '', `_${replayNote(report, v.representative, v.exchange)}_`);
+    if (c.checks.length > 1) {
+      out.push('', `<details><summary>the ${c.checks.length} checks of this cause</summary>`, '');
+      for (const id of c.checks.slice(0, MEMBERS_LISTED)) {
+        const m = byId.get(id);
+        out.push(`- \`${id}\`${m ? ` [${m.requirement}]: ${cell((failureLine(m) ?? m.title).slice(0, 200))}` : ''}`);
+      }
+      if (c.checks.length > MEMBERS_LISTED) out.push(`- … and ${c.checks.length - MEMBERS_LISTED} more in report.json`);
+      out.push('', '</details>');
+    }
+    out.push('');
+  });
+  return out;
 }
 
 export function writeMarkdown(report: ConformanceReport): string {
@@ -42,6 +82,7 @@ export function writeMarkdown(report: ConformanceReport): string {
       `- run again after no answer (\`--rerun-unanswered\`): ${rerun.length} check${rerun.length === 1 ? '' : 's'}, ${rerun.filter((c) => c.status !== 'failed' || c.classification !== 'environment').length} judged on a later attempt`,
     );
   out.push('');
+  out.push(...causeSections(report));
   out.push('| class | passed | failed | skipped | waited (s) |', '|---|---:|---:|---:|---:|');
   const counts = classCounts(report.checks);
   for (const cls of [...counts.keys()].sort()) {
@@ -87,14 +128,17 @@ export function writeMarkdown(report: ConformanceReport): string {
     }
   };
   const failed = report.checks.filter((c) => c.status === 'failed');
-  section(
-    'MUST failures',
-    failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'),
-  );
-  section(
-    'SHOULD deviations',
-    failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'),
-  );
+  // A report written before causes were computed lists the target's failures one by one.
+  if (!report.clusters) {
+    section(
+      'MUST failures',
+      failed.filter((c) => c.level === 'MUST' && classificationOf(c) === 'defect'),
+    );
+    section(
+      'SHOULD deviations',
+      failed.filter((c) => c.level === 'SHOULD' && classificationOf(c) === 'spec-gap'),
+    );
+  }
   section(
     'cloudcheck errors (not the target: these requirements went unchecked)',
     failed.filter((c) => classificationOf(c) === 'cloudcheck-error'),

@@ -186,6 +186,9 @@ export function checkFromTest(
     title,
     status,
     ...(ann.has(ANNOTATION.flow) ? { flow: ann.get(ANNOTATION.flow)! } : {}),
+    ...(status === 'skipped' && ann.has(ANNOTATION.skippedAfter)
+      ? { skipped_after: ann.get(ANNOTATION.skippedAfter)! }
+      : {}),
     ...(classification ? { classification } : {}),
     ...(message ? { message } : {}),
     ...(failure?.expected !== undefined ? { expected: failure.expected } : {}),

@@ -56,7 +56,8 @@ export function withDependents(checks: readonly CheckResult[], cause: (check: Ch
       continue;
     }
     if (c.status !== 'skipped') continue;
-    const step = FLOW_SKIP.exec(c.message ?? '')?.[1];
+    // The step the skip names: as data, or in the words of reports written before it was data.
+    const step = c.skipped_after ?? FLOW_SKIP.exec(c.message ?? '')?.[1];
     if (c.message === NEVER_RAN || (step !== undefined && ids.has(step)) || (c.flow && flowsCut.has(c.flow)))
       ids.add(c.id);
   }

@@ -12,8 +12,10 @@ import {
   addSecret,
   defineFlow,
   expect,
+  expectEchoed,
   expectErrorEnvelope,
   expectFields,
+  expectNotListed,
   expectRefused,
   expectStatus,
   expectSuccess,
@@ -51,11 +53,13 @@ async function createKey(
 /** The key a creation response holds (checked), in the ledger from then on. */
 function createdKey(res: ApiResponse, ledger: Ledger): CreatedKey {
   expectStatus(res, [200, 201]);
-  const key = res.json<{ api_key: CreatedKey }>().api_key;
-  expect(key, 'the creation response carries an object `api_key`').toBeTruthy();
-  expect(typeof key.id, '`api_key.id`').toBe('string');
+  const created = res.json<{ api_key: CreatedKey }>();
+  expectFields(created, { api_key: 'object' }, 'the creation response', res);
+  const key = created.api_key;
+  expectFields(key, { id: 'string' }, 'the created key', res);
   ledger.track('api-key', key.id);
-  expect(typeof key.key, '`api_key.key`, the full secret').toBe('string');
+  // The full secret.
+  expectFields(key, { key: 'string' }, 'the created key', res);
   addSecret(key.key);
   return key;
 }
@@ -122,12 +126,18 @@ defineFlow<State>(
       },
       async ({ api, ledger, ctx, state }) => {
         const name = ctx.name('key');
-        const { key } = await createKey(api, ledger, { name, permissions: ['read', 'write'] });
+        const { res, key } = await createKey(api, ledger, { name, permissions: ['read', 'write'] });
         state.main = key;
-        expect(key.name).toBe(name);
+        // `expires_at` is there, null when the key never expires.
+        const fields = {
+          name: 'string',
+          permissions: 'string[]',
+          expires_at: 'timestamp|null',
+          created_at: 'timestamp',
+        } as const;
+        expectFields(key, fields, 'the created key', res);
+        expectEchoed(res, key, { name }, 'the created key');
         expect([...key.permissions].sort()).toEqual(['read', 'write']);
-        expect('expires_at' in key, '`expires_at` is present (null: never expires)').toBe(true);
-        expect(typeof key.created_at).toBe('string');
         expect(key.key.length, 'the secret is a real secret').toBeGreaterThanOrEqual(16);
       },
     );
@@ -264,7 +274,8 @@ defineFlow<State>(
       async ({ api, state }) => {
         const res = await api.get('/account/api-keys');
         expectStatus(res, 200);
-        expect(res.json<{ api_keys: Array<{ id: string }> }>().api_keys.map((k) => k.id)).not.toContain(state.main.id);
+        const ids = res.json<{ api_keys: Array<{ id: string }> }>().api_keys.map((k) => k.id);
+        expectNotListed(res, ids.includes(state.main.id), state.main.id, 'GET /account/api-keys after the revocation');
       },
     );
 

@@ -10,15 +10,21 @@
 import {
   defineFlow,
   expect,
+  expectBody,
+  expectFields,
+  expectFieldValues,
+  expectNotListed,
+  expectPdf,
   expectRefused,
   expectResource,
   expectStatus,
+  judged,
   listOf,
   ORIGINAL,
   originalOnce,
   resourceOf,
 } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse } from '../../src/harness/check.ts';
 
 interface Account {
   id: string;
@@ -75,18 +81,28 @@ async function getAccount(api: ApiClient): Promise<Account> {
   return res.json<{ account: Account }>().account;
 }
 
-async function wallets(api: ApiClient): Promise<Wallet[]> {
+/** The wallets, with the answer that listed them (what a failure judged). */
+async function walletList(api: ApiClient): Promise<{ res: ApiResponse; list: Wallet[] }> {
   const res = await api.get('/account/wallets');
   expectStatus(res, 200);
-  const list = res.json<{ wallets: Wallet[] }>().wallets;
-  expect(Array.isArray(list), '`wallets` should be an array').toBe(true);
-  return list;
+  const body = res.json<{ wallets: Wallet[] }>();
+  expectFields(body, { wallets: 'array' }, 'the wallet list', res);
+  return { res, list: body.wallets };
+}
+
+async function wallets(api: ApiClient): Promise<Wallet[]> {
+  return (await walletList(api)).list;
+}
+
+/** The payment methods, with the answer that listed them. */
+async function paymentMethodList(api: ApiClient): Promise<{ res: ApiResponse; list: PaymentMethod[] }> {
+  const res = await api.get('/account/payment-methods');
+  expectStatus(res, 200);
+  return { res, list: res.json<{ payment_methods: PaymentMethod[] }>().payment_methods };
 }
 
 async function paymentMethods(api: ApiClient): Promise<PaymentMethod[]> {
-  const res = await api.get('/account/payment-methods');
-  expectStatus(res, 200);
-  return res.json<{ payment_methods: PaymentMethod[] }>().payment_methods;
+  return (await paymentMethodList(api)).list;
 }
 
 async function history(
@@ -171,13 +187,17 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       title: 'wallets: at most one per currency, with numeric balances',
     },
     async ({ api }) => {
-      const list = await wallets(api);
+      const { res, list } = await walletList(api);
       const currencies = list.map((w) => w.currency);
       expect(new Set(currencies).size, `one wallet per currency: ${currencies.join(', ')}`).toBe(currencies.length);
       for (const w of list) {
-        for (const field of ['available_balance', 'pending_balance', 'reserved_balance', 'total_balance'] as const) {
-          expect(typeof w[field], `${w.currency} wallet ${field} (${JSON.stringify(w[field])})`).toBe('number');
-        }
+        const balances = {
+          available_balance: 'number',
+          pending_balance: 'number',
+          reserved_balance: 'number',
+          total_balance: 'number',
+        } as const;
+        expectFields(w, balances, `the ${w.currency} wallet`, res);
       }
     },
   );
@@ -204,15 +224,13 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       expectStatus(res, [200, 201]);
       const created = (resourceOf<PaymentMethod>(res.body, 'payment_method') ?? {}) as PaymentMethod;
       state.paymentMethodId = ledger.track('payment-method', created.id);
-      const listed = (await paymentMethods(api)).find((pm) => pm.id === created.id);
+      const { res: listRes, list } = await paymentMethodList(api);
+      const listed = list.find((pm) => pm.id === created.id);
       expect(listed, `payment method ${created.id} in GET /account/payment-methods`).toBeTruthy();
-      expect(listed!.type).toBe('card');
-      expect(typeof listed!.last4, 'last4').toBe('string');
-      expect(
-        Number.isInteger(listed!.exp_month) && Number.isInteger(listed!.exp_year),
-        'a card has integer exp_month and exp_year',
-      ).toBe(true);
-      expect(typeof listed!.is_default, 'is_default').toBe('boolean');
+      expectFieldValues(listed, { type: 'card' }, `payment method ${created.id}`, listRes);
+      // A card has integer exp_month and exp_year.
+      const fields = { last4: 'string', exp_month: 'integer', exp_year: 'integer', is_default: 'boolean' } as const;
+      expectFields(listed, fields, `payment method ${created.id}`, listRes);
       state.setDefault = setDefault;
     },
   );
@@ -297,10 +315,12 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       title: 'the billing history pages with a consistent meta',
     },
     async ({ api }) => {
-      const first = await history(api, { per_page: 2, page: 1 });
-      expect(first.meta, 'meta').toBeTruthy();
-      for (const field of ['total', 'page', 'per_page', 'pages'] as const)
-        expect(Number.isInteger(first.meta[field]), `meta.${field} is an integer`).toBe(true);
+      const res = await api.get('/account/billing/history', { query: { per_page: 2, page: 1 } });
+      expectStatus(res, 200);
+      const first = res.json<Awaited<ReturnType<typeof history>>>();
+      expectFields(first, { transactions: 'array', meta: 'object' }, 'the billing history', res);
+      const meta = { total: 'integer', page: 'integer', per_page: 'integer', pages: 'integer' } as const;
+      expectFields(first.meta, meta, 'meta of the billing history', res);
       expect(first.meta.per_page).toBe(2);
       expect(first.meta.page).toBe(1);
       expect(first.transactions.length).toBeLessThanOrEqual(2);
@@ -379,10 +399,9 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const res = await api.delete(`/account/payment-methods/${encodeURIComponent(state.paymentMethodId)}`);
       expectStatus(res, [200, 204]);
       ledger.deleted('payment-method', state.paymentMethodId);
-      expect(
-        (await paymentMethods(api)).map((pm) => pm.id),
-        'GET /account/payment-methods after DELETE',
-      ).not.toContain(state.paymentMethodId);
+      const after = await paymentMethodList(api);
+      const listed = after.list.some((pm) => pm.id === state.paymentMethodId);
+      expectNotListed(after.res, listed, state.paymentMethodId, 'GET /account/payment-methods after DELETE');
     },
   );
 
@@ -406,11 +425,15 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
         headers: { accept: 'application/pdf' },
       });
       expectStatus(pdf, 200);
-      expect(pdf.headers['content-type']?.split(';')[0]?.trim(), 'Content-Type').toBe('application/pdf');
-      expect(pdf.bytes.subarray(0, 5).toString('latin1'), 'the body starts with %PDF-').toBe('%PDF-');
-      expect(pdf.bytes.subarray(-32).toString('latin1').trimEnd().endsWith('%%EOF'), 'the body ends with %%EOF').toBe(
-        true,
-      );
+      expectPdf(pdf);
+      const end = pdf.bytes.subarray(-32).toString('latin1').trimEnd();
+      expectBody(end.endsWith('%%EOF'), () => ({
+        subject: 'pdf end',
+        expected: '"%%EOF"',
+        actual: JSON.stringify(end.slice(-5)),
+        judged: judged(pdf),
+        says: `the PDF body ends with ${JSON.stringify(end.slice(-5))}, not %%EOF`,
+      }));
     },
   );
 
@@ -440,10 +463,9 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       expect(Date.parse(usage.period.start), 'period.start ≤ period.end').toBeLessThanOrEqual(
         Date.parse(usage.period.end),
       );
-      expect(typeof usage.total_cost).toBe('number');
-      expect(typeof usage.currency).toBe('string');
+      expectFields(usage, { total_cost: 'number', currency: 'string', services: 'object' }, 'the current usage', res);
       for (const service of ['compute', 'storage', 'messaging'])
-        expect(typeof usage.services[service]?.cost, `services.${service}.cost`).toBe('number');
+        expectFields(usage.services[service], { cost: 'number' }, `usage of ${service}`, res);
     },
   );
 
@@ -459,15 +481,11 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
       const res = await api.get('/account/analytics/costs', { query: { group_by: 'service' } });
       expectStatus(res, 200);
       const body = res.json<{ cost_breakdown: Array<Record<string, unknown>>; total_cost: number; currency: string }>();
-      expect(Array.isArray(body.cost_breakdown), 'cost_breakdown').toBe(true);
-      expect(typeof body.total_cost).toBe('number');
-      expect(typeof body.currency).toBe('string');
-      for (const entry of body.cost_breakdown) {
-        expect(typeof entry.service, 'entry.service').toBe('string');
-        expect(typeof entry.cost, 'entry.cost').toBe('number');
-        expect(typeof entry.percentage, 'entry.percentage').toBe('number');
-        expect(Array.isArray(entry.resources), `resources of the ${String(entry.service)} entry`).toBe(true);
-      }
+      const top = { cost_breakdown: 'array', total_cost: 'number', currency: 'string' } as const;
+      expectFields(body, top, 'the cost analytics', res);
+      const entryFields = { service: 'string', cost: 'number', percentage: 'number', resources: 'array' } as const;
+      for (const entry of body.cost_breakdown)
+        expectFields(entry, entryFields, `the ${String(entry.service)} entry of cost_breakdown`, res);
     },
   );
 

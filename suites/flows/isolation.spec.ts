@@ -19,6 +19,8 @@ import {
   expectRefused,
   expectResource,
   expectStatus,
+  fail,
+  judged,
   resourceOf,
 } from '../../src/harness/check.ts';
 import type { ApiResponse } from '../../src/harness/check.ts';
@@ -50,7 +52,16 @@ const enc = encodeURIComponent;
 
 /** 404 (as for an id that does not exist) with the error envelope. */
 function expectNotFound(res: ApiResponse, what: string, secret?: string): void {
-  expect(res.status, `${what}: the other account must get 404, as for an unknown id`).toBe(404);
+  if (res.status !== 404)
+    fail({
+      kind: 'status',
+      subject: 'status',
+      expected: '404',
+      actual: String(res.status),
+      judged: judged(res),
+      context: what,
+      says: `${what}: the other account got ${res.status}; it must get 404, as for an unknown id`,
+    });
   expectErrorEnvelope(res, 'not_found');
   if (secret) expect(res.text.includes(secret), `${what}: the response must not disclose the resource`).toBe(false);
 }

@@ -7,7 +7,7 @@
  * contact lists and opt-outs: messaging-lists.spec.ts.)
  */
 import { defineFlow, expect, expectFields, expectStatus } from '../../src/harness/check.ts';
-import type { ApiClient } from '../../src/harness/check.ts';
+import type { ApiClient, ApiResponse } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, finalStatus, listOf, messageStatus, recordOf } from './_messaging.ts';
 import type { MessageStatus } from './_messaging.ts';
 
@@ -44,12 +44,12 @@ const closeMoney = (a: number, b: number): boolean => Math.abs(a - b) < 0.011;
 async function listMessages(
   api: ApiClient,
   query: Record<string, string | number>,
-): Promise<{ messages: MessageStatus[]; meta: Meta }> {
+): Promise<{ messages: MessageStatus[]; meta: Meta; res: ApiResponse }> {
   const res = await api.get('/sms/messages', { query });
   expectStatus(res, 200);
   const body = res.json<{ messages: MessageStatus[]; meta: Meta }>();
-  expect(Array.isArray(body.messages), '`messages` array').toBe(true);
-  return body;
+  expectFields(body, { messages: 'array' }, 'GET /sms/messages', res);
+  return { ...body, res };
 }
 
 defineFlow<State>(
@@ -291,10 +291,10 @@ defineFlow<State>(
         title: 'GET /sms/messages carries meta with integer total, page, per_page and pages consistent with the items',
       },
       async ({ api }) => {
-        const { messages, meta } = await listMessages(api, { per_page: 2 });
-        expect(meta, '`meta` object').toBeTruthy();
-        for (const field of ['total', 'page', 'per_page', 'pages'] as const)
-          expect(Number.isInteger(meta[field]), `meta.${field} is an integer`).toBe(true);
+        const { messages, meta, res } = await listMessages(api, { per_page: 2 });
+        expectFields(res.body, { meta: 'object' }, 'GET /sms/messages', res);
+        const integers = { total: 'integer', page: 'integer', per_page: 'integer', pages: 'integer' } as const;
+        expectFields(meta, integers, 'meta of GET /sms/messages', res);
         expect(meta.page).toBe(1);
         expect(meta.total, 'the account has at least the flow\u2019s three messages').toBeGreaterThanOrEqual(3);
         expect(messages.length).toBe(Math.min(2, meta.total));

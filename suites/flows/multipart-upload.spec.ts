@@ -6,7 +6,17 @@
  * the conventions, an unknown upload id is 404, and parts are numbered 1 to 10000 and, but for
  * the last, at least 5 MiB.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import {
+  defineFlow,
+  expect,
+  expectEchoed,
+  expectErrorEnvelope,
+  expectFields,
+  expectHeader,
+  expectNoBody,
+  expectRefused,
+  expectStatus,
+} from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/check.ts';
 import { bareEtag, createBucket, deterministicBytes, listObjects, md5, objectPath, sha256 } from './_storage.ts';
 
@@ -82,7 +92,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
       });
       expectStatus(res, [200, 201]);
       const body = res.json<{ upload_id?: unknown; bucket?: unknown; key?: unknown }>();
-      expect(typeof body.upload_id, 'upload_id').toBe('string');
+      expectFields(body, { upload_id: 'string' }, 'the initiation', res);
       // Track the upload first: an unfinished one is aborted at teardown (404 once completed is fine).
       ledger.track('multipart-upload', String(body.upload_id), {
         deletePath: `${path}?uploadId=${encodeURIComponent(String(body.upload_id))}`,
@@ -90,7 +100,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
         rank: 95,
       });
       state.uploadId = String(body.upload_id);
-      expect({ bucket: body.bucket, key: body.key }).toEqual({ bucket: state.bucket, key: state.key });
+      expectEchoed(res, body, { bucket: state.bucket, key: state.key }, 'the initiation');
     },
   );
 
@@ -236,9 +246,12 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'multipart upload
     async ({ api, state }) => {
       const res = await api.request({ method: 'HEAD', path: objectPath(state.bucket, state.key) });
       expectStatus(res, 200);
-      expect(res.bytes.length, 'HEAD body').toBe(0);
-      expect(res.headers['content-length'], 'Content-Length').toBe(String(joined(state).length));
-      expect(res.headers.etag, 'ETag header').toBeTruthy();
+      expectNoBody(res);
+      expectHeader(res, 'Content-Length', String(joined(state).length), {
+        context: 'the size of the whole object',
+        expectedAs: 'the uploaded size',
+      });
+      expectHeader(res, 'ETag');
       if (state.objectEtag)
         expect(bareEtag(res.headers.etag), 'ETag of HEAD vs the completion').toBe(bareEtag(state.objectEtag));
     },

@@ -5,7 +5,14 @@
  * already taken is refused with `bucket_already_exists`. By the conventions, that refusal is a
  * 409 naming the bucket, keys are percent-decoded once, and a key may end in `/presigned-url`.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import {
+  defineFlow,
+  expect,
+  expectErrorEnvelope,
+  expectHeader,
+  expectRefused,
+  expectStatus,
+} from '../../src/harness/check.ts';
 import type { ApiClient, Ledger } from '../../src/harness/check.ts';
 import { createBucket, deterministicBytes, listObjects, objectPath, sha256, storageRegion } from './_storage.ts';
 
@@ -94,7 +101,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       expectStatus(res, 200);
       expect(res.bytes.length, 'HEAD body').toBe(0);
       expect(res.headers['content-type']?.split(';')[0]?.trim(), 'Content-Type').toBe(MAIN_TYPE);
-      expect(res.headers['content-length'], 'Content-Length').toBe(String(state.mainBytes.length));
+      expectHeader(res, 'Content-Length', String(state.mainBytes.length), { expectedAs: 'the uploaded size' });
     },
   );
 

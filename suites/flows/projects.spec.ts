@@ -7,7 +7,9 @@
 import {
   defineFlow,
   expect,
+  expectEchoed,
   expectFields,
+  expectFieldValues,
   expectRefused,
   expectStatus,
   expectSuccess,
@@ -93,18 +95,14 @@ defineFlow<State>({ id: FLOW, class: 'projects', title: 'projects and their reso
       expectStatus(res, [200, 201]);
       state.created = projectOf(res.body);
       state.projectId = ledger.track('project', state.created.id);
-      expect(state.created).toMatchObject({
-        name: request.name,
-        description: request.description,
-        region: request.region,
-        status: 'active',
-      });
-      expect(await getProject(api, state.projectId)).toMatchObject({
-        name: request.name,
-        description: request.description,
-        region: request.region,
-        status: 'active',
-      });
+      const { budget_limit: _budget, ...echoed } = request;
+      expectEchoed(res, state.created, echoed, 'the created project');
+      expectFieldValues(state.created, { status: 'active' }, 'the created project', res);
+      const read = await api.get(projectPath(state.projectId));
+      expectStatus(read, 200);
+      const project = projectOf(read.body);
+      expectEchoed(read, project, echoed, 'the project read back');
+      expectFieldValues(project, { status: 'active' }, 'the project read back', read);
     },
   );
 

@@ -9,8 +9,11 @@ import {
   Provision,
   defineFlow,
   expect,
+  expectEchoed,
   expectErrorEnvelope,
   expectFields,
+  expectFieldValues,
+  expectNotListed,
   expectRefused,
   expectResource,
   expectStatus,
@@ -25,6 +28,8 @@ import type { ComputeCatalogue, Vps } from './_compute.ts';
 interface State {
   catalogue: ComputeCatalogue;
   created: Vps;
+  /** The answer of POST /vps: what the steps that judge the created VPS judged. */
+  createdRes: ApiResponse;
   vpsId: string;
   name: string;
   tags: string[];
@@ -145,11 +150,13 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
         [200, 201],
         `POST /vps with region ${region}, image ${image} and size ${size.slug}, as the catalogue lists them`,
       );
-      const vps = res.json<{ vps?: Vps }>().vps;
-      expect(vps, 'POST /vps should answer an object `vps`').toBeTruthy();
-      expect(typeof vps!.id, 'vps.id').toBe('string');
-      state.vpsId = ledger.track('vps', vps!.id);
-      state.created = vps!;
+      const body = res.json<{ vps?: Vps }>();
+      expectFields(body, { vps: 'object' }, 'the answer of POST /vps', res);
+      const vps = body.vps!;
+      expectFields(vps, { id: 'string' }, 'the created VPS', res);
+      state.vpsId = ledger.track('vps', vps.id);
+      state.created = vps;
+      state.createdRes = res;
     },
   );
 
@@ -162,9 +169,8 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       title: 'POST /vps answers status creating with null ip_address and private_ip',
     },
     async ({ state }) => {
-      expect(state.created.status, 'status right after POST /vps').toBe('creating');
-      expect(state.created.ip_address, 'ip_address right after POST /vps').toBeNull();
-      expect(state.created.private_ip, 'private_ip right after POST /vps').toBeNull();
+      const right = { status: 'creating', ip_address: null, private_ip: null };
+      expectFieldValues(state.created, right, 'the VPS right after POST /vps', state.createdRes);
     },
   );
 
@@ -178,7 +184,8 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     },
     async ({ state }) => {
       const { region, image, size } = state.catalogue;
-      expect(state.created).toMatchObject({ name: state.name, region, image, size: size.slug, tags: state.tags });
+      const sent = { name: state.name, region, image, size: size.slug, tags: state.tags };
+      expectEchoed(state.createdRes, state.created, sent, 'the created VPS');
     },
   );
 
@@ -488,7 +495,7 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
       const list = await api.get('/snapshots');
       expectStatus(list, 200);
       const ids = (listOf<{ id: string }>(list.body, 'snapshots') ?? []).map((s) => s.id);
-      expect(ids, 'GET /snapshots after DELETE').not.toContain(state.snapshotId);
+      expectNotListed(list, ids.includes(state.snapshotId), state.snapshotId, 'GET /snapshots after DELETE');
     },
   );
 
@@ -640,13 +647,16 @@ defineFlow<State>({ id: FLOW, class: 'compute', title: 'VPS lifecycle' }, (step)
     async ({ api, ctx, state }) => {
       // Deletion may take a moment on a real platform; it must end with the VPS gone. Which 4xx
       // (404 by convention, ERR-MAP-003) is checked elsewhere; here it must not be a success.
+      let last: ApiResponse | undefined;
       const res = await ctx.poll(
         'GET /vps/{vps_id} to stop answering the deleted VPS',
         async () => {
-          const r = await api.get(vpsPath(state.vpsId));
-          return r.status >= 400 ? r : undefined;
+          last = await api.get(vpsPath(state.vpsId));
+          return last.status >= 400 ? last : undefined;
         },
-        { intervalMs: 500 },
+        // A VPS still served at the deadline fails on its last answer (what the target did), as
+        // the generated use-after-delete check does, not only on the time it took.
+        { intervalMs: 500, atDeadline: () => last && expectRefused(last, 'GET of the deleted VPS at the deadline') },
       );
       expect(res.status, 'GET of a deleted VPS should be a client error').toBeLessThan(500);
       expectErrorEnvelope(res);

@@ -4,7 +4,7 @@
  * check sent itself, so sends of other checks cannot shift items between pages; a walk whose
  * meta.total changed underway is simply walked again.
  */
-import { defineCheck, expect, expectStatus, expectSuccess } from '../../src/harness/check.ts';
+import { defineCheck, expect, expectFields, expectStatus, expectSuccess } from '../../src/harness/check.ts';
 import type { ApiClient, ApiResponse, CheckContext } from '../../src/harness/check.ts';
 
 interface Meta {
@@ -24,10 +24,9 @@ const LISTS = [
 function pageOf(res: ApiResponse, items: string): { items: Array<Record<string, unknown>>; meta: Meta } {
   expectSuccess(res);
   const body = res.body as Record<string, unknown> | undefined;
-  const list = body?.[items];
-  expect(Array.isArray(list), `the list answers an array \`${items}\``).toBe(true);
-  expect(typeof body?.meta === 'object' && body.meta !== null, 'the list answers an object `meta`').toBe(true);
-  return { items: list as Array<Record<string, unknown>>, meta: body!.meta as Meta };
+  // The array and `meta` as the generated list checks judge them: a list without `meta` is one cause.
+  expectFields(body, { [items]: 'array', meta: 'object' }, 'the list', res);
+  return { items: body![items] as Array<Record<string, unknown>>, meta: body!.meta as Meta };
 }
 
 defineCheck(

@@ -82,8 +82,8 @@ test('a merge with MUST checks that got no answer and no failure is inconclusive
 test('diff takes report files or directories and prints the changes', async () => {
   const c = io();
   expect(await runReportCommand(['diff', join(dir, 's1'), join(dir, 's2', 'report.json')], c.io)).toBe(0);
-  expect(c.out.join('')).toContain('new checks (8)');
-  expect(c.out.join('')).toContain('removed checks (8)');
+  expect(c.out.join('')).toContain('new checks (only in B) (8)');
+  expect(c.out.join('')).toContain('removed checks (only in A: not run in B) (8)');
   const j = io();
   expect(await runReportCommand(['diff', join(dir, 's1'), join(dir, 's1'), '--json'], j.io)).toBe(0);
   expect(JSON.parse(j.out.join('')).fixed).toEqual([]);

@@ -1,6 +1,6 @@
 import { expect, test } from '../base.ts';
 import { diffReports, formatDiff } from '../../src/report/diff.ts';
-import type { CheckResult } from '../../src/model/finding.ts';
+import type { CheckFailure, CheckResult } from '../../src/model/finding.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { fixture } from './helpers.ts';
 import { emptyProfile, load as loadSection } from './fixtures/generate.ts';
@@ -93,4 +93,101 @@ test('two load runs: latency of each profile and status class both ran, before a
   expect(diffReports(a, { ...a, load: loadSection([]) }).load_latency).toEqual([]);
   const noLoad = { ...a, load: undefined };
   expect(formatDiff(diffReports(noLoad, noLoad))).not.toContain('load latency');
+});
+
+/** A failed MUST check of the target with its failure as data. */
+function failedCheck(id: string, operation: string, failure: Partial<CheckFailure>): CheckResult {
+  return {
+    id,
+    requirement: 'OBJ-LIST-003',
+    level: 'MUST',
+    class: 'storage-objects',
+    operation,
+    title: id,
+    status: 'failed',
+    classification: 'defect',
+    failure: { kind: 'schema', subject: '/meta', headline: `${operation}: \`meta\` missing`, operation, ...failure },
+  };
+}
+
+test('causes: fixed, new and unchanged with their check counts; a cause whose checks B did not run is not fixed', () => {
+  const meta = (id: string, op: string) =>
+    failedCheck(id, op, { keyword: 'required', expected: 'present', actual: 'absent' });
+  const status = (id: string) =>
+    failedCheck(id, 'POST /projects', { kind: 'status', subject: 'status', expected: '201', actual: '200' });
+  const passed = (c: CheckResult): CheckResult => ({
+    ...c,
+    status: 'passed',
+    classification: undefined,
+    failure: undefined,
+  });
+  const base = { ...a, clusters: undefined };
+  const before = { ...base, checks: [meta('m1', 'GET /vps'), meta('m2', 'GET /sms/messages'), status('s1')] };
+  const after = {
+    ...base,
+    run: { ...base.run, id: 'after' },
+    checks: [
+      meta('m1', 'GET /vps'),
+      meta('m2', 'GET /sms/messages'),
+      meta('m3', 'GET /account/billing/history'),
+      passed(status('s1')),
+      failedCheck('h1', 'GET /vps', {
+        kind: 'header',
+        subject: 'x-ratelimit-remaining',
+        expected: 'present',
+        actual: 'absent',
+      }),
+    ],
+  };
+  const d = diffReports(before, after);
+  expect(d.causes.unchanged).toEqual([
+    expect.objectContaining({ cause: '`meta` missing', checks_before: 2, checks_after: 3 }),
+  ]);
+  expect(d.causes.fixed.map((c) => c.cause)).toEqual(['answered 200, expected 201']);
+  expect(d.causes.new.map((c) => c.cause)).toEqual(['header x-ratelimit-remaining missing']);
+  const text = formatDiff(d);
+  expect(text).toContain('causes: fixed 1, new 1, unchanged 1');
+  expect(text).toMatch(/unchanged causes \(1\):\n {2}· MUST {3}`meta` missing \(2 → 3 checks\) {2}cause-[0-9a-f]{10}/);
+  // B ran none of the status cause's checks: not fixed, just not run.
+  const partial = diffReports(before, { ...after, checks: after.checks.filter((c) => c.id !== 's1') });
+  expect(partial.causes.fixed).toEqual([]);
+  expect(partial.causes.not_run.map((c) => c.cause)).toEqual(['answered 200, expected 201']);
+});
+
+test('a partial run against a full one: what B did not run is one line, not one per check', () => {
+  const b = { ...a, run: { ...a.run, id: 'after' }, checks: a.checks.slice(0, 1) };
+  const many = {
+    ...a,
+    checks: Array.from({ length: 40 }, (_, i) => ({ ...a.checks[i % a.checks.length]!, id: `c${i}` })),
+  };
+  const text = formatDiff(diffReports(many, b));
+  expect(text).toMatch(
+    /removed checks \(only in A: not run in B\) \(40\): in \d+ class(es)?: [a-z-, ]+ \(--json lists them\)/,
+  );
+  expect(text).not.toMatch(/^ {2}- (MUST|SHOULD) +\S+ +c\d+/m);
+});
+
+test('load thresholds and invariants compare by profile and name: a profile that went from pass to fail is broken', () => {
+  const line = (name: string, passed: boolean) => ({
+    name,
+    expected: '429 after 100',
+    actual: passed ? '429 after 100' : 'no 429',
+    passed,
+  });
+  const withLoad = (passed: boolean, id: string) => ({
+    ...a,
+    run: { ...a.run, id },
+    load: loadSection([
+      emptyProfile({ profile: 'burst-compute', passed, thresholds: [line('onset', passed), line('p99', true)] }),
+    ]),
+  });
+  const d = diffReports(withLoad(true, 'before'), withLoad(false, 'after'));
+  expect(d.load_broken).toEqual([
+    expect.objectContaining({ profile: 'burst-compute', name: 'onset', before: 'passed', after: 'failed' }),
+  ]);
+  expect(d.load_fixed).toEqual([]);
+  const text = formatDiff(d);
+  expect(text).toContain('load thresholds and invariants: fixed 0, broken 1');
+  expect(text).toContain('✗ burst-compute: onset (passed → failed; expected 429 after 100, got no 429)');
+  expect(diffReports(withLoad(false, 'b'), withLoad(true, 'a')).load_fixed.map((l) => l.name)).toEqual(['onset']);
 });

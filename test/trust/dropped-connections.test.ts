@@ -39,6 +39,10 @@ async function runBehindDrops(
         '1',
         '--report-dir',
         reportDir,
+        // A GET that got no answer is resent by the client first (--retries, default 2): off here,
+        // so the dropped request reaches the re-runs (test/harness/retries.test.ts has the resends).
+        '--retries',
+        '0',
         ...extra,
       ],
       { killAfterMs: 120_000 },

@@ -5,11 +5,38 @@
 import { loadRequirements, type Requirement } from '../../spec/requirements.ts';
 import { CONFORMANCE_CLASSES } from '../../spec/classes.ts';
 import type { ConformanceClass } from '../../spec/classes.ts';
-import type { CatalogueCheck, FaultPlan, Outcome } from './matrix.ts';
-import { KNOWN_UNDETECTED, REGENERATE, flowsOf } from './matrix.ts';
+import type { CatalogueCheck, CauseFigures, FaultPlan, Outcome } from './matrix.ts';
+import { CAUSE_EXCEPTIONS, FIRST_CAUSE_SHARE, KNOWN_UNDETECTED, MAX_CAUSES, REGENERATE, flowsOf } from './matrix.ts';
 
 /** Detecting checks shown per row; the rest are counted. */
 const SHOWN = 4;
+
+const TABLE_HEADER = [
+  '| fault | requirement (level, class) | detected by | flows | exit code | causes |',
+  '|---|---|---|---|---|---|',
+];
+
+const percent = (f: CauseFigures): number => Math.round((100 * f.first) / f.checks);
+
+/** A row's causes cell: "1 (1 check)", "2 (first 5 of 6 checks, 83 %)", or – (a load run, nothing failed). */
+export function renderCauses(f: CauseFigures | undefined): string {
+  if (!f || f.checks === 0) return '–';
+  if (f.checks === 1) return `${f.causes} (1 check)`;
+  return `${f.causes} (first ${f.first} of ${f.checks} checks, ${percent(f)} %)`;
+}
+
+function parseCauses(cell: string): CauseFigures | undefined {
+  const m = /^(\d+) \((?:(1) check|first (\d+) of (\d+) checks, \d+ %)\)$/.exec(cell.trim());
+  if (!m) return undefined;
+  return m[2]
+    ? { causes: Number(m[1]), first: 1, checks: 1 }
+    : { causes: Number(m[1]), first: Number(m[3]), checks: Number(m[4]) };
+}
+
+/** Whether a fault's causes are within issue 36's bound (trivially so when it fails one check or none). */
+export function withinCauseBound(f: CauseFigures | undefined): boolean {
+  return !f || f.checks <= 1 || (f.first >= FIRST_CAUSE_SHARE * f.checks && f.causes <= MAX_CAUSES);
+}
 
 /** The table row of one fault (the test compares it with the committed row). */
 export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly CatalogueCheck[]): string {
@@ -33,11 +60,18 @@ export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly
         : plan.strict
           ? ` (\`--strict\`)${args}`
           : args;
-  return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} |`;
+  return `| \`${plan.fault}\` | ${plan.requirement} (${plan.level}, ${plan.class}) | ${by} | ${flows.map((f) => `\`${f}\``).join(', ') || '–'} | ${outcome.exit ?? 'none'}${how} | ${renderCauses(outcome.causes)} |`;
 }
 
-/** Fault and detecting flows of every row of the committed fault table (the lines after its header, up to a blank line). */
-export function parseRows(doc: string): Array<{ fault: string; flows: string[] }> {
+export interface Row {
+  fault: string;
+  flows: string[];
+  /** Absent for a row without failed checks of the target (a load run), or an old row without the column. */
+  causes?: CauseFigures;
+}
+
+/** Fault, detecting flows and causes of every row of the committed fault table (the lines after its header, up to a blank line). */
+export function parseRows(doc: string): Row[] {
   const lines = doc.split('\n');
   const header = lines.findIndex((l) => l.startsWith('| fault | '));
   if (header < 0) return [];
@@ -47,11 +81,56 @@ export function parseRows(doc: string): Array<{ fault: string; flows: string[] }
     .filter((l) => /^\| `[^`]+` \|/.test(l))
     .map((l) => {
       const cells = l.split(' | ');
+      const causes = parseCauses((cells[5] ?? '').replace(/ \|$/, ''));
       return {
         fault: /^\| `([^`]+)`/.exec(l)![1]!,
         flows: [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!),
+        ...(causes ? { causes } : {}),
       };
     });
+}
+
+/**
+ * The "Causes" section: the faults by how many causes their failed checks form in the report
+ * (src/report/clusters.ts, over the fault's own failed checks), and how many of those failing
+ * more than one check stay within issue 36's bound; the exceptions with their reasons.
+ */
+export function renderCauseSection(rows: readonly Row[]): string {
+  const counted = rows.filter((r) => r.causes && r.causes.checks > 0);
+  const buckets = [
+    ['1', (n: number) => n === 1],
+    ['2', (n: number) => n === 2],
+    ['3', (n: number) => n === 3],
+    [`>3`, (n: number) => n > 3],
+  ] as const;
+  const several = counted.filter((r) => r.causes!.checks > 1);
+  const firstOk = several.filter((r) => r.causes!.first >= FIRST_CAUSE_SHARE * r.causes!.checks);
+  const within = several.filter((r) => withinCauseBound(r.causes));
+  const exceptions = rows.filter((r) => CAUSE_EXCEPTIONS[r.fault] !== undefined);
+  const lines = [
+    '## Causes',
+    '',
+    'The "causes" column: how many causes the report shows for the fault\'s own failed checks (failed checks',
+    'grouped by what the target did, `src/report/clusters.ts`; in a shared run, only the checks of its',
+    "requirement), and how many of those checks the first cause covers. Issue 36's bound: for every fault",
+    `that fails more than one check, the first cause covers at least ${Math.round(FIRST_CAUSE_SHARE * 100)} % of them and at most ${MAX_CAUSES} causes are shown.`,
+    '',
+    '| causes | faults |',
+    '|---|---:|',
+    ...buckets.map(([label, test]) => `| ${label} | ${counted.filter((r) => test(r.causes!.causes)).length} |`),
+    '',
+    `**${several.length} faults fail more than one check: ${firstOk.length} with a first cause of at least ${Math.round(FIRST_CAUSE_SHARE * 100)} %, ${within.length} within the bound.**`,
+    '',
+    ...(exceptions.length
+      ? [
+          'Outside the bound, and why (CAUSE_EXCEPTIONS in `test/trust/matrix.ts`):',
+          '',
+          ...exceptions.map((r) => `- \`${r.fault}\`: ${CAUSE_EXCEPTIONS[r.fault]}`),
+          '',
+        ]
+      : []),
+  ];
+  return lines.join('\n');
 }
 
 /** The "Flows" section: which faults each flow of suites/flows/ detects (from the table's rows). */
@@ -202,6 +281,7 @@ export function renderDoc(
   const strict = plans.filter((p) => p.strict).length;
   const examples = plans.filter((p) => p.args.includes('--examples')).length;
   const rows = plans.map((p) => renderRow(p, outcomes.get(p.fault)!, catalogue));
+  const parsed = parseRows([...TABLE_HEADER, ...rows].join('\n'));
   const lines = [
     '# Fault matrix',
     '',
@@ -216,27 +296,19 @@ export function renderDoc(
     'sequence of operations reveals run through `cloudcheck explore` (default budget, seed 1) and are',
     "detected when it exits 1 with its shrunk sequence failing the fault's requirement. Faults only inputs",
     'drawn from the schemas reveal run with `cloudcheck run --examples 20` (EXAMPLES_FAULTS in',
-    '`test/trust/matrix.ts`). "Flows" are the flows among those checks.',
+    '`test/trust/matrix.ts`). "Flows" are the flows among those checks; "causes" how many causes the',
+    "report shows for the fault's failed checks (see Causes below).",
     '',
     `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${explore} through \`cloudcheck explore\`, ${examples} through \`cloudcheck run --examples\`, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
     '',
     coverageLine(plans, catalogue),
     '',
-    '| fault | requirement (level, class) | detected by | flows | exit code |',
-    '|---|---|---|---|---|',
+    ...TABLE_HEADER,
     ...rows,
     '',
     // parseRows reads a table: give it the header the rows sit under.
-    renderFlows(
-      parseRows(
-        [
-          '| fault | requirement (level, class) | detected by | flows | exit code |',
-          '|---|---|---|---|---|',
-          ...rows,
-        ].join('\n'),
-      ),
-      flows,
-    ),
+    renderCauseSection(parsed),
+    renderFlows(parsed, flows),
     renderUnfaulted(plans, catalogue),
   ];
   return `${lines.join('\n').trimEnd()}\n`;

@@ -3,7 +3,8 @@
  * (./variant-matrix.ts), one `cloudcheck run` against the embedded server with those variants
  * (CLOUDCHECK_EMBEDDED_VARIANTS): exit 0 without --strict, no failed MUST check, no environment
  * failure, and the failed checks are exactly those of the SHOULD requirements the variants
- * declare, so --strict names exactly the declared deviations. docs/variant-matrix.md must be
+ * declare, so --strict names exactly the declared deviations, in at most as many causes (the
+ * report's clusters) as those requirements. docs/variant-matrix.md must be
  * current, and every variant must be in a run and declare only SHOULD requirements.
  */
 import { expect, test } from '../base.ts';
@@ -14,6 +15,7 @@ import { listVariants } from '../../reference/server.ts';
 import { loadRequirements } from '../../spec/requirements.ts';
 import type { ConformanceReport } from '../../src/model/report.ts';
 import { summarize } from '../../src/report/gate.ts';
+import { clusterLine } from '../../src/report/clusters.ts';
 import { startRun } from './matrix.ts';
 import {
   VARIANT_DOC_PATH,
@@ -23,6 +25,18 @@ import {
   renderVariantDoc,
   variantName,
 } from './variant-matrix.ts';
+
+/**
+ * Runs whose deviations the report still splits into more causes than the SHOULD requirements
+ * declared, and why (the test asserts they still do, so the list cannot rot). Keep it empty.
+ */
+const CAUSES_EXCEED: Record<string, string> = {
+  // 51 causes for 41 requirements, tried once: wrapped-bodies puts every body under `data`, and
+  // each resource's member reads as a cause of its own (`volume` missing, `project` missing, ...);
+  // one cause would need the signature to see a body whose members all moved under one wrapper.
+  'data-wrapped bodies, hourly rate-limit headers and other choices of storage and isolation':
+    'wrapped-bodies: one missing member per resource, not one wrapper',
+};
 
 test('every variant is in a run and declares only SHOULD requirements of the catalogue', () => {
   const requirements = new Map(loadRequirements().map((r) => [r.id, r]));
@@ -81,6 +95,17 @@ test.describe('variant runs', () => {
         expect(deviated, 'the failed SHOULD requirements are exactly those the variants declare').toEqual(
           declaredDepartures(run),
         );
+        // Root causes first (issue 36): the run's deviations read as at most one cause per SHOULD
+        // requirement its variants declare (the union over the run's variants: they share it).
+        const causes = report.clusters ?? [];
+        const shown = causes.map((c) => `${c.level} ${clusterLine(c)} [${c.requirements.join(', ')}]`).join('\n');
+        const within = causes.length <= declaredDepartures(run).length;
+        if (CAUSES_EXCEED[run.label] === undefined)
+          expect(
+            causes.length,
+            `causes of the deviations, at most ${declaredDepartures(run).length} (the declared SHOULD requirements):\n${shown}`,
+          ).toBeLessThanOrEqual(declaredDepartures(run).length);
+        else expect(within, `${run.label} is within the bound now: remove it from CAUSES_EXCEED\n${shown}`).toBe(false);
         const strict = summarize(report.checks, { strict: true, baseline: null, baselineSource: null });
         expect(strict.gate?.passed, 'with --strict the gate fails exactly when a deviation is declared').toBe(
           declaredDepartures(run).length === 0,

@@ -37,6 +37,8 @@ import type { ConformanceReport, Leak } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
 import { classificationOf, parseBaseline } from '../../report/gate.ts';
 import { failureLine } from '../../report/failure-line.ts';
+import { causeCount, causeViews } from '../../report/cause-lines.ts';
+import { isTargetFailure } from '../../report/clusters.ts';
 import { rerunUnanswered } from '../../report/rerun.ts';
 import { type Interruption, watchInterruption } from '../interruption.ts';
 import { lastRunReport } from '../last-run.ts';
@@ -697,27 +699,48 @@ export function concurrencyLine(c: NonNullable<ConformanceReport['concurrency']>
   return `requests: ${c.requests.toLocaleString('en-US')}, ${c.in_flight_average.toFixed(1)} in flight on average over ${Math.round(c.span_seconds)} s${setup.length ? ` (${setup.join(', ')})` : ''}${chain}`;
 }
 
-function printSummary(report: ConformanceReport, reportDir: string): void {
-  const s = report.summary;
-  const failed = report.checks.filter((c) => c.status === 'failed');
-  out('');
-  if (failed.length) {
-    out('failures:');
-    const TAG = { environment: 'ENV   ', 'cloudcheck-error': 'SUITE ' } as const;
-    const order = (c: (typeof failed)[number]): number =>
-      (c.level === 'MUST' ? 0 : 1) + ({ environment: 2, 'cloudcheck-error': 4 }[classificationOf(c) as string] ?? 0);
-    for (const c of [...failed].sort((a, b) => order(a) - order(b)).slice(0, 40)) {
-      const cls = classificationOf(c);
-      const tag =
-        cls === 'environment' || cls === 'cloudcheck-error' ? TAG[cls] : c.level === 'MUST' ? 'MUST  ' : 'SHOULD';
-      const line = failureLine(c);
-      out(`  ${tag} [${c.requirement}] ${c.title}${line ? ` — ${line.slice(0, 160)}` : ''}`);
+/**
+ * The target's failures by cause (MUST first, the largest first), each with one example; then the
+ * failures that are not the target's (environment, cloudcheck's own errors), one line each.
+ */
+function printCauses(report: ConformanceReport): void {
+  const views = causeViews(report);
+  if (views.length) {
+    out(`causes: ${causeCount(report.clusters ?? [])}, MUST first, the most checks first`);
+    for (const v of views.slice(0, 15)) {
+      out(`  ${v.cluster.level.padEnd(6)} ${v.line}`);
+      if (v.example && v.representative)
+        out(`         e.g. [${v.representative.requirement}] ${v.example.slice(0, 160)}`);
     }
-    if (failed.length > 40) out(`  … and ${failed.length - 40} more (see the report)`);
+    if (views.length > 15) out(`  … and ${views.length - 15} more causes (see the report)`);
     out('');
   }
+  const other = report.checks.filter((c) => c.status === 'failed' && !isTargetFailure(c));
+  if (other.length === 0) return;
+  out('not the target (these requirements went unjudged):');
+  for (const c of other.slice(0, 20)) {
+    const tag = classificationOf(c) === 'environment' ? 'ENV   ' : 'SUITE ';
+    const line = failureLine(c);
+    out(`  ${tag} [${c.requirement}] ${c.title}${line ? ` — ${line.slice(0, 160)}` : ''}`);
+  }
+  if (other.length > 20) out(`  … and ${other.length - 20} more (see the report)`);
+  out('');
+}
+
+function printSummary(report: ConformanceReport, reportDir: string): void {
+  const s = report.summary;
+  out('');
+  printCauses(report);
   if (report.checks.length === 0) out('warning: no checks ran (check --classes, --grep and --shard)');
   out(`${s.headline ?? s.verdict}`);
+  const causes = causeCount(report.clusters ?? []);
+  if (causes)
+    out(
+      `${causes}, the largest first: ${report
+        .clusters!.slice(0, 3)
+        .map((c) => c.cause)
+        .join('; ')}${report.clusters!.length > 3 ? '; …' : ''}`,
+    );
   out(
     `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (MUST ${s.must.passed}/${s.must.failed}/${s.must.skipped}, SHOULD ${s.should.passed}/${s.should.failed}/${s.should.skipped} passed/failed/skipped)${s.environment ? `, ${s.environment} environment problems` : ''}${s.cloudcheck_errors ? `, ${s.cloudcheck_errors} cloudcheck errors` : ''}`,
   );

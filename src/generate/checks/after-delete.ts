@@ -5,13 +5,11 @@
  */
 import type { ApiResponse } from '../../harness/check.ts';
 import {
-  excerpt,
   expectErrorEnvelope,
+  expectNotListed,
   expectRefused,
-  expectState,
   expectStatusExactly,
   expectSuccess,
-  judged,
 } from '../../harness/assert.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation } from '../model.ts';
@@ -72,14 +70,7 @@ function defineAfterDelete(model: ContractModel, op: ContractOperation, cls: Con
           expectErrorEnvelope(res, undefined, 'reading a deleted resource');
         } else {
           expectStatusExactly(res, 200, 'the list after the delete');
-          expectState(!res.text.includes(JSON.stringify(id!.text)), () => ({
-            subject: 'listed after delete',
-            expected: 'absent',
-            actual: 'listed',
-            judged: judged(res),
-            says: `still lists the deleted ${id!.text}`,
-            evidence: excerpt(res.text, 400),
-          }));
+          expectNotListed(res, res.text.includes(JSON.stringify(id!.text)), id!.text);
         }
       },
     );

@@ -8,6 +8,8 @@ import {
   expectBody,
   expectContentType,
   expectHeader,
+  expectNoBody,
+  expectPdf,
   expectSchema,
   expectSuccess,
   judged,
@@ -46,20 +48,15 @@ export function positiveMust(
   for (const h of success.headers.filter((x) => x.required)) expectHeader(res, h.name);
   const media = success.content.map((c) => c.contentType);
   if (op.method === 'HEAD') {
-    expectBody(res.bytes.length === 0, () => ({
-      subject: 'length',
-      expected: '0',
-      actual: String(res.bytes.length),
-      judged: judged(res),
-      says: `a HEAD answered with a body of ${res.bytes.length} bytes`,
-    }));
+    expectNoBody(res);
     const meta = cachedMeta.get(`object:${built.params.bucket_name}/${built.params.object_key}`);
     if (meta) {
       expectHeader(res, 'Content-Length', String(Buffer.byteLength(String(meta.bytes))), {
         context: 'the uploaded size',
         equal: (value, expected) => Number(value) === Number(expected),
+        expectedAs: 'the uploaded size',
       });
-      expectContentType(res, String(meta.contentType), 'the uploaded one');
+      expectContentType(res, String(meta.contentType), 'the uploaded one', 'as uploaded');
     }
     return;
   }
@@ -67,15 +64,7 @@ export function positiveMust(
   // here; the convention (204, empty) is the SHOULD `positive-status` check's.
   if (media.length === 0) return;
   if (media.includes('application/pdf')) {
-    expectContentType(res, 'application/pdf', 'the invoice PDF');
-    const start = res.bytes.subarray(0, 5).toString('latin1');
-    expectBody(start === '%PDF-', () => ({
-      subject: 'pdf signature',
-      expected: '"%PDF-"',
-      actual: JSON.stringify(start),
-      judged: judged(res),
-      says: `the PDF body starts with ${JSON.stringify(start)}, not %PDF-`,
-    }));
+    expectPdf(res);
     return;
   }
   if (op.key === 'GET /storage/buckets/{bucket_name}/objects/{object_key}') {
@@ -88,7 +77,7 @@ export function positiveMust(
         judged: judged(res),
         says: `the downloaded bytes (${res.bytes.length}) differ from the uploaded ones (${String(meta.bytes).length})`,
       }));
-      expectContentType(res, String(meta.contentType), 'the Content-Type of the upload');
+      expectContentType(res, String(meta.contentType), 'the Content-Type of the upload', 'as uploaded');
     }
     return;
   }

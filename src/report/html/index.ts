@@ -1,12 +1,13 @@
 /**
  * report.html: one self-contained page (CSS, script, chart library and data inlined; nothing is
  * fetched, so it works from file:// and offline) that answers, in this order: what is the
- * verdict, what is wrong, why it matters (the requirement and its source), and how to reproduce
+ * verdict, what is wrong (its causes first, the largest first), why it matters (the requirement and its source), and how to reproduce
  * it (the exchanges and a curl line). Pure apart from reading its own assets once.
  */
 import { chartLibrary, pageAssets } from './assets.ts';
 import { esc, inlineScriptText, inlineStyleText, jsonForScript } from './escape.ts';
 import { loadView, type LoadView } from './load.ts';
+import { renderCauses } from './causes.ts';
 import { classRows, failures, requirementRows } from './model.ts';
 import {
   renderClasses,
@@ -67,6 +68,8 @@ export function renderHtmlReport(report: ConformanceReport, opts: HtmlReportOpti
   const rows = requirementRows(report.checks, opts.requirements);
   const failedTotal = f.must.length + f.should.length + f.environment.length + f.cloudcheck.length;
   const nav: Array<[string, string, number | null]> = [];
+  const causes = report.clusters?.length ?? 0;
+  if (causes) nav.push(['causes', 'causes', causes]);
   if (report.leaks.length) nav.push(['leaks', 'leaks', report.leaks.length]);
   if (report.checks.length) {
     nav.push(['failures', 'failures', failedTotal]);
@@ -88,8 +91,9 @@ export function renderHtmlReport(report: ConformanceReport, opts: HtmlReportOpti
   const title = opts.title ?? `cloudcheck: ${verdict.text}`;
   const main = [
     renderOverview(report, f, load),
+    renderCauses(report),
     renderLeaks(report.leaks),
-    report.checks.length ? renderFailures(f, reqs) : '',
+    report.checks.length ? renderFailures(f, reqs, causes ? 0 : undefined) : '',
     report.checks.length ? renderClasses(classRows(report)) : '',
     renderRequirements(rows),
     renderNotCheckable(report.not_checkable),

@@ -23,7 +23,7 @@ import type { Requirement } from '../../../spec/requirement.ts';
 
 const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
 
-export function checkAnchor(check: CheckResult): string {
+export function checkAnchor(check: Pick<CheckResult, 'id'>): string {
   return anchorId('check', check.id);
 }
 
@@ -318,7 +318,12 @@ export function renderFailureCard(check: CheckResult, req: Requirement | undefin
 /** How many MUST failures are open when the page loads; the rest open on click. */
 const OPEN_FIRST = 5;
 
-export function renderFailures(f: Failures, reqs: ReadonlyMap<string, Requirement>): string {
+/** `openFirst`: MUST cards open on load (none when the causes above show their representatives). */
+export function renderFailures(
+  f: Failures,
+  reqs: ReadonlyMap<string, Requirement>,
+  openFirst: number = OPEN_FIRST,
+): string {
   const total = f.must.length + f.should.length + f.environment.length + f.cloudcheck.length;
   if (total === 0) return `<section id="failures"><h2>Failures</h2><p class="allgood">No check failed.</p></section>`;
   const group = (id: string, title: string, blurb: string, list: CheckResult[], openFirst: number): string => {
@@ -327,8 +332,8 @@ export function renderFailures(f: Failures, reqs: ReadonlyMap<string, Requiremen
   };
   return `<section id="failures">
 <div class="h2row"><h2>Failures</h2><span class="tools"><button type="button" data-expand="#failures">expand all</button><button type="button" data-collapse="#failures">collapse all</button></span></div>
-${group('failures-must', 'MUST defects', 'The target contradicts the specification. Each one fails the gate.', f.must, OPEN_FIRST)}
-${group('failures-should', 'SHOULD deviations', 'The specification is silent here; the target does not follow the common convention cloudcheck assumes. They fail the gate only with <code>--strict</code>.', f.should, f.must.length === 0 ? OPEN_FIRST : 0)}
+${group('failures-must', 'MUST defects', 'The target contradicts the specification. Each one fails the gate.', f.must, openFirst)}
+${group('failures-should', 'SHOULD deviations', 'The specification is silent here; the target does not follow the common convention cloudcheck assumes. They fail the gate only with <code>--strict</code>.', f.should, f.must.length === 0 ? openFirst : 0)}
 ${group('failures-cloudcheck', 'cloudcheck errors: not the target’s fault', 'cloudcheck’s own code failed (an exception in a check, a value an earlier step should have made). The requirement went unchecked: the run exits 2, never 1.', f.cloudcheck, 0)}
 ${group('failures-environment', 'Environment problems: not the target’s fault', 'The run could not judge these (network errors, timeouts, the suite’s own rate budget). They never fail the gate; rerun to get a verdict.', f.environment, 0)}
 </section>`;
