@@ -36,8 +36,12 @@ function completed(settings: RunSettings): RunSettings {
 
 const settings = completed(processSettings());
 
-/** Run directly, a person also gets the list reporter; driven, the CLI prints the progress. */
-const reporter: ReporterDescription[] = [['./src/report/playwright-reporter.ts']];
+/**
+ * Run directly, a person also gets the list reporter; driven, the CLI prints the progress. The
+ * scheduler reports nothing: it orders the run for its critical path and starts its slow
+ * provisioning (src/harness/scheduler.ts).
+ */
+const reporter: ReporterDescription[] = [['./src/harness/scheduler.ts'], ['./src/report/playwright-reporter.ts']];
 if (!settings.driven) reporter.unshift(['list']);
 
 /**

@@ -147,6 +147,7 @@ export async function timedRun(
   recordDir: string | null,
   reportDir: string,
   extraArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
 ): Promise<TimedRun> {
   const preload = pathToFileURL(join(ROOT, 'bench', 'harness-recorder.mjs')).href;
   const args = [join(ROOT, 'bin', 'cloudcheck.mjs'), 'run', '--report-dir', reportDir, ...extraArgs];
@@ -157,6 +158,7 @@ export async function timedRun(
         NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim(),
       }
     : { ...process.env };
+  Object.assign(env, extraEnv);
   const cpuBefore = childrenCpuSeconds();
   for (const name of ['CLOUDCHECK_TARGET', 'CLOUDCHECK_API_KEY', 'CLOUDCHECK_ALT_API_KEY', 'CLOUDCHECK_S3_URL'])
     delete env[name];

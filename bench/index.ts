@@ -5,6 +5,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { run as exploreBench } from './explore.ts';
+import { run as fieldBench } from './field.ts';
 import { run as harnessVsRaw } from './harness-vs-raw.ts';
 import { run as loadVsWrk } from './load-vs-wrk.ts';
 import { run as referenceVsFastify } from './reference-vs-fastify.ts';
@@ -121,6 +122,18 @@ rows.push(
     goal: '<= 3',
   },
 );
+// The field: the same full run against a target that answers 80 ms later, and one whose VPSes
+// take 45 s to boot, beside the loopback run of this benchmark (field.ts).
+const field = await fieldBench();
+for (const f of field) {
+  rows.push({
+    benchmark: `cloudcheck run, all classes, embedded server, ${f.label} (wall; critical path in round trips)`,
+    figure: `${f.seconds} s, ${f.cpu_seconds ?? 'n/a'} s CPU, ${f.workers ?? '?'} workers, ${f.in_flight_average ?? '?'} in flight`,
+    baseline: f.label === 'loopback' ? '-' : `loopback ${field[0]!.seconds} s`,
+    ratio: `${f.ratio.toFixed(2)}; ${f.critical_path ? `${f.critical_path.round_trips} round trips (${f.critical_path.chain})` : 'n/a'}`,
+    goal: f.goal,
+  });
+}
 for (const { latencyMs, sequential, concurrent } of await exploreBench()) {
   rows.push({
     benchmark: `cloudcheck explore, reference server in process${latencyMs ? `, every answer ${latencyMs} ms late` : ''} (seed 1, ${concurrent.requests} requests in ${fmt(concurrent.seconds, 1)} s)`,

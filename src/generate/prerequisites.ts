@@ -14,7 +14,7 @@ import { listOf, resourceOf } from '../harness/body-shape.ts';
 import { expectPrerequisite } from '../harness/assert.ts';
 import type { ApiResponse, CheckContext } from '../harness/check.ts';
 import type { ApiClient } from '../harness/client.ts';
-import { EnvironmentError } from '../harness/check.ts';
+import { EnvironmentError, Provision } from '../harness/check.ts';
 import type { Ledger } from '../harness/ledger.ts';
 import { ORIGINAL } from '../harness/ledger.ts';
 import type { Catalogue, DataContext } from './data.ts';
@@ -148,44 +148,72 @@ export interface Env {
 
 /** The live catalogue (available regions, images, sizes), fetched once per worker. */
 export async function liveCatalogue(env: Env): Promise<Catalogue> {
-  catalogue ??= {
-    promise: (async () => {
-      const [regions, images, sizes] = await Promise.all([
-        env.api.get('/regions'),
-        env.api.get('/images'),
-        env.api.get('/sizes'),
-      ]);
-      expectPrerequisite(regions, 'GET /regions');
-      expectPrerequisite(images, 'GET /images');
-      expectPrerequisite(sizes, 'GET /sizes');
-      const r = (pointer(regions.body, '/regions') as Array<{ slug: string; available?: boolean }> | undefined) ?? [];
-      const i = (pointer(images.body, '/images') as Array<{ id: string; type?: string }> | undefined) ?? [];
-      const s =
-        (pointer(sizes.body, '/sizes') as Array<{ slug: string; available?: boolean; disk?: number }> | undefined) ??
-        [];
-      const result = {
-        regions: r.filter((x) => x.available !== false).map((x) => x.slug),
-        images: i.filter((x) => x.type !== 'windows').map((x) => x.id),
-        // Smallest disks first: the cheapest sizes, and ones every image fits.
-        sizes: s
-          .filter((x) => x.available !== false)
-          .sort((a, b) => (a.disk ?? 0) - (b.disk ?? 0))
-          .map((x) => x.slug),
-      };
-      if (!result.regions.length || !result.images.length || !result.sizes.length) {
-        throw new EnvironmentError(
-          `the live catalogue has no available region, image or size: ${JSON.stringify(result)}`,
-        );
-      }
-      return result;
-    })(),
-  };
+  catalogue ??= { promise: catalogueOf(env.api) };
   try {
     return await catalogue.promise;
   } catch (error) {
     catalogue = undefined;
     throw error;
   }
+}
+
+/** The available regions, images (not Windows) and sizes (smallest disk first) the target lists. */
+async function catalogueOf(api: ApiClient): Promise<Catalogue> {
+  const [regions, images, sizes] = await Promise.all([api.get('/regions'), api.get('/images'), api.get('/sizes')]);
+  expectPrerequisite(regions, 'GET /regions');
+  expectPrerequisite(images, 'GET /images');
+  expectPrerequisite(sizes, 'GET /sizes');
+  const r = (pointer(regions.body, '/regions') as Array<{ slug: string; available?: boolean }> | undefined) ?? [];
+  const i = (pointer(images.body, '/images') as Array<{ id: string; type?: string }> | undefined) ?? [];
+  const s =
+    (pointer(sizes.body, '/sizes') as Array<{ slug: string; available?: boolean; disk?: number }> | undefined) ?? [];
+  const result = {
+    regions: r.filter((x) => x.available !== false).map((x) => x.slug),
+    images: i.filter((x) => x.type !== 'windows').map((x) => x.id),
+    // Smallest disks first: the cheapest sizes, and ones every image fits.
+    sizes: s
+      .filter((x) => x.available !== false)
+      .sort((a, b) => (a.disk ?? 0) - (b.disk ?? 0))
+      .map((x) => x.slug),
+  };
+  if (!result.regions.length || !result.images.length || !result.sizes.length) {
+    throw new EnvironmentError(`the live catalogue has no available region, image or size: ${JSON.stringify(result)}`);
+  }
+  return result;
+}
+
+/**
+ * A worker's running VPS, for the checks of operations on a VPS or its snapshots (cached per
+ * worker: `runningVps`). The runner boots one for each worker that will want one as the run
+ * starts (provision.ts), so no check waits out a whole boot; the worker takes the first ready.
+ * In the home region, with the catalogue's first image and smallest size (dataContext's choice).
+ */
+export const RUNNING_VPS = new Provision(
+  'contract.running-vps',
+  async ({ api, ledger, name }) => {
+    const cat = await catalogueOf(api);
+    const res = await api.post('/vps', {
+      name: name('vps'),
+      region: cat.regions[0],
+      image: cat.images[0],
+      size: cat.sizes[0],
+    });
+    expectPrerequisite(res, 'POST /vps');
+    const id = pointer(res.body, CREATED_KINDS.createVps!.pointer);
+    if (typeof id !== 'string') throw new EnvironmentError(`POST /vps answered no id: ${res.text.slice(0, 200)}`);
+    ledger.track('vps', id);
+    return { vps_id: id, region: String(pointer(res.body, '/vps/region')) };
+  },
+  { pool: true, late: true },
+);
+
+/** Whether an operation's checks use the worker's running VPS (RUNNING_VPS). */
+export function usesRunningVps(op: ContractOperation): boolean {
+  return (
+    /\{(vps_id|snapshot_id)\}/.test(op.path) ||
+    op.key === 'POST /storage/volumes/{volume_id}/attach' ||
+    op.key === 'POST /storage/volumes/{volume_id}/detach'
+  );
 }
 
 /** Data context for generation: the check's seeded faker, its names, the catalogue (home region first). */
@@ -295,9 +323,10 @@ export const RECIPES: Record<string, Recipe> = {
     return { vps_id: idOf(res, 'createVps'), region: String(pointer(res.body, '/vps/region')) };
   },
   async runningVps(env, ledger) {
-    const { vps_id, region } = await RECIPES.vps!(env, ledger);
-    await waitRunning(env, vps_id!);
-    return { vps_id: vps_id!, region: region! };
+    const { vps_id, region } =
+      (await RUNNING_VPS.takeMade({ api: env.api, ledger, ctx: env.ctx })) ?? (await RECIPES.vps!(env, ledger));
+    await waitRunning(env, vps_id);
+    return { vps_id, region };
   },
   async vpsSnapshot(env, ledger) {
     const { vps_id } = await resource(env, 'runningVps');

@@ -55,6 +55,8 @@ export type Selection = { key: string } | { waitMs: number };
 export interface KeyPoolOptions {
   /** Requests kept back in every window, so teardown can still delete what the run created. */
   reserve?: number;
+  /** A larger reserve for some keys: a key other processes use too (concurrency.ts sharedKeyReserve). */
+  reserveOf?: Readonly<Record<string, number>>;
   /**
    * Keys never selected for an area. The run's own key is kept out of `billing` when the run has
    * keys of its own: its billing window (100/h) is reserved for creating and revoking those keys.
@@ -72,12 +74,14 @@ function num(value: string | undefined): number | undefined {
 export class KeyPool {
   private readonly states: KeyState[] = [];
   private readonly reserve: number;
+  private readonly reserveOf: Readonly<Record<string, number>>;
   private readonly keptOut: Partial<Record<Area, readonly string[]>>;
   /** Round-robin cursor so work spreads over keys even when all have room. */
   private cursor = 0;
 
   constructor(keys: string[] = [], options: KeyPoolOptions = {}) {
     this.reserve = options.reserve ?? 2;
+    this.reserveOf = options.reserveOf ?? {};
     this.keptOut = options.keptOut ?? {};
     for (const key of keys) this.add(key);
   }
@@ -101,15 +105,16 @@ export class KeyPool {
     const state = this.states.find((s) => s.key === key);
     if (!state || this.keptOut[area]?.includes(key)) return Number.POSITIVE_INFINITY;
     let at = now;
+    const reserve = this.reserveOf[key] ?? this.reserve;
     const blocked = state.blockedUntil.get(area);
     if (blocked !== undefined && blocked > now) at = Math.max(at, blocked);
     const header = state.headers.get(area);
-    if (header && header.resetAt > now && header.remaining <= this.reserve) at = Math.max(at, header.resetAt);
+    if (header && header.resetAt > now && header.remaining <= reserve) at = Math.max(at, header.resetAt);
     for (const rule of rulesFor(area)) {
       const start = Math.floor(now / rule.lengthMs) * rule.lengthMs;
       const c = state.counts.get(rule.name);
       const count = c && c.start === start ? c.count : 0;
-      if (count >= rule.limit - this.reserve) at = Math.max(at, start + rule.lengthMs);
+      if (count >= rule.limit - reserve) at = Math.max(at, start + rule.lengthMs);
     }
     return at;
   }
@@ -173,6 +178,7 @@ export interface BudgetOptions {
   /** Longest single wait for a key to free up before giving up with an environment error. */
   maxWaitMs?: number;
   reserve?: number;
+  reserveOf?: KeyPoolOptions['reserveOf'];
   keptOut?: KeyPoolOptions['keptOut'];
   /** Creates one more key for the pool; returns null when it cannot (permission, limit, disabled). */
   createKey?: () => Promise<string | null>;
@@ -194,7 +200,7 @@ export class Budget {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(keys: string[], options: BudgetOptions = {}) {
-    this.pool = new KeyPool(keys, { reserve: options.reserve, keptOut: options.keptOut });
+    this.pool = new KeyPool(keys, { reserve: options.reserve, reserveOf: options.reserveOf, keptOut: options.keptOut });
     this.maxWaitMs = options.maxWaitMs ?? 20_000;
     this.createKey = options.createKey;
     this.maxCreatedKeys = options.maxCreatedKeys ?? 0;

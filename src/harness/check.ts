@@ -68,6 +68,7 @@ import { isEnvironmentError, isSuiteError } from './errors.ts';
 import { ANNOTATION, test } from './fixtures.ts';
 import type { CheckContext } from './fixtures.ts';
 import type { Ledger } from './ledger.ts';
+import type { Provision } from './provision.ts';
 import { redact, redactString } from './redact.ts';
 import {
   type Candidate,
@@ -89,8 +90,10 @@ export interface CheckMeta {
   class: ConformanceClass;
   operation?: string | null;
   title: string;
-  /** Extra tags (without `@`), e.g. `slow`. */
+  /** Extra tags (without `@`), e.g. `slow`; `early` puts the check's file first (scheduler.ts). */
   tags?: string[];
+  /** What slow the check takes (provision.ts `take`): the runner starts making it at once. */
+  provisions?: ReadonlyArray<Provision<unknown>>;
 }
 
 export interface CheckArgs<S = Record<string, unknown>> {
@@ -207,6 +210,9 @@ function detailsOf(meta: CheckMeta, location: string, flowId?: string, setup = f
     ...(meta.operation ? [{ type: ANNOTATION.operation, description: meta.operation }] : []),
     ...(flowId ? [{ type: ANNOTATION.flow, description: flowId }] : []),
     ...(setup ? [{ type: ANNOTATION.setup, description: 'runs for the state of the selected steps after it' }] : []),
+    ...(meta.provisions?.length
+      ? [{ type: ANNOTATION.provision, description: meta.provisions.map((p) => p.name).join(',') }]
+      : []),
   ];
   const tag = [
     `@class:${meta.class}`,
@@ -446,6 +452,8 @@ export { listOf, resourceOf } from './body-shape.ts';
 export { EnvironmentError, PrerequisiteMissingError } from './errors.ts';
 /** The run-wide original of something a check changes and must put back (the account). */
 export { ORIGINAL, originalOnce } from './ledger.ts';
+/** Slow provisioning a check takes, started early by the run (provision.ts). */
+export { Provision } from './provision.ts';
 export type { Ledger } from './ledger.ts';
 /** A value a check learns that must never show in a report (a key it created). */
 export { addSecret } from './redact.ts';

@@ -24,6 +24,7 @@ import { CloudcheckError, EnvironmentError, NetworkError, PrerequisiteMissingErr
 import { fail } from './failure.ts';
 import { processObserver } from './rate-observer.ts';
 import { REDACTED, addSecret, redact, redactString } from './redact.ts';
+import type { SentRequest } from './request-stats.ts';
 import { createDispatcher, undici } from './transport.ts';
 
 export const BODY_LIMIT = 8 * 1024;
@@ -314,6 +315,8 @@ export class ApiClient {
   private readonly record?: (exchange: Exchange) => void;
   private readonly maxRetries: number;
   private readonly check?: string;
+  /** The requests this check's client sent (request-stats.ts); none kept by the worker's own client. */
+  readonly sent: SentRequest[] = [];
 
   constructor(options: ClientOptions) {
     this.settings = options.settings;
@@ -552,6 +555,7 @@ export class ApiClient {
         duration_ms: Math.round(performance.now() - t0),
       });
       this.record?.(exchange);
+      if (this.record) this.sent.push({ start: startedAt.getTime(), end: Date.now() });
       transport.consecutiveFailures++;
       throw new NetworkError(`${method} ${url.pathname} failed without a response: ${redactString(message)}`, {
         cause: error,
@@ -560,15 +564,9 @@ export class ApiClient {
     transport.answered++;
     transport.consecutiveFailures = 0;
     const durationMs = Math.round(performance.now() - t0);
-    const text = bytes.toString('utf8');
-    let body: unknown;
-    if (text.length > 0 && /json/i.test(resHeaders['content-type'] ?? 'json')) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-    }
+    if (this.record) this.sent.push({ start: startedAt.getTime(), end: startedAt.getTime() + durationMs });
+    const parsed = parsedBody(bytes, resHeaders);
+    const { body } = parsed;
     learnSecrets(url.pathname, body);
     // Run-wide rate-limit invariants: a compact line per messaging/compute response (key hashed,
     // a few headers), read back by the reporter. A no-op without a run temp dir; a request outside
@@ -595,29 +593,58 @@ export class ApiClient {
     });
     this.record?.(exchange);
     const requestLine = `${method} ${this.relative(url.pathname)}${url.search}`;
-    return {
-      status,
-      headers: resHeaders,
-      text,
-      bytes,
-      body,
-      json<T>(): T {
-        if (body === undefined)
-          fail({
-            kind: 'body',
-            subject: 'json',
-            expected: 'a JSON body',
-            actual: text.length ? 'not JSON' : 'empty',
-            judged: { requestLine, exchange, status },
-            says: `expected a JSON body, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
-          });
-        return body as T;
-      },
-      exchange,
-      durationMs,
-      requestLine,
-    };
+    return apiResponse({ status, headers: resHeaders, bytes, exchange, durationMs, requestLine }, parsed);
   }
+}
+
+/** A body's text and, when it is JSON (or the type is not said), its parsed value. */
+function parsedBody(bytes: Buffer, headers: Record<string, string>): { text: string; body: unknown } {
+  const text = bytes.toString('utf8');
+  let body: unknown;
+  if (text.length > 0 && /json/i.test(headers['content-type'] ?? 'json')) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  }
+  return { text, body };
+}
+
+/**
+ * The response a check gets, from what came back (also one sent in another process: provision.ts);
+ * `parsed`: its body, when the caller parsed it already.
+ */
+export function apiResponse(
+  parts: {
+    status: number;
+    headers: Record<string, string>;
+    bytes: Buffer;
+    exchange: Exchange;
+    durationMs: number;
+    requestLine: string;
+  },
+  parsed = parsedBody(parts.bytes, parts.headers),
+): ApiResponse {
+  const { text, body } = parsed;
+  const { exchange, status, requestLine } = parts;
+  return {
+    ...parts,
+    text,
+    body,
+    json<T>(): T {
+      if (body === undefined)
+        fail({
+          kind: 'body',
+          subject: 'json',
+          expected: 'a JSON body',
+          actual: text.length ? 'not JSON' : 'empty',
+          judged: { requestLine, exchange, status },
+          says: `expected a JSON body, got ${text.length ? `"${redactString(text.slice(0, 200))}"` : 'an empty body'}`,
+        });
+      return body as T;
+    },
+  };
 }
 
 /**

@@ -25,6 +25,8 @@ import { CloudcheckError, PrerequisiteMissingError, isEnvironmentError } from '.
 import { fail } from './failure.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
+import { sharedKeyReserve } from './concurrency.ts';
+import { statsOf } from './request-stats.ts';
 import { keysForWorker } from './run-keys.ts';
 import { repeatedId } from './selection.ts';
 import { checkSettingsOf, processSettings, targetSettings } from './settings.ts';
@@ -54,6 +56,8 @@ export const ANNOTATION = {
   skippedAfter: 'cc.skipped-after',
   /** Milliseconds one `ctx.poll` waited (one annotation per wait); the report sums them per class. */
   waited: 'cc.waited',
+  /** The provisions a check takes (provision.ts), comma-separated: the runner starts them early. */
+  provision: 'cc.provision',
 } as const;
 
 /** Polls back off to this interval at most. */
@@ -84,6 +88,8 @@ export const EXCHANGES_ATTACHMENT = 'cloudcheck-exchanges';
  * than the requests themselves (each attachment is a test step, serialised to the runner).
  */
 export const SEEN_ANNOTATION = 'cc.seen';
+/** What the check's own requests cost in time (request-stats.ts RequestStats, as JSON). */
+export const REQUESTS_ANNOTATION = 'cc.requests';
 /** How many of a check's requests were retries of one that got no answer (`--retries`). */
 export const RETRIED_ANNOTATION = 'cc.retried';
 export type SeenExchange = [method: string, url: string, status: number | null];
@@ -174,6 +180,7 @@ export class WorkerHarness {
  * run's own and the more keys given); with those, the run's key is kept out of billing traffic
  * (its billing window is for key management). Without (keys per worker 0, or the target refused
  * to create keys, and no more keys given), the run's key does everything.
+ * Every worker uses the run's key: each keeps a reserve on it that grows with the workers of the run.
  */
 export function mainAndAltBudgets(
   settings: RunSettings,
@@ -185,12 +192,14 @@ export function mainAndAltBudgets(
   const maxWaitMs = 65_000 * settings.timeoutScale;
   const own = keysForWorker(settings.budgetKeys, parallelIndex, workers);
   for (const key of own) addSecret(key);
+  const shared = sharedKeyReserve(workers);
   return {
     main: new Budget([...own, settings.keys.main], {
       maxWaitMs,
       keptOut: own.length > 0 ? { billing: [settings.keys.main] } : undefined,
+      reserveOf: { [settings.keys.main]: shared },
     }),
-    alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs }) : null,
+    alt: settings.keys.alt ? new Budget([settings.keys.alt], { maxWaitMs, reserve: shared }) : null,
   };
 }
 
@@ -350,12 +359,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   harness: [
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring form for fixtures without dependencies
     async ({}, use, workerInfo) => {
-      const harness = new WorkerHarness(
-        targetSettings(processSettings()),
-        workerInfo.workerIndex,
-        workerInfo.parallelIndex,
-        workerInfo.config.workers,
-      );
+      const settings = targetSettings(processSettings());
+      // The number the global setup chose (published in the settings) when it chose one.
+      const workers = settings.workers ?? workerInfo.config.workers;
+      const harness = new WorkerHarness(settings, workerInfo.workerIndex, workerInfo.parallelIndex, workers);
       try {
         await use(harness);
       } finally {
@@ -367,7 +374,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   api: [
     outsideTheCheck(async ({ harness }, use, testInfo) => {
       const exchanges: Exchange[] = [];
-      await use(harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange)));
+      const api = harness.client.forCheck(checkIdOf(testInfo), (exchange) => exchanges.push(exchange));
+      await use(api);
+      const stats = statsOf(api.sent);
+      if (stats) testInfo.annotations.push({ type: REQUESTS_ANNOTATION, description: JSON.stringify(stats) });
       if (exchanges.length === 0) return;
       const retried = exchanges.filter((e) => (e.attempt ?? 1) > 1).length;
       if (retried > 0) testInfo.annotations.push({ type: RETRIED_ANNOTATION, description: String(retried) });

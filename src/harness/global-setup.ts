@@ -5,16 +5,23 @@
  *    publishes it in the run's settings (settingsToEnv), which the workers inherit. Under
  *    `cloudcheck run` the target is resolved already, or the CLI is starting the embedded server
  *    meanwhile and hands its address over in a file (target-handoff.ts).
- * 2. Either way it creates the run's own API keys (workers × keys per worker, with the run's key;
+ * 2. It chooses the run's concurrency (concurrency.ts): unless `--workers` says, as many workers
+ *    as the target's round trip calls for (the probe's, or measured here for the embedded
+ *    server), and the keys each worker gets.
+ * 3. It creates the run's own API keys (workers × keys per worker, with the run's key;
  *    run-keys.ts) and publishes them as the settings' budget keys. The teardown revokes them
  *    before the embedded server stops.
  */
 import { rmSync } from 'node:fs';
 import type { FullConfig } from '@playwright/test';
-import { closeProcessAgent } from './client.ts';
+import { Budget } from './budget.ts';
+import { ApiClient, closeProcessAgent } from './client.ts';
+import { keysPerWorkerFor, measureRoundTrip, workersFor } from './concurrency.ts';
 import { faultScopesFromEnv, faultsFromEnv, startEmbedded, variantsFromEnv } from './embedded.ts';
 import { addSecret } from './redact.ts';
+import { Provisioner } from './provision.ts';
 import { createRunKeys } from './run-keys.ts';
+import { activeProvisioner, setProvisioner } from './scheduler.ts';
 import type { RunKeys } from './run-keys.ts';
 import { processSettings, publishSettings } from './settings.ts';
 import type { RunSettings } from './settings.ts';
@@ -55,7 +62,10 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       allowCharges: true,
     });
   }
+  settings = await chooseConcurrency(config, settings);
   await createKeysForWorkers(config.workers, settings);
+  // The scheduler (a reporter of this process) starts the selected checks' provisions with it.
+  if (settings.runTmp && settings.keys.main) setProvisioner(new Provisioner({ ...settings, runTmp: settings.runTmp }));
   return async () => {
     await closeEmbedded();
   };
@@ -69,11 +79,36 @@ function publish(settings: RunSettings): RunSettings {
 }
 
 /**
+ * Workers and keys per worker. Driven without `--workers`, the number of workers follows the
+ * round trip, and is set on the config the runner's dispatcher reads after the global setup
+ * (Playwright creates its worker slots from `config.workers` once the global setup is done;
+ * test/cli/concurrency.test.ts shows a run using the number chosen here). The numbers are
+ * published: the workers size the reserve of the key they share (fixtures.ts), the report says them.
+ */
+async function chooseConcurrency(config: FullConfig, settings: RunSettings): Promise<RunSettings> {
+  const roundTripMs = settings.roundTripMs ?? (await roundTripOfTarget(settings));
+  if (settings.driven && settings.workers === null) config.workers = workersFor(roundTripMs);
+  const keysPerWorker = settings.keysPerWorker ?? keysPerWorkerFor(config.workers, settings.embedded);
+  return publish({ ...settings, roundTripMs, workers: config.workers, keysPerWorker });
+}
+
+/**
+ * The round trip of a target the CLI did not probe (the embedded server), timed on a cheap read
+ * (GET /regions, compute: the run's key spends none of its billing window on it, and the run-wide
+ * rate-limit invariants see it like any response).
+ */
+async function roundTripOfTarget(settings: RunSettings): Promise<number | null> {
+  if (!settings.keys.main || !settings.target) return null;
+  const client = new ApiClient({ settings, budgets: { main: new Budget([settings.keys.main]) } });
+  return measureRoundTrip(async () => (await client.get('/regions')).durationMs);
+}
+
+/**
  * The run's budget keys: those created here, then the more keys of the account a person gave
  * (--api-key repeated), which the workers share out the same way (run-keys.ts keysForWorker).
  */
 async function createKeysForWorkers(workers: number, settings: RunSettings): Promise<void> {
-  const count = Math.max(0, workers) * settings.keysPerWorker;
+  const count = Math.max(0, workers) * (settings.keysPerWorker ?? 0);
   const extra = settings.keys.extra;
   for (const key of extra) addSecret(key);
   if (count === 0 || !settings.keys.main) {
@@ -93,8 +128,14 @@ async function createKeysForWorkers(workers: number, settings: RunSettings): Pro
   }
 }
 
-/** Revokes the run's keys (recorded in the ledger journal), then stops the embedded server. Idempotent. */
+/**
+ * Deletes what the run provisioned and no check took, revokes the run's keys (recorded in the
+ * ledger journal), then stops the embedded server. Idempotent.
+ */
 export async function closeEmbedded(): Promise<void> {
+  const provisioner = activeProvisioner();
+  setProvisioner(undefined);
+  await provisioner?.teardown().catch(() => undefined);
   const holder = globalThis as Holder;
   const runKeys = holder[KEYS];
   delete holder[KEYS];

@@ -259,55 +259,24 @@ export class Ledger {
   /**
    * Deletes everything still alive, in order. A failure does not stop the rest. A 404 means it is
    * already gone. A volume in use is detached first. Returns the leaks of this teardown.
+   * `inFlight`: entries of one rank (which do not depend on each other) deleted that many at once.
    */
-  async teardown(clientFor: (account: 'main' | 'alt') => ApiClient | null): Promise<Leak[]> {
+  async teardown(
+    clientFor: (account: 'main' | 'alt') => ApiClient | null,
+    options: { inFlight?: number } = {},
+  ): Promise<Leak[]> {
     const leaks: Leak[] = [];
-    for (const entry of this.pending()) {
-      if (entry.restore) {
-        await this.runRestore(entry, clientFor, leaks);
-        continue;
-      }
-      if (!entry.deletePath) {
-        entry.gone = true;
-        continue;
-      }
-      if (this.options.keep) {
-        entry.gone = true;
-        const kept = {
-          kind: entry.kind,
-          id: entry.id,
-          delete_operation: entry.deleteOperation,
-          reason: 'kept (--keep)',
-        };
-        this.kept.push(kept);
-        this.write({ event: 'kept', scope: this.scope, ...kept });
-        continue;
-      }
-      const client = clientFor(entry.account);
-      if (!client) {
-        leaks.push(leakOf(entry, `no client for the ${entry.account} account at teardown`));
-        continue;
-      }
-      try {
-        const remove = (): Promise<ApiResponse> =>
-          resendUnanswered(() => client.request({ method: 'DELETE', path: entry.deletePath!, account: entry.account }));
-        let res = await remove();
-        if (res.status === 409 && entry.kind === 'volume') {
-          await client.request({ method: 'POST', path: `${entry.deletePath}/detach`, account: entry.account });
-          res = await remove();
-        }
-        // A bucket the run created still holds an object its check could not track (a target that
-        // stored it under another key): the bucket's content is the run's, so it goes first.
-        if (res.status === 409 && entry.kind === 'bucket' && (await emptyBucket(client, entry))) res = await remove();
-        if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
-          entry.gone = true;
-          this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });
-        } else {
-          leaks.push(leakOf(entry, `${entry.deleteOperation ?? 'DELETE'} answered ${res.status}`));
-        }
-      } catch (error) {
-        leaks.push(leakOf(entry, error instanceof Error ? error.message : String(error)));
-      }
+    const pending = this.pending();
+    const inFlight = Math.max(1, options.inFlight ?? 1);
+    for (let start = 0; start < pending.length; ) {
+      let end = start;
+      while (end < pending.length && pending[end]!.rank === pending[start]!.rank) end++;
+      const group = pending.slice(start, end);
+      const worker = async (): Promise<void> => {
+        for (let entry = group.shift(); entry; entry = group.shift()) await this.tearDown(entry, clientFor, leaks);
+      };
+      await Promise.all(Array.from({ length: Math.min(inFlight, group.length) }, worker));
+      start = end;
     }
     for (const leak of leaks) {
       const entry = this.entries.find((e) => e.kind === leak.kind && e.id === leak.id);
@@ -316,6 +285,59 @@ export class Ledger {
     }
     this.leaks.push(...leaks);
     return leaks;
+  }
+
+  /** Deletes (or restores, or keeps) one entry; what cannot be deleted goes into `leaks`. */
+  private async tearDown(
+    entry: LedgerEntry,
+    clientFor: (account: 'main' | 'alt') => ApiClient | null,
+    leaks: Leak[],
+  ): Promise<void> {
+    if (entry.restore) {
+      await this.runRestore(entry, clientFor, leaks);
+      return;
+    }
+    if (!entry.deletePath) {
+      entry.gone = true;
+      return;
+    }
+    if (this.options.keep) {
+      entry.gone = true;
+      const kept = {
+        kind: entry.kind,
+        id: entry.id,
+        delete_operation: entry.deleteOperation,
+        reason: 'kept (--keep)',
+      };
+      this.kept.push(kept);
+      this.write({ event: 'kept', scope: this.scope, ...kept });
+      return;
+    }
+    const client = clientFor(entry.account);
+    if (!client) {
+      leaks.push(leakOf(entry, `no client for the ${entry.account} account at teardown`));
+      return;
+    }
+    try {
+      const remove = (): Promise<ApiResponse> =>
+        resendUnanswered(() => client.request({ method: 'DELETE', path: entry.deletePath!, account: entry.account }));
+      let res = await remove();
+      if (res.status === 409 && entry.kind === 'volume') {
+        await client.request({ method: 'POST', path: `${entry.deletePath}/detach`, account: entry.account });
+        res = await remove();
+      }
+      // A bucket the run created still holds an object its check could not track (a target that
+      // stored it under another key): the bucket's content is the run's, so it goes first.
+      if (res.status === 409 && entry.kind === 'bucket' && (await emptyBucket(client, entry))) res = await remove();
+      if ((res.status >= 200 && res.status < 300) || res.status === 404 || res.status === 410) {
+        entry.gone = true;
+        this.write({ event: 'deleted', scope: this.scope, kind: entry.kind, id: entry.id });
+      } else {
+        leaks.push(leakOf(entry, `${entry.deleteOperation ?? 'DELETE'} answered ${res.status}`));
+      }
+    } catch (error) {
+      leaks.push(leakOf(entry, error instanceof Error ? error.message : String(error)));
+    }
   }
 
   private async runRestore(
@@ -384,7 +406,31 @@ function leakOf(entry: LedgerEntry, reason: string): Leak {
   return { kind: entry.kind, id: entry.id, delete_operation: entry.deleteOperation, reason };
 }
 
+/**
+ * The records of several journals in the order they happened: a resource can pass from one
+ * process's ledger to another's (a provision the runner made and a worker's check took,
+ * provision.ts), whose journals are read one after the other.
+ */
+function inTimeOrder(lines: readonly string[]): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as JournalRecord);
+    } catch {
+      // A line cut by a crash: the rest of the journal still counts.
+    }
+  }
+  const time = (r: JournalRecord): number => Date.parse(r.at ?? '') || 0;
+  return records
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => time(a.r) - time(b.r) || a.i - b.i)
+    .map(({ r }) => r);
+}
+
 export interface JournalRecord {
+  /** When it was written (ISO); records of several journals are folded in this order. */
+  at?: string;
   event: 'created' | 'deleted' | 'leaked' | 'kept';
   scope: string;
   kind: string;
@@ -407,14 +453,7 @@ export function foldJournal(lines: string[]): { alive: LedgerEntry[]; leaks: Lea
   const leaks = new Map<string, Leak>();
   const kept = new Map<string, Leak>();
   let seq = 0;
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    let rec: JournalRecord;
-    try {
-      rec = JSON.parse(line) as JournalRecord;
-    } catch {
-      continue;
-    }
+  for (const rec of inTimeOrder(lines)) {
     const k = `${rec.kind}\u0000${rec.id}`;
     if (rec.event === 'created') {
       alive.set(k, {

@@ -11,6 +11,8 @@
  * is not probed.
  */
 import { isObject, resourceOf } from './body-shape.ts';
+import { measureRoundTrip } from './concurrency.ts';
+import type { Dispatcher } from 'undici';
 import { createDispatcher, proxyConfigured, undici } from './transport.ts';
 import type { TransportOptions } from './transport.ts';
 
@@ -61,11 +63,18 @@ export interface ProbeOptions extends TransportOptions {
   /** Which key this is, for messages ("the API key", "the alt API key", "API key 2"). */
   what?: string;
   timeoutMs: number;
+  /** Also measure the round trip the run's workers are sized for (a few more requests; `cloudcheck run`). */
+  roundTrip?: boolean;
 }
 
 export interface ProbeResult {
   /** Milliseconds from sending GET /account to its whole answer: the target's round trip as the run will see it. */
   rttMs: number;
+  /**
+   * With `roundTrip`: the part of the round trip other requests can overlap (ms; concurrency.ts
+   * measureRoundTrip), null when not asked or nothing was timed.
+   */
+  roundTripMs: number | null;
 }
 
 interface Answer {
@@ -75,22 +84,27 @@ interface Answer {
   rttMs: number;
 }
 
+/** A probe's GET: the key, the person's extra headers, the probe's deadline. */
+function getOf(key: string, options: ProbeOptions, agent: Dispatcher) {
+  return {
+    method: 'GET' as const,
+    headers: {
+      accept: 'application/json',
+      'user-agent': 'cloudcheck',
+      ...options.headers,
+      authorization: `Bearer ${key}`,
+    },
+    dispatcher: agent,
+    signal: AbortSignal.timeout(options.timeoutMs),
+  };
+}
+
 /** One GET of `url` with the key; a failure to get any answer is a TargetError naming the target. */
 async function getAccount(url: string, target: string, key: string, options: ProbeOptions): Promise<Answer> {
   const agent = createDispatcher({ ...options, agent: { connect: { timeout: options.timeoutMs } } });
   const started = performance.now();
   try {
-    const res = await undici().request(url, {
-      method: 'GET',
-      headers: {
-        accept: 'application/json',
-        'user-agent': 'cloudcheck',
-        ...options.headers,
-        authorization: `Bearer ${key}`,
-      },
-      dispatcher: agent,
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
+    const res = await undici().request(url, getOf(key, options, agent));
     const type = res.headers['content-type'];
     // The probe needs the start of the body only; a huge page must not stall it.
     const text = (await res.body.text()).slice(0, 64 * 1024);
@@ -145,5 +159,28 @@ export async function probeTarget(target: string, key: string, options: ProbeOpt
     throw new TargetError(
       `${target} is not the base URL of the API: GET /account answered 404 there and the API answers under ${target}/v1; did you mean ${target}/v1?`,
     );
-  return { rttMs: answer.rttMs };
+  const roundTripMs = options.roundTrip && answer.status < 400 ? await timedRoundTrip(target, key, options) : null;
+  return { rttMs: answer.rttMs, roundTripMs };
+}
+
+/**
+ * The round trip the run is sized for, timed on a compute read (billing's window of 100 an hour
+ * pays for the run's keys) over one pool of connections: the first requests pay for connecting,
+ * measureRoundTrip keeps the fastest. A failure here costs only the measurement.
+ */
+async function timedRoundTrip(target: string, key: string, options: ProbeOptions): Promise<number | null> {
+  const agent = createDispatcher({ ...options, agent: { connect: { timeout: options.timeoutMs } } });
+  const get = async (): Promise<number> => {
+    const started = performance.now();
+    const res = await undici().request(`${target}/regions`, getOf(key, options, agent));
+    await res.body.dump();
+    return performance.now() - started;
+  };
+  try {
+    return await measureRoundTrip(get);
+  } catch {
+    return null;
+  } finally {
+    await agent.close().catch(() => undefined);
+  }
 }

@@ -22,6 +22,9 @@ import type { ClientSettings } from './client.ts';
 import { Ledger } from './ledger.ts';
 import { addSecret } from './redact.ts';
 
+/** Keys created (and revoked) at once: few enough for any target, enough to hide the round trips. */
+const KEYS_IN_FLIGHT = 6;
+
 /** Keys expire on their own after this long, in case revocation never happens (a killed runner). */
 export const RUN_KEY_LIFETIME_MS = 3 * 3_600_000;
 
@@ -56,7 +59,10 @@ export interface CreateRunKeysOptions {
   now?: () => number;
 }
 
-/** Creates up to `count` keys with the run's key; stops at the first refusal (no key, no error: the run falls back to its own key). */
+/**
+ * Creates up to `count` keys with the run's key, a few at a time; stops at the first refusal (no
+ * key, no error: the run falls back to its own key).
+ */
 export async function createRunKeys(options: CreateRunKeysOptions): Promise<RunKeys> {
   const { settings } = options;
   const now = options.now ?? Date.now;
@@ -67,44 +73,53 @@ export async function createRunKeys(options: CreateRunKeysOptions): Promise<RunK
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
   });
   const ledger = new Ledger('run-keys', options.journalDir);
-  const keys: string[] = [];
+  // By index, so the keys keep their names' order whatever order they are created in.
+  const created: Array<string | undefined> = [];
   let shortfall: string | null = null;
-  for (let n = 1; n <= options.count; n++) {
-    try {
-      const res = await client.request({
-        method: 'POST',
-        path: '/account/api-keys',
-        key: settings.keys.main,
-        json: {
-          name: `${options.namePrefix}budget-${n}`,
-          permissions: ['read', 'write'],
-          expires_at: new Date(now() + RUN_KEY_LIFETIME_MS).toISOString(),
-        },
-      });
-      if (res.status < 200 || res.status >= 300) {
-        shortfall = `POST /account/api-keys answered ${res.status}`;
-        break;
+  let next = 1;
+  const createOne = async (n: number): Promise<string | null> => {
+    const res = await client.request({
+      method: 'POST',
+      path: '/account/api-keys',
+      key: settings.keys.main,
+      json: {
+        name: `${options.namePrefix}budget-${n}`,
+        permissions: ['read', 'write'],
+        expires_at: new Date(now() + RUN_KEY_LIFETIME_MS).toISOString(),
+      },
+    });
+    if (res.status < 200 || res.status >= 300) return `POST /account/api-keys answered ${res.status}`;
+    const body = res.body as { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown } | undefined;
+    const record = body?.api_key ?? body;
+    if (typeof record?.id !== 'string' || typeof record.key !== 'string')
+      return 'POST /account/api-keys answered without a key id and secret';
+    addSecret(record.key);
+    ledger.track('api-key', record.id);
+    created[n - 1] = record.key;
+    return null;
+  };
+  // A few at a time (each is a round trip: a dozen in a row took a second across a network);
+  // after the first refusal no more are asked for.
+  const creator = async (): Promise<void> => {
+    while (shortfall === null && next <= options.count) {
+      const n = next++;
+      try {
+        shortfall = (await createOne(n)) ?? shortfall;
+      } catch (error) {
+        shortfall = error instanceof Error ? error.message : String(error);
       }
-      const body = res.body as { api_key?: { id?: unknown; key?: unknown }; id?: unknown; key?: unknown } | undefined;
-      const record = body?.api_key ?? body;
-      if (typeof record?.id !== 'string' || typeof record.key !== 'string') {
-        shortfall = 'POST /account/api-keys answered without a key id and secret';
-        break;
-      }
-      addSecret(record.key);
-      ledger.track('api-key', record.id);
-      keys.push(record.key);
-    } catch (error) {
-      shortfall = error instanceof Error ? error.message : String(error);
-      break;
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(KEYS_IN_FLIGHT, options.count) }, creator));
+  const keys = created.filter((key): key is string => key !== undefined);
   let revoked: Promise<number> | null = null;
   return {
     keys,
     shortfall,
     revoke() {
-      revoked ??= ledger.teardown((account) => (account === 'main' ? client : null)).then((leaks) => leaks.length);
+      revoked ??= ledger
+        .teardown((account) => (account === 'main' ? client : null), { inFlight: KEYS_IN_FLIGHT })
+        .then((leaks) => leaks.length);
       return revoked;
     },
   };

@@ -55,6 +55,8 @@ export interface SessionOptions {
   env: NodeJS.ProcessEnv;
   /** Where the session says what it did (the embedded server's address). */
   log: (line: string) => void;
+  /** Also measure the round trip a target's run is sized for (probe.ts; `cloudcheck run`). */
+  roundTrip?: boolean;
 }
 
 export interface Session {
@@ -72,6 +74,11 @@ export interface Session {
    * key: the target's round trip as the command will see it. Null for the embedded server (not probed).
    */
   readonly probeRttMs: number | null;
+  /**
+   * With `roundTrip`, the part of a target's round trip other requests can overlap (ms; the run's
+   * workers follow it, concurrency.ts). Null for the embedded server (the run's global setup times it).
+   */
+  readonly roundTripMs: number | null;
   /** What a client of the session's target is built with (client.ts). */
   readonly clientSettings: ClientSettings;
   /** One connection pool for the session's own requests, closed by `close()`. */
@@ -107,10 +114,10 @@ async function probeKeys(target: string, keys: readonly string[], alt: string | 
     timeoutMs: probeTimeoutMs(connection.requestTimeoutMs),
   };
   const [main, ...extra] = keys;
-  const { rttMs } = await probeTarget(target, main!, { ...probe, what: 'the API key' });
+  const first = await probeTarget(target, main!, { ...probe, what: 'the API key', roundTrip: options.roundTrip });
   for (const [i, key] of extra.entries()) await probeTarget(target, key, { ...probe, what: `API key ${i + 2}` });
   if (alt) await probeTarget(target, alt, { ...probe, what: 'the alt API key' });
-  return rttMs;
+  return first;
 }
 
 export async function openSession(options: SessionOptions): Promise<Session> {
@@ -121,6 +128,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let keys: Session['keys'];
   let server: EmbeddedTarget | null = null;
   let probeRttMs: number | null = null;
+  let roundTripMs: number | null = null;
   // Until the command listens itself (once the session is open), a signal ends the process at
   // once with the signal's exit code, saying that nothing ran: nothing was created yet.
   const stopListening = onInterrupt((signal) => {
@@ -131,7 +139,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (connection.target) {
       target = connection.target;
       keys = { main: given[0]!, alt: connection.altApiKey, extra: given.slice(1) };
-      probeRttMs = await probeKeys(target, given, connection.altApiKey, options);
+      ({ rttMs: probeRttMs, roundTripMs } = await probeKeys(target, given, connection.altApiKey, options));
     } else {
       if (!options.embedded)
         throw new TargetError(options.targetRequired ?? '--target (or CLOUDCHECK_TARGET) is required');
@@ -154,11 +162,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   } finally {
     stopListening();
   }
-  return sessionOf({ target, s3Url, keys, server, probeRttMs }, options);
+  return sessionOf({ target, s3Url, keys, server, probeRttMs, roundTripMs }, options);
 }
 
 function sessionOf(
-  opened: Pick<Session, 'target' | 's3Url' | 'keys' | 'server' | 'probeRttMs'>,
+  opened: Pick<Session, 'target' | 's3Url' | 'keys' | 'server' | 'probeRttMs' | 'roundTripMs'>,
   options: SessionOptions,
 ): Session {
   const { connection } = options;

@@ -80,8 +80,11 @@ export interface CheckSettings {
 /** The runner's plumbing: how the run connects, is driven and is reported. No check reads it. */
 export interface RunnerSettings {
   reportDir: string | null;
-  /** API keys the run creates per worker, in the runner before workers start (0: none; run-keys.ts). */
-  keysPerWorker: number;
+  /**
+   * API keys the run creates per worker, in the runner before workers start (0: none; run-keys.ts);
+   * null: the global setup chooses from the number of workers (concurrency.ts).
+   */
+  keysPerWorker: number | null;
   /** The keys the workers share out (run-keys.ts keysForWorker): those the runner created, then `keys.extra`. */
   budgetKeys: string[];
   /** `--header`: extra headers on every request. */
@@ -101,8 +104,16 @@ export interface RunnerSettings {
   baselineFile: string | null;
   /** `--shard I/N`, as given. */
   shard: string | null;
-  /** `--workers` (null: the Playwright config's default). */
+  /**
+   * `--workers` (null: chosen by the global setup from the round trip, concurrency.ts; the runner
+   * publishes the number it chose, so workers and the reporter read it here).
+   */
   workers: number | null;
+  /**
+   * The target's round trip in ms as the probe measured it: the part other requests can overlap
+   * (concurrency.ts measureRoundTrip; null: not measured yet).
+   */
+  roundTripMs: number | null;
   /** `--max-failures` (0: never stop). */
   maxFailures: number;
   /** `--grep`, `--grep-invert` and `--last-failed`'s ids: applied where checks are defined (selection.ts). */
@@ -136,9 +147,7 @@ export function checkSettingsOf(s: RunSettings): CheckSettings {
  * in about a minute and may take several; a carrier confirms an SMS in seconds to minutes.
  */
 export const ASYNC_TIMEOUT_DEFAULT_S = 300;
-/** API keys per worker against a target: each costs two of the main key's 100 billing requests of the hour. */
-export const DEFAULT_KEYS_PER_WORKER = 3;
-/** Playwright workers of a run without `--workers`. */
+/** Playwright workers of a run without `--workers` whose round trip is not measured (concurrency.ts). */
 export const DEFAULT_WORKERS = 2;
 
 export function parseBool(value: string | undefined): boolean | undefined {
@@ -213,6 +222,7 @@ export const RUN_VARIABLES = {
   baselineFile: 'CLOUDCHECK_BASELINE',
   shard: 'CLOUDCHECK_SHARD',
   workers: 'CLOUDCHECK_WORKERS',
+  roundTripMs: 'CLOUDCHECK_ROUND_TRIP_MS',
   maxFailures: 'CLOUDCHECK_MAX_FAILURES',
   grep: 'CLOUDCHECK_GREP',
   grepInvert: 'CLOUDCHECK_GREP_INVERT',
@@ -245,7 +255,6 @@ export function settingsToEnv(s: RunSettings): Record<string, string> {
     [V.asyncTimeout]: String(s.asyncTimeoutMs / 1000),
     [V.embedded]: flag(s.embedded),
     [V.keep]: flag(s.keep),
-    [V.keysPerWorker]: String(s.keysPerWorker),
     [V.retries]: String(s.retries),
     [V.har]: s.harAll ? 'all' : 'failed',
     [V.driven]: flag(s.driven),
@@ -278,6 +287,8 @@ export function settingsToEnv(s: RunSettings): Record<string, string> {
     [V.baselineFile, s.baselineFile],
     [V.shard, s.shard],
     [V.workers, s.workers === null ? null : String(s.workers)],
+    [V.roundTripMs, s.roundTripMs === null ? null : String(s.roundTripMs)],
+    [V.keysPerWorker, s.keysPerWorker === null ? null : String(s.keysPerWorker)],
     [V.grep, s.selection.grep],
     [V.grepInvert, s.selection.grepInvert],
     [V.onlyIds, s.selection.onlyIds ? s.selection.onlyIds.join(',') : null],
@@ -293,6 +304,12 @@ function numberFrom(value: string | undefined, fallback: number, valid: (n: numb
   if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
   return Number.isFinite(n) && valid(n) ? n : fallback;
+}
+
+/** A number from a variable, or null when it is missing or fails `valid`. */
+function optionalNumber(value: string | undefined, valid: (n: number) => boolean): number | null {
+  const n = numberFrom(value, Number.NaN, valid);
+  return Number.isNaN(n) ? null : n;
 }
 
 const orNull = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
@@ -335,7 +352,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv, options: { requireTarget
     reportDir: orNull(env[V.reportDir]),
     keep: parseBool(env[V.keep]) ?? false,
     runTmp: orNull(env[V.runTmp]),
-    keysPerWorker: numberFrom(env[V.keysPerWorker], DEFAULT_KEYS_PER_WORKER, (n) => Number.isInteger(n) && n >= 0),
+    keysPerWorker: optionalNumber(env[V.keysPerWorker], (n) => Number.isInteger(n) && n >= 0),
     budgetKeys: decodeRunKeys(env[V.budgetKeys]),
     headers: headersFromList((env[V.headers] ?? '').split('\n')),
     caCertFile: orNull(env[V.caCertFile]),
@@ -347,6 +364,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv, options: { requireTarget
     baselineFile: orNull(env[V.baselineFile]),
     shard: orNull(env[V.shard]),
     workers: numberFrom(env[V.workers], 0, (n) => Number.isInteger(n) && n > 0) || null,
+    roundTripMs: optionalNumber(env[V.roundTripMs], (n) => n >= 0),
     maxFailures: numberFrom(env[V.maxFailures], 0, (n) => Number.isInteger(n) && n >= 0),
     selection: {
       grep: orNull(env[V.grep]),

@@ -110,6 +110,20 @@ export interface ConformanceReport {
    * what a slow target costs a run, apart from the checks' own work.
    */
   waits?: Partial<Record<ConformanceClass, number>>;
+  /**
+   * How busy the run kept the target: its workers, the round trip it was sized for, and the
+   * requests of the API client (not the S3 SDK's or tools'): how many, how many were in flight on
+   * average while the checks ran, and the longest chain of round trips that had to follow each
+   * other (a flow's steps add up; a check's requests sent together count once).
+   */
+  concurrency?: {
+    workers: number | null;
+    round_trip_ms: number | null;
+    requests: number;
+    in_flight_average: number;
+    span_seconds: number;
+    critical_path: { round_trips: number; chain: string } | null;
+  };
   /** Results of `cloudcheck load`, when a load stage wrote into the same report. */
   load?: LoadReport;
   /**

@@ -28,11 +28,13 @@ import type { FailureRecord } from '../harness/failure.ts';
 import {
   ANNOTATION,
   EXCHANGES_ATTACHMENT,
+  REQUESTS_ANNOTATION,
   RETRIED_ANNOTATION,
   SEEN_ANNOTATION,
   type SeenExchange,
 } from '../harness/fixtures.ts';
 import { foldJournal } from '../harness/ledger.ts';
+import { type RequestStats, runRequests } from '../harness/request-stats.ts';
 import { addSecret, redactString } from '../harness/redact.ts';
 import { processSettings } from '../harness/settings.ts';
 import { RunEstimate, budgetWait, describeBudget, formatDuration, pacingKeys } from '../harness/run-estimate.ts';
@@ -204,6 +206,20 @@ export function checkFromTest(
   return check;
 }
 
+/** What the check's own requests cost in time (fixtures.ts REQUESTS_ANNOTATION), when it sent any. */
+function requestStatsOf(test: TestCase, result: TestResult | undefined): RequestStats | null {
+  const text = annotationsOf(test, result).get(REQUESTS_ANNOTATION);
+  if (!text) return null;
+  try {
+    const stats = JSON.parse(text) as unknown;
+    return Array.isArray(stats) && stats.length === 5 && stats.every((n) => typeof n === 'number')
+      ? (stats as RequestStats)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The sum of the check's waits for asynchronous changes (ctx.poll annotations). */
 function waitedMs(result: TestResult | undefined): number {
   return (result?.annotations ?? [])
@@ -275,6 +291,17 @@ function classOfTest(test: TestCase): string {
   return test.annotations.find((a) => a.type === ANNOTATION.class)?.description ?? test.parent.project()?.name ?? '';
 }
 
+/** ` with 8 workers (round trip 81 ms)`: what the global setup chose, which has run by onBegin. */
+function concurrencyWords(config: FullConfig, roundTripMs: number | null): string {
+  // Playwright's own count: no more workers than the selection has groups of tests.
+  const workers = Number(config.metadata.actualWorkers) || config.workers;
+  const rtt =
+    roundTripMs === null
+      ? ''
+      : ` (round trip ${roundTripMs < 10 ? roundTripMs.toFixed(1) : Math.round(roundTripMs)} ms)`;
+  return ` with ${workers} worker${workers === 1 ? '' : 's'}${rtt}`;
+}
+
 /** How often a progress line is printed when stderr is not a terminal. */
 const PROGRESS_EVERY_MS = 10_000;
 
@@ -335,7 +362,9 @@ export default class CloudcheckReporter implements Reporter {
     // The global setup has run: the keys the run paces over are known.
     this.estimate = new RunEstimate(this.remaining, pacingKeys(this.settings.budgetKeys.length));
     if (this.progress) {
-      process.stderr.write(`running ${this.totalTests} checks in ${this.counts.size} classes${runWide}\n`);
+      process.stderr.write(
+        `running ${this.totalTests} checks in ${this.counts.size} classes${runWide}${concurrencyWords(config, this.settings.roundTripMs)}\n`,
+      );
       const requests = this.estimate.remainingRequests();
       process.stderr.write(
         `  ${describeBudget(requests, this.estimate.keys, budgetWait(requests, this.estimate.keys, Date.now()))}\n`,
@@ -491,14 +520,18 @@ export default class CloudcheckReporter implements Reporter {
   private async collect(settings: RunSettings, result: FullResult): Promise<DraftReport> {
     const checks: CheckResult[] = [];
     const forCoverage: CoverageInput[] = [];
+    const timed: Array<{ chain: string; stats: RequestStats }> = [];
     for (const project of this.rootSuite?.suites ?? []) {
       for (const test of project.allTests()) {
         const last = test.results.at(-1);
         const check = checkFromTest(test, last, project.title, settings.harAll);
         if (isReported(test, check)) checks.push(check);
         forCoverage.push({ operation: check.operation, status: check.status, seen: seenBy(test, last) });
+        const stats = requestStatsOf(test, last);
+        if (stats) timed.push({ chain: annotationsOf(test, last).get(ANNOTATION.flow) ?? check.id, stats });
       }
     }
+    const requests = runRequests(timed);
     const target = settings.target || 'unknown';
     const inventory = await loadInventory(new URL('../../spec/endpoint-inventory.ts', import.meta.url));
     const operations = computeCoverage(forCoverage, inventory, target);
@@ -532,6 +565,16 @@ export default class CloudcheckReporter implements Reporter {
       ...(kept.length ? { kept } : {}),
       ...(notCheckable.length ? { not_checkable: notCheckable } : {}),
       waits: waitsByClass(checks),
+      concurrency: {
+        workers: settings.workers,
+        round_trip_ms: settings.roundTripMs === null ? null : Math.round(settings.roundTripMs * 10) / 10,
+        requests: requests.requests,
+        in_flight_average: Math.round(requests.inFlightAverage * 100) / 100,
+        span_seconds: Math.round(requests.spanSeconds * 10) / 10,
+        critical_path: requests.criticalPath
+          ? { round_trips: requests.criticalPath.roundTrips, chain: requests.criticalPath.chain }
+          : null,
+      },
       ...(this.thirdParty.size ? { third_party_output: [...this.thirdParty.values()] } : {}),
     };
   }

@@ -8,6 +8,7 @@
  * This flow is about keys, so it names the key of every request itself (no budget, no retries).
  */
 import {
+  Provision,
   addSecret,
   defineFlow,
   expect,
@@ -46,6 +47,11 @@ async function createKey(
   body: Record<string, unknown>,
 ): Promise<{ res: ApiResponse; key: CreatedKey }> {
   const res = await api.post('/account/api-keys', body);
+  return { res, key: createdKey(res, ledger) };
+}
+
+/** The key a creation response holds (checked), in the ledger from then on. */
+function createdKey(res: ApiResponse, ledger: Ledger): CreatedKey {
   expectStatus(res, [200, 201]);
   const created = res.json<{ api_key: CreatedKey }>();
   expectFields(created, { api_key: 'object' }, 'the creation response', res);
@@ -55,7 +61,7 @@ async function createKey(
   // The full secret.
   expectFields(key, { key: 'string' }, 'the created key', res);
   addSecret(key.key);
-  return { res, key };
+  return key;
 }
 
 /** A request made with exactly `key` (no budget): GET /account, served to any read key. */
@@ -83,6 +89,25 @@ async function listedKey(api: ApiClient, id: string): Promise<Record<string, unk
   expect(entry, `key ${id} is listed`).toBeTruthy();
   return entry!;
 }
+
+/**
+ * The key that expires, made as the run starts (provision.ts) and used once at once: by the time
+ * the step comes, its expires_at has passed, and its wait overlapped the rest of the run. Two
+ * seconds ahead: long enough for that first use even if the target keeps whole seconds of
+ * expires_at (scaled for slow targets).
+ */
+const expiringKey = new Provision(`${FLOW}.expiring-key`, async ({ api, ledger, name, settings }) => {
+  const expiresAt = new Date(Date.now() + Math.max(2_000, 2_000 * settings.timeoutScale)).toISOString();
+  const created = await api.post('/account/api-keys', {
+    name: name('key-exp'),
+    permissions: ['read'],
+    expires_at: expiresAt,
+  });
+  const record = (created.body as { api_key?: { id?: unknown; key?: unknown } } | undefined)?.api_key;
+  if (typeof record?.id === 'string') ledger.track('api-key', record.id);
+  const before = typeof record?.key === 'string' ? await readWith(api, record.key) : null;
+  return { expiresAt, created, before };
+});
 
 defineFlow<State>(
   {
@@ -276,18 +301,14 @@ defineFlow<State>(
         level: 'MUST',
         operation: 'POST /account/api-keys',
         title: 'a key works until its expires_at and is refused after it',
+        provisions: [expiringKey],
       },
       async ({ api, ledger, ctx }) => {
-        // Two seconds ahead: long enough to use it once first even if the target keeps whole
-        // seconds of expires_at (scaled for slow targets).
-        const lifetimeMs = Math.max(2_000, ctx.scaled(2_000));
-        const expiresAt = new Date(Date.now() + lifetimeMs);
-        const { key } = await createKey(api, ledger, {
-          name: ctx.name('key-exp'),
-          permissions: ['read'],
-          expires_at: expiresAt.toISOString(),
-        });
-        expectStatus(await readWith(api, key.key), 200, 'before expires_at');
+        const early = await expiringKey.take({ api, ledger, ctx });
+        const expiresAt = new Date(early.expiresAt);
+        const key = createdKey(early.created, ledger);
+        expect(early.before, 'a read with the key right after it was created').toBeTruthy();
+        expectStatus(early.before!, 200, 'before expires_at');
         const refused = await ctx.poll(
           `key ${key.id} to be refused after its expires_at ${expiresAt.toISOString()}`,
           async () => {

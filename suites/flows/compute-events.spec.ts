@@ -54,6 +54,9 @@ defineFlow<State>(
     id: FLOW,
     class: 'webhooks',
     title: 'compute events: vps.created and vps.deleted reach a webhook with the compute payload',
+    // Its VPS boots while it runs (created after its webhook, it cannot be made earlier): it
+    // starts first, so the boot overlaps the rest of the run (scheduler.ts).
+    tags: ['early'],
   },
   (step) => {
     step(

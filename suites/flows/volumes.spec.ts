@@ -6,6 +6,8 @@
  * attach (422), a restore without size takes the snapshot's, which is the volume's.
  */
 import {
+  EnvironmentError,
+  Provision,
   defineFlow,
   expect,
   expectErrorEnvelope,
@@ -89,6 +91,28 @@ function trackCreated(ledger: Ledger, status: number, body: unknown): string | u
   const id = volumeOf(body)?.id;
   return typeof id === 'string' ? ledger.track('volume', id) : undefined;
 }
+
+/**
+ * The VPS the volume attaches to, asked for as early as the run allows (provision.ts): its boot
+ * overlaps the rest of the run. In the region the flow's volume is made in (the catalogue's
+ * first, as the first step picks it).
+ */
+const vpsToAttach = new Provision(
+  `${FLOW}.vps`,
+  async ({ api, ledger, name }) => {
+    const catalogue = await computeCatalogue(api);
+    const created = await api.post('/vps', {
+      name: name('vol-vps'),
+      region: catalogue.region,
+      image: catalogue.image,
+      size: catalogue.size.slug,
+    });
+    const id = resourceOf<{ id?: unknown }>(created.body, 'vps')?.id;
+    if (typeof id === 'string') ledger.track('vps', id);
+    return { region: catalogue.region, created };
+  },
+  { late: true },
+);
 
 defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (step) => {
   step(
@@ -262,15 +286,14 @@ defineFlow<State>({ id: FLOW, class: 'storage-volumes', title: 'volumes' }, (ste
       level: 'MUST',
       operation: 'POST /storage/volumes/{volume_id}/attach',
       title: 'attaching to a VPS of the same region sets attached_to to that VPS',
+      provisions: [vpsToAttach],
     },
     async ({ api, ledger, ctx, state }) => {
-      const catalogue = await computeCatalogue(api);
-      const res = await api.post('/vps', {
-        name: ctx.name('vol-vps'),
-        region: state.region,
-        image: catalogue.image,
-        size: catalogue.size.slug,
-      });
+      const { region, created: res } = await vpsToAttach.take({ api, ledger, ctx });
+      if (region !== state.region)
+        throw new EnvironmentError(
+          `the catalogue's first region changed during the run (${state.region}, then ${region}): no VPS in the volume's region to attach to`,
+        );
       expectStatus(res, [200, 201], 'create the VPS to attach to');
       state.vpsId = ledger.track('vps', res.json<{ vps: { id: string } }>().vps.id);
       await waitForVps(api, ctx, state.vpsId, 'the VPS to be running', isRunningWithIps);

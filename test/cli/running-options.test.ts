@@ -13,8 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError, resolveOptions } from '../../src/config/resolve.ts';
-import { EMBEDDED_KEYS_PER_WORKER, planRun, runnerEnv } from '../../src/cli/commands/run.ts';
-import { DEFAULT_KEYS_PER_WORKER } from '../../src/harness/settings.ts';
+import { planRun, runnerEnv } from '../../src/cli/commands/run.ts';
 import { probeTarget } from '../../src/harness/probe.ts';
 import { connectionOf } from '../../src/cli/connection.ts';
 import { Budget } from '../../src/harness/budget.ts';
@@ -174,14 +173,28 @@ test('the new options resolve from flag, variable and config, and bad values are
       CLOUDCHECK_HEADER: 'x-a: 1\nx-b: 2',
       CLOUDCHECK_CA_CERT: CA,
     });
-    // More keys per worker against the embedded server only (a target's billing window pays for each).
-    expect(plan.settings.keysPerWorker).toBe(DEFAULT_KEYS_PER_WORKER);
+    // Keys per worker: chosen by the global setup from the workers (concurrency.ts), unless the
+    // variable says; the probe's round trip travels with the settings.
+    expect(plan.settings.keysPerWorker).toBeNull();
+    expect(plan.settings.roundTripMs).toBeNull();
     const embedded = planRun(
       values,
       { target: '', s3Url: null, apiKey: '', altApiKey: null, embedded: true },
+      {
+        runId: 'r',
+        cwd: dir,
+        configPath: 'c',
+        connection: connectionOf(values, {}),
+        env: { CLOUDCHECK_KEYS_PER_WORKER: '4' },
+      },
+    );
+    expect(embedded.settings.keysPerWorker).toBe(4);
+    const probed = planRun(
+      values,
+      { target: 'http://127.0.0.1:1/v1', s3Url: null, apiKey: 'k', altApiKey: null, embedded: false, roundTripMs: 81 },
       { runId: 'r', cwd: dir, configPath: 'c', connection: connectionOf(values, {}), env: {} },
     );
-    expect(embedded.settings.keysPerWorker).toBe(EMBEDDED_KEYS_PER_WORKER);
+    expect(runnerEnv(probed, {})).toMatchObject({ CLOUDCHECK_ROUND_TRIP_MS: '81' });
     expect(usageError(() => resolveOptions('run', ['--workers', '0'], {}, dir))).toContain('--workers');
     expect(usageError(() => resolveOptions('run', [], { CLOUDCHECK_MAX_FAILURES: '0' }, dir))).toContain(
       'CLOUDCHECK_MAX_FAILURES',
@@ -287,13 +300,24 @@ test('--ca-cert: a target with a certificate of an internal CA is trusted with i
     await expect(probeTarget(api.url, 'cck_main_key_0123456789', { direct: true, timeoutMs: 5000 })).rejects.toThrow(
       /cannot reach .*(UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify)/i,
     );
-    await probeTarget(api.url, 'cck_main_key_0123456789', {
+    const probed = await probeTarget(api.url, 'cck_main_key_0123456789', {
       direct: true,
       timeoutMs: 5000,
       caCertFile: CA,
       headers: { 'x-gateway-key': 'gw-probe' },
     });
     expect(api.requests.at(-1)!['x-gateway-key']).toBe('gw-probe');
+    // The round trip the run is sized for, only when asked (a few more requests: GET /regions).
+    expect(probed.roundTripMs).toBeNull();
+    const sent = api.requests.length;
+    const timed = await probeTarget(api.url, 'cck_main_key_0123456789', {
+      direct: true,
+      timeoutMs: 5000,
+      caCertFile: CA,
+      roundTrip: true,
+    });
+    expect(timed.roundTripMs).toBeGreaterThanOrEqual(0);
+    expect(api.requests.length).toBeGreaterThan(sent + 1);
     expect((await client(api.url, { caCertFile: CA }).get('/regions')).status).toBe(200);
   } finally {
     await api.close();

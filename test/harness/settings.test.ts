@@ -47,7 +47,7 @@ const settingsArb: fc.Arbitrary<RunSettings> = fc
     reportDir: maybe(word),
     keep: fc.boolean(),
     runTmp: maybe(word),
-    keysPerWorker: fc.integer({ min: 0, max: 10 }),
+    keysPerWorker: maybe(fc.integer({ min: 0, max: 10 })),
     budgetKeys: fc.array(word, { maxLength: 6 }),
     headers: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,10}$/), headerValue, { maxKeys: 3 }),
     caCertFile: maybe(word),
@@ -59,6 +59,7 @@ const settingsArb: fc.Arbitrary<RunSettings> = fc
     baselineFile: maybe(word),
     shard: maybe(fc.constantFrom('1/2', '2/2', '3/5')),
     workers: maybe(fc.integer({ min: 1, max: 16 })),
+    roundTripMs: maybe(fc.double({ min: 0, max: 10_000, noNaN: true })),
     maxFailures: fc.integer({ min: 0, max: 10 }),
     selection: fc.record({
       grep: maybe(word),

@@ -20,7 +20,6 @@ import type { ConnectionOptions, Session } from '../../harness/session.ts';
 import { lastFailedIds, repeatedId, selectionOf } from '../../harness/selection.ts';
 import {
   ASYNC_TIMEOUT_DEFAULT_S,
-  DEFAULT_WORKERS,
   RUN_PREFIX,
   RUN_VARIABLES,
   newRunId,
@@ -30,6 +29,7 @@ import {
   withoutRunVariables,
 } from '../../harness/settings.ts';
 import type { RunSettings } from '../../harness/settings.ts';
+import { workersFor } from '../../harness/concurrency.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
 import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
@@ -89,9 +89,6 @@ export interface RunPlan {
 /** `--rerun-unanswered` when not given: a check that got no answer is run twice more at most. */
 export const DEFAULT_RERUNS = 2;
 
-/** API keys per worker against the embedded server (the default elsewhere: settings.ts). */
-export const EMBEDDED_KEYS_PER_WORKER = 6;
-
 export interface RunTarget {
   target: string;
   s3Url: string | null;
@@ -100,6 +97,8 @@ export interface RunTarget {
   /** More keys of the account (`--api-key` repeated). */
   extraKeys?: string[];
   embedded: boolean;
+  /** The round trip the probe measured (ms); absent when the target was not probed (the embedded server). */
+  roundTripMs?: number | null;
 }
 
 export interface RunPlanOptions {
@@ -146,12 +145,9 @@ export function settingsOfRun(
     reportDir: resolve(options.cwd, values['report-dir'] ?? join('reports', options.runId)),
     keep: values.keep ?? false,
     runTmp: join(tmpdir(), `cloudcheck-${options.runId}`),
-    // A full run sends about 1,100 requests to the messaging and compute areas, whose burst limit
-    // is 100 a minute per key: against the embedded server (its windows start with it, and its
-    // key management costs nobody anything) six keys per worker hold them all in the first
-    // minute, where three made the run wait for the next one. Against a target, the default
-    // stays lower: each key costs two of the main key's 100 billing requests of the hour.
-    keysPerWorker: keysPerWorkerOf(env, target.embedded),
+    // Unless CLOUDCHECK_KEYS_PER_WORKER says, the global setup shares the run's keys out over the
+    // workers it chose (concurrency.ts).
+    keysPerWorker: keysPerWorkerOf(env),
     budgetKeys: [],
     headers: connection.headers,
     caCertFile: connection.caCertFile,
@@ -163,6 +159,7 @@ export function settingsOfRun(
     baselineFile: values.baseline ? resolve(options.cwd, values.baseline) : null,
     shard: values.shard ?? null,
     workers: values.workers ?? null,
+    roundTripMs: target.roundTripMs ?? null,
     maxFailures: values['max-failures'] ?? 0,
     // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
     // selected flow step brings the steps before it; Playwright's own filters would not.
@@ -176,10 +173,10 @@ export function settingsOfRun(
   };
 }
 
-/** CLOUDCHECK_KEYS_PER_WORKER, or the default of the target (more against the embedded server). */
-function keysPerWorkerOf(env: NodeJS.ProcessEnv, embedded: boolean): number {
+/** CLOUDCHECK_KEYS_PER_WORKER, or null: the global setup's share of the run's keys (concurrency.ts). */
+function keysPerWorkerOf(env: NodeJS.ProcessEnv): number | null {
   const given = env[RUN_VARIABLES.keysPerWorker];
-  if (given === undefined && embedded) return EMBEDDED_KEYS_PER_WORKER;
+  if (given === undefined) return null;
   return settingsFromEnv({ [RUN_VARIABLES.keysPerWorker]: given }, { requireTarget: false }).keysPerWorker;
 }
 
@@ -289,6 +286,8 @@ export async function runCommand(argv: string[]): Promise<number> {
         embedded: { seed: v.seed, ...(testNumbers ? { testNumbers } : {}) },
         env: process.env,
         log: err,
+        // The workers follow the target's round trip (concurrency.ts): the probe measures it.
+        roundTrip: true,
       });
     const runLine = (): void =>
       err(`cloudcheck: run ${runId} against ${target.target}${v.classes ? ` (classes: ${v.classes.join(', ')})` : ''}`);
@@ -402,6 +401,7 @@ function runTargetOf(session: Session): RunTarget {
     altApiKey: session.keys.alt,
     extraKeys: session.keys.extra,
     embedded: session.server !== null,
+    roundTripMs: session.roundTripMs,
   };
 }
 
@@ -426,8 +426,9 @@ export function planRerun(
     onlyIds: [...new Set(ids.map(repeatedId))],
   });
   rerun.settings.runTmp = join(plan.settings.runTmp, `rerun-${attempt}`);
-  // A few checks need no more workers than they are (each worker costs the run keys it creates).
-  rerun.settings.workers = Math.min(rerun.settings.workers ?? DEFAULT_WORKERS, ids.length);
+  // A few checks need no more workers than they are (each worker costs the run keys it creates);
+  // the round trip a --target's probe measured sizes them as the run's (concurrency.ts).
+  rerun.settings.workers = Math.min(rerun.settings.workers ?? workersFor(target.roundTripMs ?? null), ids.length);
   return rerun;
 }
 
@@ -686,6 +687,18 @@ function appendJobSummary(reportDir: string): void {
   }
 }
 
+/** `requests: 2,208, 7.6 in flight on average over 24 s (8 workers, round trip 81 ms); longest chain: ...` */
+export function concurrencyLine(c: NonNullable<ConformanceReport['concurrency']>): string {
+  const setup = [
+    c.workers === null ? null : `${c.workers} worker${c.workers === 1 ? '' : 's'}`,
+    c.round_trip_ms === null ? null : `round trip ${c.round_trip_ms} ms`,
+  ].filter((part) => part !== null);
+  const chain = c.critical_path
+    ? `; longest chain: ${c.critical_path.round_trips} round trips in a row (${c.critical_path.chain})`
+    : '';
+  return `requests: ${c.requests.toLocaleString('en-US')}, ${c.in_flight_average.toFixed(1)} in flight on average over ${Math.round(c.span_seconds)} s${setup.length ? ` (${setup.join(', ')})` : ''}${chain}`;
+}
+
 /**
  * The target's failures by cause (MUST first, the largest first), each with one example; then the
  * failures that are not the target's (environment, cloudcheck's own errors), one line each.
@@ -736,6 +749,8 @@ function printSummary(report: ConformanceReport, reportDir: string): void {
     out(
       `waited for the target: ${waits.map(([cls, ms]) => `${cls} ${(ms / 1000).toFixed(1)} s`).join(', ')} (--async-timeout bounds each wait)`,
     );
+  const concurrency = report.concurrency;
+  if (concurrency && concurrency.requests > 0) out(concurrencyLine(concurrency));
   const thirdParty = report.third_party_output ?? [];
   if (thirdParty.length)
     out(

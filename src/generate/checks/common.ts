@@ -17,7 +17,7 @@ import { shortText } from '../../harness/body-shape.ts';
 import type { ConformanceClass, Level } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation, JsonSchema } from '../model.ts';
 import { compileSchema } from '../model.ts';
-import { accountState, createdKind, pointer } from '../prerequisites.ts';
+import { RUNNING_VPS, accountState, createdKind, pointer, usesRunningVps } from '../prerequisites.ts';
 import type { Env } from '../prerequisites.ts';
 import type { BuiltRequest } from '../requests.ts';
 
@@ -97,6 +97,7 @@ export function contractCheck(
       class: meta.cls,
       operation: meta.op.key,
       title: meta.title,
+      ...(usesRunningVps(meta.op) ? { provisions: [RUNNING_VPS] } : {}),
     },
     async ({ api, ledger, ctx }) => {
       const problems: EnvelopeProblem[] = [];
