@@ -1,50 +1,44 @@
 /**
- * Exploration throughput: `cloudcheck explore`'s engine against the embedded reference server in
- * this process, seed 1, one key's worth of requests (900, under the hourly 1,000). Prints the
- * steps and requests per second and the share of the wall time spent outside the target's
- * requests (the model, fast-check's drawing and the client's own work).
+ * Exploration throughput: `cloudcheck explore`'s engine against the reference server in this
+ * process, seed 1, on loopback and with every answer 80 ms late (the `latency` variant: a staging
+ * server in another region), each once with sequences one at a time (the baseline) and once with
+ * the engine's concurrency. Each exploration has a fixed budget and time (a key's worth of
+ * requests, 20 s); the figures are sequences, requests and steps per second of wall time.
  */
 import { performance } from 'node:perf_hooks';
 import { startReferenceServer } from '../reference/server.ts';
 import { Budget } from '../src/harness/budget.ts';
 import { ApiClient } from '../src/harness/client.ts';
-import type { ApiResponse } from '../src/harness/client.ts';
 import { explore } from '../src/explore/explore.ts';
 import { ExploreTarget } from '../src/explore/target.ts';
-
-/** The target side, timed: how long the requests took and how many steps passed. */
-class TimedTarget extends ExploreTarget {
-  requestMs = 0;
-  steps = 0;
-  override async send(...args: Parameters<ExploreTarget['send']>): Promise<ApiResponse> {
-    const started = performance.now();
-    try {
-      return await super.send(...args);
-    } finally {
-      this.requestMs += performance.now() - started;
-    }
-  }
-  override stepPassed(rules: readonly string[]): void {
-    this.steps++;
-    super.stepPassed(rules);
-  }
-}
 
 export interface ExploreBench {
   sequences: number;
   steps: number;
   requests: number;
   seconds: number;
-  steps_per_second: number;
+  sequences_per_second: number;
   requests_per_second: number;
-  /** Share of the wall time outside the target's requests and the waits on purpose (model, drawing, client). */
-  model_share: number;
-  /** Seconds waited on purpose (messages to settle before a walk by status). */
+  /** Seconds waited on purpose (messages to settle, deletions and listings to catch up), summed over sequences. */
   waited_seconds: number;
 }
 
-export async function run(budget = 900): Promise<ExploreBench> {
-  const server = await startReferenceServer({ apiKey: 'cck_bench_explore_key_0123456789' });
+export interface ExploreComparison {
+  latencyMs: number;
+  sequential: ExploreBench;
+  concurrent: ExploreBench;
+}
+
+async function once(
+  latencyMs: number,
+  parallel: number | undefined,
+  budget: number,
+  seconds: number,
+): Promise<ExploreBench> {
+  const server = await startReferenceServer({
+    apiKey: 'cck_bench_explore_key_0123456789',
+    variants: latencyMs ? [`latency=${latencyMs}`] : [],
+  });
   try {
     const owner = server.context.accounts.keyBySecret(server.apiKey)!.accountId;
     const api = new ApiClient({
@@ -66,26 +60,42 @@ export async function run(budget = 900): Promise<ExploreBench> {
         }),
       },
     });
-    const bucket = 'cc-bench-explore';
-    const target = new TimedTarget(api, bucket, 'cc-bench-', { budget, deadline: Date.now() + 120_000 });
+    const target = new ExploreTarget(api, 'cc-bench-explore', 'cc-bench-', {
+      budget,
+      deadline: Date.now() + seconds * 1000,
+    });
     const started = performance.now();
-    const outcome = await explore(target, { seed: 1 });
+    const outcome = await explore(target, { seed: 1, parallel });
     const ms = performance.now() - started;
-    if (outcome.finding || outcome.error)
+    if (outcome.findings.length || outcome.error)
       throw new Error(
-        `the exploration of the conformant server did not pass: ${JSON.stringify(outcome.finding ?? outcome.error?.message)}`,
+        `the exploration of the conformant server did not pass: ${JSON.stringify(outcome.findings[0] ?? outcome.error?.message)}`,
       );
     return {
       sequences: outcome.sequences,
-      steps: target.steps,
+      steps: target.stepsPassed,
       requests: target.requestsSent,
       seconds: ms / 1000,
-      steps_per_second: (target.steps * 1000) / ms,
+      sequences_per_second: (outcome.sequences * 1000) / ms,
       requests_per_second: (target.requestsSent * 1000) / ms,
-      model_share: 1 - (target.requestMs + target.waitedMs) / ms,
       waited_seconds: target.waitedMs / 1000,
     };
   } finally {
     await server.close();
   }
+}
+
+/** One key's worth of requests (under the hourly 1,000), or 20 s, whichever ends first; the latency run first one at a time, then concurrent. */
+export async function run(
+  latencies: readonly number[] = [0, 80],
+  budget = 900,
+  seconds = 20,
+): Promise<ExploreComparison[]> {
+  const results: ExploreComparison[] = [];
+  for (const latencyMs of latencies) {
+    const sequential = await once(latencyMs, 1, budget, seconds);
+    const concurrent = await once(latencyMs, undefined, budget, seconds);
+    results.push({ latencyMs, sequential, concurrent });
+  }
+  return results;
 }

@@ -81,7 +81,7 @@ const TABLE = [
     placeholder: 'a,b',
     description: 'conformance classes to check (default: all)',
   },
-  { name: 'strict', type: 'boolean', commands: ['run'], description: 'SHOULD deviations fail the gate too' },
+  { name: 'strict', type: 'boolean', commands: ['run', 'explore'], description: 'SHOULD deviations fail the gate too' },
   {
     name: 'report-dir',
     type: 'string',

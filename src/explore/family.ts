@@ -10,9 +10,9 @@ import { shortText } from '../harness/body-shape.ts';
 import { judged } from '../harness/assert.ts';
 import { ModelViolation } from './model.ts';
 import type { ExploreModel, StepRecord } from './model.ts';
-import type { ExploreTarget } from './target.ts';
+import type { SequenceTarget } from './target.ts';
 
-export type ExploreCommand = fc.AsyncCommand<ExploreModel, ExploreTarget> & { readonly record: StepRecord };
+export type ExploreCommand = fc.AsyncCommand<ExploreModel, SequenceTarget> & { readonly record: StepRecord };
 
 export interface ExploreFamily {
   /** Its name on the command line (`--families objects,projects`). */
@@ -27,10 +27,17 @@ export interface ExploreFamily {
   arbitraries(): Array<fc.Arbitrary<ExploreCommand>>;
   /** A replay file's step back into its command; undefined when the operation is not the family's. */
   commandOf(step: StepRecord): ExploreCommand | undefined;
+  /**
+   * What of the account the family's sequences list whole (`observes`: a walk that counts every
+   * instance of the account) and what they create or delete (`changes`). Two families whose
+   * sequences would see each other's changes in such a list never run at once; the others do.
+   */
+  readonly observes?: readonly string[];
+  readonly changes?: readonly string[];
   /** Once before the first sequence (a bucket to work in); a refusal throws ExploreSetupError. */
-  setUp?(target: ExploreTarget): Promise<void>;
+  setUp?(target: SequenceTarget): Promise<void>;
   /** Once after the last sequence, whatever happened. */
-  tearDown?(target: ExploreTarget): Promise<void>;
+  tearDown?(target: SequenceTarget): Promise<void>;
 }
 
 /** The target refused what the exploration needs to start: no finding, nothing proved. */
@@ -42,11 +49,13 @@ export class ExploreSetupError extends Error {
 export async function step(
   family: ExploreFamily,
   command: ExploreCommand,
-  target: ExploreTarget,
+  target: SequenceTarget,
   body: () => Promise<void>,
 ): Promise<void> {
   target.ranSteps.push(command.record);
   await body();
+  const deviated = target.takeDeviation();
+  if (deviated) throw deviated;
   target.stepPassed(family.rulesOf[command.record.op] ?? []);
 }
 
@@ -67,17 +76,70 @@ export function expectOk(res: ApiResponse, requirement: string, what: string): v
 }
 
 /**
- * Whether a deleted resource still answers after a few more looks (a second and three quarters
- * in all): deletion may take a moment on a real platform (the fixed flows poll for it too), so
- * only one that stays is a finding.
+ * How long the model waits for what may take a moment on a real platform (a deletion, a list
+ * catching up with a change): 250, 500 and 1000 ms, a second and three quarters in all. While a
+ * finding is being shrunk it does not wait (the sequence that found it waited in full, and the
+ * shrunk one is confirmed waiting in full, or else the sequence as drawn is reported).
  */
-export async function stillThere(target: ExploreTarget, answers: () => Promise<boolean>): Promise<boolean> {
-  for (const ms of [0, 250, 500, 1000]) {
+const SETTLE_WAITS_MS = [250, 500, 1000];
+const SETTLE_WAITS_SHRINKING_MS: readonly number[] = [];
+
+const settleWaits = (target: SequenceTarget): readonly number[] =>
+  target.shrinking ? SETTLE_WAITS_SHRINKING_MS : SETTLE_WAITS_MS;
+
+/**
+ * Whether a deleted resource still answers after a few more looks: deletion may take a moment on
+ * a real platform (the fixed flows poll for it too), so only one that stays is a finding.
+ */
+export async function stillThere(target: SequenceTarget, answers: () => Promise<boolean>): Promise<boolean> {
+  for (const ms of [0, ...settleWaits(target)]) {
     if (ms) await target.pause(ms);
     if (!(await answers())) return false;
   }
   return true;
 }
+
+/**
+ * Compares with the model what the specification shows without saying how soon it follows a
+ * change (a list, a filtered list, a count): `compare` reads and throws a ModelViolation on a
+ * difference. A difference is read again a few times, as deletions are, before it counts, and the
+ * finding says the model waited.
+ */
+export async function compareSettled(target: SequenceTarget, compare: () => Promise<void>): Promise<void> {
+  const waits = settleWaits(target);
+  const waited = (attempts: number, v: ModelViolation): ModelViolation =>
+    attempts === 1
+      ? v
+      : new ModelViolation(
+          v.requirement,
+          `${v.what} (the same on ${attempts} reads over ${waits.reduce((sum, ms) => sum + ms, 0) / 1000} s: how soon it follows a change is not shown, so the model waited)`,
+          v.expected,
+          v.actual,
+        );
+  for (let attempt = 0; ; attempt++) {
+    let violation: ModelViolation | null = null;
+    try {
+      await compare();
+    } catch (error) {
+      if (!(error instanceof ModelViolation)) throw error;
+      violation = error;
+    }
+    // A deviation from a SHOULD rule the read met counts only when it stays too.
+    const deviated = target.takeDeviation();
+    const wait = waits[attempt];
+    if (wait === undefined) {
+      if (violation) throw waited(attempt + 1, violation);
+      if (deviated) target.deviation(waited(attempt + 1, deviated));
+      return;
+    }
+    if (!violation && !deviated) return;
+    await target.pause(wait);
+  }
+}
+
+/** A media type without its parameters, lowercased (`text/plain; charset=utf-8` is `text/plain`). */
+export const mediaType = (value: unknown): string =>
+  typeof value === 'string' ? value.split(';')[0]!.trim().toLowerCase() : '';
 
 /** Reads a replay step's argument as a string / a number (a missing one is empty / 0, which preconditions then refuse). */
 export const argString = (v: string | number | undefined): string => String(v ?? '');

@@ -184,6 +184,68 @@ const CHECKS: Record<string, Check> = {
     await a.call('DELETE', `/projects/${gone}`);
     expect(await listed()).not.toContain(first);
   },
+  'key-list-expiry-of-newest': async (a) => {
+    const create = async (name: string, expires: string): Promise<string> =>
+      json<{ api_key: { id: string } }>(
+        await a.call('POST', '/account/api-keys', { name, permissions: ['read'], expires_at: expires }),
+      ).api_key.id;
+    const first = await create('first', '2099-01-01T00:00:00.000Z');
+    await create('second', '2099-06-01T00:00:00.000Z');
+    const listed = json<{ api_keys: Array<{ id: string; expires_at: string }> }>(
+      await a.call('GET', '/account/api-keys'),
+    );
+    expect(listed.api_keys.find((k) => k.id === first)?.expires_at).toBe('2099-06-01T00:00:00.000Z');
+  },
+  'project-list-stale-after-update': async (a) => {
+    const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p', description: 'old' }))
+      .project.id;
+    await a.call('PUT', `/projects/${id}`, { description: 'new' });
+    expect(json<{ project: { description: string } }>(await a.call('GET', `/projects/${id}`)).project.description).toBe(
+      'new',
+    );
+    const listed = json<{ projects: Array<{ id: string; description: string }> }>(await a.call('GET', '/projects'));
+    expect(listed.projects.find((p) => p.id === id)?.description).toBe('old');
+  },
+  'project-budget-limit-after-update': async (a) => {
+    const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p', budget_limit: 5 }))
+      .project.id;
+    expect(json<{ project: object }>(await a.call('GET', `/projects/${id}`)).project).not.toHaveProperty(
+      'budget_limit',
+    );
+    await a.call('PUT', `/projects/${id}`, { budget_limit: 9 });
+    expect(json<{ project: object }>(await a.call('GET', `/projects/${id}`)).project).toHaveProperty('budget_limit', 9);
+  },
+  'project-region-of-previous': async (a) => {
+    await a.call('POST', '/projects', { name: 'first', region: 'nyc1' });
+    const second = json<{ project: { region: string } }>(
+      await a.call('POST', '/projects', { name: 'second', region: 'ams3' }),
+    );
+    expect(second.project.region).toBe('nyc1');
+  },
+  'project-delete-keeps-later-resources': async (a, server, accountId) => {
+    const provider = fakeProvider('compute');
+    server.context.services.addResourceProvider(provider);
+    const id = json<{ project: { id: string } }>(await a.call('POST', '/projects', { name: 'p' })).project.id;
+    for (const [n, at] of [
+      ['old', '2026-01-01T00:00:00.000Z'],
+      ['new', '2026-01-02T00:00:00.000Z'],
+    ] as const)
+      provider.items.push({
+        accountId,
+        hourly: 0.01,
+        id: `vps_${n}`,
+        type: 'vps',
+        name: n,
+        status: 'running',
+        service: 'compute',
+        region: 'nyc1',
+        monthly_cost: 7.2,
+        created_at: at,
+        project_id: id,
+      });
+    expect((await a.call('DELETE', `/projects/${id}`)).status).toBe(204);
+    expect(provider.resources(accountId).map((r) => r.id)).toEqual(['vps_new']);
+  },
   'project-delete-keeps-resources': async (a, server, accountId) => {
     const provider = fakeProvider('compute');
     server.context.services.addResourceProvider(provider);

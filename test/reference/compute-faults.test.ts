@@ -28,6 +28,21 @@ test('every compute fault is registered with the server and names a requirement'
   }
 });
 
+/** Two snapshot actions on one running VPS: the ids of its snapshots, oldest first. */
+async function twoSnapshots(api: OpClient): Promise<string[]> {
+  const vps = await runningVps(api);
+  const ids: string[] = [];
+  for (const name of ['s1', 's2']) {
+    await api.op('POST /vps/{vps_id}/actions', { params: { vps_id: vps.id }, body: { type: 'snapshot', name } });
+    const listed = json(await api.op('GET /snapshots')).snapshots as Array<{ id: string; name: string }>;
+    ids.push(listed.find((s) => s.name === name)!.id);
+  }
+  return ids;
+}
+
+const snapshotIds = async (api: OpClient): Promise<string[]> =>
+  (json(await api.op('GET /snapshots')).snapshots as Array<{ id: string }>).map((s) => s.id);
+
 const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
   'ids-unprefixed-compute': async (api) => {
     const vps = json(await api.op('POST /vps', { body: VPS_BODY })).vps;
@@ -197,6 +212,43 @@ const observations: Record<ComputeFault, (api: OpClient) => Promise<void>> = {
       json(await api.op('PUT /vps/{vps_id}', { params, body: { name: 'second', tags: ['t'] } })).vps,
     ).toMatchObject({ name: 'second', tags: ['t'] });
     expect(json(await api.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'first', tags: [] });
+  },
+  'snapshot-delete-removes-newest': async (api) => {
+    const [older, newer] = (await twoSnapshots(api)) as [string, string];
+    expect((await api.op('DELETE /snapshots/{snapshot_id}', { params: { snapshot_id: older } })).status).toBe(204);
+    expect(await snapshotIds(api)).toEqual([older]);
+    expect(newer).toBeDefined();
+  },
+  'snapshot-list-newest-per-vps': async (api) => {
+    const [older, newer] = await twoSnapshots(api);
+    expect(await snapshotIds(api)).toEqual([newer]);
+    expect(older).toBeDefined();
+  },
+  'vps-second-snapshot-ignored': async (api) => {
+    const vps = await runningVps(api);
+    for (const name of ['s1', 's2']) {
+      const res = await api.op('POST /vps/{vps_id}/actions', {
+        params: { vps_id: vps.id },
+        body: { type: 'snapshot', name },
+      });
+      expect(res.status).toBe(200);
+    }
+    expect((json(await api.op('GET /snapshots')).snapshots as Array<{ name: string }>).map((s) => s.name)).toEqual([
+      's1',
+    ]);
+  },
+  'vps-list-stale-after-update': async (api) => {
+    const vps = json(await api.op('POST /vps', { body: { ...VPS_BODY, name: 'before' } })).vps;
+    const params = { vps_id: vps.id };
+    await api.op('PUT /vps/{vps_id}', { params, body: { name: 'after', tags: ['t'] } });
+    expect(json(await api.op('GET /vps/{vps_id}', { params })).vps).toMatchObject({ name: 'after', tags: ['t'] });
+    expect(json(await api.op('GET /vps')).vps_instances[0]).toMatchObject({ id: vps.id, name: 'before', tags: [] });
+  },
+  'vps-list-pages-unfiltered': async (api) => {
+    for (const region of ['nyc1', 'ams3', 'ams3']) await api.op('POST /vps', { body: { ...VPS_BODY, region } });
+    expect(json(await api.op('GET /vps', { query: { per_page: '1' } })).meta).toMatchObject({ total: 3, pages: 3 });
+    const filtered = json(await api.op('GET /vps', { query: { region: 'nyc1', per_page: '1' } }));
+    expect(filtered.meta).toMatchObject({ total: 1, pages: 3 });
   },
 };
 

@@ -56,6 +56,23 @@ test('every messaging fault points at a requirement in force of the catalogue, a
   for (const fault of MESSAGING_FAULTS) expect(names).toContain(fault.name);
 });
 
+/** A template of the account with that content: its id. */
+async function template(a: Api, content: string): Promise<string> {
+  const res = await a.call('POST /messaging/templates', '/messaging/templates', { name: 't', content });
+  return String(obj(obj(res.body).template).id);
+}
+
+/** A test-mode send from a template to the succeed number: its answer. */
+async function sendTemplate(a: Api, id: string, variables: Record<string, string>): Promise<Record<string, unknown>> {
+  const res = await a.call(
+    'POST /sms/send-template',
+    '/sms/send-template',
+    { to: NUMBERS.succeed, template_id: id, variables },
+    TEST_MODE,
+  );
+  return obj(res.body);
+}
+
 const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Promise<void>> = {
   'msg-sender-details-missing': async (a) => {
     const res = await a.call(
@@ -630,6 +647,84 @@ const scenarios: Record<MessagingFault, (a: Api, server: RunningReference) => Pr
     expect((await page(1)).map((m) => m.status)).toEqual(['delivered']);
     // Page 2 of the unfiltered list (newest first: delivered, failed, delivered) is the failed message.
     expect((await page(2)).map((m) => m.status)).toEqual(['failed']);
+  },
+  'msg-campaign-list-names-reversed': async (a) => {
+    for (const name of ['first', 'second'])
+      await a.call(
+        'POST /sms/bulk',
+        '/sms/bulk',
+        { recipients: [NUMBERS.succeed], message: 'x', campaign_name: name },
+        TEST_MODE,
+      );
+    const listed = obj((await a.call('GET /sms/campaigns', '/sms/campaigns')).body).campaigns as Array<{
+      campaign_name: string;
+    }>;
+    // Newest first, each with the other's name.
+    expect(listed.map((c) => c.campaign_name)).toEqual(['first', 'second']);
+  },
+  'msg-campaign-total-by-name': async (a) => {
+    const bulk = async (to: string[]) =>
+      obj(
+        (
+          await a.call(
+            'POST /sms/bulk',
+            '/sms/bulk',
+            { recipients: to, message: 'x', campaign_name: 'same' },
+            TEST_MODE,
+          )
+        ).body,
+      );
+    expect((await bulk([NUMBERS.succeed])).total_messages).toBe(1);
+    expect((await bulk([NUMBERS.succeed, NUMBERS.fail])).total_messages).toBe(3);
+  },
+  'msg-template-variables-stale': async (a) => {
+    const id = await template(a, 'Code {{code}}');
+    expect(await sendTemplate(a, id, { code: '1' })).toMatchObject({ message: 'Code 1' });
+    expect(await sendTemplate(a, id, { code: '2' })).toMatchObject({ message: 'Code 1' });
+  },
+  'msg-template-id-case-insensitive': async (a) => {
+    const id = await template(a, 'Hi');
+    expect(id.toUpperCase()).not.toBe(id);
+    expect(await sendTemplate(a, id.toUpperCase(), {})).toMatchObject({ message: 'Hi' });
+  },
+  'msg-template-unknown-cached-not-found': async (a) => {
+    const unknown = async () =>
+      errorOf(
+        await a.call(
+          'POST /sms/send-template',
+          '/sms/send-template',
+          { to: NUMBERS.succeed, template_id: 'tpl_nothing', variables: {} },
+          TEST_MODE,
+        ),
+      ).code;
+    expect(await unknown()).toBe('invalid_template');
+    expect(await unknown()).toBe('not_found');
+  },
+  'msg-template-list-drops-used': async (a) => {
+    const id = await template(a, 'Hi');
+    const listed = async () =>
+      (
+        obj((await a.call('GET /messaging/templates', '/messaging/templates')).body).templates as Array<{ id: string }>
+      ).map((t) => t.id);
+    expect(await listed()).toContain(id);
+    await sendTemplate(a, id, {});
+    expect(await listed()).not.toContain(id);
+  },
+  'msg-list-leaves-out-template-sends': async (a) => {
+    const sent = await sendTemplate(a, await template(a, 'Hi'), {});
+    const listed = obj(
+      (await a.call('GET /sms/messages', `/sms/messages?to=${encodeURIComponent(NUMBERS.succeed)}`)).body,
+    ).messages as Array<{ message_id: string }>;
+    expect(listed.map((m) => m.message_id)).not.toContain(sent.message_id);
+  },
+  'msg-list-template-text-raw': async (a) => {
+    const sent = await sendTemplate(a, await template(a, 'Code {{code}}'), { code: '7' });
+    expect(sent.message).toBe('Code 7');
+    const listed = obj((await a.call('GET /sms/messages', '/sms/messages')).body).messages as Array<{
+      message_id: string;
+      message: string;
+    }>;
+    expect(listed.find((m) => m.message_id === sent.message_id)?.message).toBe('Code {{code}}');
   },
   'msg-campaign-details-newest': async (a) => {
     const first = obj(

@@ -18,6 +18,15 @@ import {
   uniqueBucket,
 } from './storage-objects-support.ts';
 
+/** A bucket whose key `k` was uploaded as "old" (text/plain), then over again as "new!!" (text/csv). */
+async function overwritten(server: RunningReference): Promise<string> {
+  const bucket = uniqueBucket('over');
+  await createBucket(server, bucket);
+  await putObject(server, bucket, 'k', 'old', { 'content-type': 'text/plain' });
+  await putObject(server, bucket, 'k', 'new!!', { 'content-type': 'text/csv' });
+  return bucket;
+}
+
 const observations: Record<string, (server: RunningReference) => Promise<void>> = {
   async 'object-key-decoded-twice'(server) {
     const bucket = uniqueBucket('keys');
@@ -253,6 +262,28 @@ const observations: Record<string, (server: RunningReference) => Promise<void>> 
     expect((await rawRequest(url, { method: 'DELETE', apiKey: server.apiKey })).status).toBe(204);
     await putObject(server, bucket, 'k', 'new');
     expect((await rawRequest(url, { method: 'GET', apiKey: server.apiKey })).bytes.toString()).toBe('old');
+  },
+
+  async 'object-listing-stale-after-overwrite'(server) {
+    const bucket = await overwritten(server);
+    const listing = await client(server.baseUrl, server.apiKey).call('GET', `/storage/buckets/${bucket}/objects`);
+    expect((listing.body as { objects: unknown[] }).objects).toMatchObject([
+      { key: 'k', size: 3, content_type: 'text/plain' },
+    ]);
+    const head = await rawRequest(objectUrl(server, bucket, 'k'), { method: 'HEAD', apiKey: server.apiKey });
+    expect(head.headers.get('content-length')).toBe('5');
+  },
+
+  async 'object-head-stale-after-overwrite'(server) {
+    const bucket = await overwritten(server);
+    const head = await rawRequest(objectUrl(server, bucket, 'k'), { method: 'HEAD', apiKey: server.apiKey });
+    expect([head.headers.get('content-length'), head.headers.get('content-type')]).toEqual(['3', 'text/plain']);
+  },
+
+  async 'object-get-type-stale-after-overwrite'(server) {
+    const bucket = await overwritten(server);
+    const get = await rawRequest(objectUrl(server, bucket, 'k'), { method: 'GET', apiKey: server.apiKey });
+    expect([get.bytes.toString(), get.headers.get('content-type')]).toEqual(['new!!', 'text/plain']);
   },
 
   async 'multipart-content-type-lost'(server) {

@@ -14,6 +14,20 @@ test('every volume fault is registered with the server', () => {
   for (const fault of VOLUME_FAULTS) expect(known.get(fault.name)?.requirement).toBe(fault.requirement);
 });
 
+/** A 10 GB volume snapshotted, then resized to 20 GB (answered 200). */
+async function snapshotThenGrow(
+  api: OpClient,
+): Promise<{ vol: ReturnType<typeof json>; snap: ReturnType<typeof json> }> {
+  const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+  const snap = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
+  const resized = await api.op('POST /storage/volumes/{volume_id}/resize', {
+    params: { volume_id: vol.id },
+    body: { size: 20 },
+  });
+  expect(resized.status).toBe(200);
+  return { vol, snap };
+}
+
 const observations: Record<VolumeFault, (api: OpClient, server: RunningReference) => Promise<void>> = {
   'ids-unprefixed-volumes': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
@@ -56,6 +70,43 @@ const observations: Record<VolumeFault, (api: OpClient, server: RunningReference
       body: { vps_id: vps.id },
     });
     expect([res.status, json(res).volume.attached_to]).toEqual([200, vps.id]);
+  },
+  'volume-restore-size-against-volume': async (api) => {
+    const { snap } = await snapshotThenGrow(api);
+    const res = await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snap.id, name: 'r', size: 10 } });
+    expect(res.status).toBe(422);
+  },
+  'volume-resize-lost-after-snapshot': async (api) => {
+    const { vol } = await snapshotThenGrow(api);
+    expect(json(await api.op('GET /storage/volumes/{volume_id}', { params: { volume_id: vol.id } })).volume.size).toBe(
+      10,
+    );
+  },
+  'volume-snapshot-filter-newest-volume': async (api) => {
+    const a = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const b = json(await api.op('POST /storage/volumes', { body: { ...VOLUME, name: 'data-2' } })).volume;
+    await api.op('POST /storage/snapshots', { body: { volume_id: a.id, name: 'a' } });
+    const ofB = json(await api.op('POST /storage/snapshots', { body: { volume_id: b.id, name: 'b' } })).snapshot;
+    const listed = json(await api.op('GET /storage/snapshots', { query: { volume_id: a.id } })).snapshots as Array<{
+      id: string;
+    }>;
+    expect(listed.map((s) => s.id)).toEqual([ofB.id]);
+  },
+  'volume-restore-reuses-volume': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const snap = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
+    const restore = async (name: string) =>
+      json(await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snap.id, name } })).volume;
+    const first = await restore('r1');
+    const second = await restore('r2');
+    expect([second.id, second.name]).toEqual([first.id, 'r1']);
+  },
+  'volume-restore-default-current-size': async (api) => {
+    const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;
+    const snap = json(await api.op('POST /storage/snapshots', { body: { volume_id: vol.id, name: 's' } })).snapshot;
+    await api.op('POST /storage/volumes/{volume_id}/resize', { params: { volume_id: vol.id }, body: { size: 20 } });
+    const restored = json(await api.op('POST /storage/volumes/restore', { body: { snapshot_id: snap.id, name: 'r' } }));
+    expect([snap.size, restored.volume.size]).toEqual([10, 20]);
   },
   'volume-status-capitalised': async (api) => {
     const vol = json(await api.op('POST /storage/volumes', { body: VOLUME })).volume;

@@ -245,7 +245,10 @@ test('the members of a shared run stay apart: other requirements, other flows an
     const units = batch.flatMap((p) => p.units);
     const overlapping = units.filter((u, i) => units.some((v, j) => i !== j && unitsOverlap(u, v)));
     expect(overlapping, `flows and operations of two members of ${names}`).toEqual([]);
-    for (const bending of batch.filter((p) => !p.scopable)) {
+    // An exploration limits each member to its own family's requests: one member a family.
+    const families = batch.filter((p) => p.mode === 'explore').map((p) => p.family);
+    expect(new Set(families).size, `families of ${names}`).toBe(families.length);
+    for (const bending of batch.filter((p) => !p.scopable && p.mode !== 'explore')) {
       const origin = origins.get(bending.fault)!;
       expect(origin, `${bending.fault} bends every request: never a fault of the shared core`).not.toBe('core');
       for (const other of batch.filter((p) => p !== bending)) {

@@ -86,36 +86,140 @@ export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; w
  * Faults only a sequence of operations reveals: proved by `cloudcheck explore` (its default budget,
  * seed 1), which must name the fault's requirement. Some a fixed check sees as well; the doc says.
  */
-export const EXPLORE_FAULTS: Record<string, { why: string }> = {
+export const EXPLORE_FAULTS: Record<string, { family: string; why: string }> = {
   'object-listing-prefix-first-page-only': {
+    family: 'objects',
     why: 'needs keys of two prefixes and a listing by one of them walked page by page',
   },
-  'object-listing-truncated-off-by-one': { why: 'needs exactly one more key than a page holds' },
-  'object-get-stale-after-reupload': { why: 'needs an upload, a delete and an upload again of one key' },
+  'object-listing-truncated-off-by-one': { family: 'objects', why: 'needs exactly one more key than a page holds' },
+  'object-get-stale-after-reupload': {
+    family: 'objects',
+    why: 'needs an upload, a delete and an upload again of one key',
+  },
   'object-listing-max-keys-ignored-with-prefix': {
+    family: 'objects',
     why: 'needs prefix and max_keys in one listing, with more keys under the prefix than max_keys',
   },
-  'object-listing-marker-skips-extension': { why: 'needs keys that extend one another, walked a page at a time' },
-  'project-second-update-lost': { why: 'needs two updates of one project in a row' },
-  'project-deleted-listed-beside-others': { why: 'needs a deleted project and another one in the account' },
-  'project-list-misses-newest-after-delete': { why: "needs a delete in the account's history before a listing" },
+  'object-listing-marker-skips-extension': {
+    family: 'objects',
+    why: 'needs keys that extend one another, walked a page at a time',
+  },
+  'project-second-update-lost': { family: 'projects', why: 'needs two updates of one project in a row' },
+  'project-deleted-listed-beside-others': {
+    family: 'projects',
+    why: 'needs a deleted project and another one in the account',
+  },
+  'project-list-misses-newest-after-delete': {
+    family: 'projects',
+    why: "needs a delete in the account's history before a listing",
+  },
   'msg-list-total-to-skips-bulk': {
+    family: 'messaging',
     why: 'needs a bulk send to a number and the message list filtered by that number, walked to the end',
   },
   'msg-list-status-filter-first-page-only': {
+    family: 'messaging',
     why: 'needs messages in two statuses and a status-filtered list walked past its first page',
   },
-  'msg-campaign-details-newest': { why: 'needs two bulk sends and the details of the older campaign' },
-  'key-revoked-listed-after-new-key': { why: 'needs a revocation, then another key created, then the listing' },
+  'msg-campaign-details-newest': {
+    family: 'messaging',
+    why: 'needs two bulk sends and the details of the older campaign',
+  },
+  'key-revoked-listed-after-new-key': {
+    family: 'api-keys',
+    why: 'needs a revocation, then another key created, then the listing',
+  },
   'key-revoked-served-after-new-key': {
+    family: 'api-keys',
     why: 'needs a revocation, then another key created, then a request with the revoked key',
   },
-  'vps-list-total-stale-after-delete': { why: 'needs a VPS deleted and no VPS created since, before a listing' },
+  'vps-list-total-stale-after-delete': {
+    family: 'compute',
+    why: 'needs a VPS deleted and no VPS created since, before a listing',
+  },
   'vps-list-filter-first-page-only': {
+    family: 'compute',
     why: 'needs instances in two regions and a listing by one of them walked page by page',
   },
-  'vps-second-update-lost': { why: 'needs two updates of one VPS in a row' },
-  'volume-attached-filter-sticky': { why: 'needs a volume attached and detached before a listing by attachment' },
+  'vps-second-update-lost': { family: 'compute', why: 'needs two updates of one VPS in a row' },
+  'volume-attached-filter-sticky': {
+    family: 'volumes',
+    why: 'needs a volume attached and detached before a listing by attachment',
+  },
+  'object-listing-stale-after-overwrite': {
+    family: 'objects',
+    why: 'needs an object overwritten with other bytes, then the listing',
+  },
+  'object-head-stale-after-overwrite': {
+    family: 'objects',
+    why: 'needs an object overwritten with other bytes, then a HEAD of it',
+  },
+  'object-get-type-stale-after-overwrite': {
+    family: 'objects',
+    why: 'needs an object overwritten with another content type, then a download',
+  },
+  'project-list-stale-after-update': { family: 'projects', why: 'needs a project updated, then the listing' },
+  'project-budget-limit-after-update': {
+    family: 'projects',
+    why: 'needs an update that sets budget_limit, then a read of the project',
+  },
+  'project-region-of-previous': { family: 'projects', why: 'needs two projects created with different regions' },
+  'project-delete-keeps-later-resources': {
+    family: 'projects',
+    why: 'needs two instances put into one project, then the project deleted',
+  },
+  'vps-list-stale-after-update': { family: 'compute', why: 'needs an instance updated, then the listing' },
+  'vps-list-pages-unfiltered': {
+    family: 'compute',
+    why: 'needs instances in two regions and a listing by one of them',
+  },
+  'key-list-expiry-of-newest': { family: 'api-keys', why: 'needs two keys with different expiries, then the listing' },
+  'volume-restore-size-against-volume': {
+    family: 'volume-snapshots',
+    why: "needs a snapshot, the volume grown, then a restore at the snapshot's size",
+  },
+  'volume-resize-lost-after-snapshot': {
+    family: 'volume-snapshots',
+    why: 'needs a snapshot, then the volume grown and read back',
+  },
+  'volume-snapshot-filter-newest-volume': {
+    family: 'volume-snapshots',
+    why: 'needs snapshots of two volumes and a listing by the older one',
+  },
+  'volume-restore-reuses-volume': { family: 'volume-snapshots', why: 'needs one snapshot restored twice' },
+  'volume-restore-default-current-size': {
+    family: 'volume-snapshots',
+    why: 'needs a snapshot, the volume grown, then a restore without a size',
+  },
+  'snapshot-delete-removes-newest': {
+    family: 'vps-snapshots',
+    why: 'needs two snapshots of one VPS and the older one deleted',
+  },
+  'snapshot-list-newest-per-vps': { family: 'vps-snapshots', why: 'needs two snapshots of one VPS, then the listing' },
+  'vps-second-snapshot-ignored': { family: 'vps-snapshots', why: 'needs a second snapshot action on one VPS' },
+  'msg-campaign-list-names-reversed': {
+    family: 'messaging',
+    why: 'needs two campaigns of different names, then the list of campaigns',
+  },
+  'msg-campaign-total-by-name': { family: 'messaging', why: 'needs two bulk sends under one campaign name' },
+  'msg-template-variables-stale': { family: 'templates', why: 'needs one template sent twice with other values' },
+  'msg-template-id-case-insensitive': {
+    family: 'templates',
+    why: "needs a template, then a send naming its id in other letters' case",
+  },
+  'msg-template-unknown-cached-not-found': { family: 'templates', why: 'needs one unknown template id sent to twice' },
+  'msg-template-list-drops-used': {
+    family: 'templates',
+    why: 'needs a send from a template, then the list of templates',
+  },
+  'msg-list-leaves-out-template-sends': {
+    family: 'templates',
+    why: 'needs a send from a template, then the message list by recipient',
+  },
+  'msg-list-template-text-raw': {
+    family: 'templates',
+    why: 'needs a send from a template, then the message list by recipient',
+  },
 };
 
 /**
@@ -376,6 +480,8 @@ export interface FaultPlan {
   /** Extra `cloudcheck run` arguments (EXAMPLES_FAULTS: `--examples 20`); [] for the others. */
   args: string[];
   load?: { profile: string; invariant: string; why: string };
+  /** The explore family whose sequences find it (EXPLORE_FAULTS): a shared exploration limits the fault to that family's requests. */
+  family?: string;
   env: Record<string, string>;
   /**
    * The checks of the requirement as scope units (reference/core/faults.ts): every flow the grep
@@ -427,6 +533,7 @@ export function planFaults(checks: readonly CatalogueCheck[]): FaultPlan[] {
       strict: req.level === 'SHOULD',
       args: load || explore ? [] : (EXAMPLES_FAULTS[f.name]?.args ?? []),
       ...(load ? { load } : {}),
+      ...(explore ? { family: explore.family } : {}),
       env: RUN_ENV[f.name] ?? {},
       units: mode === 'run' ? unitsOf(own) : [],
       // A run with its own environment shares only with faults of the same (planBatches).
@@ -743,52 +850,93 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
   return { promise, cancel() {} };
 }
 
-/** `cloudcheck explore` (default budget, seed 1) against the embedded server with the fault. */
-export function startExplore(plan: FaultPlan, reportDir: string): Handle {
+/**
+ * `cloudcheck explore` (default settings, seed 1) against the embedded server with the faults of
+ * `plans`, each of another family: with several, each fault is limited to its family's requests
+ * (they name it: explore.<family>), so each family meets its own fault as if it were alone, and
+ * a MUST finding ends that family only. Each fault's outcome is read from the one report.
+ */
+export function startExploration(
+  plans: readonly FaultPlan[],
+  reportDir: string,
+): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
   let child: ChildProcess | undefined;
   let cancelled = false;
   const started = Date.now();
-  const promise = (async (): Promise<Outcome> => {
+  const scopes = Object.fromEntries(plans.map((p) => [p.fault, [`explore.${p.family ?? ''}`]]));
+  const promise = (async (): Promise<Map<string, Outcome>> => {
     mkdirSync(reportDir, { recursive: true });
-    const env = { ...cleanEnv(), FORCE_COLOR: '0', CLOUDCHECK_EMBEDDED_FAULTS: plan.fault };
-    const { code, stdout, stderr } = await spawnCollect(process.execPath, [BIN, 'explore', '--report-dir', reportDir], {
-      env,
-      cwd: reportDir,
-      onChild: (c) => {
-        child = c;
-        if (cancelled) c.kill('SIGINT');
+    const env = {
+      ...cleanEnv(),
+      FORCE_COLOR: '0',
+      CLOUDCHECK_EMBEDDED_FAULTS: plans.map((p) => p.fault).join(','),
+      ...(plans.length > 1 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}),
+    };
+    const strict = plans.some((p) => p.strict) ? ['--strict'] : [];
+    const { code, stdout, stderr } = await spawnCollect(
+      process.execPath,
+      [BIN, 'explore', '--report-dir', reportDir, ...strict],
+      {
+        env,
+        cwd: reportDir,
+        onChild: (c) => {
+          child = c;
+          if (cancelled) c.kill('SIGINT');
+        },
       },
-    });
-    const base = { fault: plan.fault, exit: code, durationMs: Date.now() - started, reportDir, leaks: [] };
-    let report: ConformanceReport;
+    );
+    const base = { exit: code, durationMs: Date.now() - started, reportDir, leaks: [] };
+    let report: ConformanceReport | undefined;
     try {
       report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ConformanceReport;
     } catch {
-      return {
-        ...base,
-        detectedBy: [],
-        detected: false,
-        failed: [],
-        summary: '',
-        error: `cloudcheck explore wrote no report (exit ${code}):\n${stderr.slice(-3000)}`,
-      };
+      report = undefined;
     }
-    const detectedBy = failedOn(report.checks, plan.requirement);
-    const failed = report.checks
+    const failed = (report?.checks ?? [])
       .filter((c) => c.status === 'failed')
       .map((c) => ({
         id: c.id,
         requirement: c.requirement,
         ...(c.classification ? { classification: c.classification } : {}),
       }));
-    return {
-      ...base,
-      detectedBy,
-      detected: code === 1 && detectedBy.length > 0,
-      failed,
-      causes: causeFigures(report.checks),
-      summary: `${stdout.slice(-2000)}\n${summarize(report.checks)}`,
-    };
+    const requirements = new Set(plans.map((p) => p.requirement));
+    // A finding on a requirement no member breaks is every member's problem.
+    const foreign = failed.filter((c) => !requirements.has(c.requirement));
+    const members =
+      plans.length > 1 ? `exploration shared by ${plans.map((p) => `${p.fault} (${p.family})`).join(', ')}\n` : '';
+    return new Map(
+      plans.map((plan): [string, Outcome] => {
+        if (!report)
+          return [
+            plan.fault,
+            {
+              ...base,
+              fault: plan.fault,
+              detectedBy: [],
+              detected: false,
+              failed: [],
+              summary: '',
+              error: `cloudcheck explore wrote no report (exit ${code}):\n${stderr.slice(-3000)}`,
+            },
+          ];
+        const detectedBy = failedOn(report.checks, plan.requirement);
+        return [
+          plan.fault,
+          {
+            ...base,
+            fault: plan.fault,
+            detectedBy,
+            detected: code === 1 && detectedBy.length > 0,
+            failed: [...failed.filter((c) => c.requirement === plan.requirement), ...foreign],
+            // Only the fault's own checks: its partners' causes are theirs.
+            causes: causeFigures(
+              report.checks.filter((c) => c.requirement === plan.requirement || !requirements.has(c.requirement)),
+            ),
+            summary: `${members}${stdout.slice(-2000)}\n${summarize(report.checks)}`,
+          },
+        ];
+      }),
+    );
   })();
   return {
     promise,
@@ -797,6 +945,12 @@ export function startExplore(plan: FaultPlan, reportDir: string): Handle {
       if (child && child.exitCode === null) child.kill('SIGINT');
     },
   };
+}
+
+/** One fault's exploration (startExploration). */
+export function startExplore(plan: FaultPlan, reportDir: string): Handle {
+  const handle = startExploration([plan], reportDir);
+  return { promise: handle.promise.then((outcomes) => outcomes.get(plan.fault)!), cancel: () => handle.cancel() };
 }
 
 export function startFault(plan: FaultPlan, reportDir: string): Handle {
@@ -896,10 +1050,20 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
     env: string;
   }
   const batches: Batch[] = [];
+  // Explorations share among themselves, one fault a family (startExploration limits each to its family).
+  const explorations: FaultPlan[][] = [];
+  for (const plan of plans.filter((p) => p.mode === 'explore')) {
+    const fits = (b: FaultPlan[]): boolean =>
+      b.every((p) => p.family !== plan.family && p.requirement !== plan.requirement);
+    const batch = explorations.find(fits);
+    if (batch) batch.push(plan);
+    else explorations.push([plan]);
+  }
+  const others = plans.filter((p) => p.mode !== 'explore');
   // Faults that bend every request first (today only those that run alone: every check the
   // matrix runs names itself to the server): they rarely share with each other, and each then
   // finds room among the limited ones, which share with nearly anything.
-  for (const plan of [...plans].sort((a, b) => Number(a.scopable) - Number(b.scopable))) {
+  for (const plan of [...others].sort((a, b) => Number(a.scopable) - Number(b.scopable))) {
     const origin = origins.get(plan.fault) ?? 'core';
     const touched = new Set([origin, ...plan.flows.flatMap((f) => FLOW_ORIGINS[f] ?? ['core'])]);
     const limited = plan.scopable && plan.units.length > 0;
@@ -944,7 +1108,7 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
       });
     }
   }
-  return batches.map((b) => b.plans);
+  return [...batches.map((b) => b.plans), ...explorations];
 }
 
 /**
@@ -952,7 +1116,7 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
  * deadline for changes that never settle): such a run mostly waits, like a fault run alone.
  */
 export function waitsOut(batch: readonly FaultPlan[]): boolean {
-  return batch.some((p) => Object.keys(p.env).length > 0);
+  return batch.some((p) => Object.keys(p.env).length > 0 || p.mode === 'explore');
 }
 
 /** One string per environment, whatever the order of its variables: members of a batch share one. */
@@ -981,6 +1145,10 @@ export function startShared(
   reportDir: string,
 ): { promise: Promise<Map<string, Outcome>>; cancel(): void } {
   const all = batches.flat();
+  if (all.every((p) => p.mode === 'explore')) {
+    if (batches.length > 1) throw new Error('explorations do not repeat: one batch a run');
+    return startExploration(all, reportDir);
+  }
   if (all.length === 1) {
     const handle = startFault(all[0]!, reportDir);
     return { promise: handle.promise.then((o) => new Map([[o.fault, o]])), cancel: () => handle.cancel() };

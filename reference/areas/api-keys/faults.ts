@@ -18,6 +18,7 @@ export const KEY_FAULTS = {
   newKeyRefusedBriefly: 'key-new-refused-briefly',
   revokedListedAfterNewKey: 'key-revoked-listed-after-new-key',
   revokedServedAfterNewKey: 'key-revoked-served-after-new-key',
+  listExpiryOfNewest: 'key-list-expiry-of-newest',
   idsUnprefixed: 'ids-unprefixed-api-keys',
   prefixUnrelated: 'key-prefix-unrelated',
 } as const;
@@ -79,6 +80,12 @@ export const apiKeyFaults = [
     requirement: 'KEY-REVOKE-001',
     description:
       'A revoked key is served again once another key has been created after its revocation (a revocation list rebuilt from the live keys forgets it); it stays unlisted.',
+  },
+  {
+    name: KEY_FAULTS.listExpiryOfNewest,
+    requirement: 'KEY-FLD-002',
+    description:
+      'GET /account/api-keys shows every key that expires with the expires_at of the newest such key (the creation answer is right).',
   },
   {
     name: KEY_FAULTS.idsUnprefixed,

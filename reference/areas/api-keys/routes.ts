@@ -68,9 +68,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, ctx: ReferenceContext
     ];
     const withSecret = ctx.faults.has(KEY_FAULTS.secretInListing);
     const listed = keys.map((key) => listingView(key, withSecret, listedPrefix(key)));
+    // Fault: one expiry, the newest key's, for every key that expires.
+    const newestExpiry = ctx.faults.has(KEY_FAULTS.listExpiryOfNewest)
+      ? ctx.accounts.keysOf(account.id).find((k) => k.expires_at !== null)?.expires_at
+      : undefined;
     for (const view of listed) {
       if (ctx.faults.has(KEY_FAULTS.permissionsAsText)) view.permissions = (view.permissions as string[]).join(',');
       if (ctx.faults.has(KEY_FAULTS.lastUsedNeverSet)) view.last_used = null;
+      if (newestExpiry !== undefined && view.expires_at !== null) view.expires_at = newestExpiry;
     }
     return { api_keys: listed };
   });

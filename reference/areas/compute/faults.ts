@@ -115,6 +115,34 @@ export const COMPUTE_FAULTS = [
       'Only the first PUT /vps/{vps_id} of an instance is kept; later ones answer the new values and store nothing.',
   },
   {
+    name: 'snapshot-delete-removes-newest',
+    requirement: 'SNAP-DEL-001',
+    description:
+      'DELETE /snapshots/{snapshot_id} removes the newest snapshot of the same VPS instead of the one named (right while a VPS has one).',
+  },
+  {
+    name: 'snapshot-list-newest-per-vps',
+    requirement: 'SNAP-LIST-001',
+    description: 'GET /snapshots lists the newest snapshot of each VPS only.',
+  },
+  {
+    name: 'vps-second-snapshot-ignored',
+    requirement: 'VPS-ACT-007',
+    description: 'A snapshot action on a VPS that has a snapshot answers completed but takes none.',
+  },
+  {
+    name: 'vps-list-stale-after-update',
+    requirement: 'VPS-UPD-001',
+    description:
+      'GET /vps lists each instance with the name and tags it was created with (GET /vps/{vps_id} shows the update).',
+  },
+  {
+    name: 'vps-list-pages-unfiltered',
+    requirement: 'PAGE-META-002',
+    description:
+      'GET /vps with `region` or `status` answers `meta.pages` counted over every instance of the account (`total` is right).',
+  },
+  {
     name: 'ids-unprefixed-compute',
     requirement: 'VPS-ID-001',
     description: 'Instances, actions, SSH keys and VPS snapshots get ids without their type prefix.',

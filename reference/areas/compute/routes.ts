@@ -110,7 +110,12 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
       ctx.faults.has('vps-list-filter-first-page-only') && filtered && page > 1
         ? pastFirstFilteredPage(newestFirst, matching, page, perPage)
         : items;
-    const vpsInstances = served.map(view);
+    // Fault `vps-list-stale-after-update`: the list shows each instance as it was created.
+    const asCreated = ctx.faults.has('vps-list-stale-after-update');
+    const vpsInstances = served.map((vps) => view(asCreated && vps.created ? { ...vps, ...vps.created } : vps));
+    // Fault `vps-list-pages-unfiltered`: a filtered list counts its pages over every instance.
+    if (filtered && ctx.faults.has('vps-list-pages-unfiltered'))
+      Object.assign(meta, { pages: Math.ceil(newestFirst.length / perPage) });
     // Fault `vps-list-total-stale-after-delete`: deletions since the last creation still count.
     const stale = ctx.faults.has('vps-list-total-stale-after-delete')
       ? computeState(ctx, account.id).deletedSinceCreate
@@ -226,7 +231,11 @@ export function registerComputeRoutes(app: FastifyInstance, ctx: ReferenceContex
 
   app.get('/snapshots', async (request) => {
     const { account } = authOf(request);
-    return { snapshots: [...computeState(ctx, account.id).snapshots.values()].reverse().map(snapshotView) };
+    let snapshots = [...computeState(ctx, account.id).snapshots.values()].reverse();
+    // Fault `snapshot-list-newest-per-vps`: one snapshot per instance, its newest.
+    if (ctx.faults.has('snapshot-list-newest-per-vps'))
+      snapshots = snapshots.filter((s, i) => snapshots.findIndex((t) => t.vps_id === s.vps_id) === i);
+    return { snapshots: snapshots.map(snapshotView) };
   });
 
   app.delete<{ Params: { snapshot_id: string } }>('/snapshots/:snapshot_id', async (request, reply) => {

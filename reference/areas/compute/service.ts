@@ -83,6 +83,9 @@ export class ComputeService {
       backups: input.backups,
       monitoring: input.monitoring,
       createdMs: now,
+      ...(this.ctx.faults.has('vps-list-stale-after-update') && {
+        created: { name: input.name, tags: [...input.tags] },
+      }),
     };
     if (this.ctx.faults.has('vps-created-with-ips')) this.assignAddresses(record);
     state.vps.set(record.id, record);
@@ -209,9 +212,13 @@ export class ComputeService {
         record.disk = action.size.disk;
         this.emit(accountId, 'vps.resized', record);
         break;
-      case 'snapshot':
-        this.takeSnapshot(accountId, record, action.name);
+      case 'snapshot': {
+        // Fault `vps-second-snapshot-ignored`: an instance that has a snapshot takes no other.
+        const has = [...computeState(this.ctx, accountId).snapshots.values()].some((s) => s.vps_id === record.id);
+        if (!(has && this.ctx.faults.has('vps-second-snapshot-ignored')))
+          this.takeSnapshot(accountId, record, action.name);
         break;
+      }
       case 'rebuild': {
         const wasStopped = record.status === 'stopped';
         record.image = action.image.id;
@@ -278,7 +285,11 @@ export class ComputeService {
     const state = computeState(this.ctx, accountId);
     const snapshot = state.snapshots.get(snapshotId);
     if (!snapshot) return false;
-    if (!this.ctx.faults.has('snapshot-delete-ignored')) state.snapshots.delete(snapshotId);
+    // Fault `snapshot-delete-removes-newest`: the newest snapshot of the same instance goes instead.
+    const removed = this.ctx.faults.has('snapshot-delete-removes-newest')
+      ? [...state.snapshots.values()].reverse().find((s) => s.vps_id === snapshot.vps_id)!
+      : snapshot;
+    if (!this.ctx.faults.has('snapshot-delete-ignored')) state.snapshots.delete(removed.id);
     this.emitSnapshot(accountId, 'snapshot.deleted', snapshot);
     return true;
   }

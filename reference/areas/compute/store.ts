@@ -34,6 +34,8 @@ export interface VpsRecord {
   createdMs: number;
   /** Fault `vps-second-update-lost` only: whether a PUT was already kept. */
   updated?: boolean;
+  /** Fault `vps-list-stale-after-update` only: name and tags as created. */
+  created?: { name: string; tags: string[] };
 }
 
 export interface SshKeyRecord {

@@ -322,6 +322,51 @@ export const MESSAGING_FAULTS = [
     description:
       'GET /sms/campaigns/{campaign_id} answers the details of the newest campaign of the account, whichever is asked for (right only while there is one).',
   },
+  {
+    name: 'msg-campaign-total-by-name',
+    requirement: 'MSG-BULK-007',
+    description:
+      "A campaign's total_messages (in the bulk answer and the list) counts the messages of every campaign of the account with its name.",
+  },
+  {
+    name: 'msg-campaign-list-names-reversed',
+    requirement: 'MSG-CMP-001',
+    description:
+      'GET /sms/campaigns gives the names in the opposite order to the campaigns: the newest listed with the oldest name (right while the account has one campaign).',
+  },
+  {
+    name: 'msg-template-variables-stale',
+    requirement: 'MSG-TPL-005',
+    description:
+      'A template sent again is filled with the variables of its first send (a rendered-text cache keyed by template).',
+  },
+  {
+    name: 'msg-template-id-case-insensitive',
+    requirement: 'MSG-TPL-006',
+    description: 'POST /sms/send-template takes a template_id that matches a template of the account but for its case.',
+  },
+  {
+    name: 'msg-template-unknown-cached-not-found',
+    requirement: 'ERR-CODE-006',
+    description:
+      'A template_id that names no template is refused with invalid_template the first time, and with not_found when asked again (a cached negative lookup).',
+  },
+  {
+    name: 'msg-template-list-drops-used',
+    requirement: 'MSG-TPL-003',
+    description: 'GET /messaging/templates leaves out the templates a message was sent from.',
+  },
+  {
+    name: 'msg-list-leaves-out-template-sends',
+    requirement: 'MSG-LIST-001',
+    description: 'GET /sms/messages with a `to` filter leaves out the messages sent from a template.',
+  },
+  {
+    name: 'msg-list-template-text-raw',
+    requirement: 'MSG-FLD-006',
+    description:
+      "GET /sms/messages shows a message sent from a template with the template's content, placeholders and all, instead of the text sent (GET /sms/status shows the text sent).",
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -114,10 +114,15 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ReferenceContext
   // ---- templates ------------------------------------------------------------------------------
   app.get('/messaging/templates', async (request) => {
     const { account } = authOf(request);
-    const templates = newestFirst(stateOf(ctx, account.id).templates.values());
-    return {
-      templates: (ctx.faults.has('msg-template-not-listed') ? templates.slice(1) : templates).map(templateView),
-    };
+    const state = stateOf(ctx, account.id);
+    let templates = newestFirst(state.templates.values());
+    if (ctx.faults.has('msg-template-not-listed')) templates = templates.slice(1);
+    // Fault msg-template-list-drops-used: a template a message was sent from is no longer listed.
+    if (ctx.faults.has('msg-template-list-drops-used')) {
+      const used = new Set([...state.messages.values()].map((m) => m.template_id));
+      templates = templates.filter((t) => !used.has(t.id));
+    }
+    return { templates: templates.map(templateView) };
   });
 
   app.post('/messaging/templates', async (request, reply) => {

@@ -51,6 +51,11 @@ const UNNAMED_BULK_MESSAGES = new WeakSet<object>();
 export const MAX_BULK_RECIPIENTS = 1000;
 
 export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): void {
+  // Fault msg-template-variables-stale: the text of each template's first send, by template.
+  const firstRender = new Map<string, string>();
+  // Fault msg-template-unknown-cached-not-found: the unknown template ids asked before, by account.
+  const unknownAsked = new Set<string>();
+
   app.post('/sms/send', async (request, reply) => {
     const { account } = authOf(request);
     const fields = new Fields('messaging', request.body);
@@ -162,6 +167,7 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       for (const m of messages) UNNAMED_BULK_MESSAGES.add(m);
     campaign.total_cost = sumCosts(messages);
     const view = bulkView(state, campaign);
+    if (ctx.faults.has('msg-campaign-total-by-name')) view.total_messages = totalByName(state, campaign.campaign_name);
     if (ctx.faults.has('msg-bulk-not-processing')) view.status = 'completed';
     if (ctx.faults.has('msg-bulk-messages-pending'))
       for (const entry of view.messages as Array<{ status: string }>) entry.status = 'pending';
@@ -182,17 +188,30 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
           .allAccounts()
           .map((a) => stateOf(ctx, a.id).templates.get(templateId))
           .find((t) => t !== undefined)
-      : state.templates.get(templateId);
+      : (state.templates.get(templateId) ??
+        (ctx.faults.has('msg-template-id-case-insensitive')
+          ? [...state.templates.values()].find((t) => t.id.toLowerCase() === templateId.toLowerCase())
+          : undefined));
     if (!template && ctx.faults.has('msg-template-unknown-not-found')) throw notFound('template');
+    if (!template && ctx.faults.has('msg-template-unknown-cached-not-found')) {
+      const asked = `${account.id}\n${templateId}`;
+      if (unknownAsked.has(asked)) throw notFound('template');
+      unknownAsked.add(asked);
+    }
     const { template: found, text } = withoutDetailsUnder(ctx, () => {
       if (!template) {
         throw fieldError('messaging', 'template_id', `No template ${templateId} in this account.`, 'invalid_template', {
           value: templateId,
         });
       }
-      const substituted = ctx.faults.has('msg-template-not-substituted')
+      let substituted = ctx.faults.has('msg-template-not-substituted')
         ? template.content
         : renderTemplate(template, variables);
+      // Fault msg-template-variables-stale: each template keeps the text of its first send.
+      if (ctx.faults.has('msg-template-variables-stale')) {
+        substituted = firstRender.get(template.id) ?? substituted;
+        firstRender.set(template.id, substituted);
+      }
       return { template, text: substituted };
     });
     checkMessageLength(text, 'variables');
@@ -255,6 +274,9 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
         (to === undefined || ctx.faults.has('msg-list-to-filter-ignored') || m.to === to) &&
         (from === undefined || m.from === from),
     );
+    // Fault msg-list-leaves-out-template-sends: with a `to` filter, template sends are not listed.
+    if (to !== undefined && ctx.faults.has('msg-list-leaves-out-template-sends'))
+      matching.splice(0, matching.length, ...matching.filter((m) => m.template_id === null));
     const { items, meta } = paginate(matching, page, perPage, ctx.variants, ctx.faults);
     // Fault msg-list-total-to-skips-bulk: with a `to` filter, meta counts only the messages of single sends (bulk ones are still listed).
     if (ctx.faults.has('msg-list-total-to-skips-bulk') && to !== undefined && typeof meta.total === 'number') {
@@ -262,6 +284,12 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       Object.assign(meta, { total, pages: Math.ceil(total / perPage) });
     }
     const messages = items.map(listEntryView);
+    // Fault msg-list-template-text-raw: a template send listed with the template's content.
+    if (ctx.faults.has('msg-list-template-text-raw'))
+      for (const [i, m] of items.entries()) {
+        const template = m.template_id === null ? undefined : stateOf(ctx, account.id).templates.get(m.template_id);
+        if (template) messages[i]!.message = template.content;
+      }
     for (const entry of messages) {
       if (ctx.faults.has('msg-list-status-uppercase')) entry.status = String(entry.status).toUpperCase();
       if (ctx.faults.has('msg-list-to-without-plus')) entry.to = String(entry.to).replace(/^\+/, '');
@@ -279,6 +307,12 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
     let campaigns = newestFirst(state.campaigns.values());
     if (ctx.faults.has('msg-campaign-not-listed')) campaigns = campaigns.slice(1);
     const entries = campaigns.map((c) => campaignSummaryView(state, c));
+    // Fault msg-campaign-list-names-reversed: names zipped in the other order.
+    if (ctx.faults.has('msg-campaign-list-names-reversed'))
+      for (const [i, entry] of entries.entries())
+        entry.campaign_name = campaigns[campaigns.length - 1 - i]!.campaign_name;
+    if (ctx.faults.has('msg-campaign-total-by-name'))
+      for (const [i, c] of campaigns.entries()) entries[i]!.total_messages = totalByName(state, c.campaign_name);
     if (ctx.faults.has('msg-campaign-list-cost-text'))
       for (const entry of entries) entry.total_cost = String(entry.total_cost);
     if (ctx.faults.has('msg-campaign-completed-at-null')) for (const entry of entries) entry.completed_at = null;
@@ -301,6 +335,13 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: ReferenceContext): 
       details.status = String(details.status).replace(/^./, (c) => c.toUpperCase());
     return { campaign: details };
   });
+}
+
+/** Fault msg-campaign-total-by-name: the messages of every campaign of the account with that name. */
+function totalByName(state: ReturnType<typeof stateOf>, name: string): number {
+  return [...state.campaigns.values()]
+    .filter((c) => c.campaign_name === name)
+    .reduce((n, c) => n + c.messageIds.length, 0);
 }
 
 /** Fault `msg-invalid-template-details-missing`: an `invalid_template` refusal without its details. */

@@ -15,6 +15,10 @@ export const PROJECT_FAULTS = {
   secondUpdateLost: 'project-second-update-lost',
   deletedListedBesideOthers: 'project-deleted-listed-beside-others',
   listMissesNewestAfterDelete: 'project-list-misses-newest-after-delete',
+  listStaleAfterUpdate: 'project-list-stale-after-update',
+  budgetLimitAfterUpdate: 'project-budget-limit-after-update',
+  regionOfPrevious: 'project-region-of-previous',
+  deleteKeepsLaterResources: 'project-delete-keeps-later-resources',
   idsUnprefixed: 'ids-unprefixed-projects',
 } as const;
 
@@ -83,6 +87,28 @@ export const projectFaults = [
     requirement: 'PROJ-LIST-001',
     description:
       'Once a project of the account was deleted, GET /projects leaves out the newest project (a stale count cuts the list).',
+  },
+  {
+    name: PROJECT_FAULTS.listStaleAfterUpdate,
+    requirement: 'PROJ-UPD-001',
+    description:
+      'GET /projects lists each project with the name and description it was created with (GET /projects/{id} shows the update).',
+  },
+  {
+    name: PROJECT_FAULTS.budgetLimitAfterUpdate,
+    requirement: 'PROJ-FLD-002',
+    description: 'A project whose update set budget_limit carries it in every record from then on.',
+  },
+  {
+    name: PROJECT_FAULTS.regionOfPrevious,
+    requirement: 'PROJ-CRT-002',
+    description:
+      'A project created with a region gets the region of the newest project of the account created with one (a form default that sticks).',
+  },
+  {
+    name: PROJECT_FAULTS.deleteKeepsLaterResources,
+    requirement: 'PROJ-DEL-001',
+    description: 'Deleting a project removes its oldest resource only; the others keep running.',
   },
   {
     name: PROJECT_FAULTS.idsUnprefixed,

@@ -35,8 +35,11 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
       resource_count: owned.length,
       monthly_cost: money(owned.reduce((sum, { resource }) => sum + units(resource.monthly_cost), 0)),
       currency,
-      // Fault: leak the input-only budget.
-      ...(ctx.faults.has(PROJECT_FAULTS.budgetLimitReturned) && { budget_limit: project.budgetLimit }),
+      // Faults: leak the input-only budget (always, or once an update set it).
+      ...((ctx.faults.has(PROJECT_FAULTS.budgetLimitReturned) ||
+        (ctx.faults.has(PROJECT_FAULTS.budgetLimitAfterUpdate) && project.budgetUpdated)) && {
+        budget_limit: project.budgetLimit,
+      }),
     };
   };
 
@@ -55,9 +58,11 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
       projects = projects.slice(1);
     if (ctx.faults.has(PROJECT_FAULTS.deletedListedBesideOthers) && projects.length > 0)
       projects = [...projects, ...state.deleted];
+    // Fault: the list shows each project as it was created.
+    const asCreated = ctx.faults.has(PROJECT_FAULTS.listStaleAfterUpdate);
     const listed = ctx.faults.has(PROJECT_FAULTS.listEmpty)
       ? []
-      : projects.map((p) => view(account.id, account.currency, p));
+      : projects.map((p) => view(account.id, account.currency, asCreated && p.created ? { ...p, ...p.created } : p));
     if (ctx.faults.has(PROJECT_FAULTS.listCostText))
       for (const v of listed)
         Object.assign(v, { monthly_cost: String(v.monthly_cost), resource_count: String(v.resource_count) });
@@ -71,17 +76,25 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const description = fields.string('description', { max: 1000 });
     const region = fields.string('region', { pattern: REGION });
     const budgetLimit = fields.number('budget_limit', { min: 0, max: MAX_BUDGET });
+    const state = projectsState(ctx, account.id);
+    // Fault: a region given takes the one of the newest project of the account created with a region.
+    const sticky =
+      region !== undefined && ctx.faults.has(PROJECT_FAULTS.regionOfPrevious)
+        ? [...state.projects.values()].reverse().find((p) => p.regionGiven)?.region
+        : undefined;
     const project: ProjectRecord = {
       id: newId('proj'),
       name,
       // The specification types these as strings: unset is empty / not bound to one region.
       description: description ?? '',
-      region: region ?? NO_REGION,
+      region: sticky ?? region ?? NO_REGION,
       budgetLimit: budgetLimit ?? null,
       status: 'active',
       createdMs: ctx.clock.now(),
+      ...(ctx.faults.has(PROJECT_FAULTS.listStaleAfterUpdate) && { created: { name, description: description ?? '' } }),
+      ...(region !== undefined && ctx.faults.has(PROJECT_FAULTS.regionOfPrevious) && { regionGiven: true }),
     };
-    projectsState(ctx, account.id).projects.set(project.id, project);
+    state.projects.set(project.id, project);
     return reply.status(201).send({ project: view(account.id, account.currency, project) });
   });
 
@@ -107,6 +120,8 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
       ...(name !== undefined && { name }),
       ...(description !== undefined && { description }),
       ...(budgetLimit !== undefined && { budgetLimit }),
+      ...(budgetLimit !== undefined &&
+        ctx.faults.has(PROJECT_FAULTS.budgetLimitAfterUpdate) && { budgetUpdated: true }),
     };
     // Faults: answer with the new values but keep the old ones (always, or from the second update on).
     let lost = ctx.faults.has(PROJECT_FAULTS.updateIgnored);
@@ -124,8 +139,12 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: ReferenceContex
     const project = find(account.id, request.params.project_id);
     // "Removes the project and all its resources": each owning area deletes its own resource.
     if (!ctx.faults.has(PROJECT_FAULTS.deleteKeepsResources)) {
-      for (const { provider, resource } of projectResources(ctx, account.id, project.id))
-        provider.remove(account.id, resource.id);
+      const owned = projectResources(ctx, account.id, project.id);
+      // Fault: only the oldest resource goes.
+      const removed = ctx.faults.has(PROJECT_FAULTS.deleteKeepsLaterResources)
+        ? [...owned].sort((a, b) => Date.parse(a.resource.created_at) - Date.parse(b.resource.created_at)).slice(0, 1)
+        : owned;
+      for (const { provider, resource } of removed) provider.remove(account.id, resource.id);
     }
     const state = projectsState(ctx, account.id);
     state.projects.delete(project.id);

@@ -10,6 +10,12 @@ export interface ProjectRecord {
   budgetLimit: number | null;
   status: string;
   createdMs: number;
+  /** Fault `project-list-stale-after-update` only: name and description as created. */
+  created?: { name: string; description: string };
+  /** Fault `project-budget-limit-after-update` only: an update set the budget. */
+  budgetUpdated?: boolean;
+  /** Fault `project-region-of-previous` only: created with a region. */
+  regionGiven?: boolean;
 }
 
 export interface ProjectsState {

@@ -75,6 +75,24 @@ export const STORAGE_OBJECT_FAULTS = [
     description: 'An object deleted and then uploaded again is downloaded with the bytes it had before the delete.',
   },
   {
+    name: 'object-listing-stale-after-overwrite',
+    requirement: 'OBJ-PUT-001',
+    description:
+      'A REST upload over an existing key leaves its listing entry as it was (the old size, etag, last_modified and content_type); GET and HEAD show the new object.',
+  },
+  {
+    name: 'object-head-stale-after-overwrite',
+    requirement: 'OBJ-HEAD-001',
+    description:
+      'HEAD of a key uploaded over again answers the Content-Length and Content-Type of the upload before (a metadata cache an overwrite does not clear).',
+  },
+  {
+    name: 'object-get-type-stale-after-overwrite',
+    requirement: 'OBJ-GET-001',
+    description:
+      'A download of a key uploaded over again answers the new bytes with the Content-Type of the upload before.',
+  },
+  {
     name: 'multipart-content-type-lost',
     requirement: 'MPU-INIT-002',
     description:

@@ -81,6 +81,12 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
   }
   const ghostId = (account: string, bucket: string, key: string): string => `${account}\n${bucket}\n${key}`;
+  // Faults `object-*-stale-after-overwrite`: the record a key had before its first overwrite, until it is deleted.
+  const beforeOverwrite = new Map<string, ObjectRecord>();
+  const staleAfterOverwrite = (): boolean =>
+    ctx.faults.has('object-listing-stale-after-overwrite') ||
+    ctx.faults.has('object-head-stale-after-overwrite') ||
+    ctx.faults.has('object-get-type-stale-after-overwrite');
 
   // Leave every body unread: object routes stream it themselves (any Content-Type, or none).
   app.removeAllContentTypeParsers();
@@ -128,9 +134,13 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
       });
       if (rest1.objects.length + rest1.commonPrefixes.length === 1) listing.isTruncated = false;
     }
+    const stale = ctx.faults.has('object-listing-stale-after-overwrite');
     return {
       objects: listing.objects.map((object) => {
-        const entry = listingView(object);
+        const old = stale
+          ? beforeOverwrite.get(ghostId(account.id, request.params.bucket_name, object.key))
+          : undefined;
+        const entry = listingView(old ?? object);
         if (ctx.faults.has('object-listing-content-type-default')) entry.content_type = DEFAULT_CONTENT_TYPE;
         if (!ctx.faults.has('object-listing-storage-class-missing')) return entry;
         const { storage_class: _dropped, ...withoutClass } = entry;
@@ -276,14 +286,20 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     const { object, body } = await rest(() => store.getObject(account, bucket, key));
     store.recordDownload(account, bucket, object.size);
-    sendObjectHeaders(reply, object, false);
+    const old = ctx.faults.has('object-get-type-stale-after-overwrite')
+      ? beforeOverwrite.get(ghostId(account, bucket, key))
+      : undefined;
+    sendObjectHeaders(reply, old ? { ...object, content_type: old.content_type } : object, false);
     return reply.status(200).send(body);
   }
 
   async function headObject(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const { account, bucket, key } = target(request);
     const object = await rest(() => store.headObject(account, bucket, key));
-    sendObjectHeaders(reply, object, true);
+    const old = ctx.faults.has('object-head-stale-after-overwrite')
+      ? beforeOverwrite.get(ghostId(account, bucket, key))
+      : undefined;
+    sendObjectHeaders(reply, old ?? object, true);
     return reply.status(200).send();
   }
 
@@ -312,6 +328,9 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     await rest(() => store.getBucket(account, bucket));
     checkAnnouncedLength(request);
+    const overwritten = staleAfterOverwrite() ? store.findBucket(account, bucket)?.objects.get(key) : undefined;
+    if (overwritten && !beforeOverwrite.has(ghostId(account, bucket, key)))
+      beforeOverwrite.set(ghostId(account, bucket, key), overwritten);
     const object = await rest(() =>
       store.putObjectStream(account, bucket, key, request.raw, {
         contentType: contentTypeOf(request),
@@ -366,6 +385,7 @@ export function objectRoutes(app: FastifyInstance, ctx: ReferenceContext, store:
     }
     const removed = await rest(() => store.deleteObject(account, bucket, key));
     if (!removed) throw notFound('object', `No object with key ${key}.`);
+    beforeOverwrite.delete(ghostId(account, bucket, key));
     return reply.status(204).send();
   }
 

@@ -108,6 +108,35 @@ export const VOLUME_FAULTS = [
     requirement: 'ISO-VOL-001',
     description: "A volume attaches to another account's VPS named by its id.",
   },
+  // Sequence-only faults of snapshots, resizes and restores (cloudcheck explore's snapshots family finds them).
+  {
+    name: 'volume-restore-size-against-volume',
+    requirement: 'VOL-RST-002',
+    description:
+      "A restore's size is held to the current size of the snapshot's volume, not to the snapshot's: after the volume grew, a restore of the snapshot's own size is refused.",
+  },
+  {
+    name: 'volume-resize-lost-after-snapshot',
+    requirement: 'VOL-RSZ-002',
+    description: 'A resize of a volume that has a snapshot answers the new size and keeps the old one.',
+  },
+  {
+    name: 'volume-snapshot-filter-newest-volume',
+    requirement: 'VOL-SNAP-002',
+    description:
+      'GET /storage/snapshots?volume_id= lists the snapshots of the volume snapshotted last, whichever volume is asked for.',
+  },
+  {
+    name: 'volume-restore-reuses-volume',
+    requirement: 'VOL-RST-001',
+    description: 'A second restore of one snapshot answers the volume its first restore made (no new volume).',
+  },
+  {
+    name: 'volume-restore-default-current-size',
+    requirement: 'VOL-SNAP-003',
+    description:
+      "A restore without a size makes a volume of the snapshot's volume's current size, not of the snapshot's size.",
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 // Its names join the server's FaultName union (core/faults.ts): a misspelt fault does not compile.

@@ -155,6 +155,9 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     return reply.code(201).send({ volume: volumeView(volume) });
   });
 
+  /** Under `volume-restore-reuses-volume`: the volume each snapshot's first restore made. */
+  const restoredFrom = new Map<string, string>();
+
   // Registered before `/storage/volumes/:volume_id/...` routes; Fastify prefers the static segment.
   app.post('/storage/volumes/restore', async (request, reply) => {
     const { account } = authOf(request);
@@ -165,12 +168,21 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const tags = f.stringArray('tags', { maxItems: 100, itemPattern: TAG }) ?? [];
     const projectId = f.string('project_id', { min: 1, max: 100 }) ?? null;
     const snapshot = ownSnapshot(account.id, 'snapshot_id', snapshotId);
-    // Fault `volume-restore-default-larger`: a restore without size is a gigabyte larger.
-    const defaultSize = ctx.faults.has('volume-restore-default-larger') ? snapshot.size + 1 : snapshot.size;
+    // Faults `volume-restore-size-against-volume`, `volume-restore-default-current-size`: the volume's size now, not the snapshot's.
+    const source = service.find(account.id, snapshot.volume_id);
+    const floor = ctx.faults.has('volume-restore-size-against-volume') && source ? source.size : snapshot.size;
     // Fault `volume-restore-smaller-accepted`: a size below the snapshot's passes.
-    if (requested !== undefined && requested < snapshot.size && !ctx.faults.has('volume-restore-smaller-accepted')) {
-      fail('size', `size must be at least the snapshot's ${snapshot.size} GB.`);
+    if (requested !== undefined && requested < floor && !ctx.faults.has('volume-restore-smaller-accepted')) {
+      fail('size', `size must be at least the snapshot's ${floor} GB.`);
     }
+    // Fault `volume-restore-reuses-volume`: the volume of the snapshot's first restore, while it exists.
+    const reused = ctx.faults.has('volume-restore-reuses-volume') ? restoredFrom.get(snapshot.id) : undefined;
+    const earlier = reused === undefined ? undefined : service.find(account.id, reused);
+    if (earlier) return reply.code(201).send({ volume: volumeView(earlier) });
+    // Fault `volume-restore-default-larger`: a restore without size is a gigabyte larger.
+    const defaultSize =
+      (ctx.faults.has('volume-restore-default-current-size') && source ? source.size : snapshot.size) +
+      (ctx.faults.has('volume-restore-default-larger') ? 1 : 0);
     const volume = service.create(account.id, {
       name,
       size: requested ?? defaultSize,
@@ -179,6 +191,7 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
       tags: ctx.faults.has('volume-tags-dropped') ? [] : tags,
       projectId,
     });
+    if (ctx.faults.has('volume-restore-reuses-volume')) restoredFrom.set(snapshot.id, volume.id);
     const view = volumeView(volume);
     // Fault `volume-restore-unstored`: the answer names a volume that is not kept.
     if (ctx.faults.has('volume-restore-unstored')) service.delete(account.id, volume);
@@ -205,6 +218,10 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     if (size <= volume.size && !ctx.faults.has('volume-shrink-accepted'))
       fail('size', `size must be larger than the current ${volume.size} GB.`);
     if (ctx.faults.has('volume-resize-ignored')) return { volume: { ...volumeView(volume), size } };
+    // Fault `volume-resize-lost-after-snapshot`: a volume with a snapshot keeps its size.
+    const snapshotted = [...volumeState(ctx, account.id).snapshots.values()].some((s) => s.volume_id === volume.id);
+    if (ctx.faults.has('volume-resize-lost-after-snapshot') && snapshotted)
+      return { volume: { ...volumeView(volume), size } };
     return { volume: volumeView(service.resize(volume, size)) };
   });
 
@@ -247,11 +264,15 @@ export function registerVolumeRoutes(app: FastifyInstance, ctx: ReferenceContext
     const f = queryFields(request.query);
     const volumeId = f.string('volume_id');
     const region = f.string('region');
-    const snapshots = [...volumeState(ctx, account.id).snapshots.values()]
-      .reverse()
-      .filter(
-        (s) => (volumeId === undefined || s.volume_id === volumeId) && (region === undefined || s.region === region),
-      );
+    const all = [...volumeState(ctx, account.id).snapshots.values()].reverse();
+    // Fault `volume-snapshot-filter-newest-volume`: the volume filter takes the volume snapshotted last.
+    const filteredBy =
+      volumeId !== undefined && ctx.faults.has('volume-snapshot-filter-newest-volume')
+        ? (all[0]?.volume_id ?? volumeId)
+        : volumeId;
+    const snapshots = all.filter(
+      (s) => (filteredBy === undefined || s.volume_id === filteredBy) && (region === undefined || s.region === region),
+    );
     // Fault `volume-snapshot-newest-unlisted`: the newest snapshot (first, newest first) is left out.
     return {
       snapshots: (ctx.faults.has('volume-snapshot-newest-unlisted') ? snapshots.slice(1) : snapshots).map(

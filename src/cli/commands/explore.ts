@@ -162,6 +162,7 @@ async function exploreOn(
     const reportDir = resolve(v['report-dir'] ?? join('reports', `explore-${runId}`));
     const rules = rulesOf(replay ? FAMILIES.filter((f) => replay.some((s) => f.commandOf(s))) : families);
     const report = writeReport(outcome, rules, {
+      strict: v.strict ?? false,
       runId,
       target: session.target,
       exploreTarget: target,
@@ -174,7 +175,7 @@ async function exploreOn(
     printSummary(outcome, rules, reportDir, { target: session.target, embedded: session.server !== null });
     if (interrupted) return 130;
     // No rule exercised is no evidence: a pass would mean nothing (a budget or time too small to run a step).
-    if (!outcome.finding && outcome.exercised.size === 0) {
+    if (outcome.findings.length === 0 && outcome.exercised.size === 0) {
       err(
         'cloudcheck explore: no sequence exercised any rule of the model (raise --budget or --time); nothing was checked',
       );
@@ -260,14 +261,14 @@ async function replayOutcome(target: ExploreTarget, steps: StepRecord[]): Promis
     sequences: 1,
     requests: 0,
     exercised: target.exercised,
-    finding: null,
+    findings: [],
     error: null,
   };
   try {
     await replayOf(target, steps);
   } catch (error) {
     if (!(error instanceof ModelViolation)) outcome.error = error instanceof Error ? error : new Error(String(error));
-    else outcome.finding = findingOf(error, steps, target.exchanges, true);
+    else outcome.findings.push(findingOf(error, commandOf(steps[0]!).family.name, steps, target.exchanges, true));
   }
   outcome.requests = target.requestsSent;
   return outcome;
@@ -286,15 +287,15 @@ function checksOf(outcome: ExploreOutcome, rules: Record<string, string>): Check
       operation: null,
       title: `explore: ${title}`,
     };
-    const f = outcome.finding;
-    if (f && f.requirement === requirement) {
+    const f = outcome.findings.find((x) => x.requirement === requirement);
+    if (f) {
       const exchanges = [...f.exchanges];
       const judged = placeJudged(exchanges, f.failure.judged);
       const failure = { ...f.failure.failure, ...(judged.length ? { exchanges: judged } : {}) };
       return {
         ...base,
         status: 'failed' as const,
-        classification: 'defect' as const,
+        classification: f.level === 'MUST' ? ('defect' as const) : ('spec-gap' as const),
         message: findingMessage(f),
         ...(failure.expected !== undefined ? { expected: failure.expected } : {}),
         ...(failure.actual !== undefined ? { actual: failure.actual } : {}),
@@ -325,6 +326,7 @@ function writeReport(
   outcome: ExploreOutcome,
   rules: Record<string, string>,
   run: {
+    strict: boolean;
     runId: string;
     target: string;
     exploreTarget: ExploreTarget;
@@ -353,22 +355,32 @@ function writeReport(
       leaks: [],
     },
     run.reportDir,
-    { gate: { strict: false, baseline: null, baselineSource: null }, interrupted: run.interrupted },
+    { gate: { strict: run.strict, baseline: null, baselineSource: null }, interrupted: run.interrupted },
   );
   for (const f of written.failed) err(`cloudcheck explore: could not write ${f.file}: ${f.error}`);
-  if (outcome.finding)
-    writeReproduction(outcome.finding, run.reportDir, run.exploreTarget, {
-      target: run.target,
-      embedded: run.embedded,
-    });
+  const origin = { target: run.target, embedded: run.embedded };
+  outcome.findings.forEach((f, i) => writeReproduction(f, i, run.reportDir, run.exploreTarget, origin));
   return report;
 }
 
+/** The files of the i-th finding: explore-replay.json and explore-repro.sh for the first, -2, -3, ... after the name for the others. */
+function reproductionFiles(i: number): { replay: string; script: string } {
+  const suffix = i === 0 ? '' : `-${i + 1}`;
+  return { replay: `explore-replay${suffix}.json`, script: `explore-repro${suffix}.sh` };
+}
+
 /** The shrunk sequence as a replay file and as a script of curl lines (src/explore/repro.ts). */
-function writeReproduction(finding: ExploreFinding, dir: string, target: ExploreTarget, origin: ReplayOrigin): void {
+function writeReproduction(
+  finding: ExploreFinding,
+  i: number,
+  dir: string,
+  target: ExploreTarget,
+  origin: ReplayOrigin,
+): void {
   const baseUrl = origin.target;
+  const files = reproductionFiles(i);
   writeFileSync(
-    join(dir, 'explore-replay.json'),
+    join(dir, files.replay),
     `${JSON.stringify({ requirement: finding.requirement, ...origin, steps: finding.steps }, null, 2)}\n`,
   );
   const script = reproductionScript({
@@ -378,7 +390,7 @@ function writeReproduction(finding: ExploreFinding, dir: string, target: Explore
     setUp: target.setUpExchanges,
     exchanges: finding.exchanges,
   });
-  writeFileSync(join(dir, 'explore-repro.sh'), script, { mode: 0o755 });
+  writeFileSync(join(dir, files.script), script, { mode: 0o755 });
 }
 
 function printSummary(
@@ -390,10 +402,15 @@ function printSummary(
   out(
     `${outcome.sequences} sequence${outcome.sequences === 1 ? '' : 's'}, ${outcome.requests} requests; ${outcome.exercised.size} of ${Object.keys(rules).length} rules exercised`,
   );
-  const f = outcome.finding;
-  if (f) {
-    out(`FAILED [${f.requirement}] ${findingMessage(f)}`);
-    out(`replay: ${replayHint(join(reportDir, 'explore-replay.json'), origin)}; curl lines: explore-repro.sh`);
-  } else out('no sequence contradicted the model');
+  outcome.findings.forEach((f, i) => {
+    const files = reproductionFiles(i);
+    out(`${f.level === 'MUST' ? 'FAILED' : 'DEVIATION'} [${f.requirement}] ${findingMessage(f)}`);
+    out(`replay: ${replayHint(join(reportDir, files.replay), origin)}; curl lines: ${files.script}`);
+  });
+  if (outcome.findings.length === 0) out('no sequence contradicted the model');
+  else if (!outcome.findings.some((f) => f.level === 'MUST'))
+    out(
+      'no sequence contradicted a MUST rule of the model (SHOULD deviations fail the exploration only with --strict)',
+    );
   out(`report: ${join(reportDir, 'report.json')}`);
 }

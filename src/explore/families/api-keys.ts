@@ -17,11 +17,11 @@
 import fc from 'fast-check';
 import { listOf, resourceOf } from '../../harness/body-shape.ts';
 import { addSecret } from '../../harness/redact.ts';
-import { ExploreSetupError, argNumber, argString, expectOk, ok, short, step } from '../family.ts';
+import { ExploreSetupError, argNumber, argString, compareSettled, expectOk, ok, short, step } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { ExploreTarget, SequenceTarget } from '../target.ts';
 
 interface KeyState {
   id: string;
@@ -30,6 +30,8 @@ interface KeyState {
   name: string;
   /** Revoked ones stay in the list, so commands can still aim at them by position. */
   revoked: boolean;
+  /** The expires_at it was created with. */
+  expiresAt: string;
 }
 
 class KeysState {
@@ -51,11 +53,14 @@ const FAMILY_KEY_LIFETIME_MS = 3 * HOUR_MS;
  * expires_at"), or an answer without the key.
  */
 async function createKey(
-  target: ExploreTarget,
+  target: SequenceTarget,
   name: string,
   lifetimeMs: number,
   key: string | undefined,
-): Promise<{ id: string; secret: string } | { refused: string; requirement: 'KEY-CRT-002' | 'KEY-CRT-003' }> {
+): Promise<
+  | { id: string; secret: string; expiresAt: string; created: Record<string, unknown> }
+  | { refused: string; requirement: 'KEY-CRT-002' | 'KEY-CRT-003' }
+> {
   // Whole seconds: a target may write timestamps without a fraction.
   const expiresAt = new Date(Math.ceil((Date.now() + lifetimeMs) / 1000) * 1000).toISOString();
   const res = await target.send('POST', '/account/api-keys', {
@@ -67,7 +72,22 @@ async function createKey(
   if (typeof created?.id !== 'string' || typeof created.key !== 'string')
     return { refused: `no api_key with id and key: ${short(res.text)}`, requirement: 'KEY-CRT-003' };
   addSecret(created.key);
-  return { id: created.id, secret: created.key };
+  return { id: created.id, secret: created.key, expiresAt, created };
+}
+
+/** Whether a record's `expires_at` is the instant sent (any ISO 8601 form of it: a target may write it with an offset). */
+const sameInstant = (value: unknown, sent: string): boolean =>
+  typeof value === 'string' && Date.parse(value) === Date.parse(sent);
+
+/** "A key created with one reports that instant", wherever a record of the key shows it. */
+function checkExpiry(key: KeyState, record: Record<string, unknown>, where: string): void {
+  if (!sameInstant(record.expires_at, key.expiresAt))
+    throw new ModelViolation(
+      'KEY-FLD-002',
+      where,
+      `expires_at ${key.expiresAt} (as created)`,
+      JSON.stringify(record.expires_at ?? null),
+    );
 }
 
 /** The family's own key for key management: its billing window instead of the budget's. */
@@ -80,14 +100,14 @@ class FamilyKey {
   ) {}
 
   /** The key for one more billing request, replaced first when its window is nearly spent. */
-  async take(target: ExploreTarget): Promise<string> {
+  async take(target: SequenceTarget): Promise<string> {
     if (this.uses >= ROTATE_AFTER) await this.rotate(target);
     this.uses++;
     return this.secret;
   }
 
   /** A new family key created with the old one, which the new one then revokes. */
-  private async rotate(target: ExploreTarget): Promise<void> {
+  private async rotate(target: SequenceTarget): Promise<void> {
     const next = await createKey(
       target,
       target.resourceName(`keys-${++this.generation}`),
@@ -101,7 +121,7 @@ class FamilyKey {
     if (!ok(revoked)) target.warn(`could not revoke the api-keys family's key ${old} (it expires within 3 h)`);
   }
 
-  async revoke(target: ExploreTarget): Promise<void> {
+  async revoke(target: SequenceTarget): Promise<void> {
     const res = await target.send('DELETE', keyPath(this.id), { key: this.secret });
     if (!ok(res)) target.warn(`could not revoke the api-keys family's key ${this.id} (it expires within 3 h)`);
   }
@@ -114,8 +134,8 @@ const familyKeys = new WeakMap<ExploreTarget, Promise<FamilyKey>>();
  * set-up: a finding of another family would replay its creation in `explore-repro.sh`). A refusal
  * is the session's error, not a finding.
  */
-function familyKeyOf(target: ExploreTarget): Promise<FamilyKey> {
-  let key = familyKeys.get(target);
+function familyKeyOf(target: SequenceTarget): Promise<FamilyKey> {
+  let key = familyKeys.get(target.exploration);
   if (!key) {
     key = createKey(target, target.resourceName('keys-1'), FAMILY_KEY_LIFETIME_MS, undefined).then((created) => {
       if ('refused' in created)
@@ -124,13 +144,13 @@ function familyKeyOf(target: ExploreTarget): Promise<FamilyKey> {
         );
       return new FamilyKey(created.id, created.secret);
     });
-    familyKeys.set(target, key);
+    familyKeys.set(target.exploration, key);
   }
   return key;
 }
 
 /** The key that sends a management request of the sequence: its newest live key other than `except`, else the family's key. */
-async function managingKey(model: ExploreModel, target: ExploreTarget, except?: KeyState): Promise<string> {
+async function managingKey(model: ExploreModel, target: SequenceTarget, except?: KeyState): Promise<string> {
   const live = keysOf(model)
     .keys.filter((k) => !k.revoked && k !== except)
     .at(-1);
@@ -148,10 +168,12 @@ class CreateKey implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keysOf(model).keys.length < MAX_KEYS;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const name = target.resourceName(this.label);
-      const created = await createKey(target, name, HOUR_MS, await managingKey(model, target));
+      // An hour or two, by label: keys that expire at different instants (each one's own is what every record shows).
+      const lifetime = (1 + (this.label.charCodeAt(this.label.length - 1) % 2)) * HOUR_MS;
+      const created = await createKey(target, name, lifetime, await managingKey(model, target));
       if ('refused' in created)
         throw new ModelViolation(
           created.requirement,
@@ -163,7 +185,9 @@ class CreateKey implements ExploreCommand {
       target.track(keyPath(id), async () =>
         target.send('DELETE', keyPath(id), { key: await (await familyKeyOf(target)).take(target) }),
       );
-      keysOf(model).keys.push({ id, secret: created.secret, name, revoked: false });
+      const key: KeyState = { id, secret: created.secret, name, revoked: false, expiresAt: created.expiresAt };
+      keysOf(model).keys.push(key);
+      checkExpiry(key, created.created, 'POST /account/api-keys');
     });
   }
   toString(): string {
@@ -186,7 +210,7 @@ class UseKey implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keyAt(model, this.index, false) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const key = keyAt(model, this.index, false)!;
       const res = await target.send('GET', '/account', { key: key.secret });
@@ -220,7 +244,7 @@ class RevokeKey implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keyAt(model, this.index, true) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(apiKeys, this, target, async () => {
       const key = keyAt(model, this.index, true)!;
       // Revoked with another key of the sequence: whether a key may revoke itself is not shown.
@@ -243,31 +267,35 @@ class ListKeys implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return keysOf(model).keys.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
-    return step(apiKeys, this, target, async () => {
-      const res = await target.send('GET', '/account/api-keys', { key: await managingKey(model, target) });
-      expectOk(res, 'KEY-LIST-001', 'GET /account/api-keys');
-      const ids = new Set((listOf<Record<string, unknown>>(res.body, 'api_keys') ?? []).map((k) => k.id));
-      for (const key of keysOf(model).keys) {
-        if (!key.revoked && !ids.has(key.id))
-          throw new ModelViolation('KEY-LIST-001', 'GET /account/api-keys', `${key.name} listed`, 'not listed');
-        if (key.revoked && ids.has(key.id))
-          throw new ModelViolation(
-            'KEY-DEL-001',
-            'GET /account/api-keys',
-            `the revoked ${key.name} not listed`,
-            'listed',
-          );
-        // The raw body: the secret in any field of any entry is a leak.
-        if (res.text.includes(key.secret))
-          throw new ModelViolation(
-            'KEY-LIST-002',
-            'GET /account/api-keys',
-            `the secret of ${key.name} nowhere in the listing`,
-            'in the body',
-          );
-      }
-    });
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    return step(apiKeys, this, target, () => compareSettled(target, () => this.compare(model, target)));
+  }
+  private async compare(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    const res = await target.send('GET', '/account/api-keys', { key: await managingKey(model, target) });
+    expectOk(res, 'KEY-LIST-001', 'GET /account/api-keys');
+    const listed = listOf<Record<string, unknown>>(res.body, 'api_keys') ?? [];
+    const ids = new Set(listed.map((k) => k.id));
+    for (const key of keysOf(model).keys) {
+      const entry = listed.find((k) => k.id === key.id);
+      if (entry && !key.revoked) checkExpiry(key, entry, `the entry of ${key.name} in GET /account/api-keys`);
+      if (!key.revoked && !ids.has(key.id))
+        throw new ModelViolation('KEY-LIST-001', 'GET /account/api-keys', `${key.name} listed`, 'not listed');
+      if (key.revoked && ids.has(key.id))
+        throw new ModelViolation(
+          'KEY-DEL-001',
+          'GET /account/api-keys',
+          `the revoked ${key.name} not listed`,
+          'listed',
+        );
+      // The raw body: the secret in any field of any entry is a leak.
+      if (res.text.includes(key.secret))
+        throw new ModelViolation(
+          'KEY-LIST-002',
+          'GET /account/api-keys',
+          `the secret of ${key.name} nowhere in the listing`,
+          'in the body',
+        );
+    }
   }
   toString(): string {
     return 'list-keys';
@@ -285,12 +313,13 @@ export const apiKeys: ExploreFamily = {
     'KEY-LIST-001': 'GET /account/api-keys lists every key the sequence created and did not revoke',
     'KEY-DEL-001': 'a revoked key is no longer listed',
     'KEY-LIST-002': 'the listing never shows the secret of a key',
+    'KEY-FLD-002': 'the creation and every listing report the expires_at a key was created with',
   },
   rulesOf: {
-    'create-key': ['KEY-CRT-002', 'KEY-CRT-003'],
+    'create-key': ['KEY-CRT-002', 'KEY-CRT-003', 'KEY-FLD-002'],
     'use-key': ['AUTH-KEY-003', 'KEY-REVOKE-001'],
     'revoke-key': ['KEY-REVOKE-001'],
-    'list-keys': ['KEY-LIST-001', 'KEY-DEL-001', 'KEY-LIST-002'],
+    'list-keys': ['KEY-LIST-001', 'KEY-DEL-001', 'KEY-LIST-002', 'KEY-FLD-002'],
   },
   arbitraries() {
     const index = fc.nat({ max: 2 });
@@ -303,9 +332,9 @@ export const apiKeys: ExploreFamily = {
     return [create, create, create, revoke, revoke, revoke, use, use, use, list, list];
   },
   /** The family's key, if a sequence created it. */
-  async tearDown(target: ExploreTarget) {
-    const key = familyKeys.get(target);
-    familyKeys.delete(target);
+  async tearDown(target: SequenceTarget) {
+    const key = familyKeys.get(target.exploration);
+    familyKeys.delete(target.exploration);
     if (key) await (await key).revoke(target);
   },
   commandOf(s: StepRecord) {

@@ -4,20 +4,28 @@
  * or `status` filter. Commands aim at the sequence's instances by position, taken modulo how many
  * there are when the step runs.
  *
+ * What the model knows of an instance (its name and tags as last set, the region, image and size
+ * it was created with) is compared wherever a VPS record is shown: the creation's answer, the
+ * update's (when it holds the instance), every GET, and its entry on every page of every walk
+ * (whose freshness is not shown: a walk that differs is walked again for a moment first). Each
+ * page's `pages` is held to ceil(total / per_page), a SHOULD convention (PAGE-META-002): a target
+ * that counts otherwise is reported without ending the exploration.
+ *
  * Where the specification says "not shown" the model accepts every choice: the state a VPS is
  * in after its creation (it is never waited for: nothing here needs it running), the bodies of
  * get, update and delete, success codes, the list's order, and whether an instance still
  * `creating` may be deleted (a refused DELETE leaves its existence unknown to the model).
+ * `vcpus`, `memory`, `disk` and the addresses are not compared (their values are not shown).
  */
 import fc from 'fast-check';
 import { isObject } from '../../harness/body-shape.ts';
 import type { Json } from '../../harness/body-shape.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { argNumber, argString, expectOk, ok, short, step, stillThere } from '../family.ts';
+import { argNumber, argString, compareSettled, expectOk, ok, short, step, stillThere } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
 import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
 
 interface VpsState {
@@ -26,6 +34,8 @@ interface VpsState {
   name: string;
   tags: string[];
   region: string;
+  image: string;
+  size: string;
   /** `unknown` after a refused DELETE: the model then asks nothing of it. */
   existence: 'live' | 'deleted' | 'unknown';
 }
@@ -66,20 +76,21 @@ class CreateVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return computeOf(model).vps.length < MAX_VPS;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const regions = catalogueOf(target).regions;
       const region = regions[this.region % regions.length]!;
       const name = target.resourceName(this.label);
       const tags = tagsOf(this.tag);
       const { id, created } = await createVps(target, name, region, tags);
-      computeOf(model).vps.push({ id, label: this.label, name, tags, region, existence: 'live' });
-      const echoed = stringsOf(created.tags);
-      if (created.name !== name || created.region !== region || !echoed || !sameTags(echoed, tags))
+      const { image, size } = catalogueOf(target);
+      const vps: VpsState = { id, label: this.label, name, tags, region, image, size, existence: 'live' };
+      computeOf(model).vps.push(vps);
+      if (differences(vps, created).length)
         throw new ModelViolation(
           'VPS-CRT-005',
           'POST /vps',
-          `name ${name}, region ${region}, tags ${JSON.stringify(tags)}`,
+          `name ${name}, region ${region}, image ${image}, size ${size}, tags ${JSON.stringify(tags)}`,
           short(JSON.stringify(created)),
         );
     });
@@ -89,8 +100,42 @@ class CreateVps implements ExploreCommand {
   }
 }
 
-/** GET /vps/{id} of a live instance must give its name and tags as last set; of a deleted one, no success. */
-async function readBack(target: ExploreTarget, vps: VpsState, what: string): Promise<void> {
+/** The fields of a VPS record that differ from what the model knows of the instance. */
+function differences(vps: VpsState, got: Json): string[] {
+  const tags = stringsOf(got.tags);
+  return [
+    ...(got.name !== vps.name ? ['name'] : []),
+    ...(!tags || !sameTags(tags, vps.tags) ? ['tags'] : []),
+    ...(['region', 'image', 'size'] as const).filter((field) => got[field] !== vps[field]),
+  ];
+}
+
+/**
+ * A record of a live instance, wherever it is shown: name and tags as last set, region, image and
+ * size as created ("the new values are what a following GET returns, and fields not sent are
+ * unchanged").
+ */
+function checkRecord(vps: VpsState, got: Json, where: string): void {
+  const differ = differences(vps, got);
+  if (differ.length === 0) return;
+  const known: Record<string, unknown> = {
+    name: vps.name,
+    tags: vps.tags,
+    region: vps.region,
+    image: vps.image,
+    size: vps.size,
+  };
+  throw new ModelViolation(
+    'VPS-UPD-001',
+    where,
+    differ.map((f) => `${f} ${JSON.stringify(known[f])}`).join(', ') +
+      ' (name and tags as last set, the rest as created)',
+    differ.map((f) => `${f} ${JSON.stringify(got[f] ?? null)}`).join(', '),
+  );
+}
+
+/** GET /vps/{id} of a live instance: that instance, as the model knows it. */
+async function readBack(target: SequenceTarget, vps: VpsState, what: string): Promise<void> {
   const res = await target.send('GET', vpsPath(vps.id));
   expectOk(res, 'VPS-GET-001', `GET /vps/{id} of ${vps.name}${what}`);
   const got = vpsOf(res.body);
@@ -101,21 +146,7 @@ async function readBack(target: ExploreTarget, vps: VpsState, what: string): Pro
       `the VPS ${vps.id}`,
       short(res.text),
     );
-  if (got.name !== vps.name)
-    throw new ModelViolation(
-      'VPS-UPD-001',
-      `GET /vps/{id} of ${vps.name}${what}`,
-      `name "${vps.name}" (as last set)`,
-      `"${String(got.name)}"`,
-    );
-  const tags = stringsOf(got.tags);
-  if (!tags || !sameTags(tags, vps.tags))
-    throw new ModelViolation(
-      'VPS-UPD-001',
-      `GET /vps/{id} of ${vps.name}${what}`,
-      `tags ${JSON.stringify(vps.tags)} (as last set)`,
-      JSON.stringify(got.tags),
-    );
+  checkRecord(vps, got, `GET /vps/{id} of ${vps.name}${what}`);
 }
 
 class GetVps implements ExploreCommand {
@@ -126,7 +157,7 @@ class GetVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return vpsAt(model, this.index, 'known') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const vps = vpsAt(model, this.index, 'known')!;
       if (vps.existence === 'live') return readBack(target, vps, '');
@@ -159,16 +190,20 @@ class UpdateVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return vpsAt(model, this.index, 'live') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       const vps = vpsAt(model, this.index, 'live')!;
       const change =
         this.field === 'name'
           ? { name: target.resourceName(`${vps.label}-${this.value}`) }
           : { tags: tagsOf(this.value) };
+      const where = `PUT /vps/{id} of ${vps.name} ${JSON.stringify(change)}`;
       const res = await target.send('PUT', vpsPath(vps.id), { json: change });
-      expectOk(res, 'VPS-UPD-001', `PUT /vps/{id} of ${vps.name} ${JSON.stringify(change)}`);
+      expectOk(res, 'VPS-UPD-001', where);
       Object.assign(vps, change);
+      // "Answers with the updated VPS": when the answer holds the instance, it is the updated one.
+      const answered = vpsOf(res.body);
+      if (answered?.id === vps.id) checkRecord(vps, answered, where);
       // The requirement is about the GET that follows (the PUT's own body is not shown): read it back at once.
       await readBack(target, vps, ` after PUT ${JSON.stringify(change)}`);
     });
@@ -186,7 +221,7 @@ class DeleteVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return vpsAt(model, this.index, 'live') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(compute, this, target, async () => {
       await deleteVps(target, vpsAt(model, this.index, 'live')!);
     });
@@ -199,25 +234,17 @@ class DeleteVps implements ExploreCommand {
 type ListFilter = 'none' | 'region' | 'status';
 /** Status values VPS-LIST-002 says the filter accepts (`stopped` too, but no step stops an instance). */
 const STATUSES = ['running', 'creating'] as const;
-/** Walks are retried this often when only the walk as a whole is inconsistent (another client may change the account meanwhile). */
-const WALK_ATTEMPTS = 3;
 /** Pages a walk may take before it takes bigger pages (an account with many instances of others). */
 const MAX_PAGES = 6;
-
-interface WalkResult {
-  ids: string[];
-  /** A walk that could not see every item (too many instances in the account): only per-page rules hold. */
-  partial: boolean;
-  /** What is wrong with the walk as a whole (each item once, `meta.total` items in all, nothing missing). */
-  problem: ModelViolation | null;
-}
 
 const integer = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 /**
- * GET /vps with `region` or `status` (or neither), walked page by page, `per_page` at a time.
- * Whatever one page shows is checked at once (the filter, the page's size and numbers, deleted
- * instances); what only the whole walk shows is returned, for the caller to retry.
+ * GET /vps with `region` or `status` (or neither), walked page by page, `per_page` at a time:
+ * every page keeps to the filter and the page size, shows the instances of the sequence as the
+ * model knows them and no deleted one, and the whole walk gives each instance once, `meta.total` in
+ * all. A walk that differs from the model is walked again for a moment first: a list may lag, and
+ * another client may change a shared account meanwhile.
  */
 class ListVps implements ExploreCommand {
   constructor(
@@ -232,7 +259,7 @@ class ListVps implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return computeOf(model).vps.length > 0 && this.perPage >= 1 && this.perPage <= 100;
   }
-  private query(model: ExploreModel, target: ExploreTarget): Record<string, string> {
+  private query(model: ExploreModel, target: SequenceTarget): Record<string, string> {
     if (this.filter === 'region') return { region: this.region(model, catalogueOf(target).regions) };
     if (this.filter === 'status') return { status: STATUSES[this.value % STATUSES.length]! };
     return {};
@@ -248,32 +275,13 @@ class ListVps implements ExploreCommand {
     )[0]!;
     return this.value < 2 ? most : (regions.find((r) => r !== most) ?? most);
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
-    return step(compute, this, target, async () => {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    return step(compute, this, target, () => {
       const filter = this.query(model, target);
-      let result = await this.attempt(model, target, filter);
-      for (let attempt = 1; attempt < WALK_ATTEMPTS && result.problem; attempt++) {
-        await target.pause(250 * attempt);
-        result = await this.attempt(model, target, filter);
-      }
-      if (result.problem) throw result.problem;
+      return compareSettled(target, () => this.walk(model, target, filter));
     });
   }
-  /** One walk; a deleted instance still listed is walked again too (deletion may take a moment on a real platform). */
-  private async attempt(
-    model: ExploreModel,
-    target: ExploreTarget,
-    filter: Record<string, string>,
-  ): Promise<WalkResult> {
-    try {
-      return await this.walk(model, target, filter);
-    } catch (error) {
-      if (error instanceof ModelViolation && error.requirement === 'VPS-DEL-001')
-        return { ids: [], partial: false, problem: error };
-      throw error;
-    }
-  }
-  private async walk(model: ExploreModel, target: ExploreTarget, filter: Record<string, string>): Promise<WalkResult> {
+  private async walk(model: ExploreModel, target: SequenceTarget, filter: Record<string, string>): Promise<void> {
     const described = `GET /vps ${JSON.stringify(filter)}`;
     const first = await this.page(model, target, filter, 1, this.perPage);
     // Many instances (others' on a shared account): bigger pages, so the walk stays a few requests.
@@ -281,68 +289,52 @@ class ListVps implements ExploreCommand {
       first.total > this.perPage * MAX_PAGES ? Math.min(100, Math.ceil(first.total / MAX_PAGES)) : this.perPage;
     const start = perPage === this.perPage ? first : await this.page(model, target, filter, 1, perPage);
     const pages = Math.max(1, Math.ceil(start.total / perPage));
+    // A walk that cannot see every item (too many instances in the account): only per-page rules hold.
     const partial = pages > MAX_PAGES;
     const ids = [...start.ids];
     for (let page = 2; page <= Math.min(pages, MAX_PAGES); page++) {
       const next = await this.page(model, target, filter, page, perPage);
       if (next.total !== start.total)
-        return {
-          ids,
-          partial,
-          problem: new ModelViolation(
-            'PAGE-NUM-002',
-            `${described} page ${page}`,
-            `meta.total ${start.total} as on page 1`,
-            `${next.total}`,
-          ),
-        };
+        throw new ModelViolation(
+          'PAGE-NUM-002',
+          `${described} page ${page}`,
+          `meta.total ${start.total} as on page 1`,
+          `${next.total}`,
+        );
       ids.push(...next.ids);
     }
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
     if (twice !== undefined)
-      return {
-        ids,
-        partial,
-        problem: new ModelViolation(
-          'PAGE-NUM-002',
-          `walking ${described}, per_page ${perPage}`,
-          'each instance once',
-          `${twice} twice`,
-        ),
-      };
+      throw new ModelViolation(
+        'PAGE-NUM-002',
+        `walking ${described}, per_page ${perPage}`,
+        'each instance once',
+        `${twice} twice`,
+      );
     if (!partial && ids.length !== start.total)
-      return {
-        ids,
-        partial,
-        problem: new ModelViolation(
-          'PAGE-NUM-002',
-          `walking ${described}, per_page ${perPage}, ${pages} page(s)`,
-          `meta.total = ${start.total} instances in all`,
-          `${ids.length}`,
-        ),
-      };
+      throw new ModelViolation(
+        'PAGE-NUM-002',
+        `walking ${described}, per_page ${perPage}, ${pages} page(s)`,
+        `meta.total = ${start.total} instances in all`,
+        `${ids.length}`,
+      );
     // Unfiltered, the walk holds every instance the sequence created and did not delete.
     const missing =
       this.filter === 'none' && !partial
         ? computeOf(model).vps.find((v) => v.existence === 'live' && !ids.includes(v.id))
         : undefined;
     if (missing)
-      return {
-        ids,
-        partial,
-        problem: new ModelViolation(
-          'VPS-LIST-001',
-          `walking ${described}, per_page ${perPage}`,
-          `${missing.name} (${missing.id}) listed`,
-          `not on any page (${ids.join(', ') || 'none'})`,
-        ),
-      };
-    return { ids, partial, problem: null };
+      throw new ModelViolation(
+        'VPS-LIST-001',
+        `walking ${described}, per_page ${perPage}`,
+        `${missing.name} (${missing.id}) listed`,
+        `not on any page (${ids.join(', ') || 'none'})`,
+      );
   }
   /** One page: its own rules are checked here (a page is wrong whatever else changes in the account). */
   private async page(
     model: ExploreModel,
-    target: ExploreTarget,
+    target: SequenceTarget,
     filter: Record<string, string>,
     page: number,
     perPage: number,
@@ -376,8 +368,23 @@ class ListVps implements ExploreCommand {
         short(JSON.stringify(stray)),
       );
     const ids = items.map((v) => String(v.id));
-    const deleted = computeOf(model).vps.find((v) => v.existence === 'deleted' && ids.includes(v.id));
+    const known = computeOf(model).vps;
+    const deleted = known.find((v) => v.existence === 'deleted' && ids.includes(v.id));
     if (deleted) throw new ModelViolation('VPS-DEL-001', where, `the deleted ${deleted.name} not listed`, 'listed');
+    for (const vps of known.filter((v) => v.existence === 'live')) {
+      const entry = items.find((v) => v.id === vps.id);
+      if (entry) checkRecord(vps, entry, `the entry of ${vps.name} on ${where}`);
+    }
+    const pages = Math.ceil((meta.total as number) / perPage);
+    if (meta.pages !== pages)
+      target.deviation(
+        new ModelViolation(
+          'PAGE-META-002',
+          where,
+          `meta.pages ${pages} (ceil of total ${String(meta.total)} / ${perPage})`,
+          String(meta.pages),
+        ),
+      );
     return { ids, total: meta.total as number };
   }
   toString(): string {
@@ -391,26 +398,39 @@ const TAGS = ['', 'web', 'db'];
 export const compute: ExploreFamily = {
   name: 'compute',
   summary: 'creates, gets, updates and deletes VPS; walks GET /vps page by page, with filters',
+  // Its walks count every instance of the account: nothing else creates or deletes one meanwhile.
+  observes: ['vps'],
+  changes: ['vps'],
   rules: {
     'VPS-CRT-003': 'an accepted POST /vps answers the created VPS with its id',
-    'VPS-CRT-005': 'the created VPS reports the name, region and tags sent',
+    'VPS-CRT-005': 'the created VPS reports the name, region, image, size and tags sent',
     'VPS-CRT-006': 'POST /vps accepts a region, image and size of the target’s own catalogue',
     'VPS-GET-001': 'GET /vps/{id} of an instance of the sequence answers success with that instance',
     'VPS-UPD-001':
-      'after PUT /vps/{id} of a name or tags, a following GET reports the new value and the other field unchanged',
+      'after PUT /vps/{id} of a name or tags, its answer, every GET and every page listing the instance show the name and tags last set, and the region, image and size as created',
     'VPS-DEL-001': 'a deleted instance is no longer found nor listed',
     'VPS-LIST-001': 'walking GET /vps lists every instance the sequence created and did not delete',
     'VPS-LIST-002': 'GET /vps with region or status lists only matching instances, on every page',
     'PAGE-META-001': 'every page of GET /vps carries integer meta.total, page, per_page and pages',
     'PAGE-SIZE-003': 'a page of GET /vps holds at most per_page instances and says that per_page',
     'PAGE-NUM-002': 'page N says meta.page N; walking the pages gives each instance once and meta.total in all',
+    'PAGE-META-002': 'SHOULD: every page of GET /vps says meta.pages = ceil(total / per_page)',
   },
   rulesOf: {
     'create-vps': ['VPS-CRT-003', 'VPS-CRT-005', 'VPS-CRT-006'],
     'get-vps': ['VPS-GET-001', 'VPS-UPD-001', 'VPS-DEL-001'],
     'update-vps': ['VPS-UPD-001', 'VPS-GET-001'],
     'delete-vps': [],
-    'list-vps': ['VPS-LIST-001', 'VPS-LIST-002', 'VPS-DEL-001', 'PAGE-META-001', 'PAGE-SIZE-003', 'PAGE-NUM-002'],
+    'list-vps': [
+      'VPS-LIST-001',
+      'VPS-LIST-002',
+      'VPS-DEL-001',
+      'VPS-UPD-001',
+      'PAGE-META-001',
+      'PAGE-META-002',
+      'PAGE-SIZE-003',
+      'PAGE-NUM-002',
+    ],
   },
   arbitraries() {
     const index = fc.nat({ max: 3 });
@@ -462,7 +482,7 @@ export const compute: ExploreFamily = {
     }
     return undefined;
   },
-  async setUp(target: ExploreTarget) {
+  async setUp(target: SequenceTarget) {
     await vpsCatalogue(target);
   },
 };

@@ -9,9 +9,21 @@ import { compute } from './compute.ts';
 import { messaging } from './messaging.ts';
 import { objects } from './objects.ts';
 import { projects } from './projects.ts';
+import { volumeSnapshots, vpsSnapshots } from './snapshots.ts';
+import { templates } from './templates.ts';
 import { volumes } from './volumes.ts';
 
-export const FAMILIES: readonly ExploreFamily[] = [objects, projects, compute, volumes, messaging, apiKeys];
+export const FAMILIES: readonly ExploreFamily[] = [
+  objects,
+  projects,
+  compute,
+  volumes,
+  messaging,
+  apiKeys,
+  volumeSnapshots,
+  vpsSnapshots,
+  templates,
+];
 
 /** The families named (`--families`), in the table's order; an unknown name is an error naming the known ones. */
 export function familiesNamed(names: readonly string[] | undefined): ExploreFamily[] {

@@ -27,22 +27,15 @@
 import fc from 'fast-check';
 import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
 import type { ApiResponse } from '../../harness/client.ts';
-import { argNumber, argString, expectOk, ok, short, step } from '../family.ts';
+import { argNumber, argString, compareSettled, expectOk, ok, short, step } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { SequenceTarget } from '../target.ts';
+import { ROLES, TEST_MODE, boundOf, metaOf, roleOf } from './messaging-common.ts';
+import type { Role } from './messaging-common.ts';
 
-/**
- * The test numbers by what the specification promises of them. The random one is left out: its
- * outcome is random by design, so a shrunk sequence holding it would not fail the same way again
- * on replay, and it promises nothing else a sequence could check.
- */
-type Role = 'succeed' | 'fail';
-const ROLES: readonly Role[] = ['succeed', 'fail'];
 const MESSAGE_STATES = ['sent', 'delivered', 'failed', 'pending', 'expired', 'rejected'];
-/** Test mode, said explicitly (the client adds it to every send too). */
-const TEST_MODE = { 'x-test-mode': 'true' };
 
 interface SentMessage {
   id: string;
@@ -59,6 +52,10 @@ class MessagingState {
   readonly messages: SentMessage[] = [];
   /** Campaign ids of the sequence's bulk sends, in order. */
   readonly campaigns: string[] = [];
+  /** Campaign id → how many recipients its bulk send had. */
+  readonly recipients = new Map<string, number>();
+  /** Campaign id → the campaign_name its bulk send gave. */
+  readonly names = new Map<string, string>();
   /** How many of the messages (the oldest) were waited for (see settle). */
   settled = 0;
   /** `from_date` of the sequence's listings: its first send's created_at (server clock), or null before any send. */
@@ -69,14 +66,13 @@ const messagingOf = (model: ExploreModel): MessagingState => model.part('messagi
 const enc = encodeURIComponent;
 
 /**
- * Sets the sequence's listing bound at its first send's `created_at` (a range includes its ends,
- * as the fixed page walk reads MSG-LIST-004). A campaign's created_at says nothing of when its
- * messages were created, so only messages sent once the bound was set (their request left after
- * the answer that set it) must be in a walk from it; a bulk send's own messages need not.
+ * Sets the sequence's listing bound at its first send's `created_at` (boundOf). A campaign's
+ * created_at says nothing of when its messages were created, so only messages sent once the bound
+ * was set (their request left after the answer that set it) must be in a walk from it; a bulk
+ * send's own messages need not.
  */
 function noteSent(state: MessagingState, createdAt: unknown): void {
-  const ms = typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN;
-  if (state.since === null && !Number.isNaN(ms)) state.since = new Date(ms).toISOString();
+  state.since = boundOf(state.since, createdAt);
 }
 
 /** What the specification promises of a status seen at any time: one of the six, and the outcome the test number stands for. */
@@ -101,7 +97,7 @@ class SendMessage implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).messages.length < 6;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const to = target.testNumbers[this.role];
       const text = `${target.resourceName(this.label)} explore`;
@@ -147,7 +143,7 @@ class BulkSend implements ExploreCommand {
       messagingOf(model).messages.length + this.roles.length <= 6
     );
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const recipients = this.roles.map((r) => target.testNumbers[r]);
       const name = target.resourceName(this.label);
@@ -178,6 +174,18 @@ class BulkSend implements ExploreCommand {
         );
       const state = messagingOf(model);
       state.campaigns.push(campaign.campaign_id);
+      state.recipients.set(campaign.campaign_id, recipients.length);
+      state.names.set(campaign.campaign_id, name);
+      // A SHOULD convention: one message per recipient, counted as such.
+      if (campaign.total_messages !== recipients.length || campaign.messages.length !== recipients.length)
+        target.deviation(
+          new ModelViolation(
+            'MSG-BULK-007',
+            where,
+            `total_messages ${recipients.length} and ${recipients.length} messages (one per recipient)`,
+            `total_messages ${JSON.stringify(campaign.total_messages)}, ${campaign.messages.length} messages`,
+          ),
+        );
       const afterBound = state.since !== null;
       for (const entry of campaign.messages)
         state.messages.push({ ...bulkEntry(entry, recipients, this.roles, text, where), afterBound });
@@ -222,7 +230,7 @@ class GetMessage implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).messages.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const messages = messagingOf(model).messages;
       await readStatus(target, messages[this.index % messages.length]!);
@@ -240,7 +248,7 @@ class GetMessage implements ExploreCommand {
  * so that what they list does not hang on how fast the steps before them went (a shrunk sequence
  * then fails again on replay).
  */
-async function settle(state: MessagingState, target: ExploreTarget): Promise<void> {
+async function settle(state: MessagingState, target: SequenceTarget): Promise<void> {
   if (state.settled === state.messages.length) return;
   for (let poll = 1; poll <= POLLS; poll++) {
     if (poll > 1) await target.pause(POLL_INTERVAL_MS);
@@ -251,7 +259,7 @@ async function settle(state: MessagingState, target: ExploreTarget): Promise<voi
 }
 
 /** One read of a message's status, checked against what its send promised; returns the status. */
-async function readStatus(target: ExploreTarget, m: SentMessage): Promise<unknown> {
+async function readStatus(target: SequenceTarget, m: SentMessage): Promise<unknown> {
   const requirement = m.single ? 'MSG-SEND-008' : 'MSG-BULK-006';
   const where = `GET /sms/status/{message_id} of the message to the ${m.role} test number`;
   const res = await target.send('GET', `/sms/status/${enc(m.id)}`);
@@ -259,9 +267,9 @@ async function readStatus(target: ExploreTarget, m: SentMessage): Promise<unknow
   const got = resourceOf(res.body, 'message', 'message_id');
   if (got?.message_id !== m.id)
     throw new ModelViolation(requirement, where, `message_id ${m.id}`, JSON.stringify(got?.message_id));
-  if (m.single && (got.to !== target.testNumbers[m.role] || got.message !== m.text))
+  if (got.to !== target.testNumbers[m.role] || got.message !== m.text)
     throw new ModelViolation(
-      'MSG-SEND-008',
+      m.single ? 'MSG-SEND-008' : 'MSG-FLD-006',
       where,
       `to ${target.testNumbers[m.role]} and the text sent`,
       `to ${JSON.stringify(got.to)}, message ${JSON.stringify(got.message)}`,
@@ -303,13 +311,16 @@ class ListMessages implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).since !== null && (this.role !== null || this.status !== null) && this.perPage >= 1;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const state = messagingOf(model);
       if (this.status !== null) await settle(state, target);
-      let walk = await this.walk(target, state.since!);
-      for (let again = 1; again < WALKS && !walk.stable; again++) walk = await this.walk(target, state.since!);
-      if (this.status === null && walk.complete && walk.stable) this.checkWalk(walk, state, target);
+      // A walk that differs from the model is walked again for a moment first: a list may lag.
+      await compareSettled(target, async () => {
+        let walk = await this.walk(target, state);
+        for (let again = 1; again < WALKS && !walk.stable; again++) walk = await this.walk(target, state);
+        if (this.status === null && walk.complete && walk.stable) this.checkWalk(walk, state, target);
+      });
     });
   }
 
@@ -323,10 +334,10 @@ class ListMessages implements ExploreCommand {
     return `GET /sms/messages (${filters}, per_page ${this.perPage})`;
   }
 
-  private async walk(target: ExploreTarget, since: string): Promise<Walk> {
+  private async walk(target: SequenceTarget, state: MessagingState): Promise<Walk> {
     const walk: Walk = { ids: [], total: 0, complete: false, stable: true };
     const filters = {
-      from_date: since,
+      from_date: state.since!,
       ...(this.role !== null ? { to: target.testNumbers[this.role] } : {}),
       ...(this.status !== null ? { status: this.status } : {}),
     };
@@ -334,7 +345,7 @@ class ListMessages implements ExploreCommand {
       const res = await target.send('GET', '/sms/messages', { query: { ...filters, per_page: this.perPage, page } });
       // A page past the last may be an error (PAGE-META-002, which would make it empty, is only a SHOULD).
       if (page > 1 && !ok(res) && (page - 1) * this.perPage >= walk.total) return { ...walk, complete: true };
-      const { items, meta } = this.pageOf(res, page, target);
+      const { items, meta } = this.pageOf(res, page, target, state.messages);
       if (page === 1) walk.total = meta.total;
       else if (meta.total !== walk.total) return { ...walk, stable: false };
       walk.ids.push(...items.map((m) => String(m.message_id)));
@@ -347,7 +358,8 @@ class ListMessages implements ExploreCommand {
   private pageOf(
     res: ApiResponse,
     page: number,
-    target: ExploreTarget,
+    target: SequenceTarget,
+    sent: readonly SentMessage[],
   ): { items: Array<Record<string, unknown>>; meta: Record<'total' | 'page' | 'per_page' | 'pages', number> } {
     const where = `${this.described}, page ${page}`;
     expectOk(res, 'MSG-LIST-001', where);
@@ -373,6 +385,14 @@ class ListMessages implements ExploreCommand {
     const entries = items.map((m) => (isObject(m) ? m : {}));
     const to = this.role !== null ? target.testNumbers[this.role] : null;
     for (const m of entries) {
+      const mine = sent.find((s) => s.id === m.message_id);
+      if (mine && (m.to !== target.testNumbers[mine.role] || m.message !== mine.text))
+        throw new ModelViolation(
+          'MSG-FLD-006',
+          `${where}, the entry of ${mine.id}`,
+          `to ${target.testNumbers[mine.role]} and the text sent`,
+          `to ${JSON.stringify(m.to)}, message ${JSON.stringify(m.message)}`,
+        );
       if (to !== null && m.to !== to)
         throw new ModelViolation(
           'MSG-LIST-003',
@@ -389,11 +409,21 @@ class ListMessages implements ExploreCommand {
         );
       checkStatus(m.status, ROLES.find((r) => target.testNumbers[r] === m.to) ?? null, where);
     }
+    const pages = Math.ceil((meta.total as number) / this.perPage);
+    if (meta.pages !== pages)
+      target.deviation(
+        new ModelViolation(
+          'PAGE-META-002',
+          where,
+          `meta.pages ${pages} (ceil of total ${String(meta.total)} / ${this.perPage})`,
+          String(meta.pages),
+        ),
+      );
     return { items: entries, meta: meta as Record<'total' | 'page' | 'per_page' | 'pages', number> };
   }
 
   /** A whole, steady walk by `to`: each message once, meta.total in all, the sequence's messages to that number among them. */
-  private checkWalk(walk: Walk, state: MessagingState, target: ExploreTarget): void {
+  private checkWalk(walk: Walk, state: MessagingState, target: SequenceTarget): void {
     const where = `walking ${this.described}`;
     const duplicate = walk.ids.find((id, i) => walk.ids.indexOf(id) !== i);
     if (duplicate !== undefined)
@@ -420,14 +450,7 @@ class ListMessages implements ExploreCommand {
   }
 }
 
-/** `meta` of a list body (beside the items, or inside a `data` envelope). */
-function metaOf(body: unknown): Record<string, unknown> | undefined {
-  if (!isObject(body)) return undefined;
-  if (isObject(body.meta)) return body.meta;
-  return isObject(body.data) && isObject(body.data.meta) ? body.data.meta : undefined;
-}
-
-/** GET /sms/campaigns: every campaign of the sequence listed (others' campaigns are not the model's business). */
+/** GET /sms/campaigns: every campaign of the sequence listed, with its name (others' campaigns are not the model's business). */
 class ListCampaigns implements ExploreCommand {
   get record(): StepRecord {
     return { op: 'list-campaigns', args: {} };
@@ -435,22 +458,44 @@ class ListCampaigns implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).campaigns.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
-    return step(messaging, this, target, async () => {
-      const res = await target.send('GET', '/sms/campaigns');
-      expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
-      const ids = new Set(
-        (listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c.campaign_id : undefined)),
-      );
-      const missing = messagingOf(model).campaigns.find((id) => !ids.has(id));
-      if (missing !== undefined)
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    return step(messaging, this, target, () => compareSettled(target, () => this.compare(model, target)));
+  }
+  private async compare(model: ExploreModel, target: SequenceTarget): Promise<void> {
+    const res = await target.send('GET', '/sms/campaigns');
+    expectOk(res, 'MSG-CMP-001', 'GET /sms/campaigns');
+    const entries = (listOf<unknown>(res.body, 'campaigns') ?? []).map((c) => (isObject(c) ? c : {}));
+    const ids = new Set(entries.map((c) => c.campaign_id));
+    const state = messagingOf(model);
+    for (const entry of entries) {
+      // The campaign listed is the one its bulk send made: with the name it was given.
+      const name = state.names.get(String(entry.campaign_id));
+      if (name !== undefined && entry.campaign_name !== name)
         throw new ModelViolation(
           'MSG-CMP-001',
-          'GET /sms/campaigns',
-          `the campaign ${missing} of a bulk send listed`,
-          'not listed',
+          `the entry of ${String(entry.campaign_id)} in GET /sms/campaigns`,
+          `campaign_name "${name}" (as its bulk send gave it)`,
+          JSON.stringify(entry.campaign_name ?? null),
         );
-    });
+      const recipients = state.recipients.get(String(entry.campaign_id));
+      if (recipients !== undefined && entry.total_messages !== recipients)
+        target.deviation(
+          new ModelViolation(
+            'MSG-BULK-007',
+            `the entry of ${String(entry.campaign_id)} in GET /sms/campaigns`,
+            `total_messages ${recipients} (one per recipient of its bulk send)`,
+            JSON.stringify(entry.total_messages),
+          ),
+        );
+    }
+    const missing = state.campaigns.find((id) => !ids.has(id));
+    if (missing !== undefined)
+      throw new ModelViolation(
+        'MSG-CMP-001',
+        'GET /sms/campaigns',
+        `the campaign ${missing} of a bulk send listed`,
+        'not listed',
+      );
   }
   toString(): string {
     return 'list-campaigns';
@@ -466,7 +511,7 @@ class GetCampaign implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return messagingOf(model).campaigns.length > 0;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(messaging, this, target, async () => {
       const campaigns = messagingOf(model).campaigns;
       const id = campaigns[this.index % campaigns.length]!;
@@ -483,13 +528,13 @@ class GetCampaign implements ExploreCommand {
   }
 }
 
-const roleOf = (v: string | number | undefined): Role | null =>
-  ROLES.includes(argString(v) as Role) ? (argString(v) as Role) : null;
-
 export const messaging: ExploreFamily = {
   name: 'messaging',
   summary:
     'in test mode: sends to the test numbers, bulk sends, statuses, the message list walked by recipient and status, campaigns',
+  // Its walks by recipient count every message to a test number since the sequence's first send.
+  observes: ['messages'],
+  changes: ['messages'],
   rules: {
     'TEST-MODE-001': 'a test-mode send to a test number is accepted with status "sent"',
     'MSG-FLD-001': 'an accepted send answers the message with its message_id',
@@ -510,13 +555,18 @@ export const messaging: ExploreFamily = {
     'PAGE-META-001': 'every page of GET /sms/messages carries meta with integer total, page, per_page and pages',
     'PAGE-SIZE-003': 'every page honours per_page (meta.per_page, at most that many items)',
     'PAGE-NUM-002': 'page=N answers meta.page N; walking the pages gives each message once and meta.total in all',
-    'MSG-CMP-001': 'GET /sms/campaigns lists every campaign of the sequence',
+    'MSG-CMP-001': 'GET /sms/campaigns lists every campaign of the sequence, with the campaign_name it was given',
     'MSG-CMP-005': 'GET /sms/campaigns/{id} answers that campaign',
+    'MSG-FLD-006':
+      'every status read and list entry of a message of the sequence shows its recipient and the text sent',
+    'MSG-BULK-007':
+      'SHOULD: a campaign counts one message per recipient (total_messages in the bulk answer and the list, messages of the answer)',
+    'PAGE-META-002': 'SHOULD: every page of GET /sms/messages says meta.pages = ceil(total / per_page)',
   },
   rulesOf: {
     'send-sms': ['TEST-MODE-001', 'MSG-FLD-001', 'MSG-SEND-006'],
-    'bulk-sms': ['MSG-BULK-002', 'MSG-BULK-003', 'MSG-BULK-004', 'MSG-BULK-005'],
-    'get-sms': ['MSG-SEND-008', 'MSG-BULK-006', 'MSG-FLD-005', 'TEST-NUM-001', 'TEST-NUM-002'],
+    'bulk-sms': ['MSG-BULK-002', 'MSG-BULK-003', 'MSG-BULK-004', 'MSG-BULK-005', 'MSG-BULK-007'],
+    'get-sms': ['MSG-SEND-008', 'MSG-BULK-006', 'MSG-FLD-005', 'MSG-FLD-006', 'TEST-NUM-001', 'TEST-NUM-002'],
     'list-sms': [
       'MSG-LIST-001',
       'MSG-LIST-002',
@@ -524,11 +574,13 @@ export const messaging: ExploreFamily = {
       'PAGE-META-001',
       'PAGE-SIZE-003',
       'PAGE-NUM-002',
+      'PAGE-META-002',
       'MSG-FLD-005',
+      'MSG-FLD-006',
       'TEST-NUM-001',
       'TEST-NUM-002',
     ],
-    'list-campaigns': ['MSG-CMP-001'],
+    'list-campaigns': ['MSG-CMP-001', 'MSG-BULK-007'],
     'get-campaign': ['MSG-CMP-005'],
   },
   arbitraries() {

@@ -11,15 +11,25 @@
  * A refused attach, detach or delete is no finding; it leaves what it aimed at unknown.
  */
 import fc from 'fast-check';
-import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
+import { isObject, listOf } from '../../harness/body-shape.ts';
 import type { Json } from '../../harness/body-shape.ts';
 import type { ApiResponse } from '../../harness/client.ts';
 import { argNumber, argString, expectOk, ok, short, step, stillThere } from '../family.ts';
 import type { ExploreCommand, ExploreFamily } from '../family.ts';
 import { ModelViolation } from '../model.ts';
 import type { ExploreModel, StepRecord } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
-import { catalogueOf, createVps, deleteVps, stringsOf, vpsCatalogue, vpsOf, vpsPath } from './vps-common.ts';
+import type { SequenceTarget } from '../target.ts';
+import {
+  catalogueOf,
+  createVps,
+  deleteVps,
+  stringsOf,
+  volumeOf,
+  volumePath,
+  vpsCatalogue,
+  vpsPath,
+  waitUntilBooted,
+} from './vps-common.ts';
 
 type Existence = 'live' | 'deleted' | 'unknown';
 
@@ -49,8 +59,6 @@ class VolumesState {
 }
 
 const volumesOf = (model: ExploreModel): VolumesState => model.part('volumes', () => new VolumesState());
-const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponent(id)}`;
-const volumeOf = (body: unknown): Json | undefined => resourceOf(body, 'volume');
 const tagsOf = (tag: string): string[] => (tag === '' ? [] : [tag]);
 const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
@@ -65,7 +73,7 @@ function volumeAt(model: ExploreModel, index: number, accept: (v: VolumeState) =
 }
 
 /** Clean-up of a volume: detached first when it may be attached (a volume is removed before its VPS, newest first). */
-function trackVolume(target: ExploreTarget, volume: VolumeState): void {
+function trackVolume(target: SequenceTarget, volume: VolumeState): void {
   target.track(volumePath(volume.id), async () => {
     if (volume.attachedTo !== null) await target.send('POST', `${volumePath(volume.id)}/detach`);
     const res = await target.send('DELETE', volumePath(volume.id));
@@ -82,7 +90,7 @@ const MAX_HOSTS = 2;
 /** POST /storage/volumes of 1 GB in the catalogue's first region; tracked for clean-up at once. */
 async function createVolume(
   model: ExploreModel,
-  target: ExploreTarget,
+  target: SequenceTarget,
   label: string,
   tag: string,
 ): Promise<VolumeState> {
@@ -119,7 +127,7 @@ class CreateVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumesOf(model).volumes.length < MAX_VOLUMES;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       await createVolume(model, target, this.label, this.tag);
     });
@@ -170,7 +178,7 @@ class GetVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumeAt(model, this.index, (v) => v.existence !== 'unknown') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, (v) => v.existence !== 'unknown')!;
       const where = `GET /storage/volumes/{id} of ${volume.name}`;
@@ -198,19 +206,8 @@ class GetVolume implements ExploreCommand {
   }
 }
 
-/** Polls for a VPS leaving `creating` (a real cloud may refuse to attach before): a few requests, a few seconds. */
-const BOOT_WAITS_MS = [500, 1_000, 2_000, 4_000];
-
-async function waitUntilBooted(target: ExploreTarget, host: HostState): Promise<void> {
-  for (const wait of BOOT_WAITS_MS) {
-    const res = await target.send('GET', vpsPath(host.id));
-    if (ok(res) && vpsOf(res.body)?.status !== 'creating') return;
-    await target.pause(wait);
-  }
-}
-
 /** The sequence's instance to attach to, created on first need (in the volumes' region; VOL-ATT-002 asks for the same one). */
-async function hostFor(model: ExploreModel, target: ExploreTarget): Promise<HostState> {
+async function hostFor(model: ExploreModel, target: SequenceTarget): Promise<HostState> {
   const live = volumesOf(model).hosts.find((h) => h.existence === 'live');
   if (live) return live;
   const name = target.resourceName('host');
@@ -235,15 +232,15 @@ class AttachVolume implements ExploreCommand {
     const host = hosts.some((h) => h.existence === 'live') || hosts.length < MAX_HOSTS;
     return host && (volumeAt(model, this.index, detached) !== undefined || volumes.length < MAX_VOLUMES);
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, detached) ?? (await createVolume(model, target, 'd0', ''));
       const host = await hostFor(model, target);
-      const attach = (): ReturnType<ExploreTarget['send']> =>
+      const attach = (): ReturnType<SequenceTarget['send']> =>
         target.send('POST', `${volumePath(volume.id)}/attach`, { json: { vps_id: host.id } });
       let res = await attach();
       if (!ok(res)) {
-        await waitUntilBooted(target, host);
+        await waitUntilBooted(target, host.id);
         res = await attach();
       }
       volume.attachedTo = ok(res) ? host.id : undefined;
@@ -265,7 +262,7 @@ class DetachVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumeAt(model, this.index, (v) => v.existence === 'live' && typeof v.attachedTo === 'string') !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, (v) => v.existence === 'live' && typeof v.attachedTo === 'string')!;
       // No body: the specification's request is "none".
@@ -291,7 +288,7 @@ class DeleteVolume implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumeAt(model, this.index, detached) !== undefined;
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const volume = volumeAt(model, this.index, detached)!;
       const res = await target.send('DELETE', volumePath(volume.id));
@@ -313,7 +310,7 @@ class DeleteHost implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumesOf(model).hosts.some((h) => h.existence === 'live');
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       const host = volumesOf(model).hosts.find((h) => h.existence === 'live')!;
       // Refusing while a volume is attached (or while it boots) is allowed: the instance is then left alone.
@@ -354,7 +351,7 @@ class ListVolumes implements ExploreCommand {
   check(model: ExploreModel): boolean {
     return volumesOf(model).volumes.length > 0;
   }
-  private query(target: ExploreTarget): Record<string, string> {
+  private query(target: SequenceTarget): Record<string, string> {
     const regions = catalogueOf(target).regions;
     return {
       none: {},
@@ -363,7 +360,7 @@ class ListVolumes implements ExploreCommand {
       region: { region: regions[this.region % regions.length]! },
     }[this.filter];
   }
-  run(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  run(model: ExploreModel, target: SequenceTarget): Promise<void> {
     return step(volumes, this, target, async () => {
       // A deleted volume still listed is listed again a few times first: deletion may take a moment on a real platform.
       for (let attempt = 1; ; attempt++) {
@@ -377,7 +374,7 @@ class ListVolumes implements ExploreCommand {
       }
     });
   }
-  private async list(model: ExploreModel, target: ExploreTarget): Promise<void> {
+  private async list(model: ExploreModel, target: SequenceTarget): Promise<void> {
     const query = this.query(target);
     const where = `GET /storage/volumes ${JSON.stringify(query)}`;
     const res = await target.send('GET', '/storage/volumes', { query });
@@ -429,6 +426,8 @@ const TAGS = ['', 'data', 'logs'];
 export const volumes: ExploreFamily = {
   name: 'volumes',
   summary: 'creates, gets, attaches, detaches and deletes volumes; filtered lists; deletes the VPS under them',
+  // The instances it attaches to.
+  changes: ['vps'],
   rules: {
     'VOL-CRT-002': 'POST /storage/volumes accepts a size of 1 GB',
     'VOL-FLD-001': 'a created volume has an id',
@@ -511,7 +510,7 @@ export const volumes: ExploreFamily = {
     }
     return undefined;
   },
-  async setUp(target: ExploreTarget) {
+  async setUp(target: SequenceTarget) {
     await vpsCatalogue(target);
   },
 };

@@ -1,13 +1,14 @@
 /**
- * What the compute and volumes families share (families never import each other): the target's
- * own catalogue (regions, an image, a size), creating a VPS with a run-prefixed name and its
- * clean-up, and reading a VPS out of a body whose wrapper the specification does not show.
+ * What the families of instances and volumes share (compute, volumes, snapshots, projects;
+ * families never import each other): the target's own catalogue (regions, an image, a size),
+ * creating a VPS with a run-prefixed name, waiting for its boot, its clean-up, and reading a VPS
+ * or a volume out of a body whose wrapper the specification does not show.
  */
 import { isObject, listOf, resourceOf } from '../../harness/body-shape.ts';
 import type { Json } from '../../harness/body-shape.ts';
 import { ExploreSetupError, expectOk, ok, short } from '../family.ts';
 import { ModelViolation } from '../model.ts';
-import type { ExploreTarget } from '../target.ts';
+import type { ExploreTarget, SequenceTarget } from '../target.ts';
 
 export interface VpsCatalogue {
   /** Up to two regions offering VPS and block storage (two make the region filter meaningful). */
@@ -20,6 +21,9 @@ export interface VpsCatalogue {
 const catalogues = new WeakMap<ExploreTarget, VpsCatalogue>();
 
 export const vpsPath = (id: string): string => `/vps/${encodeURIComponent(id)}`;
+export const volumePath = (id: string): string => `/storage/volumes/${encodeURIComponent(id)}`;
+/** A volume from an answer whose body is not shown: under `volume`, a generic envelope, or flat. */
+export const volumeOf = (body: unknown): Json | undefined => resourceOf(body, 'volume');
 /** A VPS from a create, get or update answer: under `vps` (the creation's shape), a generic envelope, or flat. */
 export const vpsOf = (body: unknown): Json | undefined => resourceOf(body, 'vps');
 export const stringsOf = (value: unknown): string[] | undefined =>
@@ -29,8 +33,8 @@ const listed = (body: unknown, plural: string): Json[] =>
   (listOf(body, plural) ?? []).map((x) => (isObject(x) ? x : {}));
 
 /** Reads GET /regions, /images and /sizes once; a target offering nothing to create a VPS with is a set-up error, not a finding. */
-export async function vpsCatalogue(target: ExploreTarget): Promise<VpsCatalogue> {
-  const known = catalogues.get(target);
+export async function vpsCatalogue(target: SequenceTarget): Promise<VpsCatalogue> {
+  const known = catalogues.get(target.exploration);
   if (known) return known;
   const [regions, images, sizes] = [
     await target.send('GET', '/regions'),
@@ -59,12 +63,12 @@ export async function vpsCatalogue(target: ExploreTarget): Promise<VpsCatalogue>
     );
   }
   const catalogue = { regions: slugs.slice(0, 2), image: image.id, size: size.slug };
-  catalogues.set(target, catalogue);
+  catalogues.set(target.exploration, catalogue);
   return catalogue;
 }
 
-export function catalogueOf(target: ExploreTarget): VpsCatalogue {
-  const catalogue = catalogues.get(target);
+export function catalogueOf(target: SequenceTarget): VpsCatalogue {
+  const catalogue = catalogues.get(target.exploration);
   if (!catalogue) throw new Error('explore: the compute catalogue was not read (the family was not set up)');
   return catalogue;
 }
@@ -75,7 +79,7 @@ export function catalogueOf(target: ExploreTarget): VpsCatalogue {
  * without an id, VPS-CRT-003.
  */
 export async function createVps(
-  target: ExploreTarget,
+  target: SequenceTarget,
   name: string,
   region: string,
   tags: readonly string[],
@@ -97,7 +101,7 @@ export async function createVps(
  * unknown and it stays tracked for the clean-up. An accepted delete ends the tracking.
  */
 export async function deleteVps(
-  target: ExploreTarget,
+  target: SequenceTarget,
   vps: { id: string; existence: 'live' | 'deleted' | 'unknown' },
 ): Promise<boolean> {
   const res = await target.send('DELETE', vpsPath(vps.id));
@@ -117,7 +121,7 @@ const CLEAN_UP_WAITS_MS = [1_000, 3_000, 8_000];
  * Clean-up of a VPS: DELETE, retried a few times while the target refuses it (whether an instance
  * still `creating` may be deleted is not shown). What stays is for `cloudcheck sweep`.
  */
-export async function removeVps(target: ExploreTarget, id: string): Promise<void> {
+export async function removeVps(target: SequenceTarget, id: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const res = await target.send('DELETE', vpsPath(id));
     if (ok(res) || res.status === 404) return;
@@ -126,6 +130,18 @@ export async function removeVps(target: ExploreTarget, id: string): Promise<void
       target.warn(`could not delete the VPS ${id} (${res.status}); cloudcheck sweep removes cc- leftovers`);
       return;
     }
+    await target.pause(wait);
+  }
+}
+
+/** Polls for a VPS leaving `creating` (a real cloud may refuse an attach or an action before): a few requests, a few seconds. */
+const BOOT_WAITS_MS = [100, 200, 400, 800, 1_600, 3_200];
+
+/** Waits a few seconds at most for the instance to leave `creating`; what it is then is the caller's to find out. */
+export async function waitUntilBooted(target: SequenceTarget, id: string): Promise<void> {
+  for (const wait of BOOT_WAITS_MS) {
+    const res = await target.send('GET', vpsPath(id));
+    if (ok(res) && vpsOf(res.body)?.status !== 'creating') return;
     await target.pause(wait);
   }
 }
