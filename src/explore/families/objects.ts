@@ -331,7 +331,7 @@ const TYPES = ['text/plain', 'text/csv'] as const;
 /** Few keys sharing prefixes, so that listings by prefix and pages of one or two meet every case. */
 const KEYS = ['a', 'a1', 'b'];
 // 'a' weighs most: listings by a prefix that other keys follow in order are where page-by-page bugs show.
-const PREFIXES = ['', 'a', 'a', 'a', 'b'];
+const PREFIXES = ['', 'a', 'a', 'a', 'a', 'b'];
 
 export const objects: ExploreFamily = {
   name: 'objects',
@@ -361,7 +361,7 @@ export const objects: ExploreFamily = {
       .map(([k, c, t]): ExploreCommand => new PutObject(k, c, t));
     // Pages of one key most often: the most pages, so the most page boundaries, for the keys there are.
     const list = fc
-      .tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(1, 1, 2))
+      .tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(1, 1, 1, 2))
       .map(([p, m]): ExploreCommand => new ListObjects(p, m));
     // Uploads, listings and deletes (a key uploaded again after it) weigh more (fc.commands draws its arbitraries evenly): a listing needs
     // three keys or so to have pages worth walking, and with six families taking turns an objects
