@@ -93,6 +93,8 @@ const TYPED = new Set(['status', 'schema', 'envelope', 'header', 'body', 'state'
 
 /** The subject as a cause sees it: a member rather than a pointer; words without their particulars. */
 function subjectOf(f: CheckFailure): string {
+  // Ids without their type prefix are one convention left, whichever id field shows it.
+  if (f.keyword === 'prefix') return 'id';
   if (f.kind === 'status' || f.kind === 'header' || f.kind === 'envelope' || f.kind === 'invariant') return f.subject;
   if (f.subject.startsWith('/') && (f.kind === 'schema' || f.kind === 'state' || f.kind === 'body'))
     return memberOf(f.subject);

@@ -8,6 +8,7 @@
 import {
   defineFlow,
   expect,
+  expectContentType,
   expectErrorEnvelope,
   expectHeader,
   expectRefused,
@@ -84,7 +85,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'objects and list
       const res = await api.get(objectPath(state.bucket, state.mainKey), { headers: { accept: '*/*' } });
       expectStatus(res, 200);
       expect(sha256(res.bytes), 'SHA-256 of the download vs the upload').toBe(sha256(state.mainBytes));
-      expect(res.headers['content-type']?.split(';')[0]?.trim(), 'Content-Type of the download').toBe(MAIN_TYPE);
+      expectContentType(res, MAIN_TYPE, 'Content-Type of the download');
     },
   );
 

@@ -4,7 +4,14 @@
  * GET, PUT and DELETE work through their URLs; a tampered signature, the signature used on
  * another object or with another method, and an expired URL are refused and change nothing.
  */
-import { EnvironmentError, defineFlow, expect, expectRefused, expectStatus } from '../../src/harness/check.ts';
+import {
+  EnvironmentError,
+  defineFlow,
+  expect,
+  expectFieldValues,
+  expectRefused,
+  expectStatus,
+} from '../../src/harness/check.ts';
 import type { ApiClient } from '../../src/harness/check.ts';
 import { createBucket, deterministicBytes, objectPath, sha256 } from './_storage.ts';
 
@@ -116,7 +123,7 @@ defineFlow<State>({ id: FLOW, class: 'storage-objects', title: 'presigned URLs' 
       }
       const { presigned } = await presign(api, state.bucket, state.key, { method: 'GET', expires_in: 600 });
       state.get = presigned;
-      expect(presigned.method, 'method').toBe('GET');
+      expectFieldValues(presigned, { method: 'GET' }, 'the presigned URL');
       expect(Number.isNaN(Date.parse(presigned.expires_at)), `expires_at ${presigned.expires_at} is a timestamp`).toBe(
         false,
       );
