@@ -359,7 +359,12 @@ export function pointerOf(root: unknown, record: unknown, depth = 0): string | n
 }
 
 /** Fails with schema findings of a record (the first, the rest as `also`). */
-function failFindings(findings: FailureFinding[], what: string, res: ApiResponse | undefined, says: string): never {
+export function failFindings(
+  findings: FailureFinding[],
+  what: string,
+  res: ApiResponse | undefined,
+  says: string,
+): never {
   const [first, ...rest] = findings;
   return fail({
     kind: 'schema',

@@ -5,11 +5,10 @@
  * `positive-status` (SHOULD): exactly the documented status; `positive-body` (SHOULD): the whole
  * schema, conventions included. One set per row of an operation with `x-variants`.
  */
-import { expectSchema, expectStatusExactly, expectSuccess, judged, shapeOf } from '../../harness/assert.ts';
+import { expectSchema, expectStatusExactly, expectSuccess, failFindings, shapeOf } from '../../harness/assert.ts';
 import type { ApiResponse } from '../../harness/check.ts';
 import { test } from '../../harness/check.ts';
 import { listOf, resourceOf } from '../../harness/body-shape.ts';
-import { fail } from '../../harness/failure.ts';
 import type { ConformanceClass } from '../../../spec/classes.ts';
 import type { ContractModel, ContractOperation, VariantModel } from '../model.ts';
 import { compileSchema, hasAssumption } from '../model.ts';
@@ -136,13 +135,13 @@ function expectIdPrefixes(res: ApiResponse, locations: readonly IdLocation[]): v
   if (found.length === 0) test.skip(true, `${res.exchange.request.method} answered no id to judge (an empty list)`);
   const wrong = found.filter(({ value, prefix }) => typeof value !== 'string' || !value.startsWith(prefix));
   if (wrong.length === 0) return;
-  const [first, ...rest] = wrong.map(({ pointer, value, prefix }) => ({
+  const findings = wrong.map(({ pointer, value, prefix }) => ({
     subject: pointer,
     keyword: 'prefix',
     expected: prefix,
     actual: shapeOf(value),
   }));
-  fail({ kind: 'schema', ...first!, also: rest, judged: judged(res), says: 'ids without their type prefix' });
+  failFindings(findings, 'the ids of the success body', res, 'ids without their type prefix');
 }
 
 export const positive: ContractCheckKind = {
