@@ -128,6 +128,40 @@ export function expectResource<T = Json>(res: ApiResponse, name: string, key = '
   });
 }
 
+/**
+ * Asserts the convention's wrapper (docs/conventions.md: a resource under its singular name) and
+ * returns the object under `name`. When it is not there, the failure names the wrapper that came
+ * (`{"data": {...}}`: `data`) or `none` (the resource at the top), as the schema checks do
+ * (wrapperFinding), so that one choice of wrapper reads as one cause.
+ */
+export function expectWrappedIn<T = Json>(res: ApiResponse, name: string, what?: string): T {
+  const body = res.body;
+  const inner = isObject(body) ? body[name] : undefined;
+  if (isObject(inner)) return inner as T;
+  const keys = isObject(body) ? Object.keys(body) : [];
+  const single = keys.length === 1 && typeof (body as Json)[keys[0]!] === 'object' ? keys[0]! : undefined;
+  const came = single !== undefined ? quoted(single) : keys.length > 1 ? 'none' : undefined;
+  const base = { judged: judged(res), evidence: excerpt(res.text), ...(what ? { context: what } : {}) };
+  if (came === undefined)
+    return fail({
+      kind: 'schema',
+      subject: `/${name}`,
+      keyword: 'required',
+      expected: 'present',
+      actual: 'absent',
+      ...base,
+    });
+  return fail({
+    kind: 'schema',
+    subject: '/',
+    keyword: 'wrapper',
+    expected: quoted(name),
+    actual: came,
+    says: `answered ${res.status} with ${came === 'none' ? 'the resource unwrapped' : `the body under ${came}`}, convention ${quoted(name)}`,
+    ...base,
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Body against a schema or a field table
 
@@ -253,6 +287,53 @@ const sentences = (errors: readonly SchemaError[]): string =>
 export type Validator = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
 
 /**
+ * The findings of a value re-wrapped, when its top level holds (what is wrong deeper inside
+ * stays a finding of its own); undefined when the top level fails too.
+ */
+function rewrapped(validate: Validator, value: unknown): FailureFinding[] | undefined {
+  if (validate(value)) return [];
+  const errors = validate.errors ?? [];
+  return errors.some((e) => (e.instancePath ?? '') === '') ? undefined : schemaFindings(errors, value);
+}
+
+const quoted = (name: string): string => `\`${name}\``;
+
+/**
+ * A body that holds what the schema asks for under another wrapper, or under none: `{"data":
+ * {...}}` or the bare resource where `{"volume": {...}}` is asked. Its first finding (keyword
+ * `wrapper`, actual the wrapper that came or `none`) replaces the member it lacks, because the
+ * wrapper is what the target chose, once for every resource: a cause names it once, not
+ * `volume` missing, `project` missing and so on. Tried by re-wrapping the body and validating
+ * again (the validator's errors are read before); what the re-wrapped body still lacks follows.
+ */
+function wrapperFindings(
+  value: unknown,
+  errors: readonly SchemaError[],
+  validate: Validator,
+): FailureFinding[] | undefined {
+  if (!isObject(value)) return undefined;
+  const missing = errors
+    .filter((e) => (e.instancePath ?? '') === '' && e.keyword === 'required')
+    .map((e) => String(e.params?.missingProperty));
+  const keys = Object.keys(value);
+  const tried = (expected: string, actual: string, body: unknown): FailureFinding[] | undefined => {
+    const rest = rewrapped(validate, body);
+    return rest && [{ subject: '/', keyword: 'wrapper', expected, actual }, ...rest];
+  };
+  const [only] = missing;
+  if (keys.length === 1 && only !== undefined && !missing.includes(keys[0]!)) {
+    const inner = value[keys[0]!];
+    if (typeof inner === 'object' && inner !== null) {
+      const found =
+        (missing.length === 1 ? tried(quoted(only), quoted(keys[0]!), { [only]: inner }) : undefined) ??
+        tried('the members at the top', quoted(keys[0]!), inner);
+      if (found) return found;
+    }
+  }
+  return missing.length === 1 && keys.length > 1 ? tried(quoted(only!), 'none', { [only!]: value }) : undefined;
+}
+
+/**
  * Validates a value (a response body, by default) with a compiled schema validator, failing with
  * each of the validator's errors as a finding (keyword and pointer) on `res`'s request.
  */
@@ -263,7 +344,7 @@ export function expectSchema(
 ): void {
   if (validate(value)) return;
   const errors = validate.errors ?? [];
-  const [first, ...rest] = schemaFindings(errors, value);
+  const [first, ...rest] = wrapperFindings(value, errors, validate) ?? schemaFindings(errors, value);
   const body = options.res ? `: ${excerpt(options.res.text, 400)}` : '';
   fail({
     kind: options.kind ?? 'schema',
@@ -377,6 +458,19 @@ export function failFindings(
 }
 
 /**
+ * The one member of a body that holds every field asked for at its top (`{"upload": {"upload_id":
+ * ...}}` where `upload_id` is asked): the wrapper the target chose, as wrapperFindings names it.
+ */
+function wrapperOfFields(record: Json, fields: Record<string, FieldType>): string | undefined {
+  const keys = Object.keys(record);
+  if (keys.length !== 1 || keys[0]! in fields) return undefined;
+  const inner = record[keys[0]!];
+  return isObject(inner) && Object.entries(fields).every(([name, type]) => fieldIs(inner, name, type))
+    ? keys[0]
+    : undefined;
+}
+
+/**
  * Asserts that a record carries each field with its type (Resources and their fields); fields it
  * carries beyond these are its business. Every wrong or absent field is a finding, at once.
  */
@@ -403,6 +497,14 @@ export function expectFields(
     .filter(([name, type]) => !fieldIs(r, name, type))
     .map(([name, type]) => [name, fieldFinding(r, name, type, at)]);
   if (wrong.length === 0) return;
+  const wrapper = at === '' ? wrapperOfFields(r, fields) : undefined;
+  if (wrapper)
+    failFindings(
+      [{ subject: '/', keyword: 'wrapper', expected: 'the members at the top', actual: quoted(wrapper) }],
+      what,
+      res,
+      `the fields came under ${quoted(wrapper)} instead of at the top`,
+    );
   failFindings(
     wrong.map(([, f]) => f),
     what,

@@ -444,6 +444,7 @@ export {
   expectStatus,
   expectStatusExactly,
   expectSuccess,
+  expectWrappedIn,
   judged,
 } from './assert.ts';
 export type { ErrorBody, FieldType } from './assert.ts';

@@ -134,6 +134,8 @@ const demanded = (): string => (running?.level === 'SHOULD' ? 'convention' : 'ex
 export function findingSays(f: FailureFinding): string {
   const name = nameOf(f.subject);
   if (f.keyword === 'required') return `${name} missing`;
+  if (f.keyword === 'wrapper')
+    return `${f.actual === 'none' ? 'the resource comes unwrapped' : `the body comes under ${f.actual}`}, ${demanded()} ${f.expected}`;
   if (f.keyword === 'additionalProperties') return `${name} is not allowed`;
   if (f.keyword === 'type') return `${name} is ${f.actual}, expected ${f.expected}`;
   return `${name} fails ${f.keyword ?? 'the schema'}: expected ${f.expected}, got ${f.actual}`;

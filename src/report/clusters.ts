@@ -167,8 +167,9 @@ export interface Expectation {
 const NAMED_EXPECTATIONS = 3;
 
 /**
- * What a cause's checks demanded, in words: "convention 201" or "expected 4xx" for one; for several,
- * each with its level ("expected not 409 (MUST) / 404 (convention)").
+ * What a cause's checks demanded, in words: "convention 201" or "expected 4xx" for one; for several
+ * of one level, the level once ("convention 201 / 204"); else each with its level ("expected not
+ * 409 (MUST) / 404 (convention)").
  */
 export function demandedWords(expectations: readonly Expectation[]): string {
   if (expectations.length === 0) return 'expected something else';
@@ -176,11 +177,14 @@ export function demandedWords(expectations: readonly Expectation[]): string {
     const [e] = expectations as [Expectation];
     return `${e.level === 'SHOULD' ? 'convention' : 'expected'} ${e.expected}`;
   }
+  // Of one level, the level is said once ("convention `volume` / `project` / 20 more").
+  const oneLevel = expectations.every((e) => e.level === expectations[0]!.level);
   const named = expectations
     .slice(0, NAMED_EXPECTATIONS)
-    .map((e) => `${e.expected} (${e.level === 'SHOULD' ? 'convention' : 'MUST'})`);
+    .map((e) => (oneLevel ? e.expected : `${e.expected} (${e.level === 'SHOULD' ? 'convention' : 'MUST'})`));
   const more = expectations.length - NAMED_EXPECTATIONS;
-  return `expected ${named.join(' / ')}${more > 0 ? ` / ${more} more` : ''}`;
+  const lead = oneLevel && expectations[0]!.level === 'SHOULD' ? 'convention' : 'expected';
+  return `${lead} ${named.join(' / ')}${more > 0 ? ` / ${more} more` : ''}`;
 }
 
 /** The distinct expectations of a cause's members, MUST first, then as they read. */
@@ -210,6 +214,8 @@ export function causeWords(p: CauseParts, expectations: readonly Expectation[], 
           ? `error envelope ${name(p.subject.replace(/^\//, '').replace(/\//g, '.'))}`
           : name(p.subject);
       if (p.kind === 'envelope' && p.subject === '/error/code') return `error.code ${p.actual}, ${demanded}`;
+      if (p.keyword === 'wrapper')
+        return `${p.actual === 'none' ? 'resources come unwrapped' : `bodies come under ${p.actual}`}, ${demanded}`;
       if (p.keyword === 'required' || p.actual === 'absent') return `${member} missing`;
       if (p.keyword === 'additionalProperties') return `${member} is not allowed`;
       if (p.keyword === 'type') return `${member} is ${p.actual}, ${demanded}`;

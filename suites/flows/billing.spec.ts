@@ -18,6 +18,7 @@ import {
   expectRefused,
   expectResource,
   expectStatus,
+  expectWrappedIn,
   judged,
   listOf,
   ORIGINAL,
@@ -292,15 +293,14 @@ defineFlow<State>({ id: FLOW, class: 'billing', title: 'billing and account' }, 
         payment_method: state.paymentMethodId,
       });
       expectStatus(res, 200);
-      const body = res.json<{ transaction?: Transaction }>();
-      expect(body.transaction, 'the result carries the transaction').toBeTruthy();
+      const transaction = expectWrappedIn<Transaction>(res, 'transaction', 'the top-up result');
       expect(balanceOf(await wallets(api), state.currency), 'available_balance after a top-up of 1.25').toBeCloseTo(
         before + 1.25,
         2,
       );
       const payments = await history(api, { type: 'payment', per_page: 100 });
-      const txn = payments.transactions.find((t) => t.id === body.transaction!.id);
-      expect(txn, `transaction ${body.transaction!.id} in the billing history`).toBeTruthy();
+      const txn = payments.transactions.find((t) => t.id === transaction.id);
+      expect(txn, `transaction ${transaction.id} in the billing history`).toBeTruthy();
       expect(txn).toMatchObject({ type: 'payment', status: 'completed', currency: state.currency });
       expect(txn!.amount).toBeCloseTo(1.25, 2);
     },

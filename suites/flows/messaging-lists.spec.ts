@@ -5,7 +5,7 @@
  * the opt-out list is listed and cannot be sent to. Apart from the campaign and list flow
  * (messaging-consistency.spec.ts), so that a failure there leaves these verdicts standing.
  */
-import { defineFlow, expect, expectErrorEnvelope, expectStatus } from '../../src/harness/check.ts';
+import { defineFlow, expect, expectErrorEnvelope, expectStatus, expectWrappedIn } from '../../src/harness/check.ts';
 import type { ApiClient, ApiResponse, CheckContext, Ledger } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, listOf, recordOf } from './_messaging.ts';
 import type { MessageStatus } from './_messaging.ts';
@@ -91,9 +91,8 @@ defineFlow<State>(
         });
         expectStatus(res, 201);
         ledger.track('sender-id', state.senderId);
-        const record = (res.body as { sender_id?: { sender_id?: string; status?: string } } | undefined)?.sender_id;
-        expect(typeof record, 'the registration is wrapped in `sender_id`').toBe('object');
-        expect(record?.sender_id).toBe(state.senderId);
+        const record = expectWrappedIn<{ sender_id?: string; status?: string }>(res, 'sender_id', 'the registration');
+        expect(record.sender_id).toBe(state.senderId);
         const list = await api.get('/messaging/sender-ids');
         expectStatus(list, 200);
         expect(listOf<{ sender_id: string }>(list.body, 'sender_ids').map((s) => s.sender_id)).toContain(

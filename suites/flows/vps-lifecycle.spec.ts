@@ -18,6 +18,7 @@ import {
   expectResource,
   expectStatus,
   expectSuccess,
+  expectWrappedIn,
   listOf,
   resourceOf,
 } from '../../src/harness/check.ts';
@@ -59,9 +60,8 @@ async function act(api: ApiClient, id: string, body: Record<string, unknown>): P
 /** The convention of docs/conventions.md (VPS-ACT-005): 200 `{"action": {...}}`, completed before the response. */
 function actionConvention(res: ApiResponse, type: string): void {
   expectStatus(res, 200, `${type} action`);
-  const action = (res.body as { action?: { status?: string } } | undefined)?.action;
-  expect(action, `${type}: the body should be {"action": {...}}`).toBeTruthy();
-  expect(action!.status, `${type}: action.status`).toBe('completed');
+  const action = expectWrappedIn<{ status?: string }>(res, 'action', `${type} action`);
+  expect(action.status, `${type}: action.status`).toBe('completed');
 }
 
 /** Every VPS GET /vps lists with these filters, walking the pages (at most 10 of 100). */

@@ -10,7 +10,15 @@
  * remote target that cannot reach it, the flow skips.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { addSecret, defineFlow, expect, expectStatus, resourceOf, webhookReceiver } from '../../src/harness/check.ts';
+import {
+  addSecret,
+  defineFlow,
+  expect,
+  expectStatus,
+  expectWrappedIn,
+  resourceOf,
+  webhookReceiver,
+} from '../../src/harness/check.ts';
 import type { CheckContext, WebhookDelivery, WebhookReceiver } from '../../src/harness/check.ts';
 import { ISO_TIMESTAMP, finalStatus } from './_messaging.ts';
 
@@ -127,11 +135,10 @@ defineFlow<State>(
         addSecret(secret);
         const res = await api.post('/messaging/webhooks', { url, events: ['sms.rejected'], secret });
         expectStatus(res, 201);
-        const webhook = (res.body as { webhook?: { id?: unknown; url?: unknown; events?: unknown } } | undefined)
-          ?.webhook;
-        expect(typeof webhook?.id, '`webhook.id`').toBe('string');
-        expect(webhook?.url).toBe(url);
-        expect(webhook?.events).toEqual(['sms.rejected']);
+        const webhook = expectWrappedIn<{ id?: unknown; url?: unknown; events?: unknown }>(res, 'webhook');
+        expect(typeof webhook.id, '`webhook.id`').toBe('string');
+        expect(webhook.url).toBe(url);
+        expect(webhook.events).toEqual(['sms.rejected']);
         expect(res.text.includes(secret), 'the secret is not in the response').toBe(false);
       },
     );

@@ -17,6 +17,7 @@ import {
   expectResource,
   expectSchema,
   expectStatus,
+  expectWrappedIn,
   schemaFindings,
 } from '../../src/harness/assert.ts';
 import type { Validator } from '../../src/harness/assert.ts';
@@ -25,6 +26,7 @@ import { expect as checkExpect } from '../../src/harness/expect.ts';
 import { CheckFailed, failureOf, setRunningCheck } from '../../src/harness/failure.ts';
 import type { FailureRecord } from '../../src/harness/failure.ts';
 import { compileSchema } from '../../src/generate/model.ts';
+import type { JsonSchema } from '../../src/generate/model.ts';
 import { ModelViolation } from '../../src/explore/model.ts';
 import { expectOk } from '../../src/explore/family.ts';
 
@@ -141,6 +143,77 @@ test('a body against the schema: keyword and JSON pointer, array items as *, the
   expect(formats).toEqual([
     { subject: '/a/*', keyword: 'format', expected: 'date-time', actual: '"9999-99-99T99:99:99+99:99"' },
   ]);
+});
+
+test('a body under another wrapper, or none: one `wrapper` finding naming what came, not the member it lacks', () => {
+  const volume = {
+    type: 'object',
+    required: ['volume'],
+    properties: { volume: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
+  };
+  const list = {
+    type: 'object',
+    required: ['volumes', 'meta'],
+    properties: { volumes: { type: 'array' }, meta: { type: 'object' } },
+  };
+  const findingOf = (schema: JsonSchema, body: unknown, line: string): unknown[] => {
+    const { failure } = recorded(() =>
+      inCheck('SHOULD', null, () =>
+        expectSchema(body, compileSchema(schema) as Validator, { res: response(201, body, line) }),
+      ),
+    );
+    return [failure.keyword, failure.subject, failure.expected, failure.actual, failure.headline];
+  };
+  expect(findingOf(volume, { data: { id: 'vol_1' } }, 'POST /storage/volumes')).toEqual([
+    'wrapper',
+    '/',
+    '`volume`',
+    '`data`',
+    'POST /storage/volumes: the body comes under `data`, convention `volume`',
+  ]);
+  expect(findingOf(volume, { id: 'vol_1', size_gb: 10 }, 'GET /storage/volumes/vol_1')).toEqual([
+    'wrapper',
+    '/',
+    '`volume`',
+    'none',
+    'GET /storage/volumes/{volume_id}: the resource comes unwrapped, convention `volume`',
+  ]);
+  // Members that stayed where they were are not a wrapper: a list without `meta` lacks `meta`...
+  expect(findingOf(list, { volumes: [] }, 'GET /storage/volumes').slice(0, 4)).toEqual([
+    'required',
+    '/meta',
+    'present',
+    'absent',
+  ]);
+  // ...and what a re-wrapped body still lacks follows the wrapper.
+  const { failure: lacking } = recorded(() =>
+    inCheck('SHOULD', null, () =>
+      expectSchema({ data: { name: 'x' } }, compileSchema(volume) as Validator, {
+        res: response(201, { data: { name: 'x' } }, 'POST /storage/volumes'),
+      }),
+    ),
+  );
+  expect([lacking, ...(lacking.also ?? [])].map((f) => [f.keyword, f.subject, f.actual])).toEqual([
+    ['wrapper', '/', '`data`'],
+    ['required', '/volume/id', 'absent'],
+  ]);
+  // A field table asked at the top of a body that came wrapped says the same.
+  const initiated = response(200, { upload: { upload_id: 'u1' } }, 'POST /storage/buckets/b/objects/k?uploads');
+  const fields = recorded(() => expectFields(initiated.body, { upload_id: 'string' }, 'the initiation', initiated));
+  expect([fields.failure.keyword, fields.failure.actual]).toEqual(['wrapper', '`upload`']);
+  // The hand-written checks of a wrapper say the same.
+  const topUp = response(200, { data: { transaction: {}, wallet: {} } }, 'POST /account/wallets/topup');
+  const hand = recorded(() => inCheck('SHOULD', null, () => expectWrappedIn(topUp, 'transaction')));
+  expect([hand.failure.keyword, hand.failure.expected, hand.failure.actual]).toEqual([
+    'wrapper',
+    '`transaction`',
+    '`data`',
+  ]);
+  const flat = response(200, { id: 'act_1', status: 'completed' }, 'POST /vps/vps_1/actions');
+  expect(recorded(() => expectWrappedIn(flat, 'action')).failure.actual).toBe('none');
+  expect(expectWrappedIn(response(200, { action: { id: 'a' } }, 'POST /vps/vps_1/actions'), 'action')).toEqual({
+    id: 'a',
+  });
 });
 
 test('the field table, the resource, the envelope, its code and a header: each its own kind and subject', () => {

@@ -221,3 +221,15 @@ test('summary.md leads with the causes; JUnit names each check’s cause; report
   expect(fixed.causes.fixed.map((c) => c.cause)).toEqual(['answered 200, convention 201']);
   expect(fixed.causes.unchanged.map((c) => c.checks_after)).toEqual([5]);
 });
+
+test('bodies under one wrapper are one cause over every resource, its words naming the wrappers asked for', () => {
+  const wrapper = (name: string): CheckResult =>
+    failed({ kind: 'schema', subject: '/', keyword: 'wrapper', expected: `\`${name}\``, actual: '`data`' });
+  const causes = clusterChecks(['volume', 'project', 'bucket', 'webhook'].map(wrapper));
+  expect(causes).toHaveLength(1);
+  expect(causes[0]!.cause).toBe('bodies come under `data`, convention `bucket` / `project` / `volume` / 1 more');
+  const flat = clusterChecks([
+    failed({ kind: 'schema', subject: '/', keyword: 'wrapper', expected: '`vps`', actual: 'none' }),
+  ]);
+  expect(flat[0]!.cause).toBe('resources come unwrapped, convention `vps`');
+});
