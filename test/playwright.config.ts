@@ -34,10 +34,12 @@ export default defineConfig({
   testMatch: '**/*.test.ts',
   timeout: 120_000,
   fullyParallel: true,
-  // Two at least for the CPU: Playwright's default (half the cores) is one worker on a 2-core
-  // machine, where most of these tests wait on the cloudcheck runs they start (13.5 minutes against
-  // 8.7 with two). Plus one for the waiting project, which holds it most of the run.
-  workers: (process.env.CI ? 2 : Math.max(2, Math.floor(availableParallelism() / 2))) + 1,
+  // Three at least: Playwright's default (half the cores) is one worker on a 2-core machine, where
+  // most of these tests wait on the cloudcheck runs they start (13.5 minutes against 8.7 with two);
+  // with two, all of them waited at once for half a minute of the run (a core idle 150 s in all,
+  // 69 s with three; four gave nothing more). Plus one for the waiting project, which holds it
+  // most of the run.
+  workers: (process.env.CI ? 3 : Math.max(3, Math.floor(availableParallelism() / 2))) + 1,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/results.json' }]] : 'list',
   outputDir: '../test-results/artifacts',
   // Without the project name (files are split into projects only to order them, above).
