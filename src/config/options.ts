@@ -156,7 +156,8 @@ const TABLE = [
     type: 'integer',
     commands: ['run'],
     placeholder: 'N',
-    description: 'parallel worker processes (default 2); each creates its own API keys of the account',
+    description:
+      'parallel worker processes (default: from the round trip, 2 on loopback, fewer for a few checks); each creates its own API keys of the account',
   },
   {
     name: 'max-failures',

@@ -13,6 +13,7 @@
  */
 
 import { DEFAULT_WORKERS } from './settings.ts';
+import type { SelectedWork } from './settings.ts';
 
 /** Round trip (ms) that makes one more worker pay for its start-up by the waiting it overlaps. */
 export const WORKER_PER_ROUND_TRIP_MS = 12.5;
@@ -22,13 +23,32 @@ export const WORKER_PER_ROUND_TRIP_MS = 12.5;
  */
 export const MAX_WORKERS = 12;
 
+/** What a worker costs to start (wall ms on two cores: the process, Playwright, the suites it loads). */
+export const WORKER_START_MS = 700;
+/** A check's own work besides its round trips: CPU, ms. */
+export const CHECK_WORK_MS = 15;
+/** Round trips of a check, on the few side (most checks send one to three requests). */
+export const CHECK_ROUND_TRIPS = 2;
+
 /**
  * The default number of workers for a round trip's waiting (ms, measureRoundTrip; null when
  * nothing was measured: the base). Rounded down, so a few ms keep the base.
+ *
+ * With the selection's work known (suite-index.ts selectedWork), a flow may have a worker of its
+ * own (its waits for boots and deliveries are long), and the checks outside flows one more worker
+ * only for a start-up's worth of their work: a few checks on loopback run in one worker (a second
+ * one cost about 0.7 s of CPU and saved nothing), a few dozen across a network in a few. A full
+ * run keeps the round trip's number.
  */
-export function workersFor(roundTripMs: number | null): number {
-  if (roundTripMs === null || !Number.isFinite(roundTripMs) || roundTripMs <= 0) return DEFAULT_WORKERS;
-  return Math.min(MAX_WORKERS, DEFAULT_WORKERS + Math.floor(roundTripMs / WORKER_PER_ROUND_TRIP_MS));
+export function workersFor(roundTripMs: number | null, work: SelectedWork | null = null): number {
+  const measured = roundTripMs !== null && Number.isFinite(roundTripMs) && roundTripMs > 0;
+  const forWaiting = measured
+    ? Math.min(MAX_WORKERS, DEFAULT_WORKERS + Math.floor(roundTripMs / WORKER_PER_ROUND_TRIP_MS))
+    : DEFAULT_WORKERS;
+  if (work === null) return forWaiting;
+  const checkMs = CHECK_WORK_MS + CHECK_ROUND_TRIPS * (measured ? roundTripMs : 0);
+  const checksPerWorker = Math.max(1, Math.ceil(WORKER_START_MS / checkMs));
+  return Math.max(1, Math.min(forWaiting, work.flows + Math.ceil(work.checks / checksPerWorker)));
 }
 
 /**

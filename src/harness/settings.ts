@@ -114,6 +114,12 @@ export interface RunnerSettings {
    * (concurrency.ts measureRoundTrip; null: not measured yet).
    */
   roundTripMs: number | null;
+  /**
+   * What the selection gives the workers to share: its checks outside flows, and its flows (each
+   * runs in one worker), as the suite index counts them (null: unknown, the index is cold). Fewer
+   * workers start for a few (concurrency.ts workersFor).
+   */
+  selectedWork: SelectedWork | null;
   /** `--max-failures` (0: never stop). */
   maxFailures: number;
   /** `--grep`, `--grep-invert` and `--last-failed`'s ids: applied where checks are defined (selection.ts). */
@@ -149,6 +155,18 @@ export function checkSettingsOf(s: RunSettings): CheckSettings {
 export const ASYNC_TIMEOUT_DEFAULT_S = 300;
 /** Playwright workers of a run without `--workers` whose round trip is not measured (concurrency.ts). */
 export const DEFAULT_WORKERS = 2;
+
+/** A selection's checks outside flows and its flows (suite-index.ts selectedWork). */
+export interface SelectedWork {
+  checks: number;
+  flows: number;
+}
+
+/** `checks,flows` as settingsToEnv writes it; null when absent or not two counts. */
+function selectedWorkFrom(value: string | undefined): SelectedWork | null {
+  const m = /^(\d+),(\d+)$/.exec(value ?? '');
+  return m ? { checks: Number(m[1]), flows: Number(m[2]) } : null;
+}
 
 export function parseBool(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
@@ -223,6 +241,7 @@ export const RUN_VARIABLES = {
   shard: 'CLOUDCHECK_SHARD',
   workers: 'CLOUDCHECK_WORKERS',
   roundTripMs: 'CLOUDCHECK_ROUND_TRIP_MS',
+  selectedWork: 'CLOUDCHECK_SELECTED_WORK',
   maxFailures: 'CLOUDCHECK_MAX_FAILURES',
   grep: 'CLOUDCHECK_GREP',
   grepInvert: 'CLOUDCHECK_GREP_INVERT',
@@ -288,6 +307,7 @@ export function settingsToEnv(s: RunSettings): Record<string, string> {
     [V.shard, s.shard],
     [V.workers, s.workers === null ? null : String(s.workers)],
     [V.roundTripMs, s.roundTripMs === null ? null : String(s.roundTripMs)],
+    [V.selectedWork, s.selectedWork === null ? null : `${s.selectedWork.checks},${s.selectedWork.flows}`],
     [V.keysPerWorker, s.keysPerWorker === null ? null : String(s.keysPerWorker)],
     [V.grep, s.selection.grep],
     [V.grepInvert, s.selection.grepInvert],
@@ -365,6 +385,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv, options: { requireTarget
     shard: orNull(env[V.shard]),
     workers: numberFrom(env[V.workers], 0, (n) => Number.isInteger(n) && n > 0) || null,
     roundTripMs: optionalNumber(env[V.roundTripMs], (n) => n >= 0),
+    selectedWork: selectedWorkFrom(env[V.selectedWork]),
     maxFailures: numberFrom(env[V.maxFailures], 0, (n) => Number.isInteger(n) && n >= 0),
     selection: {
       grep: orNull(env[V.grep]),

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { cachedValue, contentKey, packageVersion, storeValue } from '../util/disk-cache.ts';
 import { type Candidate, type Selection, isSelected } from './selection.ts';
 import { processSettings } from './settings.ts';
+import type { SelectedWork } from './settings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE_NAME = 'suite-index';
@@ -56,9 +57,25 @@ export function storeCandidates(key: string, file: string): void {
  * The suite files (relative to the project root) holding a check the selection selects, as
  * Playwright file filters: escaped, anchored at the end.
  */
-export function fileFilters(selection: Selection, candidates: readonly Candidate[]): string[] {
-  const files = new Set(candidates.filter((c) => isSelected(selection, c)).map((c) => c.file));
+/** The candidates a selection selects. */
+export function selectedCandidates(selection: Selection, candidates: readonly Candidate[]): Candidate[] {
+  return candidates.filter((c) => isSelected(selection, c));
+}
+
+/** Playwright file filters for the suite files of the selected candidates. */
+export function fileFilters(selected: readonly Candidate[]): string[] {
+  const files = new Set(selected.map((c) => c.file));
   return [...files].sort().map((file) => `suites/${file}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$');
+}
+
+/**
+ * What the selected candidates give the workers to share: the checks outside flows, and the
+ * flows, each once (its steps run in turn in one worker; a selected step brings its earlier steps).
+ */
+export function selectedWork(selected: readonly Candidate[]): SelectedWork {
+  const inFlow = (c: Candidate): boolean => c.describe?.startsWith('[flow]') ?? false;
+  const flows = new Set(selected.filter(inFlow).map((c) => `${c.file}|${c.describe}`));
+  return { checks: selected.filter((c) => !inFlow(c)).length, flows: flows.size };
 }
 
 const seen: Candidate[] = [];

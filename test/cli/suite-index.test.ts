@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Candidate, NO_SELECTION, isSelected } from '../../src/harness/selection.ts';
-import { fileFilters } from '../../src/harness/suite-index.ts';
+import { fileFilters, selectedCandidates, selectedWork } from '../../src/harness/suite-index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -79,7 +79,7 @@ test('the index names, for every listed test, the spec file Playwright loaded it
   expect(index.some((c) => c.file === 'rate-limits/burst.spec.ts')).toBe(true);
 
   const selection = { ...NO_SELECTION, classes: new Set(['rate-limits']) };
-  const filters = fileFilters(selection, index).map((f) => new RegExp(f));
+  const filters = fileFilters(selectedCandidates(selection, index)).map((f) => new RegExp(f));
   for (const c of index.filter((x) => isSelected(selection, x))) {
     expect(
       filters.some((re) => re.test(join(ROOT, 'suites', c.file))),
@@ -96,10 +96,32 @@ test('file filters are escaped and anchored: one file, not its look-alikes', () 
     tags: [],
     class: 'messaging',
   });
-  const filters = fileFilters(NO_SELECTION, [candidate('messaging/send.spec.ts'), candidate('messaging/send.spec.ts')]);
+  const filters = fileFilters(
+    selectedCandidates(NO_SELECTION, [candidate('messaging/send.spec.ts'), candidate('messaging/send.spec.ts')]),
+  );
   expect(filters).toEqual(['suites/messaging/send\\.spec\\.ts$']);
   const re = new RegExp(filters[0]!);
   expect(re.test('/repo/suites/messaging/send.spec.ts')).toBe(true);
   expect(re.test('/repo/suites/messaging/send-exact-limit.spec.ts')).toBe(false);
   expect(re.test('/repo/suites/messaging/sendXspecXts')).toBe(false);
+});
+
+test("a selection's work: its checks outside flows, and each flow once", () => {
+  const c = (file: string, describe: string | null): Candidate => ({
+    file,
+    describe,
+    title: '[X-Y-001] t',
+    tags: [],
+    class: 'messaging',
+  });
+  expect(
+    selectedWork([
+      c('a.spec.ts', null),
+      c('a.spec.ts', null),
+      c('flows/b.spec.ts', '[flow] b'),
+      c('flows/b.spec.ts', '[flow] b'),
+      c('flows/c.spec.ts', '[flow] c'),
+    ]),
+  ).toEqual({ checks: 2, flows: 2 });
+  expect(selectedWork([])).toEqual({ checks: 0, flows: 0 });
 });

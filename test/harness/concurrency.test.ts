@@ -30,6 +30,23 @@ test('workers follow the round trip: the base on loopback, one more per 12.5 ms,
   expect(workersFor(Number.NaN)).toBe(DEFAULT_WORKERS);
 });
 
+test("a small selection starts fewer workers: each flow may have one, the other checks one per start-up's worth of work", () => {
+  // Loopback: a check is about 15 ms of work, 47 of them make a worker's start-up (0.7 s).
+  expect(workersFor(0.5, { checks: 3, flows: 0 })).toBe(1);
+  expect(workersFor(0.5, { checks: 40, flows: 0 })).toBe(1);
+  expect(workersFor(0.5, { checks: 100, flows: 0 })).toBe(2);
+  // A full run keeps the round trip's number; so does one of two flows.
+  expect(workersFor(0.5, { checks: 900, flows: 30 })).toBe(2);
+  expect(workersFor(0.5, { checks: 0, flows: 2 })).toBe(2);
+  expect(workersFor(0.5, { checks: 0, flows: 1 })).toBe(1);
+  // Across a network a check waits: 8 checks at 81 ms fill two workers, 60 all eight.
+  expect(workersFor(81, { checks: 8, flows: 0 })).toBe(2);
+  expect(workersFor(81, { checks: 60, flows: 0 })).toBe(8);
+  expect(workersFor(81, { checks: 0, flows: 0 })).toBe(1);
+  // Unknown (the suite index is cold): the round trip alone.
+  expect(workersFor(81, null)).toBe(8);
+});
+
 test('the run keys are shared out over the workers, at least two each against the embedded server', () => {
   expect(keysPerWorkerFor(2, true)).toBe(6);
   expect(keysPerWorkerFor(8, true)).toBe(2);

@@ -60,6 +60,7 @@ const settingsArb: fc.Arbitrary<RunSettings> = fc
     shard: maybe(fc.constantFrom('1/2', '2/2', '3/5')),
     workers: maybe(fc.integer({ min: 1, max: 16 })),
     roundTripMs: maybe(fc.double({ min: 0, max: 10_000, noNaN: true })),
+    selectedWork: maybe(fc.record({ checks: fc.nat({ max: 5_000 }), flows: fc.nat({ max: 50 }) })),
     maxFailures: fc.integer({ min: 0, max: 10 }),
     selection: fc.record({
       grep: maybe(word),

@@ -31,7 +31,14 @@ import {
 import type { RunSettings } from '../../harness/settings.ts';
 import { workersFor } from '../../harness/concurrency.ts';
 import { writeHandoff } from '../../harness/target-handoff.ts';
-import { cachedCandidates, fileFilters, storeCandidates, suiteIndexKey } from '../../harness/suite-index.ts';
+import {
+  cachedCandidates,
+  fileFilters,
+  selectedCandidates,
+  storeCandidates,
+  suiteIndexKey,
+  selectedWork,
+} from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
 import type { ConformanceReport, Leak } from '../../model/report.ts';
 import { type DraftReport, draftFile, finaliseReport } from '../../report/finalise.ts';
@@ -160,6 +167,7 @@ export function settingsOfRun(
     shard: values.shard ?? null,
     workers: values.workers ?? null,
     roundTripMs: target.roundTripMs ?? null,
+    selectedWork: null,
     maxFailures: values['max-failures'] ?? 0,
     // --grep and --grep-invert are applied where checks are defined (selection.ts), so that a
     // selected flow step brings the steps before it; Playwright's own filters would not.
@@ -605,8 +613,10 @@ function useSuiteIndex(plan: RunPlan): SuiteIndexUse {
   const key = suiteIndexKey(runnerEnv(plan, process.env));
   const candidates = cachedCandidates(key);
   if (candidates) {
-    const files = fileFilters(selectionOf(plan.settings), candidates);
+    const selected = selectedCandidates(selectionOf(plan.settings), candidates);
+    const files = fileFilters(selected);
     plan.args.push(...files);
+    plan.settings.selectedWork = selectedWork(selected);
     return { selectsNothing: files.length === 0, settle: () => undefined };
   }
   const out = join(tmpdir(), `cloudcheck-${plan.settings.runId}-suite-index.json`);
