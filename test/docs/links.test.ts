@@ -17,6 +17,10 @@ test('the documentation files this test reads are there', () => {
     expect(files).toContain(page);
 });
 
+test('the README is a page for users: at most 300 lines, the guides in docs/', () => {
+  expect(read(join(ROOT, 'README.md')).replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(300);
+});
+
 test('every relative link of the README and docs/ resolves, anchors included', () => {
   const broken: string[] = [];
   for (const file of markdownFiles()) {
