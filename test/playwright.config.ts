@@ -24,7 +24,6 @@ const FIRST = [
   'trust/fault-matrix.test.ts',
   'trust/broken-target.test.ts',
   'trust/grep-walk.test.ts',
-  's3/suite.test.ts',
   'flows/flows.test.ts',
   'rate-limits/class-vs-reference.test.ts',
 ];
