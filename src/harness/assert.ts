@@ -132,14 +132,15 @@ export function expectResource<T = Json>(res: ApiResponse, name: string, key = '
  * Asserts the convention's wrapper (docs/conventions.md: a resource under its singular name) and
  * returns the object under `name`. When it is not there, the failure names the wrapper that came
  * (`{"data": {...}}`: `data`) or `none` (the resource at the top), as the schema checks do
- * (wrapperFinding), so that one choice of wrapper reads as one cause.
+ * (wrapperFindings), so that one choice of wrapper reads as one cause.
  */
 export function expectWrappedIn<T = Json>(res: ApiResponse, name: string, what?: string): T {
   const body = res.body;
   const inner = isObject(body) ? body[name] : undefined;
   if (isObject(inner)) return inner as T;
   const keys = isObject(body) ? Object.keys(body) : [];
-  const single = keys.length === 1 && typeof (body as Json)[keys[0]!] === 'object' ? keys[0]! : undefined;
+  const only = keys.length === 1 ? (body as Json)[keys[0]!] : undefined;
+  const single = isObject(only) || Array.isArray(only) ? keys[0]! : undefined;
   const came = single !== undefined ? quoted(single) : keys.length > 1 ? 'none' : undefined;
   const base = { judged: judged(res), evidence: excerpt(res.text), ...(what ? { context: what } : {}) };
   if (came === undefined)

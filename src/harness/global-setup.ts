@@ -80,10 +80,11 @@ function publish(settings: RunSettings): RunSettings {
 
 /**
  * Workers and keys per worker. Driven without `--workers`, the number of workers follows the
- * round trip and the selection's size, and is set on the config the runner's dispatcher reads after the global setup
- * (Playwright creates its worker slots from `config.workers` once the global setup is done;
- * test/cli/concurrency.test.ts shows a run using the number chosen here). The numbers are
- * published: the workers size the reserve of the key they share (fixtures.ts), the report says them.
+ * round trip and the selection's size, and is set on the config the runner's dispatcher reads
+ * after the global setup (Playwright creates its worker slots from `config.workers` once the
+ * global setup is done; test/cli/concurrency.test.ts shows a run using the number chosen here).
+ * The numbers are published: the workers size the reserve of the key they share (fixtures.ts),
+ * the report says them.
  */
 async function chooseConcurrency(config: FullConfig, settings: RunSettings): Promise<RunSettings> {
   const roundTripMs = settings.roundTripMs ?? (await roundTripOfTarget(settings));

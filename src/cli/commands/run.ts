@@ -35,9 +35,9 @@ import {
   cachedCandidates,
   fileFilters,
   selectedCandidates,
+  selectedWork,
   storeCandidates,
   suiteIndexKey,
-  selectedWork,
 } from '../../harness/suite-index.ts';
 import { CONFORMANCE_CLASSES, isConformanceClass } from '../../../spec/classes.ts';
 import type { ConformanceReport, Leak } from '../../model/report.ts';
