@@ -138,10 +138,8 @@ export function expectWrappedIn<T = Json>(res: ApiResponse, name: string, what?:
   const body = res.body;
   const inner = isObject(body) ? body[name] : undefined;
   if (isObject(inner)) return inner as T;
-  const keys = isObject(body) ? Object.keys(body) : [];
-  const only = keys.length === 1 ? (body as Json)[keys[0]!] : undefined;
-  const single = isObject(only) || Array.isArray(only) ? keys[0]! : undefined;
-  const came = single !== undefined ? quoted(single) : keys.length > 1 ? 'none' : undefined;
+  const single = soleMember(body);
+  const came = single ? quoted(single.key) : isObject(body) && Object.keys(body).length > 1 ? 'none' : undefined;
   const base = { judged: judged(res), evidence: excerpt(res.text), ...(what ? { context: what } : {}) };
   if (came === undefined)
     return fail({
@@ -299,6 +297,14 @@ function rewrapped(validate: Validator, value: unknown): FailureFinding[] | unde
 
 const quoted = (name: string): string => `\`${name}\``;
 
+/** A body's only member when it is an object or a list: what a wrapper holds (`{"data": {...}}`). */
+function soleMember(body: unknown): { key: string; value: Json | unknown[] } | undefined {
+  if (!isObject(body)) return undefined;
+  const keys = Object.keys(body);
+  const value = keys.length === 1 ? body[keys[0]!] : undefined;
+  return isObject(value) || Array.isArray(value) ? { key: keys[0]!, value } : undefined;
+}
+
 /**
  * A body that holds what the schema asks for under another wrapper, or under none: `{"data":
  * {...}}` or the bare resource where `{"volume": {...}}` is asked. Its first finding (keyword
@@ -316,22 +322,22 @@ function wrapperFindings(
   const missing = errors
     .filter((e) => (e.instancePath ?? '') === '' && e.keyword === 'required')
     .map((e) => String(e.params?.missingProperty));
-  const keys = Object.keys(value);
   const tried = (expected: string, actual: string, body: unknown): FailureFinding[] | undefined => {
     const rest = rewrapped(validate, body);
     return rest && [{ subject: '/', keyword: 'wrapper', expected, actual }, ...rest];
   };
   const [only] = missing;
-  if (keys.length === 1 && only !== undefined && !missing.includes(keys[0]!)) {
-    const inner = value[keys[0]!];
-    if (typeof inner === 'object' && inner !== null) {
-      const found =
-        (missing.length === 1 ? tried(quoted(only), quoted(keys[0]!), { [only]: inner }) : undefined) ??
-        tried('the members at the top', quoted(keys[0]!), inner);
-      if (found) return found;
-    }
+  if (only === undefined) return undefined;
+  const single = soleMember(value);
+  if (single && !missing.includes(single.key)) {
+    const found =
+      (missing.length === 1 ? tried(quoted(only), quoted(single.key), { [only]: single.value }) : undefined) ??
+      tried('the members at the top', quoted(single.key), single.value);
+    if (found) return found;
   }
-  return missing.length === 1 && keys.length > 1 ? tried(quoted(only!), 'none', { [only!]: value }) : undefined;
+  return missing.length === 1 && Object.keys(value).length > 1
+    ? tried(quoted(only), 'none', { [only]: value })
+    : undefined;
 }
 
 /**
@@ -463,12 +469,10 @@ export function failFindings(
  * ...}}` where `upload_id` is asked): the wrapper the target chose, as wrapperFindings names it.
  */
 function wrapperOfFields(record: Json, fields: Record<string, FieldType>): string | undefined {
-  const keys = Object.keys(record);
-  if (keys.length !== 1 || keys[0]! in fields) return undefined;
-  const inner = record[keys[0]!];
-  return isObject(inner) && Object.entries(fields).every(([name, type]) => fieldIs(inner, name, type))
-    ? keys[0]
-    : undefined;
+  const single = soleMember(record);
+  if (!single || single.key in fields || !isObject(single.value)) return undefined;
+  const inner = single.value;
+  return Object.entries(fields).every(([name, type]) => fieldIs(inner, name, type)) ? single.key : undefined;
 }
 
 /**
