@@ -1,48 +1,100 @@
 #!/usr/bin/env node
-// The static checks of `npm test` side by side: the type check, ESLint and Prettier are each one
-// single-threaded process, and run one after the other they left a core idle for most of a minute
-// on a 2-core machine. Each one's output is printed whole when it ends (never interleaved), and
-// the exit code is the first failure's. A few lines of child_process rather than a package such as
-// concurrently: three fixed commands need no prefixing, colouring or restart policy.
+// The static checks: the type check with ESLint (one process sharing one TypeScript program,
+// lint/typed-checks.mjs) and Prettier, side by side. Each one's output is printed whole when it
+// ends (never interleaved), and the exit code is the first failure's. A few lines of
+// child_process rather than a package such as concurrently: two fixed commands need no prefixing,
+// colouring or restart policy.
+//
+// `--beside <command...>` (npm test): the checks run at the lowest CPU priority beside the
+// command, which keeps the terminal; the exit code is the command's when it fails, else the
+// checks'. The tests keep both cores busy most of the time, so the checks take the moments they
+// leave idle instead of a minute of their own before them (docs/performance.md#npm-test).
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
+/** The lowest priority (nice 19): the checks run when nothing else wants the CPU. */
+const LOWEST = 19;
 
 const CHECKS = [
-  ['typecheck', bin('tsc'), ['--noEmit', '-p', '.']],
-  ['eslint', bin('eslint'), ['.']],
+  ['typecheck and eslint', process.execPath, [join(root, 'lint', 'typed-checks.mjs')]],
   ['prettier', bin('prettier'), ['--check', '.']],
 ];
 
-function run([name, command, args]) {
+/** Started children, stopped with this process. */
+const children = new Set();
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+    process.exitCode = 128 + (signal === 'SIGINT' ? 2 : 15);
+  });
+
+function start(command, args, { quiet, priority }) {
+  const child = spawn(command, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  children.add(child);
+  if (priority !== undefined && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, priority);
+    } catch {
+      // Not permitted here: the checks compete with the command instead, as before.
+    }
+  }
+  return child;
+}
+
+function check([name, command, args], priority) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = start(command, args, { quiet: true, priority });
     const output = [];
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
     child.on('error', (error) => resolve({ name, code: 127, output: `${error.message}\n`, ms: Date.now() - started }));
-    child.on('close', (code, signal) =>
+    child.on('close', (code, signal) => {
+      children.delete(child);
       resolve({
         name,
         code: code ?? (signal ? 128 : 1),
         output: Buffer.concat(output).toString(),
         ms: Date.now() - started,
-      }),
-    );
+      });
+    });
   }).then((result) => {
     const verdict = result.code === 0 ? 'ok' : `FAILED (exit ${result.code})`;
     process.stdout.write(
       `${result.output.trimEnd() ? `${result.output.trimEnd()}\n` : ''}static: ${name} ${verdict} in ${(result.ms / 1000).toFixed(1)} s\n`,
     );
-    return result;
+    return result.code;
   });
 }
 
-const results = await Promise.all(CHECKS.map(run));
-const failed = results.filter((r) => r.code !== 0);
-process.exitCode = failed.length ? failed[0].code : 0;
+/** The command beside the checks, its output straight through; resolves to its exit code. */
+function command([name, ...args]) {
+  return new Promise((resolve) => {
+    const child = start(existsSync(bin(name)) ? bin(name) : name, args, { quiet: false });
+    child.on('error', (error) => {
+      process.stderr.write(`static-checks: cannot start ${name}: ${error.message}\n`);
+      resolve(127);
+    });
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+const at = process.argv.indexOf('--beside');
+const beside = at === -1 ? [] : process.argv.slice(at + 1);
+if (at !== -1 && beside.length === 0) {
+  process.stderr.write('usage: node lint/static-checks.mjs [--beside <command> [args...]]\n');
+  process.exit(2);
+}
+const checks = Promise.all(CHECKS.map((c) => check(c, beside.length ? LOWEST : undefined)));
+const [commandCode, checkCodes] = await Promise.all([beside.length ? command(beside) : 0, checks]);
+const failedCheck = checkCodes.find((code) => code !== 0);
+if (process.exitCode === undefined) process.exitCode = commandCode !== 0 ? commandCode : (failedCheck ?? 0);

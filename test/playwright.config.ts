@@ -14,18 +14,19 @@ import { availableParallelism } from 'node:os';
 const WAITING = ['trust/variant-matrix.test.ts', 'load/reference.test.ts', 'explore/explore.test.ts'];
 
 /**
- * Files whose tests run `cloudcheck` as a child process (up to minutes per test), longest first.
- * Playwright hands out tests in project order, then file order: each file here is a project of
- * its own, ahead of the rest, so the long runs start at once and the quick tests fill the gaps
- * instead of a long run forming the tail.
+ * Files whose tests run `cloudcheck` as a child process (up to minutes per test): one project
+ * ahead of the rest, so the long runs start at once and the quick tests fill the gaps instead of
+ * a long run forming the tail. One project, not one per file: a worker serves one project, and
+ * each project of its own cost its workers' start-ups (about 2 s of CPU each). Within a project
+ * Playwright takes the files in alphabetical order.
  */
 const FIRST = [
-  'trust/safety.test.ts',
-  'trust/fault-matrix.test.ts',
-  'trust/broken-target.test.ts',
-  'trust/grep-walk.test.ts',
   'flows/flows.test.ts',
   'rate-limits/class-vs-reference.test.ts',
+  'trust/broken-target.test.ts',
+  'trust/fault-matrix.test.ts',
+  'trust/grep-walk.test.ts',
+  'trust/safety.test.ts',
 ];
 
 export default defineConfig({
@@ -33,19 +34,19 @@ export default defineConfig({
   testMatch: '**/*.test.ts',
   timeout: 120_000,
   fullyParallel: true,
-  // Three at least: Playwright's default (half the cores) is one worker on a 2-core machine, where
-  // most of these tests wait on the cloudcheck runs they start (13.5 minutes against 8.7 with two);
-  // with two, all of them waited at once for half a minute of the run (a core idle 150 s in all,
-  // 69 s with three; four gave nothing more). Plus one for the waiting project, which holds it
-  // most of the run.
-  workers: (process.env.CI ? 3 : Math.max(3, Math.floor(availableParallelism() / 2))) + 1,
+  // Four at least: Playwright's default (half the cores) is one worker on a 2-core machine, where
+  // most of these tests wait on the cloudcheck runs they start (13.5 minutes against 8.7 with two).
+  // With fewer, all of them waited at once for part of the run: a core idle 150 core-seconds with
+  // two, 41 with three, 29 with four (the static checks at low priority beside them, taking what
+  // the tests leave). Plus one for the waiting project, which holds it most of the run.
+  workers: (process.env.CI ? 4 : Math.max(4, Math.floor(availableParallelism() / 2))) + 1,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '../test-results/results.json' }]] : 'list',
   outputDir: '../test-results/artifacts',
   // Without the project name (files are split into projects only to order them, above).
   snapshotPathTemplate: '{testDir}/{testFilePath}-snapshots/{arg}-{platform}{ext}',
   projects: [
     { name: 'waiting', testMatch: WAITING, workers: 1 },
-    ...FIRST.map((file) => ({ name: file.replace(/\.test\.ts$/, ''), testMatch: file })),
+    { name: 'long', testMatch: FIRST },
     { name: 'rest', testIgnore: [...WAITING, ...FIRST] },
   ],
 });

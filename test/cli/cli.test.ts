@@ -187,9 +187,12 @@ test('end to end: cloudcheck run of the smoke checks against the embedded server
   try {
     const reportDir = join(dir, 'out');
     const jobSummary = join(dir, 'step-summary.md');
-    const r = await cli(['run', '--grep', '_smoke\\.spec', '--report-dir', reportDir, '--seed', '7'], {
-      GITHUB_STEP_SUMMARY: jobSummary,
-    });
+    const r = await cli(
+      ['run', '--grep', '_smoke\\.spec', '--workers', '1', '--report-dir', reportDir, '--seed', '7'],
+      {
+        GITHUB_STEP_SUMMARY: jobSummary,
+      },
+    );
     expect([0, 1], r.stderr + r.stdout).toContain(r.code);
     const reportPath = join(reportDir, 'report.json');
     expect(existsSync(reportPath)).toBe(true);

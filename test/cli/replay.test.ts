@@ -56,6 +56,8 @@ test('every curl line of a failing run replays to the same status with --keep, H
       '--target',
       server.baseUrl,
       '--keep',
+      '--workers',
+      '1',
       '--grep',
       '\\[(OBJ-HEAD-001|VPS-ACT-001)\\]',
       '--report-dir',

@@ -380,7 +380,7 @@ test('end to end: the embedded server is reached directly with a dead proxy set;
 test('end to end: -x stops the run at the first failure that fails the gate, says so, and exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cc-x-'));
   try {
-    const r = await cli(['run', '--classes', 'auth', '-x', '--report-dir', dir], {
+    const r = await cli(['run', '--classes', 'auth', '-x', '--workers', '1', '--report-dir', dir], {
       CLOUDCHECK_EMBEDDED_FAULTS: 'auth-missing-header-served',
     });
     expect(r.code, r.stdout + r.stderr).toBe(1);

@@ -547,9 +547,10 @@ async function listChecks(v: OptionValues<'run'>, onlyIds: readonly string[] | u
     if (listed.length === 0) return selectsNoCheck(v);
     const width = (key: 'id' | 'requirement' | 'class'): number => Math.max(...listed.map((c) => c[key].length));
     const [wId, wReq, wCls] = [width('id'), width('requirement'), width('class')];
-    out(`${'check'.padEnd(wId)}  ${'requirement'.padEnd(wReq)}  level   ${'class'.padEnd(wCls)}  title`);
+    // The suites' own titles, no secret in them: redaction would bend some ("the Basic or Token scheme").
+    outText(`${'check'.padEnd(wId)}  ${'requirement'.padEnd(wReq)}  level   ${'class'.padEnd(wCls)}  title`);
     for (const c of listed)
-      out(
+      outText(
         `${c.id.padEnd(wId)}  ${c.requirement.padEnd(wReq)}  ${c.level.padEnd(6)}  ${c.class.padEnd(wCls)}  ${c.title}`,
       );
     const must = listed.filter((c) => c.level === 'MUST').length;
