@@ -22,7 +22,6 @@ const WAITING = ['trust/variant-matrix.test.ts', 'load/reference.test.ts', 'expl
  */
 const FIRST = [
   'flows/flows.test.ts',
-  'rate-limits/class-vs-reference.test.ts',
   'trust/broken-target.test.ts',
   'trust/fault-matrix.test.ts',
   'trust/grep-walk.test.ts',

@@ -210,7 +210,7 @@ test('a sharded run never splits a flow (Playwright keeps a serial describe in o
   expect([...seen].filter(([, n]) => n > 1)).toEqual([]);
 });
 
-test('console, report.json, JUnit, Markdown and HTML give the same per-class counts', async () => {
+test('console, report.json, JUnit, Markdown and HTML give the same per-class counts; the four classes pass whole', async () => {
   // Four small classes (generated checks, flows with setup steps, run-wide invariants): the
   // errors class, a third of the suite, made this run cost 8 s of CPU for nothing more.
   const dir = mkdtempSync(join(tmpdir(), 'cloudcheck-counts-'));
@@ -258,6 +258,18 @@ test('console, report.json, JUnit, Markdown and HTML give the same per-class cou
       if (n.some((x) => x > 0)) fromHtml[m[1]!] = n;
     }
     expect(Object.keys(fromJson).sort()).toEqual(['isolation', 'pagination', 'rate-limits', 'test-mode']);
+    // The rate-limits class passes whole against the reference server (its faults: the fault
+    // matrix): nothing skipped, the burst flows' steps and the run-wide invariants all reported.
+    const skipped = report.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.message ?? ''}`);
+    expect(skipped).toEqual([]);
+    for (const id of [
+      'rate-limits.burst-messaging.onset',
+      'rate-limits.burst-compute.onset',
+      'rate-limits.burst-messaging.sms-headers',
+      'rate-limits.run.remaining-decrements',
+      'rate-limits.run.reset-epoch',
+    ])
+      expect(report.checks.map((c) => c.id)).toContain(id);
     expect(fromConsole).toEqual(fromJson);
     expect(fromJunit).toEqual(fromJson);
     expect(fromMarkdown).toEqual(fromJson);
