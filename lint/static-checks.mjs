@@ -76,7 +76,9 @@ function check([name, command, args], priority) {
 /** The command beside the checks, its output straight through; resolves to its exit code. */
 function command([name, ...args]) {
   return new Promise((resolve) => {
-    const child = start(existsSync(bin(name)) ? bin(name) : name, args, { quiet: false });
+    // `node`: this very Node, whatever PATH holds; a package's command: its node_modules/.bin entry.
+    const path = name === 'node' ? process.execPath : existsSync(bin(name)) ? bin(name) : name;
+    const child = start(path, args, { quiet: false });
     child.on('error', (error) => {
       process.stderr.write(`static-checks: cannot start ${name}: ${error.message}\n`);
       resolve(127);
