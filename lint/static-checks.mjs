@@ -28,11 +28,15 @@ const CHECKS = [
 
 /** Started children, stopped with this process. */
 const children = new Set();
-for (const signal of ['SIGINT', 'SIGTERM'])
-  process.on(signal, () => {
-    for (const child of children) child.kill(signal);
-    process.exitCode = 128 + (signal === 'SIGINT' ? 2 : 15);
-  });
+// Ctrl-C reaches the children from the terminal already (one process group): passing it on too
+// would be Playwright's second SIGINT, which stops it at once instead of after its teardown.
+process.on('SIGINT', () => {
+  process.exitCode = 130;
+});
+process.on('SIGTERM', () => {
+  for (const child of children) child.kill('SIGTERM');
+  process.exitCode = 143;
+});
 
 function start(command, args, { quiet, priority }) {
   const child = spawn(command, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });

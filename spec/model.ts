@@ -157,13 +157,6 @@ export function loadOpenApi(): Promise<ApiModel> {
 }
 
 /**
- * Bundles the split document into one. Redocly's bundler is used (rather than a generic JSON
- * Schema $ref resolver) because it knows the OpenAPI node types: it turns every external $ref into
- * a named entry under `components` (schemas, responses, parameters, headers) with the same name as
- * the entry document gives it, instead of inlining copies, so validators and reports can say
- * "Message" or "NotFound", and it resolves refs the same way the linter does.
- */
-/**
  * The two functions of @redocly/openapi-core used here, loaded by a name the type checker does not
  * follow: its own types (the module's, or a `typeof` of them) cost 2.3 of the project's 10 s of
  * type checking, on every `npm test`. What bundling returns is checked by the tests of the
@@ -178,6 +171,13 @@ interface RedoclyBundler {
 }
 const REDOCLY: string = '@redocly/openapi-core';
 
+/**
+ * Bundles the split document into one. Redocly's bundler is used (rather than a generic JSON
+ * Schema $ref resolver) because it knows the OpenAPI node types: it turns every external $ref into
+ * a named entry under `components` (schemas, responses, parameters, headers) with the same name as
+ * the entry document gives it, instead of inlining copies, so validators and reports can say
+ * "Message" or "NotFound", and it resolves refs the same way the linter does.
+ */
 export async function bundleOpenApi(entry: string = OPENAPI_ENTRY): Promise<OpenAPIV3_1.Document> {
   // Imported here, not at the top: with the bundle cached (cache.ts), most processes never need it.
   const { bundle, createConfig } = (await import(REDOCLY)) as RedoclyBundler;

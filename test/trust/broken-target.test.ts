@@ -22,7 +22,7 @@ import type { BrokenMode } from './broken-server.ts';
 import { STACK_TRACE, startCloudcheck } from './safety-support.ts';
 
 const REQUEST_TIMEOUT_MS = 1_500;
-/** Each run finishes within this (observed 3 s with a failing probe, 15–55 s otherwise on a loaded 2-CPU machine). */
+/** Each run finishes within this (observed 1–2 s with a failing probe, up to 20 s otherwise on a loaded 2-CPU machine). */
 const RUN_BOUND_MS = 120_000;
 // A class, narrowed to a few checks of each kind (a standalone one, generated ones, a flow step
 // with the steps before it as setup): each must fail or be skipped, none pass. The whole class (24
