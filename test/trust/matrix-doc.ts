@@ -56,7 +56,7 @@ export function renderRow(plan: FaultPlan, outcome: Outcome, catalogue: readonly
     plan.mode === 'load'
       ? ` (\`cloudcheck load ${plan.load!.profile}\`)`
       : plan.mode === 'explore'
-        ? ' (`cloudcheck explore`)'
+        ? ` (\`cloudcheck explore --families ${plan.family ?? ''}\`)`
         : plan.strict
           ? ` (\`--strict\`)${args}`
           : args;
@@ -293,11 +293,11 @@ export function renderDoc(
     'that fault. A fault is **detected** when the run exits 1 and a failed (non-environment) check names',
     "the fault's requirement; the table lists those checks. Faults only a load profile can observe run",
     'through `cloudcheck load` and are detected when it exits 1 naming the invariant. Faults only a',
-    'sequence of operations reveals run through `cloudcheck explore` (default budget, seed 1) and are',
-    "detected when it exits 1 with its shrunk sequence failing the fault's requirement. Faults only inputs",
-    'drawn from the schemas reveal run with `cloudcheck run --examples 20` (EXAMPLES_FAULTS in',
-    '`test/trust/matrix.ts`). "Flows" are the flows among those checks; "causes" how many causes the',
-    "report shows for the fault's failed checks (see Causes below).",
+    "sequence of operations reveals run through `cloudcheck explore --families` with the fault's family",
+    "(default budget, seed 1) and are detected when it exits 1 with its shrunk sequence failing the fault's",
+    'requirement. Faults only inputs drawn from the schemas reveal run with `cloudcheck run --examples 20`',
+    '(EXAMPLES_FAULTS in `test/trust/matrix.ts`). "Flows" are the flows among those checks; "causes" how',
+    "many causes the report shows for the fault's failed checks (see Causes below).",
     '',
     `**${plans.length} faults: ${detected} detected, ${plans.length - detected} undetected** (${load} through a load profile, ${explore} through \`cloudcheck explore\`, ${examples} through \`cloudcheck run --examples\`, ${strict} on a SHOULD requirement and so with \`--strict\`).`,
     '',

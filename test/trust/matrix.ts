@@ -83,8 +83,8 @@ export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; w
 };
 
 /**
- * Faults only a sequence of operations reveals: proved by `cloudcheck explore` (its default budget,
- * seed 1), which must name the fault's requirement. Some a fixed check sees as well; the doc says.
+ * Faults only a sequence of operations reveals: proved by `cloudcheck explore --families <family>`
+ * (its default budget, seed 1), which must name the fault's requirement. Some a fixed check sees as well; the doc says.
  */
 export const EXPLORE_FAULTS: Record<string, { family: string; why: string }> = {
   'object-listing-prefix-first-page-only': {
@@ -854,7 +854,7 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
 }
 
 /**
- * `cloudcheck explore` (default settings, seed 1) against the embedded server with the faults of
+ * `cloudcheck explore --families` (the members' families; default settings, seed 1) against the embedded server with the faults of
  * `plans`, each of another family: with several, each fault is limited to its family's requests
  * (they name it: explore.<family>), so each family meets its own fault as if it were alone, and
  * a MUST finding ends that family only. Each fault's outcome is read from the one report.
@@ -876,9 +876,12 @@ export function startExploration(
       ...(plans.length > 1 ? { CLOUDCHECK_EMBEDDED_FAULT_SCOPES: JSON.stringify(scopes) } : {}),
     };
     const strict = plans.some((p) => p.strict) ? ['--strict'] : [];
+    // Only the members' families: a MUST finding ends its family, and with no other family
+    // exploring on, the run ends there instead of spending the rest of the budget elsewhere.
+    const families = ['--families', [...new Set(plans.map((p) => p.family))].join(',')];
     const { code, stdout, stderr } = await spawnCollect(
       process.execPath,
-      [BIN, 'explore', '--report-dir', reportDir, ...strict],
+      [BIN, 'explore', '--report-dir', reportDir, ...families, ...strict],
       {
         env,
         cwd: reportDir,
@@ -1055,7 +1058,10 @@ export function planBatches(plans: readonly FaultPlan[]): FaultPlan[][] {
   const batches: Batch[] = [];
   // Explorations share among themselves, one fault a family (startExploration limits each to its family).
   const explorations: FaultPlan[][] = [];
-  for (const plan of plans.filter((p) => p.mode === 'explore')) {
+  // The SHOULD ones first, into as few runs as their families allow: a SHOULD finding ends no
+  // family, so a --strict exploration spends its whole budget, where a MUST one ends at its finding.
+  const byStrict = plans.filter((p) => p.mode === 'explore').sort((a, b) => Number(b.strict) - Number(a.strict));
+  for (const plan of byStrict) {
     const fits = (b: FaultPlan[]): boolean =>
       b.every((p) => p.family !== plan.family && p.requirement !== plan.requirement);
     const batch = explorations.find(fits);
