@@ -17,14 +17,63 @@ import type { Agent, Dispatcher } from 'undici';
 import type * as Undici from 'undici';
 import { loadDependency } from './errors.ts';
 
+/** What cloudcheck uses of undici: the two dispatchers and `request`. */
+export interface UndiciParts {
+  Agent: typeof Undici.Agent;
+  EnvHttpProxyAgent: typeof Undici.EnvHttpProxyAgent;
+  request(
+    url: string | URL,
+    options: { dispatcher: Dispatcher } & Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
+        method?: Dispatcher.HttpMethod;
+      },
+  ): Promise<Dispatcher.ResponseData>;
+}
+
 /**
- * undici, loaded with the first request (CommonJS, so synchronously): about 0.1 s of CPU in every
- * process that loads it, and the CLI of a run against the embedded server sends nothing itself.
+ * undici, loaded with the first request (CommonJS, so synchronously), and only the parts above:
+ * its index loads everything it has (fetch, mock agents, cache stores, interceptors), about 90 ms
+ * of CPU against 35 for these modules, in every process of a run that sends a request (the CLI,
+ * Playwright's runner and each worker). The paths are undici's own layout (7.x, pinned in
+ * package-lock.json), and so is the one thing its index does besides exporting: put the request
+ * API (request, connect, ...) on every dispatcher, which the proxy agent relies on. If the layout
+ * changes, the package's index is loaded instead.
  */
 const requireLazily = createRequire(import.meta.url);
-let loaded: typeof Undici | undefined;
-export function undici(): typeof Undici {
-  return (loaded ??= loadDependency('undici', () => requireLazily('undici') as typeof Undici));
+let loaded: UndiciParts | undefined;
+export function undici(): UndiciParts {
+  return (loaded ??= loadDependency('undici', loadUndiciParts));
+}
+
+function loadUndiciParts(): UndiciParts {
+  let Agent: typeof Undici.Agent;
+  let EnvHttpProxyAgent: typeof Undici.EnvHttpProxyAgent;
+  try {
+    const dispatcher = requireLazily('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
+    if (!('request' in dispatcher.prototype))
+      Object.assign(dispatcher.prototype, requireLazily('undici/lib/api/index.js'));
+    Agent = requireLazily('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+    EnvHttpProxyAgent = requireLazily(
+      'undici/lib/dispatcher/env-http-proxy-agent.js',
+    ) as typeof Undici.EnvHttpProxyAgent;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    const whole = requireLazily('undici') as typeof Undici;
+    return { Agent: whole.Agent, EnvHttpProxyAgent: whole.EnvHttpProxyAgent, request: whole.request };
+  }
+  return {
+    Agent,
+    EnvHttpProxyAgent,
+    // What undici's own `request(url, options)` does with a URL: origin and path apart.
+    request(url, { dispatcher, ...options }) {
+      const parsed = typeof url === 'string' ? new URL(url) : url;
+      return dispatcher.request({
+        ...options,
+        origin: parsed.origin,
+        path: `${parsed.pathname}${parsed.search}`,
+        method: options.method ?? 'GET',
+      });
+    },
+  };
 }
 
 export interface TransportOptions {
