@@ -2,7 +2,7 @@
  * Builds the REST API: the shared pipeline (reference/core/http.ts) plus one plugin per area.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { AreaModule } from './areas/area.ts';
+import { namedPlugin, type AreaModule } from './areas/area.ts';
 import type { ReferenceContext } from './core/context.ts';
 import { ApiError } from './core/errors.ts';
 import { installPipeline, sendError } from './core/http.ts';
@@ -60,7 +60,7 @@ export async function buildRestApp(ctx: ReferenceContext, areas: readonly AreaMo
 
   installPipeline(app, ctx);
   for (const area of areas) area.setup?.(ctx);
-  for (const area of areas) await app.register(area.plugin, { prefix: '/v1', ctx });
+  for (const area of areas) await app.register(namedPlugin(area.name, area.plugin), { prefix: '/v1', ctx });
   return app;
 }
 

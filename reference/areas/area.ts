@@ -16,3 +16,12 @@ export interface AreaModule {
   setup?(ctx: ReferenceContext): void;
   plugin: FastifyPluginAsync<{ ctx: ReferenceContext }>;
 }
+
+/**
+ * The plugin under a name of its own (Fastify's display-name symbol). Without one, Fastify looks
+ * each plugin it registers up among every loaded CommonJS module (require.cache) for a name: in a
+ * process that has loaded Playwright, thousands of entries for each plugin of each server started.
+ */
+export function namedPlugin<T extends object>(name: string, plugin: T): T {
+  return Object.assign(plugin, { [Symbol.for('fastify.display-name')]: name });
+}

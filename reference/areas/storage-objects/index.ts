@@ -4,7 +4,7 @@
  * S3-compatible endpoint shares through `objectStoreOf(ctx)`.
  */
 import type { FastifyRequest } from 'fastify';
-import type { AreaModule } from '../area.ts';
+import { namedPlugin, type AreaModule } from '../area.ts';
 import { STORAGE_OBJECT_FAULTS } from './faults.ts';
 import { storageObjectsProvider } from './provider.ts';
 import { accountRoutes } from './routes-account.ts';
@@ -48,12 +48,16 @@ export const storageObjectsArea: AreaModule = {
       });
 
     // JSON routes keep the shared JSON parser; object routes get a scope that leaves bodies unread.
-    await app.register(async (json) => {
-      bucketRoutes(json, ctx, store);
-      accountRoutes(json, ctx, store);
-    });
-    await app.register(async (raw) => {
-      objectRoutes(raw, ctx, store);
-    });
+    await app.register(
+      namedPlugin('storage-objects json', async (json) => {
+        bucketRoutes(json, ctx, store);
+        accountRoutes(json, ctx, store);
+      }),
+    );
+    await app.register(
+      namedPlugin('storage-objects raw', async (raw) => {
+        objectRoutes(raw, ctx, store);
+      }),
+    );
   },
 };
