@@ -101,13 +101,20 @@ function expectEachFileOnce(writes: string[], reportDir: string): void {
   expect(writes).toHaveLength(REPORT_FILES.length);
 }
 
-test('cloudcheck run writes each report file exactly once (the reporter only collects)', () => {
+test('cloudcheck run writes each report file exactly once (the reporter only collects); a clean run keeps no exchange by default', () => {
   const root = mkdtempSync(join(tmpdir(), 'cloudcheck-writes-run-'));
   const reportDir = join(root, 'report');
   try {
     const run = countWrites(['run', '--grep', 'ACCT-GET-001'], reportDir);
     expect(run.status, run.output).toBe(0);
     expectEachFileOnce(run.writes, reportDir);
+    // --har failed (the default): the exchanges of failed checks only, so none here (--har all: har.test.ts).
+    const har = JSON.parse(readFileSync(join(reportDir, 'exchanges.har'), 'utf8')) as { log: { entries: unknown[] } };
+    expect(har.log.entries).toEqual([]);
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as {
+      checks: Array<{ exchanges?: unknown[] }>;
+    };
+    expect(report.checks.flatMap((c) => c.exchanges ?? [])).toEqual([]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
