@@ -23,7 +23,9 @@ const LOWEST = 19;
 
 const CHECKS = [
   ['typecheck and eslint', process.execPath, [join(root, 'lint', 'typed-checks.mjs')]],
-  ['prettier', bin('prettier'), ['--check', '.']],
+  // --cache (in node_modules/.cache/prettier), keyed by each file's content, Prettier's version and
+  // options: a checkout checked before spends about 1.5 s of CPU here instead of 14.
+  ['prettier', bin('prettier'), ['--check', '--cache', '--cache-strategy', 'content', '.']],
 ];
 
 /** Started children, stopped with this process. */
