@@ -283,7 +283,7 @@ class Exploration {
 }
 
 /** Whether two families' sequences may not run at once: one lists whole what the other creates or deletes. */
-function conflicts(a: ExploreFamily, b: ExploreFamily): boolean {
+export function conflicts(a: ExploreFamily, b: ExploreFamily): boolean {
   if (a === b) return true;
   const sees = (x: ExploreFamily, y: ExploreFamily): boolean =>
     (x.observes ?? []).some((what) => (y.changes ?? []).includes(what));
