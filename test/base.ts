@@ -8,8 +8,9 @@
  * times), and every test sets up and tears down the browser fixtures of the full `test` (trace
  * recording, context options) as steps of their own. Here:
  * - `test` is the root test type, without those fixtures: no test here uses a page (the report
- *   page's test launches chromium itself, and takes `test` and `expect` from Playwright beside
- *   `chromium`);
+ *   page's test launches chromium itself, and takes `expect` from Playwright beside `chromium`).
+ *   Every file takes this one: a file on another test type needs workers of its own (Playwright
+ *   keeps a worker to one set of fixtures), each a start-up more;
  * - `expect` decides assertions that pass with a narrower predicate first and hands everything
  *   else to Playwright's, so a failure reads exactly as Playwright's own.
  */

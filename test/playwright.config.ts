@@ -6,12 +6,13 @@ import { availableParallelism } from 'node:os';
 // except by the report-page test, which launches Debian's chromium itself.
 
 /**
- * Files whose tests mostly wait (a slow cloud's VPS boots, load windows, messages settling between
- * explored sequences: each file used under half a core when run alone, 2026-11-26): one project
- * with a worker of its own, first in the order, so that the waits run beside the tests that keep
- * the CPU busy instead of taking the workers those need.
+ * Files whose tests mostly wait (load windows, explored sequences waiting on boots and deliveries:
+ * each file uses under half a core when run alone): one project with a worker of its own, first in
+ * the order, so that the waits run beside the tests that keep the CPU busy instead of taking the
+ * workers those need. Its files run one after another: together they must stay well inside the
+ * run (the variant matrix, once here too, made this worker the run's critical path).
  */
-const WAITING = ['trust/variant-matrix.test.ts', 'load/reference.test.ts', 'explore/explore.test.ts'];
+const WAITING = ['load/reference.test.ts', 'explore/explore.test.ts'];
 
 /**
  * Files whose tests run `cloudcheck` as a child process (up to minutes per test): one project
@@ -26,6 +27,7 @@ const FIRST = [
   'trust/fault-matrix.test.ts',
   'trust/grep-walk.test.ts',
   'trust/safety.test.ts',
+  'trust/variant-matrix.test.ts',
 ];
 
 export default defineConfig({

@@ -5,7 +5,8 @@
  * edges (NaN and -0, undefined properties, class instances, strings against arrays, regular
  * expressions with state), both verdicts agree and a failure has Playwright's message.
  */
-import { expect as playwrightExpect, test } from '@playwright/test';
+import { expect as playwrightExpect } from '@playwright/test';
+import { test } from '../base.ts';
 import fc from 'fast-check';
 import { expect as fastExpect } from '../../src/harness/expect.ts';
 

@@ -6,7 +6,8 @@
 /* eslint-disable no-empty-pattern -- Playwright reads fixtures from a destructured first argument; these tests use none (chromium is launched by hand) */
 import { existsSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
+import { chromium, expect, type Browser, type Page } from '@playwright/test';
+import { test } from '../base.ts';
 import { renderHtmlReport } from '../../src/report/html/index.ts';
 import { fixture, requirements } from './helpers.ts';
 
