@@ -32,7 +32,7 @@ export interface UndiciParts {
 /**
  * undici, loaded with the first request (CommonJS, so synchronously), and only the parts above:
  * its index loads everything it has (fetch, mock agents, cache stores, interceptors), about 90 ms
- * of CPU against 35 for these modules, in every process of a run that sends a request (the CLI,
+ * of CPU against 30 for these modules, in every process of a run that sends a request (the CLI,
  * Playwright's runner and each worker). The paths are undici's own layout (7.x, pinned in
  * package-lock.json), and so is the one thing its index does besides exporting: put the request
  * API (request, connect, ...) on every dispatcher, which the proxy agent relies on. If the layout

@@ -84,7 +84,8 @@ export const LOAD_FAULTS: Record<string, { profile: string; invariant: string; w
 
 /**
  * Faults only a sequence of operations reveals: proved by `cloudcheck explore --families <family>`
- * (its default budget, seed 1), which must name the fault's requirement. Some a fixed check sees as well; the doc says.
+ * (its default budget, seed 1), which must name the fault's requirement. Some a fixed check sees
+ * as well; the doc says.
  */
 export const EXPLORE_FAULTS: Record<string, { family: string; why: string }> = {
   'object-listing-prefix-first-page-only': {
@@ -854,10 +855,11 @@ export function startLoad(plan: FaultPlan, reportDir: string): Handle {
 }
 
 /**
- * `cloudcheck explore --families` (the members' families; default settings, seed 1) against the embedded server with the faults of
- * `plans`, each of another family: with several, each fault is limited to its family's requests
- * (they name it: explore.<family>), so each family meets its own fault as if it were alone, and
- * a MUST finding ends that family only. Each fault's outcome is read from the one report.
+ * `cloudcheck explore --families` (the members' families; default settings, seed 1) against the
+ * embedded server with the faults of `plans`, each of another family: with several, each fault is
+ * limited to its family's requests (they name it: explore.<family>), so each family meets its own
+ * fault as if it were alone, and a MUST finding ends that family only. Each fault's outcome is
+ * read from the one report.
  */
 export function startExploration(
   plans: readonly FaultPlan[],
