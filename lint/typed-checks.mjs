@@ -3,7 +3,7 @@
 // typecheck`, `npm run lint`), each builds and type-checks the whole program itself: ESLint's
 // type-aware rules through its project service. Here the program tsc's diagnostics come from is
 // handed to ESLint (typescript-eslint's `parserOptions.programs`), so the types are computed
-// once: about 34 s of CPU instead of 63 to 72 on a 2-core machine (docs/performance.md#npm-test).
+// once: about 30 s of CPU instead of 63 to 72 on a 2-core machine (docs/performance.md#npm-test).
 // What each reports is the same as its own command: tsc's diagnostics of `tsc --noEmit -p .`,
 // then ESLint's findings of `eslint .` with the project's configuration.
 import { ESLint } from 'eslint';
